@@ -1,0 +1,43 @@
+//! Distributions for locally private Bayesian inference on count data.
+//!
+//! The noise of the geometric mechanism ([`TwoSidedGeometric`]), the [`Skellam`] and [`Bessel`]
+//! distributions that make the locally private Gibbs sampler of Schein et al. (2019) closed-form,
+//! the special function [`ln_bessel_i`] they need, thin validated wrappers over `rand_distr` for
+//! the conjugate families ([`Gamma`], [`Exponential`], [`Poisson`], [`Binomial`], [`Multinomial`],
+//! [`Beta`]), reproducible RNG streams ([`stream`]) and the goodness-of-fit tests ([`gof`]) that
+//! check every sampler here against its exact pmf.
+//!
+//! Conventions, stated once and repeated on every type:
+//! * every constructor validates its parameters and returns `Result<_, ParamError>`; nothing here
+//!   panics on a bad parameter;
+//! * each type names its parameterisation: [`Gamma`] and [`Exponential`] take a **rate**
+//!   (mean = shape/rate, 1/rate), [`Poisson`] a rate that is its mean, [`TwoSidedGeometric`] the
+//!   mechanism's `α` (not a rate, not a scale);
+//! * samplers implement [`rand::distr::Distribution`] and work with any [`rand::Rng`].
+
+mod bessel;
+mod bessel_i;
+mod beta;
+mod binomial;
+mod error;
+mod exponential;
+mod gamma;
+pub mod gof;
+mod multinomial;
+mod poisson;
+mod rng;
+mod skellam;
+mod two_sided_geometric;
+
+pub use bessel::Bessel;
+pub use bessel_i::{bessel_ratio, ln_bessel_i, ln_bessel_i_scaled};
+pub use beta::Beta;
+pub use binomial::Binomial;
+pub use error::ParamError;
+pub use exponential::Exponential;
+pub use gamma::Gamma;
+pub use multinomial::Multinomial;
+pub use poisson::Poisson;
+pub use rng::{StreamRng, stream, stream_id};
+pub use skellam::Skellam;
+pub use two_sided_geometric::{TwoSidedGeometric, alpha_from_epsilon, epsilon_from_alpha};

@@ -1,0 +1,85 @@
+//! The Skellam distribution: the difference of two independent Poisson counts.
+
+use crate::Poisson;
+use crate::bessel_i::ln_bessel_i_scaled;
+use crate::error::{ParamError, non_negative};
+use rand::Rng;
+use rand::distr::Distribution;
+use statrs::function::gamma::ln_gamma;
+
+/// `Skel(μ₁, μ₂)`: the law of `g₁ − g₂` for independent `g₁ ~ Pois(μ₁)`, `g₂ ~ Pois(μ₂)`;
+/// `μ₁, μ₂ >= 0` are the two Poisson **rates** (= means).
+/// `P(k) = e^{−(μ₁+μ₂)} (μ₁/μ₂)^{k/2} I_{|k|}(2√(μ₁μ₂))`, `k ∈ ℤ` (Skellam 1946; process 3 of
+/// Figure 2 in Schein et al. 2019).
+///
+/// ```
+/// use distributions::Skellam;
+/// let skel = Skellam::new(3.0, 2.0).unwrap();
+/// assert_eq!(skel.mean(), 1.0);
+/// assert!((skel.pmf(0) - 0.1548).abs() < 1e-4);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Skellam {
+    mu1: f64,
+    mu2: f64,
+    g1: Poisson,
+    g2: Poisson,
+}
+
+impl Skellam {
+    /// `Skel(mu1, mu2)`; errors unless both rates are finite and `>= 0`.
+    pub fn new(mu1: f64, mu2: f64) -> Result<Self, ParamError> {
+        let mu1 = non_negative("Skellam", "mu1", mu1)?;
+        let mu2 = non_negative("Skellam", "mu2", mu2)?;
+        Ok(Self { mu1, mu2, g1: Poisson::new(mu1)?, g2: Poisson::new(mu2)? })
+    }
+
+    /// The rates `(μ₁, μ₂)`.
+    pub fn rates(&self) -> (f64, f64) {
+        (self.mu1, self.mu2)
+    }
+
+    /// `ln P(k) = −(√μ₁ − √μ₂)² + (k/2) ln(μ₁/μ₂) + ln(I_{|k|}(x) e^{−x})`, `x = 2√(μ₁μ₂)`.
+    ///
+    /// Writing `−(μ₁+μ₂) + x = −(√μ₁−√μ₂)²` and using the scaled Bessel function avoids the
+    /// cancellation of two numbers of size `μ`: no overflow and full accuracy for `μ` up to `1e6`
+    /// and `|k|` up to `1e5`. When a rate is 0 this is the log-pmf of `±Pois`.
+    pub fn ln_pmf(&self, k: i64) -> f64 {
+        let (mu1, mu2) = (self.mu1, self.mu2);
+        let order = k.unsigned_abs() as f64;
+        if mu1 == 0.0 || mu2 == 0.0 {
+            // One-sided: k ~ Pois(mu1) if mu2 = 0, −k ~ Pois(mu2) if mu1 = 0.
+            let (rate, count) = if mu2 == 0.0 { (mu1, k) } else { (mu2, -k) };
+            return match count {
+                c if c < 0 => f64::NEG_INFINITY,
+                0 => -rate,
+                _ => order * rate.ln() - rate - ln_gamma(order + 1.0),
+            };
+        }
+        let x = 2.0 * (mu1 * mu2).sqrt();
+        let gap = mu1.sqrt() - mu2.sqrt();
+        -gap * gap + 0.5 * k as f64 * (mu1.ln() - mu2.ln()) + ln_bessel_i_scaled(order, x)
+    }
+
+    /// `P(k)`.
+    pub fn pmf(&self, k: i64) -> f64 {
+        self.ln_pmf(k).exp()
+    }
+
+    /// `μ₁ − μ₂`.
+    pub fn mean(&self) -> f64 {
+        self.mu1 - self.mu2
+    }
+
+    /// `μ₁ + μ₂`.
+    pub fn variance(&self) -> f64 {
+        self.mu1 + self.mu2
+    }
+}
+
+impl Distribution<i64> for Skellam {
+    /// `Pois(μ₁) − Pois(μ₂)`, exact by definition; cost two Poisson draws.
+    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> i64 {
+        self.g1.sample(rng) as i64 - self.g2.sample(rng) as i64
+    }
+}
