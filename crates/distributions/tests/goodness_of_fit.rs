@@ -1,0 +1,255 @@
+//! Every sampler against its exact pmf (or cdf), with fixed seeds.
+//!
+//! False alarms: each test function below is one family whose family-wise false-alarm rate is
+//! `FAMILY_ALPHA = 1e-3`, split evenly over its cases (Bonferroni): a case fails when its
+//! chi-square p-value is below `1e-3 / cases`. With the seeds fixed every run draws the same
+//! numbers, so a test passes or fails identically on every run and machine; the false-alarm rate
+//! says how likely a correct sampler would be to fail for a fresh choice of seeds.
+
+use distributions::gof::{Gof, chi_square, chi_square_continuous, chi_square_integer};
+use distributions::{
+    Bessel, Beta, Binomial, Exponential, Gamma, Multinomial, Poisson, Skellam, TwoSidedGeometric, stream, stream_id,
+};
+use rand::distr::Distribution;
+use std::collections::HashMap;
+
+const FAMILY_ALPHA: f64 = 1e-3;
+const DRAWS: usize = 20_000;
+const SEED: u64 = 20_261_120;
+
+/// Runs one family: `cases` labelled results, each must have p >= FAMILY_ALPHA / cases.
+fn assert_family(name: &str, results: Vec<(String, Gof)>) {
+    let per_case = FAMILY_ALPHA / results.len() as f64;
+    let failures: Vec<String> = results
+        .iter()
+        .filter(|(_, g)| g.rejects(per_case))
+        .map(|(label, g)| format!("{label}: chi2 = {:.1}, dof = {}, p = {:.2e}", g.statistic, g.dof, g.p_value))
+        .collect();
+    assert!(failures.is_empty(), "{name}: {} of {} cases rejected at {per_case:.1e}:\n{}", failures.len(), results.len(), failures.join("\n"));
+}
+
+fn draws_i64(case: u64, d: &impl Distribution<i64>) -> Vec<i64> {
+    let mut rng = stream(SEED, case);
+    (0..DRAWS).map(|_| d.sample(&mut rng)).collect()
+}
+
+fn draws_u64(case: u64, d: &impl Distribution<u64>) -> Vec<i64> {
+    let mut rng = stream(SEED, case);
+    (0..DRAWS).map(|_| d.sample(&mut rng) as i64).collect()
+}
+
+fn draws_f64(case: u64, d: &impl Distribution<f64>) -> Vec<f64> {
+    let mut rng = stream(SEED, case);
+    (0..DRAWS).map(|_| d.sample(&mut rng)).collect()
+}
+
+const BESSEL_NU: [f64; 7] = [0.0, 0.5, 1.0, 3.0, 10.0, 100.0, 1e4];
+const BESSEL_A: [f64; 7] = [1e-8, 1e-3, 0.5, 2.0, 10.0, 100.0, 1e4];
+/// The corners of the range the inference may hit, beyond the grid of the issue, and an exact tie
+/// of two modes (9·(9+7) = (24/2)²: P(8) = P(9)).
+const BESSEL_EXTREMES: [(f64, f64); 5] = [(0.0, 1e6), (1e5, 1e6), (1e5, 1e-10), (0.0, 1e-10), (7.0, 24.0)];
+
+#[test]
+fn bessel_sampler_fits_pmf() {
+    let mut cases: Vec<(f64, f64)> = BESSEL_NU.iter().flat_map(|&nu| BESSEL_A.iter().map(move |&a| (nu, a))).collect();
+    cases.extend(BESSEL_EXTREMES);
+    let results = cases
+        .iter()
+        .enumerate()
+        .map(|(i, &(nu, a))| {
+            let bes = Bessel::new(nu, a).expect("valid");
+            let samples = draws_u64(stream_id(&[1, i as u64]), &bes);
+            (format!("Bes({nu}, {a})"), chi_square_integer(&samples, |n| if n < 0 { f64::NEG_INFINITY } else { bes.ln_pmf(n as u64) }))
+        })
+        .collect();
+    assert_family("Bessel", results);
+}
+
+#[test]
+fn skellam_sampler_fits_pmf() {
+    let rates = [0.0, 1e-3, 0.5, 3.0, 50.0, 1e4, 1e6];
+    let mut results = Vec::new();
+    for (i, &mu1) in rates.iter().enumerate() {
+        for (j, &mu2) in rates.iter().enumerate() {
+            if mu1 == 0.0 && mu2 == 0.0 {
+                continue;
+            }
+            let skel = Skellam::new(mu1, mu2).expect("valid");
+            let samples = draws_i64(stream_id(&[2, i as u64, j as u64]), &skel);
+            results.push((format!("Skel({mu1}, {mu2})"), chi_square_integer(&samples, |k| skel.ln_pmf(k))));
+        }
+    }
+    assert_family("Skellam", results);
+}
+
+const ALPHAS: [f64; 6] = [0.0, 0.01, 0.1, 0.5, 0.9, 0.99];
+
+#[test]
+fn two_sided_geometric_sampler_fits_pmf() {
+    let results = ALPHAS
+        .iter()
+        .enumerate()
+        .map(|(i, &alpha)| {
+            let geo = TwoSidedGeometric::new(alpha).expect("valid");
+            let samples = draws_i64(stream_id(&[3, i as u64]), &geo);
+            (format!("2Geo({alpha})"), chi_square_integer(&samples, |t| geo.ln_pmf(t)))
+        })
+        .collect();
+    assert_family("2Geo direct", results);
+}
+
+/// Theorem 3.1: λ₁, λ₂ ~ Exp(mean α/(1−α)), τ ~ Skel(λ₁, λ₂) is 2Geo(α).
+#[test]
+fn theorem_3_1_augmented_sampler_is_two_sided_geometric() {
+    let results = ALPHAS
+        .iter()
+        .enumerate()
+        .map(|(i, &alpha)| {
+            let geo = TwoSidedGeometric::new(alpha).expect("valid");
+            let mut rng = stream(SEED, stream_id(&[4, i as u64]));
+            let samples: Vec<i64> = (0..DRAWS).map(|_| geo.sample_augmented(&mut rng).0).collect();
+            (format!("augmented 2Geo({alpha})"), chi_square_integer(&samples, |t| geo.ln_pmf(t)))
+        })
+        .collect();
+    assert_family("2Geo augmented (Theorem 3.1)", results);
+}
+
+/// Theorem 4.1 / D.1: for y₁ ~ Pois(λ₁), y₂ ~ Pois(λ₂), δ = y₁ − y₂ ~ Skel(λ₁, λ₂) and
+/// min(y₁, y₂) | δ ~ Bes(|δ|, 2√(λ₁λ₂)). Checked for δ and for min | δ at the five most
+/// frequent values of δ, for three pairs of rates.
+fn theorem_4_1_cases(coordinate: impl Fn(f64, f64) -> f64) -> Vec<(String, Gof)> {
+    let mut results = Vec::new();
+    for (i, &(l1, l2)) in [(3.0, 1.5), (0.7, 4.0), (40.0, 25.0)].iter().enumerate() {
+        let (p1, p2) = (Poisson::new(l1).expect("valid"), Poisson::new(l2).expect("valid"));
+        let mut rng = stream(SEED, stream_id(&[5, i as u64]));
+        let pairs: Vec<(u64, u64)> = (0..5 * DRAWS).map(|_| (p1.sample(&mut rng), p2.sample(&mut rng))).collect();
+        let deltas: Vec<i64> = pairs.iter().map(|&(a, b)| a as i64 - b as i64).collect();
+        let skel = Skellam::new(l1, l2).expect("valid");
+        results.push((format!("delta, rates ({l1}, {l2})"), chi_square_integer(&deltas, |k| skel.ln_pmf(k))));
+        let mut by_delta: HashMap<i64, Vec<i64>> = HashMap::new();
+        for (&(a, b), &d) in pairs.iter().zip(&deltas) {
+            by_delta.entry(d).or_default().push(a.min(b) as i64);
+        }
+        let mut frequent: Vec<(i64, Vec<i64>)> = by_delta.into_iter().collect();
+        frequent.sort_by_key(|(d, v)| (std::cmp::Reverse(v.len()), *d));
+        for (d, mins) in frequent.into_iter().take(5) {
+            let bes = Bessel::new(d.unsigned_abs() as f64, coordinate(l1, l2)).expect("valid");
+            let gof = chi_square_integer(&mins, |n| if n < 0 { f64::NEG_INFINITY } else { bes.ln_pmf(n as u64) });
+            results.push((format!("min | delta = {d}, rates ({l1}, {l2})"), gof));
+        }
+    }
+    results
+}
+
+#[test]
+fn theorem_4_1_min_given_difference_is_bessel() {
+    assert_family("Theorem 4.1", theorem_4_1_cases(|l1, l2| 2.0 * (l1 * l2).sqrt()));
+}
+
+/// The typeset eq. 11 / eq. 30 coordinate 2√(2λ₁λ₂) is wrong (papers/README.md): the same data
+/// must reject it, which also shows the test above has power.
+#[test]
+fn theorem_4_1_rejects_the_misprinted_coordinate() {
+    let results = theorem_4_1_cases(|l1, l2| 2.0 * (2.0 * l1 * l2).sqrt());
+    let rejected = results.iter().filter(|(label, g)| label.starts_with("min") && g.rejects(1e-6)).count();
+    assert!(rejected >= 12, "only {rejected} of 15 conditional fits rejected the 2√(2λ₁λ₂) coordinate");
+}
+
+#[test]
+fn poisson_sampler_fits_pmf() {
+    // 11.9 and 12.1 straddle rand_distr's switch from Knuth's method to rejection.
+    let rates = [1e-3, 0.5, 5.0, 11.9, 12.1, 100.0, 1e4, 1e6];
+    let results = rates
+        .iter()
+        .enumerate()
+        .map(|(i, &rate)| {
+            let pois = Poisson::new(rate).expect("valid");
+            let samples = draws_u64(stream_id(&[6, i as u64]), &pois);
+            (format!("Pois({rate})"), chi_square_integer(&samples, |k| if k < 0 { f64::NEG_INFINITY } else { pois.ln_pmf(k as u64) }))
+        })
+        .collect();
+    assert_family("Poisson", results);
+}
+
+#[test]
+fn binomial_sampler_fits_pmf() {
+    let cases = [(1, 0.5), (10, 0.01), (10, 0.3), (50, 0.97), (1000, 0.2), (100_000, 0.5), (7, 0.0), (7, 1.0)];
+    let results = cases
+        .iter()
+        .enumerate()
+        .map(|(i, &(n, p))| {
+            let bin = Binomial::new(n, p).expect("valid");
+            let samples = draws_u64(stream_id(&[7, i as u64]), &bin);
+            (format!("Binom({n}, {p})"), chi_square_integer(&samples, |k| if k < 0 { f64::NEG_INFINITY } else { bin.ln_pmf(k as u64) }))
+        })
+        .collect();
+    assert_family("Binomial", results);
+}
+
+/// Continuous families through the probability integral transform into 50 equiprobable cells.
+#[test]
+fn continuous_samplers_fit_cdf() {
+    let mut results = Vec::new();
+    for (i, &(shape, rate)) in [(0.1, 1.0), (1.0, 0.1), (1.0, 10.0), (5.0, 2.0), (300.0, 0.3)].iter().enumerate() {
+        let g = Gamma::new(shape, rate).expect("valid");
+        let s = draws_f64(stream_id(&[8, i as u64]), &g);
+        results.push((format!("Gamma({shape}, rate {rate})"), chi_square_continuous(&s, |x| g.cdf(x), 50)));
+    }
+    for (i, &rate) in [0.01, 1.0, 250.0].iter().enumerate() {
+        let e = Exponential::new(rate).expect("valid");
+        let s = draws_f64(stream_id(&[9, i as u64]), &e);
+        results.push((format!("Exp(rate {rate})"), chi_square_continuous(&s, |x| e.cdf(x), 50)));
+    }
+    for (i, &(a, b)) in [(0.5, 0.5), (1.0, 1.0), (2.0, 8.0), (40.0, 3.0)].iter().enumerate() {
+        let d = Beta::new(a, b).expect("valid");
+        let s = draws_f64(stream_id(&[10, i as u64]), &d);
+        results.push((format!("Beta({a}, {b})"), chi_square_continuous(&s, |x| d.cdf(x), 50)));
+    }
+    assert_family("Gamma, Exponential, Beta", results);
+}
+
+/// All compositions of `n` into `k` parts.
+fn compositions(n: u64, k: usize) -> Vec<Vec<u64>> {
+    if k == 1 {
+        return vec![vec![n]];
+    }
+    (0..=n)
+        .flat_map(|first| {
+            compositions(n - first, k - 1).into_iter().map(move |mut rest| {
+                rest.insert(0, first);
+                rest
+            })
+        })
+        .collect()
+}
+
+/// The joint law of the whole allocation vector, for both algorithms (small totals: categorical
+/// search; otherwise sequential binomials), including a zero weight.
+#[test]
+fn multinomial_sampler_fits_joint_pmf() {
+    let cases: [(u64, Vec<f64>); 4] = [
+        (2, vec![1.0, 0.0, 2.0, 0.5, 0.5, 3.0, 1.0, 0.1, 0.9, 2.0, 0.0, 1.0]), // n < K/4: search path
+        (1, vec![0.2, 0.3, 0.0, 0.5, 1.0, 1.0, 2.0, 0.0]),                     // single unit
+        (10, vec![1.0, 2.0, 7.0]),                                             // sequential binomials
+        (6, vec![0.5, 0.0, 0.25, 0.25]),
+    ];
+    let results = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (n, weights))| {
+            let mult = Multinomial::new(*n, weights).expect("valid");
+            let outcomes = compositions(*n, weights.len());
+            let index: HashMap<Vec<u64>, usize> = outcomes.iter().cloned().enumerate().map(|(j, o)| (o, j)).collect();
+            let mut observed = vec![0.0; outcomes.len()];
+            let mut rng = stream(SEED, stream_id(&[11, i as u64]));
+            let mut out = vec![0; weights.len()];
+            for _ in 0..DRAWS {
+                Multinomial::sample_into(*n, weights, &mut out, &mut rng).expect("valid");
+                observed[index[&out]] += 1.0;
+            }
+            let expected: Vec<f64> = outcomes.iter().map(|o| DRAWS as f64 * mult.ln_pmf(o).exp()).collect();
+            (format!("Mult({n}, {weights:?})"), chi_square(&observed, &expected))
+        })
+        .collect();
+    assert_family("Multinomial", results);
+}
