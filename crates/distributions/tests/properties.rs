@@ -1,0 +1,248 @@
+//! Exact properties: pmfs sum to 1, log-pmf agrees with pmf, the Bessel mode is the argmax,
+//! Proposition 3, the sampler's cost bound, parameter validation, privacy helpers, value stability.
+
+use distributions::{
+    Bessel, Beta, Binomial, Exponential, Gamma, Multinomial, ParamError, Poisson, Skellam, TwoSidedGeometric,
+    alpha_from_epsilon, epsilon_from_alpha, stream, stream_id,
+};
+use proptest::prelude::*;
+use rand::Rng;
+use rand::distr::Distribution;
+
+/// How closely Σ pmf can equal 1 in double precision. The log-pmf adds terms as large as
+/// `magnitude` (e.g. `k ln μ` and `ln k!` for a Poisson), so each pmf value carries a relative error
+/// of about `ε·magnitude`; below `magnitude = 1e3` this is under the `1e-12` the issue asks for,
+/// which is then what we demand. Above it (rates of 1e4 and more) double precision cannot give 1e-12
+/// with these formulas: we demand `8ε·magnitude` and say so (see docs/distributions.md).
+fn sum_tolerance(magnitude: f64) -> f64 {
+    1e-12f64.max(8.0 * f64::EPSILON * magnitude)
+}
+
+/// Σ_k pmf(k) over `range`, compensated (Neumaier) so the sum itself adds no error.
+fn total(range: std::ops::RangeInclusive<i64>, pmf: impl Fn(i64) -> f64) -> f64 {
+    let (mut sum, mut c) = (0.0f64, 0.0f64);
+    for k in range {
+        let x = pmf(k);
+        let t = sum + x;
+        c += if sum.abs() >= x.abs() { (sum - t) + x } else { (x - t) + sum };
+        sum = t;
+    }
+    sum + c
+}
+
+#[test]
+fn bessel_pmf_sums_to_one_and_matches_ln_pmf() {
+    for nu in [0.0, 0.5, 1.0, 3.0, 10.0, 100.0, 1e4] {
+        for a in [1e-8, 1e-3, 0.5, 2.0, 10.0, 100.0, 1e4] {
+            let bes = Bessel::new(nu, a).expect("valid");
+            let (m, sd) = (bes.mode() as i64, bes.variance().sqrt());
+            let hi = m + (40.0 * sd) as i64 + 40;
+            let sum = total(0..=hi, |n| bes.pmf(n as u64));
+            let magnitude = (2.0 * hi as f64 + nu) * (0.5 * a).ln().abs() + distributions::ln_bessel_i(nu, a).abs();
+            let tol = sum_tolerance(magnitude);
+            assert!((sum - 1.0).abs() <= tol, "Bes({nu}, {a}): Σ pmf = 1 + {:e} (tolerance {tol:e})", sum - 1.0);
+            for n in [0, m as u64, hi as u64] {
+                assert_eq!(bes.pmf(n), bes.ln_pmf(n).exp());
+            }
+        }
+    }
+}
+
+#[test]
+fn skellam_pmf_sums_to_one() {
+    let rates = [0.0, 1e-3, 0.5, 3.0, 50.0, 1e4];
+    for &mu1 in &rates {
+        for &mu2 in &rates {
+            let skel = Skellam::new(mu1, mu2).expect("valid");
+            let sd = skel.variance().sqrt();
+            let (lo, hi) = ((skel.mean() - 40.0 * sd) as i64 - 40, (skel.mean() + 40.0 * sd) as i64 + 40);
+            let sum = total(lo..=hi, |k| skel.pmf(k));
+            let magnitude = mu1.max(mu2) * (1.0 + mu1.max(mu2).max(1.0).ln());
+            let tol = sum_tolerance(magnitude);
+            assert!((sum - 1.0).abs() <= tol, "Skel({mu1}, {mu2}): Σ pmf = 1 + {:e} (tolerance {tol:e})", sum - 1.0);
+        }
+    }
+}
+
+/// No overflow or loss of accuracy at μ = 1e6 and |k| = 1e5: against the value of the same pmf
+/// written as a Poisson convolution in log space, term by term.
+#[test]
+fn skellam_ln_pmf_is_finite_and_accurate_at_the_extremes() {
+    let skel = Skellam::new(1e6, 1e6).expect("valid");
+    assert!(skel.ln_pmf(0).is_finite() && skel.ln_pmf(100_000).is_finite() && skel.ln_pmf(-100_000).is_finite());
+    // symmetric rates: symmetric pmf; and at k = 0 the known asymptote −½ln(4πμ).
+    assert_eq!(skel.ln_pmf(1234), skel.ln_pmf(-1234));
+    assert!((skel.ln_pmf(0) + 0.5 * (4.0 * std::f64::consts::PI * 1e6).ln()).abs() < 1e-6);
+    let skewed = Skellam::new(1e6, 2.5e5).expect("valid");
+    let sum = total(600_000..=900_000, |k| skewed.pmf(k));
+    let tol = sum_tolerance(0.5 * 900_000.0 * 4f64.ln()); // the (k/2) ln(μ₁/μ₂) term
+    assert!((sum - 1.0).abs() <= tol, "Σ pmf = 1 + {:e} (tolerance {tol:e})", sum - 1.0);
+}
+
+#[test]
+fn discrete_wrappers_and_two_sided_geometric_sum_to_one() {
+    for alpha in [0.0, 0.01, 0.5, 0.9, 0.99] {
+        let geo = TwoSidedGeometric::new(alpha).expect("valid");
+        let sum = total(-20_000..=20_000, |t| geo.pmf(t));
+        assert!((sum - 1.0).abs() <= 1e-12, "2Geo({alpha}): {:e}", sum - 1.0);
+        // variance 2α/(1−α)² by the same sum
+        let var = total(-20_000..=20_000, |t| (t * t) as f64 * geo.pmf(t));
+        assert!((var - geo.variance()).abs() <= 1e-10 * geo.variance().max(1.0));
+    }
+    for rate in [1e-3, 0.5, 12.0, 1e3, 1e5] {
+        let p = Poisson::new(rate).expect("valid");
+        let sum = total(0..=(rate + 60.0 * rate.sqrt() + 60.0) as i64, |k| p.pmf(k as u64));
+        let tol = sum_tolerance(rate * (1.0 + rate.ln().abs()));
+        assert!((sum - 1.0).abs() <= tol, "Pois({rate}): {:e} (tolerance {tol:e})", sum - 1.0);
+    }
+    for (n, prob) in [(10u64, 0.3), (1000, 0.01), (7, 0.0), (7, 1.0)] {
+        let b = Binomial::new(n, prob).expect("valid");
+        let sum = total(0..=n as i64, |k| b.pmf(k as u64));
+        assert!((sum - 1.0).abs() <= 1e-12, "Binom({n}, {prob}): {:e}", sum - 1.0);
+    }
+}
+
+/// The closed-form mode ⌊(√(a²+ν²) − ν)/2⌋ against brute force: on exact ties n(n+ν) = (a/2)²
+/// (where it must give the larger of the two modes, n) and one ulp either side of them, where a
+/// rounding slip would show. The exact criterion is "largest n with n(n+ν) <= (a/2)²".
+#[test]
+fn bessel_mode_is_the_argmax_even_at_ties() {
+    for (n, nu) in [(9u64, 7.0f64), (1, 3.0), (3, 9.0), (4, 5.0), (16, 9.0), (2, 2.5), (1, 0.0), (25, 0.0), (18, 14.0)] {
+        let half = ((n as f64) * (n as f64 + nu)).sqrt(); // exact for these perfect squares
+        assert_eq!(half * half, n as f64 * (n as f64 + nu));
+        assert_eq!(Bessel::new(nu, 2.0 * half).expect("valid").mode(), n, "exact tie at Bes({nu}, {})", 2.0 * half);
+        assert_eq!(Bessel::new(nu, (2.0 * half).next_down()).expect("valid").mode(), n - 1);
+        for a in [2.0 * half, (2.0 * half).next_down(), (2.0 * half).next_up(), 2.0 * half + 0.3] {
+            let bes = Bessel::new(nu, a).expect("valid");
+            let best = (0..200u64).max_by(|&i, &j| bes.ln_pmf(i).total_cmp(&bes.ln_pmf(j))).expect("nonempty");
+            let m = bes.mode();
+            assert!(bes.ln_pmf(m) >= bes.ln_pmf(best) - 1e-12, "Bes({nu}, {a}): mode {m}, argmax {best}");
+            assert!(bes.ln_pmf(m + 1) <= bes.ln_pmf(m) + 1e-12 && bes.ln_pmf(m.saturating_sub(1)) <= bes.ln_pmf(m) + 1e-12);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_120), ..ProptestConfig::default() })]
+
+    /// Proposition 3 of Schofield et al.: |E[n] − mode| <= 1 over ν ∈ [0, 1e5], a ∈ [1e-10, 1e6].
+    #[test]
+    fn proposition_3_mean_within_one_of_mode(log_nu in -3.0f64..5.0, log_a in -10.0f64..6.0, zero_nu in proptest::bool::weighted(0.1)) {
+        let nu = if zero_nu { 0.0 } else { 10f64.powf(log_nu) };
+        let bes = Bessel::new(nu, 10f64.powf(log_a)).expect("valid");
+        prop_assert!((bes.mean() - bes.mode() as f64).abs() <= 1.0);
+    }
+}
+
+/// Bounded expected cost: RNG words used per Bessel draw, averaged over 2,000 draws at each point
+/// of the grid and its extremes. One trial uses one uniform and one or two exponentials (about
+/// 2–3 words); the bound of 7 words per draw means fewer than about 3 trials on average anywhere.
+#[test]
+fn bessel_sampler_cost_is_bounded_over_the_whole_range() {
+    struct Counting<R>(R, u64);
+    impl<R: Rng> rand::TryRng for Counting<R> {
+        type Error = std::convert::Infallible;
+        fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+            self.1 += 1;
+            Ok(self.0.next_u32())
+        }
+        fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+            self.1 += 1;
+            Ok(self.0.next_u64())
+        }
+        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+            self.1 += 1;
+            self.0.fill_bytes(dst);
+            Ok(())
+        }
+    }
+    let mut worst = (0.0, 0.0, 0.0);
+    for nu in [0.0, 0.5, 1.0, 3.0, 10.0, 100.0, 1e3, 1e4, 1e5] {
+        for a in [1e-10, 1e-3, 0.5, 2.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6] {
+            let bes = Bessel::new(nu, a).expect("valid");
+            let mut rng = Counting(stream(99, stream_id(&[nu.to_bits(), a.to_bits()])), 0);
+            for _ in 0..2000 {
+                let n: u64 = bes.sample(&mut rng);
+                assert!(n < 10_000_000);
+            }
+            let per_draw = rng.1 as f64 / 2000.0;
+            if per_draw > worst.0 {
+                worst = (per_draw, nu, a);
+            }
+        }
+    }
+    assert!(worst.0 <= 7.0, "{} RNG words per draw at nu = {}, a = {}", worst.0, worst.1, worst.2);
+}
+
+#[test]
+fn bad_parameters_are_typed_errors() {
+    fn named<T: std::fmt::Debug>(r: Result<T, ParamError>, parameter: &str) {
+        let e = r.expect_err("must be rejected");
+        assert_eq!(e.parameter, parameter);
+        assert!(e.to_string().contains(parameter) && e.to_string().contains("allowed"));
+    }
+    named(TwoSidedGeometric::new(1.0), "alpha");
+    named(TwoSidedGeometric::new(-0.1), "alpha");
+    named(TwoSidedGeometric::new(f64::NAN), "alpha");
+    named(Skellam::new(-1.0, 1.0), "mu1");
+    named(Skellam::new(1.0, f64::INFINITY), "mu2");
+    named(Bessel::new(-1.0, 1.0), "nu");
+    named(Bessel::new(1.0, f64::NAN), "a");
+    named(Gamma::new(0.0, 1.0), "shape");
+    named(Gamma::new(1.0, -2.0), "rate");
+    named(Exponential::new(0.0), "rate");
+    named(Poisson::new(-1e-9), "rate");
+    named(Poisson::new(f64::NAN), "rate");
+    named(Binomial::new(3, 1.5), "p");
+    named(Beta::new(1.0, 0.0), "b");
+    named(Multinomial::new(3, &[1.0, -1.0]), "weights");
+    named(Multinomial::new(3, &[0.0, 0.0]), "weights (sum)");
+    named(Multinomial::sample_into(3, &[1.0, 1.0], &mut [0; 3], &mut stream(1, 1)), "out.len()");
+    named(epsilon_from_alpha(0.0, 1.0), "alpha");
+    named(epsilon_from_alpha(0.5, 0.0), "N");
+    named(alpha_from_epsilon(-1.0, 1.0), "epsilon");
+}
+
+/// Theorem 2.4: ε = N ln(1/α), and back.
+#[test]
+fn privacy_helpers_invert_each_other() {
+    for (eps, n) in [(0.1, 1.0), (1.0, 1.0), (2.0, 5.0), (10.0, 3.5)] {
+        let alpha = alpha_from_epsilon(eps, n).expect("valid");
+        assert!((alpha - (-eps / n as f64).exp()).abs() < 1e-16);
+        assert!((epsilon_from_alpha(alpha, n).expect("valid") - eps).abs() < 1e-13 * eps);
+    }
+    // α = 0.5 with N = 1 is ε = ln 2
+    assert!((epsilon_from_alpha(0.5, 1.0).expect("valid") - std::f64::consts::LN_2).abs() < 1e-16);
+}
+
+#[test]
+fn streams_are_reproducible_and_distinct() {
+    let draw = |seed, id| stream(seed, id).next_u64();
+    assert_eq!(draw(7, 3), draw(7, 3));
+    assert_ne!(draw(7, 3), draw(7, 4));
+    assert_ne!(draw(7, 3), draw(8, 3));
+    assert_ne!(stream_id(&[1, 2]), stream_id(&[2, 1]));
+    assert_ne!(stream_id(&[1]), stream_id(&[1, 0]));
+}
+
+/// Value stability: the first outputs for a fixed stream, pinned. Any change to an algorithm or to
+/// how many random numbers it consumes shows up here, and must be a deliberate, reviewed change
+/// (it changes every experiment's numbers).
+#[test]
+fn value_stability() {
+    let mut rng = stream(1, 0);
+    let bessel: Vec<u64> = (0..5).map(|_| Bessel::new(3.0, 10.0).expect("valid").sample(&mut rng)).collect();
+    let bessel_big: Vec<u64> = (0..3).map(|_| Bessel::new(0.0, 1e6).expect("valid").sample(&mut rng)).collect();
+    let geo: Vec<i64> = (0..5).map(|_| TwoSidedGeometric::new(0.5).expect("valid").sample(&mut rng)).collect();
+    let aug: Vec<i64> = (0..5).map(|_| TwoSidedGeometric::new(0.5).expect("valid").sample_augmented(&mut rng).0).collect();
+    let skel: Vec<i64> = (0..5).map(|_| Skellam::new(3.0, 2.0).expect("valid").sample(&mut rng)).collect();
+    let gamma: Vec<String> = (0..3).map(|_| format!("{:.12}", Gamma::new(2.0, 3.0).expect("valid").sample(&mut rng))).collect();
+    let mut mult = [0u64; 4];
+    Multinomial::sample_into(9, &[1.0, 2.0, 3.0, 4.0], &mut mult, &mut rng).expect("valid");
+    let got = format!("{bessel:?} {bessel_big:?} {geo:?} {aug:?} {skel:?} {gamma:?} {mult:?} {}", stream_id(&[1, 2, 3]));
+    assert_eq!(
+        got,
+        "[3, 4, 3, 4, 4] [499872, 499898, 499412] [-3, 2, 2, -1, 0] [1, 0, 1, -3, -2] [0, 3, 0, 3, -2] \
+         [\"0.299208196901\", \"0.276765406963\", \"1.252458875910\"] [0, 3, 4, 2] 17768673091408470947"
+    );
+}
