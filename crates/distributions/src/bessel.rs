@@ -2,8 +2,8 @@
 
 use crate::bessel_i::{bessel_mode, bessel_ratio, ln_bessel_i, ln_series_term};
 use crate::error::{ParamError, non_negative};
-use rand::{Rng, RngExt};
 use rand::distr::{Distribution, StandardUniform};
+use rand::{Rng, RngExt};
 use rand_distr::Exp1;
 use statrs::function::gamma::ln_gamma;
 
@@ -95,8 +95,7 @@ impl Bessel {
 
     /// `ln(P(n)/P(mode))`: the log-pmf relative to the mode, without the normalizer.
     fn ln_ratio_to_mode(&self, n: f64, ln_gamma_mode: f64) -> f64 {
-        2.0 * (n - self.mode as f64) * self.ln_half_a - ln_gamma(n + 1.0) - ln_gamma(n + self.nu + 1.0)
-            + ln_gamma_mode
+        2.0 * (n - self.mode as f64) * self.ln_half_a - ln_gamma(n + 1.0) - ln_gamma(n + self.nu + 1.0) + ln_gamma_mode
     }
 
     /// `ln(P(n)/P(n−1)) = 2 ln(a/2) − ln n − ln(n+ν)`, decreasing in `n` (log-concavity).

@@ -19,8 +19,12 @@ impl Beta {
     pub fn new(a: f64, b: f64) -> Result<Self, ParamError> {
         let a = positive("Beta", "a", a)?;
         let b = positive("Beta", "b", b)?;
-        let inner = rand_distr::Beta::new(a, b)
-            .map_err(|_| ParamError { distribution: "Beta", parameter: "a", value: a, allowed: "a finite number > 0" })?;
+        let inner = rand_distr::Beta::new(a, b).map_err(|_| ParamError {
+            distribution: "Beta",
+            parameter: "a",
+            value: a,
+            allowed: "a finite number > 0",
+        })?;
         Ok(Self { a, b, inner })
     }
 

@@ -18,8 +18,12 @@ impl Binomial {
     /// `Binom(n, p)`; errors unless `p ∈ [0, 1]`.
     pub fn new(n: u64, p: f64) -> Result<Self, ParamError> {
         let p = probability("Binomial", "p", p)?;
-        let inner = rand_distr::Binomial::new(n, p)
-            .map_err(|_| ParamError { distribution: "Binomial", parameter: "p", value: p, allowed: "a number in [0, 1]" })?;
+        let inner = rand_distr::Binomial::new(n, p).map_err(|_| ParamError {
+            distribution: "Binomial",
+            parameter: "p",
+            value: p,
+            allowed: "a number in [0, 1]",
+        })?;
         Ok(Self { n, p, inner })
     }
 

@@ -39,36 +39,20 @@ pub(crate) fn check(
     allowed: &'static str,
     ok: bool,
 ) -> Result<f64, ParamError> {
-    if ok && !value.is_nan() {
-        Ok(value)
-    } else {
-        Err(ParamError { distribution, parameter, value, allowed })
-    }
+    if ok && !value.is_nan() { Ok(value) } else { Err(ParamError { distribution, parameter, value, allowed }) }
 }
 
 /// `value` must be finite and `>= 0`.
-pub(crate) fn non_negative(
-    distribution: &'static str,
-    parameter: &'static str,
-    value: f64,
-) -> Result<f64, ParamError> {
+pub(crate) fn non_negative(distribution: &'static str, parameter: &'static str, value: f64) -> Result<f64, ParamError> {
     check(distribution, parameter, value, "a finite number >= 0", value.is_finite() && value >= 0.0)
 }
 
 /// `value` must be finite and `> 0`.
-pub(crate) fn positive(
-    distribution: &'static str,
-    parameter: &'static str,
-    value: f64,
-) -> Result<f64, ParamError> {
+pub(crate) fn positive(distribution: &'static str, parameter: &'static str, value: f64) -> Result<f64, ParamError> {
     check(distribution, parameter, value, "a finite number > 0", value.is_finite() && value > 0.0)
 }
 
 /// `value` must be a probability in `[0, 1]`.
-pub(crate) fn probability(
-    distribution: &'static str,
-    parameter: &'static str,
-    value: f64,
-) -> Result<f64, ParamError> {
+pub(crate) fn probability(distribution: &'static str, parameter: &'static str, value: f64) -> Result<f64, ParamError> {
     check(distribution, parameter, value, "a number in [0, 1]", (0.0..=1.0).contains(&value))
 }

@@ -18,8 +18,12 @@ impl Exponential {
     /// `Exp(rate)`; errors unless `rate` is finite and `> 0`.
     pub fn new(rate: f64) -> Result<Self, ParamError> {
         let rate = positive("Exponential", "rate", rate)?;
-        let inner = rand_distr::Exp::new(rate)
-            .map_err(|_| ParamError { distribution: "Exponential", parameter: "rate", value: rate, allowed: "a finite number > 0" })?;
+        let inner = rand_distr::Exp::new(rate).map_err(|_| ParamError {
+            distribution: "Exponential",
+            parameter: "rate",
+            value: rate,
+            allowed: "a finite number > 0",
+        })?;
         Ok(Self { rate, inner })
     }
 

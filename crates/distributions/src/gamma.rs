@@ -30,8 +30,12 @@ impl Gamma {
         let shape = positive("Gamma", "shape", shape)?;
         let rate = positive("Gamma", "rate", rate)?;
         let scale = rate.recip();
-        let inner = rand_distr::Gamma::new(shape, scale)
-            .map_err(|_| ParamError { distribution: "Gamma", parameter: "rate", value: rate, allowed: "1/rate finite" })?;
+        let inner = rand_distr::Gamma::new(shape, scale).map_err(|_| ParamError {
+            distribution: "Gamma",
+            parameter: "rate",
+            value: rate,
+            allowed: "1/rate finite",
+        })?;
         Ok(Self { shape, rate, inner })
     }
 

@@ -89,9 +89,7 @@ impl TwoSidedGeometric {
         };
         let (l1, l2) = (exp.sample(rng), exp.sample(rng));
         // λ is a finite draw from an exponential with mean α/(1−α) < 1.8e19: always a valid rate.
-        let Ok(skellam) = Skellam::new(l1, l2) else {
-            unreachable!("exponential draws are finite and >= 0")
-        };
+        let Ok(skellam) = Skellam::new(l1, l2) else { unreachable!("exponential draws are finite and >= 0") };
         (skellam.sample(rng), l1, l2)
     }
 }

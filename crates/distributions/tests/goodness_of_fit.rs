@@ -25,7 +25,13 @@ fn assert_family(name: &str, results: Vec<(String, Gof)>) {
         .filter(|(_, g)| g.rejects(per_case))
         .map(|(label, g)| format!("{label}: chi2 = {:.1}, dof = {}, p = {:.2e}", g.statistic, g.dof, g.p_value))
         .collect();
-    assert!(failures.is_empty(), "{name}: {} of {} cases rejected at {per_case:.1e}:\n{}", failures.len(), results.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{name}: {} of {} cases rejected at {per_case:.1e}:\n{}",
+        failures.len(),
+        results.len(),
+        failures.join("\n")
+    );
 }
 
 fn draws_i64(case: u64, d: &impl Distribution<i64>) -> Vec<i64> {
@@ -59,7 +65,10 @@ fn bessel_sampler_fits_pmf() {
         .map(|(i, &(nu, a))| {
             let bes = Bessel::new(nu, a).expect("valid");
             let samples = draws_u64(stream_id(&[1, i as u64]), &bes);
-            (format!("Bes({nu}, {a})"), chi_square_integer(&samples, |n| if n < 0 { f64::NEG_INFINITY } else { bes.ln_pmf(n as u64) }))
+            (
+                format!("Bes({nu}, {a})"),
+                chi_square_integer(&samples, |n| if n < 0 { f64::NEG_INFINITY } else { bes.ln_pmf(n as u64) }),
+            )
         })
         .collect();
     assert_family("Bessel", results);
@@ -165,7 +174,10 @@ fn poisson_sampler_fits_pmf() {
         .map(|(i, &rate)| {
             let pois = Poisson::new(rate).expect("valid");
             let samples = draws_u64(stream_id(&[6, i as u64]), &pois);
-            (format!("Pois({rate})"), chi_square_integer(&samples, |k| if k < 0 { f64::NEG_INFINITY } else { pois.ln_pmf(k as u64) }))
+            (
+                format!("Pois({rate})"),
+                chi_square_integer(&samples, |k| if k < 0 { f64::NEG_INFINITY } else { pois.ln_pmf(k as u64) }),
+            )
         })
         .collect();
     assert_family("Poisson", results);
@@ -180,7 +192,10 @@ fn binomial_sampler_fits_pmf() {
         .map(|(i, &(n, p))| {
             let bin = Binomial::new(n, p).expect("valid");
             let samples = draws_u64(stream_id(&[7, i as u64]), &bin);
-            (format!("Binom({n}, {p})"), chi_square_integer(&samples, |k| if k < 0 { f64::NEG_INFINITY } else { bin.ln_pmf(k as u64) }))
+            (
+                format!("Binom({n}, {p})"),
+                chi_square_integer(&samples, |k| if k < 0 { f64::NEG_INFINITY } else { bin.ln_pmf(k as u64) }),
+            )
         })
         .collect();
     assert_family("Binomial", results);

@@ -107,7 +107,8 @@ fn discrete_wrappers_and_two_sided_geometric_sum_to_one() {
 /// rounding slip would show. The exact criterion is "largest n with n(n+ν) <= (a/2)²".
 #[test]
 fn bessel_mode_is_the_argmax_even_at_ties() {
-    for (n, nu) in [(9u64, 7.0f64), (1, 3.0), (3, 9.0), (4, 5.0), (16, 9.0), (2, 2.5), (1, 0.0), (25, 0.0), (18, 14.0)] {
+    for (n, nu) in [(9u64, 7.0f64), (1, 3.0), (3, 9.0), (4, 5.0), (16, 9.0), (2, 2.5), (1, 0.0), (25, 0.0), (18, 14.0)]
+    {
         let half = ((n as f64) * (n as f64 + nu)).sqrt(); // exact for these perfect squares
         assert_eq!(half * half, n as f64 * (n as f64 + nu));
         assert_eq!(Bessel::new(nu, 2.0 * half).expect("valid").mode(), n, "exact tie at Bes({nu}, {})", 2.0 * half);
@@ -117,7 +118,9 @@ fn bessel_mode_is_the_argmax_even_at_ties() {
             let best = (0..200u64).max_by(|&i, &j| bes.ln_pmf(i).total_cmp(&bes.ln_pmf(j))).expect("nonempty");
             let m = bes.mode();
             assert!(bes.ln_pmf(m) >= bes.ln_pmf(best) - 1e-12, "Bes({nu}, {a}): mode {m}, argmax {best}");
-            assert!(bes.ln_pmf(m + 1) <= bes.ln_pmf(m) + 1e-12 && bes.ln_pmf(m.saturating_sub(1)) <= bes.ln_pmf(m) + 1e-12);
+            assert!(
+                bes.ln_pmf(m + 1) <= bes.ln_pmf(m) + 1e-12 && bes.ln_pmf(m.saturating_sub(1)) <= bes.ln_pmf(m) + 1e-12
+            );
         }
     }
 }
@@ -208,7 +211,7 @@ fn bad_parameters_are_typed_errors() {
 fn privacy_helpers_invert_each_other() {
     for (eps, n) in [(0.1, 1.0), (1.0, 1.0), (2.0, 5.0), (10.0, 3.5)] {
         let alpha = alpha_from_epsilon(eps, n).expect("valid");
-        assert!((alpha - (-eps / n as f64).exp()).abs() < 1e-16);
+        assert!((alpha - (-eps / n).exp()).abs() < 1e-16);
         assert!((epsilon_from_alpha(alpha, n).expect("valid") - eps).abs() < 1e-13 * eps);
     }
     // α = 0.5 with N = 1 is ε = ln 2
@@ -234,12 +237,15 @@ fn value_stability() {
     let bessel: Vec<u64> = (0..5).map(|_| Bessel::new(3.0, 10.0).expect("valid").sample(&mut rng)).collect();
     let bessel_big: Vec<u64> = (0..3).map(|_| Bessel::new(0.0, 1e6).expect("valid").sample(&mut rng)).collect();
     let geo: Vec<i64> = (0..5).map(|_| TwoSidedGeometric::new(0.5).expect("valid").sample(&mut rng)).collect();
-    let aug: Vec<i64> = (0..5).map(|_| TwoSidedGeometric::new(0.5).expect("valid").sample_augmented(&mut rng).0).collect();
+    let aug: Vec<i64> =
+        (0..5).map(|_| TwoSidedGeometric::new(0.5).expect("valid").sample_augmented(&mut rng).0).collect();
     let skel: Vec<i64> = (0..5).map(|_| Skellam::new(3.0, 2.0).expect("valid").sample(&mut rng)).collect();
-    let gamma: Vec<String> = (0..3).map(|_| format!("{:.12}", Gamma::new(2.0, 3.0).expect("valid").sample(&mut rng))).collect();
+    let gamma: Vec<String> =
+        (0..3).map(|_| format!("{:.12}", Gamma::new(2.0, 3.0).expect("valid").sample(&mut rng))).collect();
     let mut mult = [0u64; 4];
     Multinomial::sample_into(9, &[1.0, 2.0, 3.0, 4.0], &mut mult, &mut rng).expect("valid");
-    let got = format!("{bessel:?} {bessel_big:?} {geo:?} {aug:?} {skel:?} {gamma:?} {mult:?} {}", stream_id(&[1, 2, 3]));
+    let got =
+        format!("{bessel:?} {bessel_big:?} {geo:?} {aug:?} {skel:?} {gamma:?} {mult:?} {}", stream_id(&[1, 2, 3]));
     assert_eq!(
         got,
         "[3, 4, 3, 4, 4] [499872, 499898, 499412] [-3, 2, 2, -1, 0] [1, 0, 1, -3, -2] [0, 3, 0, 3, -2] \

@@ -1,0 +1,23 @@
+# Locally private Bayesian inference on count data — task runner.
+# `just --list` shows the recipes.
+
+# The main job so far: a tour of the privacy noise and the Bessel recovery step.
+# (Becomes `reproduce-fig4` once the Enron pipeline lands.)
+demo:
+    cargo run --release -p distributions --example privacy_noise_tour
+
+# Every test, as CI runs it.
+test:
+    cargo test --workspace
+
+# The full CI script (tests, clippy -D warnings, rustfmt --check).
+ci:
+    bash .ci/run
+
+# Criterion benchmarks of the samplers (figures go in BENCHMARKS.md).
+bench:
+    cargo bench -p distributions --bench samplers
+
+# Regenerate the 50-digit Bessel reference table and the Debye coefficients (needs python3 + mpmath).
+reference:
+    python3 tools/reference/make_bessel_reference.py
