@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Reference values for crates/distributions, computed offline at 50 significant digits.
 
-Writes two committed files (rerun this script to regenerate them byte for byte):
+Writes three committed files (rerun this script to regenerate them byte for byte):
 
 * crates/distributions/tests/data/bessel_reference.csv
     nu, a, ln_i, ratio, bessel_mean, bessel_var
   with ln_i = ln I_nu(a) (modified Bessel function of the first kind),
   ratio = I_{nu+1}(a) / I_nu(a), and the mean (a/2)·ratio and variance
   a²/4 − mean·(mean + nu) of the Bessel distribution Bes(nu, a) (Yuan & Kalbfleisch 2000).
+* crates/distributions/tests/data/ln_gamma_reference.csv
+    x, ln Γ(x) for x log-spaced over [1e-6, 1e12]
 * crates/distributions/src/bessel_i/debye_coefficients.rs
     the polynomials U_k(p) of the uniform asymptotic (Debye) expansion
     I_nu(nu z) ~ e^{nu eta} / sqrt(2 pi nu) / (1+z^2)^{1/4} · Σ_k U_k(p) / nu^k,   p = 1/sqrt(1+z^2)
@@ -61,6 +63,7 @@ def write_debye(path):
         "",
         "pub(crate) const DEBYE_ORDER: usize = %d;" % K_DEBYE,
         "",
+        "#[rustfmt::skip]",
         "pub(crate) const DEBYE_U: [&[f64]; DEBYE_ORDER + 1] = [",
     ]
     for k, u in enumerate(us):
@@ -148,8 +151,18 @@ def write_reference(path):
             f.write("%r,%r,%s\n" % (nu, a, ",".join(rest)))
 
 
+def write_ln_gamma(path):
+    """ln Γ(x) at 30 digits for x log-spaced over [1e-6, 1e12] plus the crate's switch point 10."""
+    xs = [float("%.12g" % 10 ** (-6 + i / 25)) for i in range(0, 451)] + [9.999999999999998, 10.0, 0.5, 1.0, 2.0]
+    with open(path, "w") as f:
+        f.write("x,ln_gamma\n")
+        for x in xs:
+            f.write("%r,%s\n" % (x, mp.nstr(mp.loggamma(mp.mpf(x)), 25, min_fixed=-1, max_fixed=-1)))
+
+
 if __name__ == "__main__":
     os.makedirs(os.path.join(ROOT, "crates/distributions/tests/data"), exist_ok=True)
     os.makedirs(os.path.join(ROOT, "crates/distributions/src/bessel_i"), exist_ok=True)
     write_debye(os.path.join(ROOT, "crates/distributions/src/bessel_i/debye_coefficients.rs"))
     write_reference(os.path.join(ROOT, "crates/distributions/tests/data/bessel_reference.csv"))
+    write_ln_gamma(os.path.join(ROOT, "crates/distributions/tests/data/ln_gamma_reference.csv"))

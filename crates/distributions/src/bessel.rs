@@ -2,10 +2,10 @@
 
 use crate::bessel_i::{bessel_mode, bessel_ratio, ln_bessel_i, ln_series_term};
 use crate::error::{ParamError, non_negative};
+use crate::ln_gamma::ln_gamma;
 use rand::distr::{Distribution, StandardUniform};
 use rand::{Rng, RngExt};
 use rand_distr::Exp1;
-use statrs::function::gamma::ln_gamma;
 
 /// `Bes(ν, a)`: `P(n) = (a/2)^{2n+ν} / (n! Γ(n+ν+1) I_ν(a))`, `n = 0, 1, 2, …`
 /// (eq. 43 of Schein et al. 2019), with real **order** `ν >= 0` and **argument** `a >= 0`

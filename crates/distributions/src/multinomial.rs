@@ -2,9 +2,9 @@
 
 use crate::Binomial;
 use crate::error::{ParamError, check};
+use crate::ln_gamma::ln_gamma;
 use rand::distr::{Distribution, StandardUniform};
 use rand::{Rng, RngExt};
-use statrs::function::gamma::ln_gamma;
 
 /// `Mult(n, p)`: `P(x) = n! Π_k p_k^{x_k} / x_k!` over `x ∈ ℕ^K` with `Σ x_k = n`; `p` is given as
 /// non-negative weights, normalized internally. The allocation step of Poisson factorization

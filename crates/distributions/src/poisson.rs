@@ -1,9 +1,9 @@
 //! Poisson counts, over `rand_distr::Poisson` (sampling) and `statrs` (log-pmf).
 
 use crate::error::{ParamError, check};
+use crate::ln_gamma::ln_gamma;
 use rand::Rng;
 use rand::distr::Distribution;
-use statrs::function::gamma::ln_gamma;
 
 /// `Pois(rate)`: `P(k) = rate^k e^{−rate} / k!`; the **rate** is the mean. `rate = 0` is the point
 /// mass at 0 (it arises for empty factors and exact, noise-free entries).

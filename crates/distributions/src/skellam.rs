@@ -3,9 +3,9 @@
 use crate::Poisson;
 use crate::bessel_i::ln_bessel_i_scaled;
 use crate::error::{ParamError, non_negative};
+use crate::ln_gamma::ln_gamma;
 use rand::Rng;
 use rand::distr::Distribution;
-use statrs::function::gamma::ln_gamma;
 
 /// `Skel(μ₁, μ₂)`: the law of `g₁ − g₂` for independent `g₁ ~ Pois(μ₁)`, `g₂ ~ Pois(μ₂)`;
 /// `μ₁, μ₂ >= 0` are the two Poisson **rates** (= means).

@@ -19,8 +19,8 @@
 
 mod debye_coefficients;
 
+use crate::ln_gamma::ln_gamma;
 use debye_coefficients::{DEBYE_ORDER, DEBYE_U};
-use statrs::function::gamma::ln_gamma;
 
 const LN_2PI: f64 = 1.837_877_066_409_345_5;
 /// The series is summed directly when its spread is at most this (cost: about `20σ + 20` terms).
