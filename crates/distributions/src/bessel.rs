@@ -3,7 +3,7 @@
 use crate::bessel_i::{bessel_mode, bessel_ratio, ln_bessel_i, ln_series_term};
 use crate::error::{ParamError, non_negative};
 use crate::ln_gamma::ln_gamma;
-use rand::distr::{Distribution, StandardUniform};
+use rand::distr::{Distribution, OpenClosed01, StandardUniform};
 use rand::{Rng, RngExt};
 use rand_distr::Exp1;
 
@@ -93,14 +93,65 @@ impl Bessel {
         self.ln_pmf(n).exp()
     }
 
-    /// `ln(P(n)/P(mode))`: the log-pmf relative to the mode, without the normalizer.
-    fn ln_ratio_to_mode(&self, n: f64, ln_gamma_mode: f64) -> f64 {
-        2.0 * (n - self.mode as f64) * self.ln_half_a - ln_gamma(n + 1.0) - ln_gamma(n + self.nu + 1.0) + ln_gamma_mode
+    /// `P(n)/P(m)` for the mode `m` when `|n − m| <= NEAR`: the product of the pmf's step ratios
+    /// `(a/2)²/(j(j+ν))` between `m` and `n` — each factor is at most 1 (the steps lead away from the
+    /// mode), so nothing overflows, and no logarithm is taken. `None` farther out.
+    fn near_ratio_to_mode(&self, n: f64) -> Option<f64> {
+        let m = self.mode as f64;
+        if (n - m).abs() > NEAR {
+            return None;
+        }
+        let h2 = 0.25 * self.a * self.a;
+        let mut ratio = 1.0;
+        let mut j = m + 1.0;
+        while j <= n {
+            ratio *= h2 / (j * (j + self.nu)); // P(j)/P(j−1), moving up from the mode
+            j += 1.0;
+        }
+        let mut j = m;
+        while j > n {
+            ratio *= j * (j + self.nu) / h2; // P(j−1)/P(j), moving down from the mode
+            j -= 1.0;
+        }
+        Some(ratio)
     }
 
-    /// `ln(P(n)/P(n−1)) = 2 ln(a/2) − ln n − ln(n+ν)`, decreasing in `n` (log-concavity).
-    fn ln_step(&self, n: f64) -> f64 {
-        2.0 * self.ln_half_a - n.ln() - (n + self.nu).ln()
+    /// `P(n)/P(m)`, near the mode as a product, farther out through `ln Γ`.
+    fn ratio_to_mode(&self, n: f64, at_mode: &mut Option<f64>) -> f64 {
+        self.near_ratio_to_mode(n).unwrap_or_else(|| self.ln_ratio_to_mode(n, at_mode).exp())
+    }
+
+    /// `ln(P(n)/P(m))`: the log of [`Self::near_ratio_to_mode`] near the mode, otherwise
+    /// `2(n−m) ln(a/2) − [ln Γ(n+1) − ln Γ(m+1)] − [ln Γ(n+ν+1) − ln Γ(m+ν+1)]`, with the mode's
+    /// `ln Γ` terms computed on first use and kept in `at_mode`.
+    fn ln_ratio_to_mode(&self, n: f64, at_mode: &mut Option<f64>) -> f64 {
+        if let Some(ratio) = self.near_ratio_to_mode(n) {
+            return ratio.ln();
+        }
+        let m = self.mode as f64;
+        let at_mode = *at_mode.get_or_insert_with(|| ln_gamma(m + 1.0) + ln_gamma(m + self.nu + 1.0));
+        (n - m) * (0.25 * self.a * self.a).ln() - ln_gamma(n + 1.0) - ln_gamma(n + self.nu + 1.0) + at_mode
+    }
+}
+
+/// Distances from the mode at which `P(n)/P(m)` is a short product rather than a difference of `ln Γ`.
+const NEAR: f64 = 8.0;
+
+/// One geometric tail of the hat: for `n = start ± g` (`g >= 0`, away from the mode),
+/// `P(n)/P(m) <= ratio · q^g`.
+struct Tail {
+    start: f64,
+    /// `P(start)/P(m)`.
+    ratio: f64,
+    /// The per-step factor, in `[0, 1)`.
+    q: f64,
+    /// `Σ_g ratio·q^g = ratio / (1 − q)`, in units of `P(m)`.
+    mass: f64,
+}
+
+impl Tail {
+    fn new(start: f64, ratio: f64, q: f64) -> Self {
+        Self { start, ratio, q, mass: ratio / (1.0 - q) }
     }
 }
 
@@ -109,80 +160,74 @@ impl Bessel {
 const HAT_HALF_WIDTH: f64 = 1.1;
 
 impl Distribution<u64> for Bessel {
-    /// Exact rejection sampling for the log-concave Bessel pmf (the ratio `P(n)/P(n−1) =
+    /// Exact rejection sampling for the log-concave Bessel pmf (the step ratio `P(n)/P(n−1) =
     /// (a/2)²/(n(n+ν))` decreases in `n`), in the spirit of Devroye (2002, "Simulating Bessel
     /// random variables") and Devroye (1987, discrete log-concave distributions).
     ///
-    /// With mode `m` and spread `σ = (1/(m+1) + 1/(m+ν+1))^{−1/2}`, `s = max(1, round(1.1σ))`:
-    /// the hat is flat at `P(m)` on `[m−s+1, m+s−1]` (from 0 when the left tail is absent) and
-    /// geometric beyond: for `n >= r = m+s`, `P(n) <= P(r)·e^{(n−r)·d_r}` with
-    /// `d_r = ln(P(r)/P(r−1)) < 0`; mirrored on the left from `l = m−s` when `l >= 0` and `s >= 2`.
-    /// Concavity of `ln P` makes this a valid bound everywhere, and a hat whose widths track `σ`
-    /// keeps the expected number of trials bounded (about 1.3 for large `σ`, below 2 everywhere;
-    /// tested). Per trial: one uniform, at most two `Exp(1)` variates and two `ln Γ`; a chord squeeze
-    /// (concavity again) accepts about three quarters of the proposals in the flat part without any
-    /// `ln Γ`.
+    /// With mode `m`, spread `σ = (1/(m+1) + 1/(m+ν+1))^{−1/2}` and `s = max(1, round(1.1σ))`,
+    /// the hat (in units of `P(m)`) is
+    /// * flat at 1 on the centre `[l+1, r−1]`, `r = m+s`, `l = m−s` (from 0 if `l < 0`);
+    /// * geometric on the right: `P(r+g)/P(m) <= P(r)/P(m) · q_r^g`, `q_r = (a/2)²/((r+1)(r+1+ν))`,
+    ///   the largest step ratio beyond `r` (step ratios decrease; `q_r < 1` because `r > m`);
+    /// * geometric on the left when `l >= 0`: `P(l−g)/P(m) <= P(l)/P(m) · q_l^g`,
+    ///   `q_l = l(l+ν)/(a/2)²`, the largest inverse step ratio below `l` (`q_l < 1` because `l < m`).
+    ///
+    /// The widths track `σ`, which keeps the expected number of trials bounded over all `(ν, a)`
+    /// (about 1.3 for large `σ`, below 2 everywhere; tested by counting random numbers). Near the
+    /// mode every quantity is a short product of step ratios (no logarithm, no `ln Γ`); far from it
+    /// the log-pmf comes from `ln Γ`, with a chord squeeze (concavity again) that accepts most
+    /// centre proposals without evaluating it. Per trial: one uniform to choose the proposal, one
+    /// to accept it, and one `Exp(1)` for a tail proposal's distance.
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
         if self.a == 0.0 {
             return 0;
         }
         let m = self.mode as f64;
+        let h2 = 0.25 * self.a * self.a;
         let spread = (1.0 / (m + 1.0) + 1.0 / (m + self.nu + 1.0)).sqrt().recip();
         let s = (HAT_HALF_WIDTH * spread).round().max(1.0);
-        let ln_gamma_mode = ln_gamma(m + 1.0) + ln_gamma(m + self.nu + 1.0);
-        // Right tail from r = m + s: mass Σ_{g>=0} e^{ln f(r) + g·d_r} = f(r) / (1 − e^{d_r}).
+        let mut at_mode = None;
         let r = m + s;
-        let slope_r = self.ln_step(r);
-        let ln_f_r = self.ln_ratio_to_mode(r, ln_gamma_mode);
-        let mass_r = ln_f_r.exp() / -slope_r.exp_m1();
-        // Left tail down from l = m − s (only when it exists and its slope is strictly positive).
-        let has_left = s >= 2.0 && m >= s;
-        let (lo, l, slope_l, ln_f_l, mass_l) = if has_left {
-            let l = m - s;
-            let slope_l = self.ln_step(l + 1.0);
-            let ln_f_l = self.ln_ratio_to_mode(l, ln_gamma_mode);
-            (l + 1.0, l, slope_l, ln_f_l, ln_f_l.exp() / -(-slope_l).exp_m1())
-        } else {
-            (0.0, 0.0, 0.0, 0.0, 0.0)
-        };
+        let right = Tail::new(r, self.ratio_to_mode(r, &mut at_mode), h2 / ((r + 1.0) * (r + 1.0 + self.nu)));
+        let l = m - s;
+        let left = (l >= 0.0).then(|| Tail::new(l, self.ratio_to_mode(l, &mut at_mode), l * (l + self.nu) / h2));
+        let lo = if left.is_some() { l + 1.0 } else { 0.0 };
         let mass_centre = r - lo;
-        let total = mass_centre + mass_r + mass_l;
+        let total = mass_centre + right.mass + left.as_ref().map_or(0.0, |t| t.mass);
         loop {
             // u is uniform on [0, total): below mass_centre its integer part is a uniform index.
             let u = rng.sample::<f64, _>(StandardUniform) * total;
-            let in_centre = u < mass_centre;
-            let (n, ln_hat) = if in_centre {
-                (lo + u.floor(), 0.0)
-            } else if u < mass_centre + mass_r {
-                let g = (rng.sample::<f64, _>(Exp1) / -slope_r).floor();
-                (r + g, ln_f_r + g * slope_r)
-            } else {
-                let g = (rng.sample::<f64, _>(Exp1) / slope_l).floor();
-                if g > l {
+            let v: f64 = rng.sample(OpenClosed01);
+            if u < mass_centre {
+                let n = lo + u.floor();
+                if let Some(ratio) = self.near_ratio_to_mode(n) {
+                    if v <= ratio {
+                        return n as u64;
+                    }
                     continue;
                 }
-                (l - g, ln_f_l - g * slope_l)
-            };
-            if n > 1e18 {
-                continue; // beyond u64; its probability is below e^{-1e18·|d_r|}
-            }
-            let ln_u = -rng.sample::<f64, _>(Exp1);
-            // Squeeze: by concavity, ln(P(n)/P(m)) lies above the chord from the mode to the
-            // breakpoint on n's side, so in the flat part a uniform below the chord accepts
-            // without evaluating ln Γ. Same uniform, same decision: only the cost changes.
-            if in_centre {
-                let chord = if n >= m {
-                    (n - m) / s * ln_f_r
-                } else if has_left {
-                    (m - n) / s * ln_f_l
-                } else {
-                    f64::NEG_INFINITY
-                };
-                if ln_u <= chord {
+                // Far from the mode: by concavity ln(P(n)/P(m)) lies above the chord from the mode
+                // to the breakpoint on n's side, so a uniform below the chord accepts at once.
+                let ln_v = v.ln();
+                let (edge, width) =
+                    if n >= m { (right.ratio, n - m) } else { (left.as_ref().map_or(0.0, |t| t.ratio), m - n) };
+                if ln_v <= width / s * edge.ln() || ln_v <= self.ln_ratio_to_mode(n, &mut at_mode) {
                     return n as u64;
                 }
+                continue;
             }
-            if ln_u <= self.ln_ratio_to_mode(n, ln_gamma_mode) - ln_hat {
+            let (tail, up) = match &left {
+                Some(left) if u >= mass_centre + right.mass => (left, false),
+                _ => (&right, true),
+            };
+            // g ~ Geometric with P(g) ∝ q^g; q = 0 (the left tail ending at l = 0) means g = 0.
+            let g = if tail.q > 0.0 { (rng.sample::<f64, _>(Exp1) / -tail.q.ln()).floor() } else { 0.0 };
+            let n = if up { tail.start + g } else { tail.start - g };
+            if !(0.0..=1e18).contains(&n) {
+                continue; // below 0 (left tail) or beyond u64 (probability below q^1e18)
+            }
+            let ln_hat = if g == 0.0 { tail.ratio.ln() } else { tail.ratio.ln() + g * tail.q.ln() };
+            if v.ln() <= self.ln_ratio_to_mode(n, &mut at_mode) - ln_hat {
                 return n as u64;
             }
         }
