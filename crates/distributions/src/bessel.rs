@@ -1,7 +1,7 @@
 //! The Bessel distribution `Bes(ν, a)` (Yuan & Kalbfleisch 2000) over `n ∈ {0, 1, 2, …}`.
 
 use crate::bessel_i::{bessel_mode, bessel_ratio, ln_bessel_i, ln_series_term};
-use crate::error::{ParamError, non_negative};
+use crate::error::{ParamError, check};
 use crate::ln_gamma::ln_gamma;
 use rand::distr::{Distribution, OpenClosed01, StandardUniform};
 use rand::{Rng, RngExt};
@@ -35,10 +35,12 @@ pub struct Bessel {
 }
 
 impl Bessel {
-    /// `Bes(nu, a)`; errors unless `nu` and `a` are finite and `>= 0`.
+    /// `Bes(nu, a)`; errors unless `0 <= nu <= 1e15` and `0 <= a <= 1e15`. (The bound keeps the
+    /// mode, about `a/2`, far inside the range where consecutive integers are exact doubles; counts
+    /// never come near it.)
     pub fn new(nu: f64, a: f64) -> Result<Self, ParamError> {
-        let nu = non_negative("Bessel", "nu", nu)?;
-        let a = non_negative("Bessel", "a", a)?;
+        let nu = check("Bessel", "nu", nu, "a number in [0, 1e15]", (0.0..=MAX_PARAMETER).contains(&nu))?;
+        let a = check("Bessel", "a", a, "a number in [0, 1e15]", (0.0..=MAX_PARAMETER).contains(&a))?;
         let mode = if a == 0.0 { 0 } else { bessel_mode(nu, a) };
         Ok(Self { nu, a, ln_half_a: (0.5 * a).ln(), mode })
     }
@@ -154,6 +156,9 @@ impl Tail {
         Self { start, ratio, q, mass: ratio / (1.0 - q) }
     }
 }
+
+/// The largest order and argument [`Bessel::new`] accepts.
+const MAX_PARAMETER: f64 = 1e15;
 
 /// Half-width of the flat part of the hat in units of the spread `σ`: 1.1 minimises the hat's mass
 /// for a Gaussian-shaped pmf (`2c + 2e^{−c²/2}/c`), about 1.27 times the pmf's mass.

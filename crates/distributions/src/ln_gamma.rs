@@ -14,7 +14,7 @@ const STIRLING_MIN: f64 = 10.0;
 
 /// `ln Γ(x)`; NaN for `x <= 0` or NaN, `+∞` for `x = +∞`.
 pub fn ln_gamma(x: f64) -> f64 {
-    if !(x > 0.0) {
+    if x.is_nan() || x <= 0.0 {
         return f64::NAN;
     }
     if x >= STIRLING_MIN {

@@ -85,4 +85,11 @@ fn edge_arguments() {
     assert!(ln_bessel_i(-1.0, 1.0).is_nan());
     assert!(ln_bessel_i(1.0, f64::NAN).is_nan());
     assert!(bessel_ratio(1.0, 0.0).is_nan());
+    // Arguments whose (a/2)² overflows, or whose mode is beyond exact integers, must return, not hang.
+    for a in [1e17, 1e160, 1e300, f64::MAX] {
+        let v = ln_bessel_i(0.0, a);
+        assert!(v.is_finite() || v == f64::INFINITY, "a = {a}: {v}");
+        assert!(ln_bessel_i(3.0, a) >= ln_bessel_i(4.0, a) || a > 1e300);
+    }
+    assert!(ln_bessel_i(1e17, 1e-3).is_finite());
 }

@@ -191,6 +191,12 @@ fn bad_parameters_are_typed_errors() {
     named(Skellam::new(1.0, f64::INFINITY), "mu2");
     named(Bessel::new(-1.0, 1.0), "nu");
     named(Bessel::new(1.0, f64::NAN), "a");
+    named(Bessel::new(1.0, 1e200), "a");
+    named(Bessel::new(2e15, 1.0), "nu");
+    // the bound itself is accepted, and sampling there returns
+    let edge = Bessel::new(1e15, 1e15).expect("valid");
+    let draw: u64 = edge.sample(&mut stream(5, 5));
+    assert!((draw as f64 - edge.mean()).abs() < 50.0 * edge.variance().sqrt());
     named(Gamma::new(0.0, 1.0), "shape");
     named(Gamma::new(1.0, -2.0), "rate");
     named(Exponential::new(0.0), "rate");

@@ -61,8 +61,13 @@ pub fn ln_bessel_i_scaled(nu: f64, a: f64) -> f64 {
 /// can never put it off by one.
 pub(crate) fn bessel_mode(nu: f64, a: f64) -> u64 {
     let h2 = 0.25 * a * a;
-    let approx = (a * a / (2.0 * (a.hypot(nu) + nu))).floor();
-    let mut m = if approx.is_finite() { approx as u64 } else { 0 };
+    let approx = a / (a.hypot(nu) + nu) * (0.5 * a);
+    if !(approx < EXACT_INTEGERS) {
+        // Beyond 2^52 consecutive integers are not all doubles and the ±1 correction means nothing
+        // (and (a/2)² may overflow); the cancellation-free formula is as exact as f64 allows.
+        return if approx.is_finite() { approx as u64 } else { u64::MAX };
+    }
+    let mut m = approx.floor() as u64;
     while m > 0 && (m as f64) * (m as f64 + nu) > h2 {
         m -= 1;
     }
@@ -71,6 +76,9 @@ pub(crate) fn bessel_mode(nu: f64, a: f64) -> u64 {
     }
     m
 }
+
+/// 2^52: below it every integer is a double and `n + 1` is the next one.
+const EXACT_INTEGERS: f64 = 4_503_599_627_370_496.0;
 
 /// `ln t_n` for the series term `t_n = (a/2)^{2n+ν} / (n! Γ(n+ν+1))`.
 pub(crate) fn ln_series_term(nu: f64, ln_half_a: f64, n: f64) -> f64 {
