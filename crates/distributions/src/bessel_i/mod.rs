@@ -62,7 +62,7 @@ pub fn ln_bessel_i_scaled(nu: f64, a: f64) -> f64 {
 pub(crate) fn bessel_mode(nu: f64, a: f64) -> u64 {
     let h2 = 0.25 * a * a;
     let approx = a / (a.hypot(nu) + nu) * (0.5 * a);
-    if !(approx < EXACT_INTEGERS) {
+    if approx.is_nan() || approx >= EXACT_INTEGERS {
         // Beyond 2^52 consecutive integers are not all doubles and the ±1 correction means nothing
         // (and (a/2)² may overflow); the cancellation-free formula is as exact as f64 allows.
         return if approx.is_finite() { approx as u64 } else { u64::MAX };
