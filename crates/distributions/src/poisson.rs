@@ -1,7 +1,7 @@
 //! Poisson counts, over `rand_distr::Poisson` (sampling) and `statrs` (log-pmf).
 
 use crate::error::{ParamError, check};
-use crate::ln_gamma::ln_gamma;
+use crate::ln_gamma::{stirling_correction, t_minus_ln1p};
 use rand::Rng;
 use rand::distr::Distribution;
 
@@ -33,12 +33,10 @@ impl Poisson {
         self.rate
     }
 
-    /// `k ln(rate) − rate − ln k!`.
+    /// `ln P(k) = k ln(rate) − rate − ln k!`, in Loader's (2000) saddle-point form (see
+    /// [`poisson_ln_pmf`]), accurate to a few ulps of the result even at rates of `1e6` and more.
     pub fn ln_pmf(&self, k: u64) -> f64 {
-        if k == 0 {
-            return -self.rate;
-        }
-        k as f64 * self.rate.ln() - self.rate - ln_gamma(k as f64 + 1.0)
+        poisson_ln_pmf(k, self.rate)
     }
 
     /// `P(k)`.
@@ -62,4 +60,16 @@ impl Distribution<u64> for Poisson {
         // rand_distr's Poisson returns the count as a float holding an integer value.
         self.inner.map_or(0, |p| p.sample(rng) as u64)
     }
+}
+
+/// `ln Pois(k; rate)` as `−c(k) − k·φ((rate−k)/k) − ½ ln(2πk)` (Loader 2000, "Fast and accurate
+/// computation of binomial probabilities"), with `c` the Stirling remainder and `φ(t) = t − ln(1+t)`
+/// (so `k·φ((rate−k)/k)` is Loader's `bd0(k, rate)`). The textbook form adds and cancels terms of
+/// size `k ln rate`, losing `log10(k ln rate)` digits; this one has no large terms to cancel.
+pub(crate) fn poisson_ln_pmf(k: u64, rate: f64) -> f64 {
+    if k == 0 {
+        return -rate;
+    }
+    let k = k as f64;
+    -stirling_correction(k) - k * t_minus_ln1p((rate - k) / k) - 0.5 * (std::f64::consts::TAU * k).ln()
 }

@@ -85,9 +85,15 @@ pub(crate) fn ln_series_term(nu: f64, ln_half_a: f64, n: f64) -> f64 {
     (2.0 * n + nu) * ln_half_a - ln_gamma(n + 1.0) - ln_gamma(n + nu + 1.0)
 }
 
-/// The series summed outward from its largest term `t_m`, with the exact ratios
-/// `t_{n+1}/t_n = (a/2)² / ((n+1)(n+ν+1))`; `ln I = ln t_m + ln(1 + Σ_{n≠m} t_n/t_m)`.
+/// The series summed outward from its largest term `t_m`: `ln I = ln t_m + ln(1 + Σ_{n≠m} t_n/t_m)`.
 fn ln_series(nu: f64, a: f64, m: f64) -> f64 {
+    ln_series_term(nu, (0.5 * a).ln(), m) + series_rest(nu, a, m).ln_1p()
+}
+
+/// `Σ_{n≠m} t_n/t_m` for the series of `I_ν(a)` around its largest term `m`, with the exact ratios
+/// `t_{n+1}/t_n = (a/2)² / ((n+1)(n+ν+1))`, until the terms fall below `1e-17` of the sum: all terms
+/// are positive, so nothing cancels. About `20σ` terms.
+pub(crate) fn series_rest(nu: f64, a: f64, m: f64) -> f64 {
     let h2 = 0.25 * a * a;
     let mut rest = 0.0;
     let (mut t, mut n) = (1.0f64, m);
@@ -108,7 +114,7 @@ fn ln_series(nu: f64, a: f64, m: f64) -> f64 {
             break;
         }
     }
-    ln_series_term(nu, (0.5 * a).ln(), m) + rest.ln_1p()
+    rest
 }
 
 /// Debye's uniform expansion (DLMF 10.41.3), scaled by `e^{-a}`:
