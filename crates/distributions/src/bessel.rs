@@ -2,7 +2,7 @@
 
 use crate::bessel_i::{bessel_mode, bessel_ratio, series_rest};
 use crate::error::{ParamError, check};
-use crate::ln_gamma::{ln_gamma, stirling_correction, t_minus_ln1p};
+use crate::ln_gamma::{ln_gamma, phi_and_ln1p, stirling_correction};
 use rand::distr::{Distribution, OpenClosed01, StandardUniform};
 use rand::{Rng, RngExt};
 use rand_distr::Exp1;
@@ -97,7 +97,7 @@ impl Bessel {
             return if n == 0 { 0.0 } else { f64::NEG_INFINITY };
         }
         let ln_mass = *self.ln_mass.get_or_init(|| series_rest(self.nu, self.a, self.mode as f64).ln_1p());
-        self.ln_ratio_to_mode(n as f64, &mut None) - ln_mass
+        self.ln_ratio_to_mode(n as f64, &mut AtMode::default()) - ln_mass
     }
 
     /// `P(n)`.
@@ -128,11 +128,6 @@ impl Bessel {
         Some(ratio)
     }
 
-    /// `P(n)/P(m)`, near the mode as a product, farther out through `ln Γ`.
-    fn ratio_to_mode(&self, n: f64, at_mode: &mut Option<f64>) -> f64 {
-        self.near_ratio_to_mode(n).unwrap_or_else(|| self.ln_ratio_to_mode(n, at_mode).exp())
-    }
-
     /// `ln(P(n)/P(m))`: the log of [`Self::near_ratio_to_mode`] near the mode. Farther out, with
     /// `k = n − m`, `t₁ = k/(m+1)`, `t₂ = k/(m+ν+1)`, `φ(t) = t − ln(1+t)` and Stirling's remainder `c`
     /// (all arguments `>= 10`):
@@ -140,8 +135,8 @@ impl Bessel {
     ///  − [c(n+1) − c(m+1)] − [c(n+ν+1) − c(m+ν+1)]`,
     /// which is `2k ln(a/2) − [ln Γ(n+1) − ln Γ(m+1)] − [ln Γ(n+ν+1) − ln Γ(m+ν+1)]` rearranged so that
     /// every term is of the size of the result (the saddle-point idea of Loader 2000). With a small
-    /// argument the plain `ln Γ` difference is used, its mode part kept in `at_mode`.
-    fn ln_ratio_to_mode(&self, n: f64, at_mode: &mut Option<f64>) -> f64 {
+    /// argument the plain `ln Γ` difference is used. The mode's terms are kept in `at_mode`.
+    fn ln_ratio_to_mode(&self, n: f64, at_mode: &mut AtMode) -> f64 {
         if let Some(ratio) = self.near_ratio_to_mode(n) {
             return ratio.ln();
         }
@@ -151,25 +146,34 @@ impl Bessel {
         let (y1, y2) = (n + 1.0, n + self.nu + 1.0);
         if x1.min(y1) >= 10.0 {
             let k = n - m;
-            let (t1, t2) = (k / x1, k / x2);
-            return k * (h2 / (y1 * y2)).ln()
-                + x1 * t_minus_ln1p(t1)
-                + 0.5 * t1.ln_1p()
-                + x2 * t_minus_ln1p(t2)
-                + 0.5 * t2.ln_1p()
-                - (stirling_correction(y1) - stirling_correction(x1))
-                - (stirling_correction(y2) - stirling_correction(x2));
+            let (phi1, ln1) = phi_and_ln1p(k / x1);
+            let (phi2, ln2) = phi_and_ln1p(k / x2);
+            let (c1, c2) = *at_mode.stirling.get_or_insert_with(|| (stirling_correction(x1), stirling_correction(x2)));
+            return k * (h2 / (y1 * y2)).ln() + x1 * phi1 + 0.5 * ln1 + x2 * phi2 + 0.5 * ln2
+                - (stirling_correction(y1) - c1)
+                - (stirling_correction(y2) - c2);
         }
-        let at_mode = *at_mode.get_or_insert_with(|| ln_gamma(x1) + ln_gamma(x2));
+        let at_mode = *at_mode.ln_gamma.get_or_insert_with(|| ln_gamma(x1) + ln_gamma(x2));
         (n - m) * h2.ln() - ln_gamma(y1) - ln_gamma(y2) + at_mode
     }
+}
+
+/// The mode's terms of [`Bessel::ln_ratio_to_mode`], computed on first use and reused for every
+/// other `n` of the same draw or pmf call.
+#[derive(Default)]
+struct AtMode {
+    /// `ln Γ(m+1) + ln Γ(m+ν+1)`.
+    ln_gamma: Option<f64>,
+    /// `(c(m+1), c(m+ν+1))`, Stirling's remainders.
+    stirling: Option<(f64, f64)>,
 }
 
 /// Distances from the mode at which `P(n)/P(m)` is a short product rather than a difference of `ln Γ`.
 const NEAR: f64 = 8.0;
 
 /// One geometric tail of the hat: for `n = start ± g` (`g >= 0`, away from the mode),
-/// `P(n)/P(m) <= ratio · q^g`.
+/// `P(n)/P(m) <= ratio · q^g`. The logarithms are needed only when a proposal lands in the tail, so
+/// they are computed on first use (or come for free when `ratio` itself came from a logarithm).
 struct Tail {
     start: f64,
     /// `P(start)/P(m)`.
@@ -178,11 +182,30 @@ struct Tail {
     q: f64,
     /// `Σ_g ratio·q^g = ratio / (1 − q)`, in units of `P(m)`.
     mass: f64,
+    ln_ratio: Option<f64>,
+    ln_q: Option<f64>,
 }
 
 impl Tail {
-    fn new(start: f64, ratio: f64, q: f64) -> Self {
-        Self { start, ratio, q, mass: ratio / (1.0 - q) }
+    /// The tail from `start` with factor `q`; `P(start)/P(m)` as a product near the mode, else from
+    /// its logarithm.
+    fn new(bessel: &Bessel, start: f64, q: f64, at_mode: &mut AtMode) -> Self {
+        let (ratio, ln_ratio) = match bessel.near_ratio_to_mode(start) {
+            Some(ratio) => (ratio, None),
+            None => {
+                let ln_ratio = bessel.ln_ratio_to_mode(start, at_mode);
+                (ln_ratio.exp(), Some(ln_ratio))
+            }
+        };
+        Self { start, ratio, q, mass: ratio / (1.0 - q), ln_ratio, ln_q: None }
+    }
+
+    fn ln_ratio(&mut self) -> f64 {
+        *self.ln_ratio.get_or_insert_with(|| self.ratio.ln())
+    }
+
+    fn ln_q(&mut self) -> f64 {
+        *self.ln_q.get_or_insert_with(|| self.q.ln())
     }
 }
 
@@ -220,14 +243,15 @@ impl Distribution<u64> for Bessel {
         let h2 = 0.25 * self.a * self.a;
         let spread = (1.0 / (m + 1.0) + 1.0 / (m + self.nu + 1.0)).sqrt().recip();
         let s = (HAT_HALF_WIDTH * spread).round().max(1.0);
-        let mut at_mode = None;
+        let mut at_mode = AtMode::default();
         let r = m + s;
-        let right = Tail::new(r, self.ratio_to_mode(r, &mut at_mode), h2 / ((r + 1.0) * (r + 1.0 + self.nu)));
+        let mut right = Tail::new(self, r, h2 / ((r + 1.0) * (r + 1.0 + self.nu)), &mut at_mode);
         let l = m - s;
-        let left = (l >= 0.0).then(|| Tail::new(l, self.ratio_to_mode(l, &mut at_mode), l * (l + self.nu) / h2));
+        let mut left = (l >= 0.0).then(|| Tail::new(self, l, l * (l + self.nu) / h2, &mut at_mode));
         let lo = if left.is_some() { l + 1.0 } else { 0.0 };
         let mass_centre = r - lo;
         let total = mass_centre + right.mass + left.as_ref().map_or(0.0, |t| t.mass);
+        let right_end = mass_centre + right.mass;
         loop {
             // u is uniform on [0, total): below mass_centre its integer part is a uniform index.
             let u = rng.sample::<f64, _>(StandardUniform) * total;
@@ -243,24 +267,24 @@ impl Distribution<u64> for Bessel {
                 // Far from the mode: by concavity ln(P(n)/P(m)) lies above the chord from the mode
                 // to the breakpoint on n's side, so a uniform below the chord accepts at once.
                 let ln_v = v.ln();
-                let (edge, width) =
-                    if n >= m { (right.ratio, n - m) } else { (left.as_ref().map_or(0.0, |t| t.ratio), m - n) };
-                if ln_v <= width / s * edge.ln() || ln_v <= self.ln_ratio_to_mode(n, &mut at_mode) {
+                let (edge, width) = if n >= m { (Some(&mut right), n - m) } else { (left.as_mut(), m - n) };
+                let chord = edge.map_or(f64::NEG_INFINITY, |t| width / s * t.ln_ratio());
+                if ln_v <= chord || ln_v <= self.ln_ratio_to_mode(n, &mut at_mode) {
                     return n as u64;
                 }
                 continue;
             }
-            let (tail, up) = match &left {
-                Some(left) if u >= mass_centre + right.mass => (left, false),
-                _ => (&right, true),
+            let (tail, up) = match left.as_mut() {
+                Some(left) if u >= right_end => (left, false),
+                _ => (&mut right, true),
             };
             // g ~ Geometric with P(g) ∝ q^g; q = 0 (the left tail ending at l = 0) means g = 0.
-            let g = if tail.q > 0.0 { (rng.sample::<f64, _>(Exp1) / -tail.q.ln()).floor() } else { 0.0 };
+            let g = if tail.q > 0.0 { (rng.sample::<f64, _>(Exp1) / -tail.ln_q()).floor() } else { 0.0 };
             let n = if up { tail.start + g } else { tail.start - g };
             if !(0.0..=1e18).contains(&n) {
                 continue; // below 0 (left tail) or beyond u64 (probability below q^1e18)
             }
-            let ln_hat = if g == 0.0 { tail.ratio.ln() } else { tail.ratio.ln() + g * tail.q.ln() };
+            let ln_hat = if g == 0.0 { tail.ln_ratio() } else { tail.ln_ratio() + g * tail.ln_q() };
             if v.ln() <= self.ln_ratio_to_mode(n, &mut at_mode) - ln_hat {
                 return n as u64;
             }

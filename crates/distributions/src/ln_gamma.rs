@@ -34,25 +34,40 @@ pub(crate) fn stirling_correction(x: f64) -> f64 {
     if x >= STIRLING_MIN { stirling_series(x) } else { ln_gamma(x) - ((x - 0.5) * x.ln() - x + HALF_LN_2PI) }
 }
 
-/// `φ(t) = t − ln(1+t) >= 0` for `t > −1`, without cancellation near 0: with `v = t/(2+t)`,
-/// `ln(1+t) = 2 atanh v`, so `φ(t) = t·v − 2 Σ_{j>=1} v^{2j+1}/(2j+1)` (for `|v| < 0.1`, 8 terms).
+/// `φ(t) = t − ln(1+t) >= 0` for `t > −1`, without cancellation near 0 (see [`phi_and_ln1p`]).
 /// Loader's `bd0(x, μ) = x ln(x/μ) + μ − x` is `x·φ((μ−x)/x)`.
 pub(crate) fn t_minus_ln1p(t: f64) -> f64 {
+    phi_and_ln1p(t).0
+}
+
+/// `(φ(t), ln(1+t))` together. With `v = t/(2+t)`, `ln(1+t) = 2 atanh v = 2(v + S)` and
+/// `φ(t) = t·v − 2S`, `S = Σ_{j>=1} v^{2j+1}/(2j+1)`: for `|v| < 0.1` both come from that one series
+/// (summed until its terms fall below `1e-17` of it), without a logarithm; farther out one `ln_1p`
+/// serves both.
+pub(crate) fn phi_and_ln1p(t: f64) -> (f64, f64) {
     let v = t / (2.0 + t);
     if v.abs() >= 0.1 {
-        return t - t.ln_1p();
+        let ln1p = t.ln_1p();
+        return (t - ln1p, ln1p);
     }
     let v2 = v * v;
     let (mut power, mut series) = (v * v2, 0.0);
-    for j in 1..=8 {
-        series += power / f64::from(2 * j + 1);
+    for inverse_odd in INVERSE_ODD {
+        let term = power * inverse_odd;
+        series += term;
+        if term.abs() <= 1e-17 * series.abs() {
+            break;
+        }
         power *= v2;
     }
-    t * v - 2.0 * series
+    (t * v - 2.0 * series, 2.0 * (v + series))
 }
 
-/// The series part of Stirling's formula, for `x >= 10` (coefficients `B_{2k}/(2k(2k−1))`: 1/12, −1/360, 1/1260, −1/1680,
-/// 1/1188, −691/360360).
+/// `1/(2j+1)` for `j = 1..=8`: with `|v| < 0.1` eight terms reach `v^17 < 1e-17`.
+const INVERSE_ODD: [f64; 8] =
+    [1.0 / 3.0, 1.0 / 5.0, 1.0 / 7.0, 1.0 / 9.0, 1.0 / 11.0, 1.0 / 13.0, 1.0 / 15.0, 1.0 / 17.0];
+
+/// Stirling's formula with its series, for `x >= 10`.
 fn stirling(x: f64) -> f64 {
     if x.is_infinite() {
         return f64::INFINITY;
@@ -110,6 +125,11 @@ mod tests {
             assert!((t_minus_ln1p(t) / series - 1.0).abs() < 1e-14, "t = {t}");
         }
         assert_eq!(t_minus_ln1p(0.0), 0.0);
+        // the ln(1+t) that comes with it, on both sides of the switch to the series (|v| = 0.1)
+        for t in [-0.5, -0.18, -0.1, -1e-3, 1e-9, 0.01, 0.2, 0.23, 5.0] {
+            let (_, ln1p) = super::phi_and_ln1p(t);
+            assert!((ln1p - f64::ln_1p(t)).abs() <= 2.0 * f64::EPSILON * f64::ln_1p(t).abs(), "t = {t}");
+        }
     }
 
     const ULP_OF_15: f64 = 8.0 * f64::EPSILON; // spacing of doubles in [8, 16)
