@@ -51,9 +51,11 @@ fn draws_f64(case: u64, d: &impl Distribution<f64>) -> Vec<f64> {
 
 const BESSEL_NU: [f64; 7] = [0.0, 0.5, 1.0, 3.0, 10.0, 100.0, 1e4];
 const BESSEL_A: [f64; 7] = [1e-8, 1e-3, 0.5, 2.0, 10.0, 100.0, 1e4];
-/// The corners of the range the inference may hit, beyond the grid of the issue, and an exact tie
-/// of two modes (9·(9+7) = (24/2)²: P(8) = P(9)).
-const BESSEL_EXTREMES: [(f64, f64); 5] = [(0.0, 1e6), (1e5, 1e6), (1e5, 1e-10), (0.0, 1e-10), (7.0, 24.0)];
+/// The corners of the range the inference may hit, beyond the grid of the issue; an exact tie of two
+/// modes (9·(9+7) = (24/2)²: P(8) = P(9)); and hats whose flat part straddles the switch from
+/// step-ratio products (|n − m| <= 8) to the log form (σ ≈ 9: s = 10).
+const BESSEL_EXTREMES: [(f64, f64); 7] =
+    [(0.0, 1e6), (1e5, 1e6), (1e5, 1e-10), (0.0, 1e-10), (7.0, 24.0), (0.0, 300.0), (50.0, 300.0)];
 
 #[test]
 fn bessel_sampler_fits_pmf() {
