@@ -232,8 +232,8 @@ impl Distribution<u64> for Bessel {
     /// The widths track `σ`, which keeps the expected number of trials bounded over all `(ν, a)`
     /// (about 1.3 for large `σ`, below 2 everywhere; tested by counting random numbers). Near the
     /// mode every quantity is a short product of step ratios (no logarithm, no `ln Γ`); far from it
-    /// the log-pmf comes from `ln Γ`, with a chord squeeze (concavity again) that accepts most
-    /// centre proposals without evaluating it. Per trial: one uniform to choose the proposal, one
+    /// the log-pmf ratio comes from its cancellation-free form (`ln_ratio_to_mode`), with a chord
+    /// squeeze (concavity again) that accepts most centre proposals without evaluating it. Per trial: one uniform to choose the proposal, one
     /// to accept it, and one `Exp(1)` for a tail proposal's distance.
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
         if self.a == 0.0 {
