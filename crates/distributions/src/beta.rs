@@ -33,6 +33,12 @@ impl Beta {
         self.a / (self.a + self.b)
     }
 
+    /// The mode `(a−1)/(a+b−2)` when `a, b > 1`; `None` otherwise (the density is then unbounded at
+    /// an end, U-shaped, or flat).
+    pub fn mode(&self) -> Option<f64> {
+        (self.a > 1.0 && self.b > 1.0).then(|| (self.a - 1.0) / (self.a + self.b - 2.0))
+    }
+
     /// `ab / ((a+b)²(a+b+1))`.
     pub fn variance(&self) -> f64 {
         let s = self.a + self.b;

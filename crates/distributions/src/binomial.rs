@@ -32,6 +32,11 @@ impl Binomial {
         self.n as f64 * self.p
     }
 
+    /// The mode `min(⌊(n+1)p⌋, n)` (when `(n+1)p` is an integer in `1..=n`, one less is a mode too).
+    pub fn mode(&self) -> u64 {
+        (((self.n + 1) as f64 * self.p).floor() as u64).min(self.n)
+    }
+
     /// `np(1−p)`.
     pub fn variance(&self) -> f64 {
         self.n as f64 * self.p * (1.0 - self.p)

@@ -37,6 +37,11 @@ impl Exponential {
         self.rate.recip()
     }
 
+    /// The mode, `0`.
+    pub fn mode(&self) -> f64 {
+        0.0
+    }
+
     /// `1 / rate²`.
     pub fn variance(&self) -> f64 {
         (self.rate * self.rate).recip()

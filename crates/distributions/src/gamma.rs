@@ -54,6 +54,12 @@ impl Gamma {
         self.shape / self.rate
     }
 
+    /// The mode `(shape − 1)/rate` when `shape >= 1`; `None` for `shape < 1`, where the density
+    /// is unbounded at 0.
+    pub fn mode(&self) -> Option<f64> {
+        (self.shape >= 1.0).then(|| (self.shape - 1.0) / self.rate)
+    }
+
     /// `shape / rate²`.
     pub fn variance(&self) -> f64 {
         self.shape / (self.rate * self.rate)

@@ -49,6 +49,11 @@ impl Poisson {
         self.rate
     }
 
+    /// The mode `⌊rate⌋` (when `rate` is a positive integer, `rate − 1` is a mode too).
+    pub fn mode(&self) -> u64 {
+        self.rate.floor() as u64
+    }
+
     /// The variance, `rate`.
     pub fn variance(&self) -> f64 {
         self.rate

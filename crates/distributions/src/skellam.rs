@@ -84,6 +84,20 @@ impl Skellam {
         self.mu1 - self.mu2
     }
 
+    /// A mode (the larger one at a tie). The Skellam pmf is log-concave (a convolution of two
+    /// log-concave pmfs), so the mode is found by climbing from the rounded mean, which is within a
+    /// step or two of it.
+    pub fn mode(&self) -> i64 {
+        let mut k = self.mean().round() as i64;
+        while self.ln_pmf(k + 1) >= self.ln_pmf(k) {
+            k += 1;
+        }
+        while self.ln_pmf(k - 1) > self.ln_pmf(k) {
+            k -= 1;
+        }
+        k
+    }
+
     /// `μ₁ + μ₂`.
     pub fn variance(&self) -> f64 {
         self.mu1 + self.mu2

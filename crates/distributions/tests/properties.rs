@@ -127,6 +127,38 @@ fn bessel_mode_is_the_argmax_even_at_ties() {
     }
 }
 
+/// Every closed-form mode against the argmax of its own pmf/density.
+#[test]
+fn modes_are_argmaxes() {
+    let argmax = |range: std::ops::RangeInclusive<i64>, f: &dyn Fn(i64) -> f64| {
+        range.max_by(|&i, &j| f(i).total_cmp(&f(j))).expect("nonempty")
+    };
+    for rate in [0.3, 1.0, 4.0, 7.5, 1e3] {
+        let p = Poisson::new(rate).expect("valid");
+        let best = argmax(0..=3000, &|k| p.ln_pmf(k as u64));
+        assert!(p.ln_pmf(p.mode()) >= p.ln_pmf(best as u64) - 1e-12, "Pois({rate})");
+    }
+    for (n, prob) in [(10u64, 0.3), (9, 0.5), (50, 0.02), (7, 1.0), (7, 0.0)] {
+        let b = Binomial::new(n, prob).expect("valid");
+        let best = argmax(0..=n as i64, &|k| b.ln_pmf(k as u64));
+        assert!(b.ln_pmf(b.mode()) >= b.ln_pmf(best as u64) - 1e-12, "Binom({n}, {prob})");
+    }
+    for (mu1, mu2) in [(3.0, 2.0), (0.5, 7.0), (40.0, 40.0), (1e4, 2.5e3), (2.0, 0.0), (0.0, 3.0)] {
+        let s = Skellam::new(mu1, mu2).expect("valid");
+        let best = argmax(-9000..=9000, &|k| s.ln_pmf(k));
+        assert!(s.ln_pmf(s.mode()) >= s.ln_pmf(best) - 1e-12, "Skel({mu1}, {mu2}): mode {} vs {best}", s.mode());
+    }
+    let g = Gamma::new(3.0, 2.0).expect("valid");
+    let m = g.mode().expect("shape >= 1");
+    assert!(g.ln_pdf(m) > g.ln_pdf(m + 1e-4) && g.ln_pdf(m) > g.ln_pdf(m - 1e-4));
+    assert_eq!(Gamma::new(0.5, 1.0).expect("valid").mode(), None);
+    let b = Beta::new(3.0, 5.0).expect("valid");
+    let m = b.mode().expect("a, b > 1");
+    assert!(b.ln_pdf(m) > b.ln_pdf(m + 1e-4) && b.ln_pdf(m) > b.ln_pdf(m - 1e-4));
+    assert_eq!(Beta::new(0.5, 5.0).expect("valid").mode(), None);
+    assert_eq!(Exponential::new(2.0).expect("valid").mode(), 0.0);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_120), ..ProptestConfig::default() })]
 
