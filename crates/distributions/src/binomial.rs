@@ -1,7 +1,7 @@
 //! Binomial counts, over `rand_distr::Binomial`.
 
 use crate::error::{ParamError, probability};
-use crate::ln_gamma::{stirling_correction, t_minus_ln1p};
+use crate::ln_gamma::{bd0, stirling_correction};
 use rand::Rng;
 use rand::distr::Distribution;
 
@@ -51,12 +51,13 @@ impl Binomial {
             return f64::NEG_INFINITY;
         }
         let (n, p, q) = (self.n as f64, self.p, 1.0 - self.p);
+        if self.n == 0 {
+            return 0.0; // k = 0 = n: the point mass
+        }
         if k == 0 || k == self.n {
-            let (count, prob) = if k == 0 { (n, q) } else { (n, p) };
-            return if count == 0.0 { 0.0 } else { count * prob.ln() };
+            return n * if k == 0 { q } else { p }.ln(); // all failures, or all successes
         }
         let (k, rest) = (k as f64, (self.n - k) as f64);
-        let bd0 = |x: f64, mean: f64| x * t_minus_ln1p((mean - x) / x);
         stirling_correction(n)
             - stirling_correction(k)
             - stirling_correction(rest)

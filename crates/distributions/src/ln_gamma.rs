@@ -35,9 +35,14 @@ pub(crate) fn stirling_correction(x: f64) -> f64 {
 }
 
 /// `φ(t) = t − ln(1+t) >= 0` for `t > −1`, without cancellation near 0 (see [`phi_and_ln1p`]).
-/// Loader's `bd0(x, μ) = x ln(x/μ) + μ − x` is `x·φ((μ−x)/x)`.
 pub(crate) fn t_minus_ln1p(t: f64) -> f64 {
     phi_and_ln1p(t).0
+}
+
+/// Loader's (2000) deviance term `bd0(x, μ) = x ln(x/μ) + μ − x` for `x > 0`, as `x·φ((μ−x)/x)`:
+/// of the size of the result, with no large terms to cancel. `+∞` when `μ = 0`.
+pub(crate) fn bd0(x: f64, mean: f64) -> f64 {
+    x * t_minus_ln1p((mean - x) / x)
 }
 
 /// `(φ(t), ln(1+t))` together. With `v = t/(2+t)`, `ln(1+t) = 2 atanh v = 2(v + S)` and

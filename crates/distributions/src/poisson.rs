@@ -1,7 +1,7 @@
-//! Poisson counts, over `rand_distr::Poisson` (sampling) and `statrs` (log-pmf).
+//! Poisson counts: `rand_distr::Poisson` for sampling, Loader's saddle-point form for the log-pmf.
 
 use crate::error::{ParamError, check};
-use crate::ln_gamma::{stirling_correction, t_minus_ln1p};
+use crate::ln_gamma::{bd0, stirling_correction};
 use rand::Rng;
 use rand::distr::Distribution;
 
@@ -67,14 +67,14 @@ impl Distribution<u64> for Poisson {
     }
 }
 
-/// `ln Pois(k; rate)` as `−c(k) − k·φ((rate−k)/k) − ½ ln(2πk)` (Loader 2000, "Fast and accurate
-/// computation of binomial probabilities"), with `c` the Stirling remainder and `φ(t) = t − ln(1+t)`
-/// (so `k·φ((rate−k)/k)` is Loader's `bd0(k, rate)`). The textbook form adds and cancels terms of
-/// size `k ln rate`, losing `log10(k ln rate)` digits; this one has no large terms to cancel.
+/// `ln Pois(k; rate)` as `−c(k) − bd0(k, rate) − ½ ln(2πk)` (Loader 2000, "Fast and accurate
+/// computation of binomial probabilities"), with `c` the Stirling remainder. The textbook form adds
+/// and cancels terms of size `k ln rate`, losing `log10(k ln rate)` digits; this one has no large
+/// terms to cancel.
 pub(crate) fn poisson_ln_pmf(k: u64, rate: f64) -> f64 {
     if k == 0 {
         return -rate;
     }
     let k = k as f64;
-    -stirling_correction(k) - k * t_minus_ln1p((rate - k) / k) - 0.5 * (std::f64::consts::TAU * k).ln()
+    -stirling_correction(k) - bd0(k, rate) - 0.5 * (std::f64::consts::TAU * k).ln()
 }

@@ -80,14 +80,11 @@ pub(crate) fn bessel_mode(nu: f64, a: f64) -> u64 {
 /// 2^52: below it every integer is a double and `n + 1` is the next one.
 const EXACT_INTEGERS: f64 = 4_503_599_627_370_496.0;
 
-/// `ln t_n` for the series term `t_n = (a/2)^{2n+ν} / (n! Γ(n+ν+1))`.
-pub(crate) fn ln_series_term(nu: f64, ln_half_a: f64, n: f64) -> f64 {
-    (2.0 * n + nu) * ln_half_a - ln_gamma(n + 1.0) - ln_gamma(n + nu + 1.0)
-}
-
-/// The series summed outward from its largest term `t_m`: `ln I = ln t_m + ln(1 + Σ_{n≠m} t_n/t_m)`.
+/// The series summed outward from its largest term `t_m = (a/2)^{2m+ν} / (m! Γ(m+ν+1))`:
+/// `ln I = ln t_m + ln(1 + Σ_{n≠m} t_n/t_m)`.
 fn ln_series(nu: f64, a: f64, m: f64) -> f64 {
-    ln_series_term(nu, (0.5 * a).ln(), m) + series_rest(nu, a, m).ln_1p()
+    let ln_top = (2.0 * m + nu) * (0.5 * a).ln() - ln_gamma(m + 1.0) - ln_gamma(m + nu + 1.0);
+    ln_top + series_rest(nu, a, m).ln_1p()
 }
 
 /// `Σ_{n≠m} t_n/t_m` for the series of `I_ν(a)` around its largest term `m`, with the exact ratios
