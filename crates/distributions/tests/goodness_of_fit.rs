@@ -34,19 +34,20 @@ fn assert_family(name: &str, results: Vec<(String, Gof)>) {
     );
 }
 
-fn draws_i64(case: u64, d: &impl Distribution<i64>) -> Vec<i64> {
+/// `DRAWS` samples from the seeded stream `case`.
+fn draws<T>(case: u64, d: &impl Distribution<T>) -> Vec<T> {
     let mut rng = stream(SEED, case);
     (0..DRAWS).map(|_| d.sample(&mut rng)).collect()
 }
 
-fn draws_u64(case: u64, d: &impl Distribution<u64>) -> Vec<i64> {
-    let mut rng = stream(SEED, case);
-    (0..DRAWS).map(|_| d.sample(&mut rng) as i64).collect()
+/// [`draws`] of a count, as the integers [`chi_square_integer`] takes.
+fn count_draws(case: u64, d: &impl Distribution<u64>) -> Vec<i64> {
+    draws(case, d).into_iter().map(|n| n as i64).collect()
 }
 
-fn draws_f64(case: u64, d: &impl Distribution<f64>) -> Vec<f64> {
-    let mut rng = stream(SEED, case);
-    (0..DRAWS).map(|_| d.sample(&mut rng)).collect()
+/// A count's log-pmf over all integers: `−∞` below 0.
+fn count_ln_pmf(ln_pmf: impl Fn(u64) -> f64) -> impl Fn(i64) -> f64 {
+    move |n| if n < 0 { f64::NEG_INFINITY } else { ln_pmf(n as u64) }
 }
 
 const BESSEL_NU: [f64; 7] = [0.0, 0.5, 1.0, 3.0, 10.0, 100.0, 1e4];
@@ -66,11 +67,8 @@ fn bessel_sampler_fits_pmf() {
         .enumerate()
         .map(|(i, &(nu, a))| {
             let bes = Bessel::new(nu, a).expect("valid");
-            let samples = draws_u64(stream_id(&[1, i as u64]), &bes);
-            (
-                format!("Bes({nu}, {a})"),
-                chi_square_integer(&samples, |n| if n < 0 { f64::NEG_INFINITY } else { bes.ln_pmf(n as u64) }),
-            )
+            let samples = count_draws(stream_id(&[1, i as u64]), &bes);
+            (format!("Bes({nu}, {a})"), chi_square_integer(&samples, count_ln_pmf(|n| bes.ln_pmf(n))))
         })
         .collect();
     assert_family("Bessel", results);
@@ -86,7 +84,7 @@ fn skellam_sampler_fits_pmf() {
                 continue;
             }
             let skel = Skellam::new(mu1, mu2).expect("valid");
-            let samples = draws_i64(stream_id(&[2, i as u64, j as u64]), &skel);
+            let samples = draws(stream_id(&[2, i as u64, j as u64]), &skel);
             results.push((format!("Skel({mu1}, {mu2})"), chi_square_integer(&samples, |k| skel.ln_pmf(k))));
         }
     }
@@ -102,7 +100,7 @@ fn two_sided_geometric_sampler_fits_pmf() {
         .enumerate()
         .map(|(i, &alpha)| {
             let geo = TwoSidedGeometric::new(alpha).expect("valid");
-            let samples = draws_i64(stream_id(&[3, i as u64]), &geo);
+            let samples = draws(stream_id(&[3, i as u64]), &geo);
             (format!("2Geo({alpha})"), chi_square_integer(&samples, |t| geo.ln_pmf(t)))
         })
         .collect();
@@ -145,7 +143,7 @@ fn theorem_4_1_cases(coordinate: impl Fn(f64, f64) -> f64) -> Vec<(String, Gof)>
         frequent.sort_by_key(|(d, v)| (std::cmp::Reverse(v.len()), *d));
         for (d, mins) in frequent.into_iter().take(5) {
             let bes = Bessel::new(d.unsigned_abs() as f64, coordinate(l1, l2)).expect("valid");
-            let gof = chi_square_integer(&mins, |n| if n < 0 { f64::NEG_INFINITY } else { bes.ln_pmf(n as u64) });
+            let gof = chi_square_integer(&mins, count_ln_pmf(|n| bes.ln_pmf(n)));
             results.push((format!("min | delta = {d}, rates ({l1}, {l2})"), gof));
         }
     }
@@ -175,11 +173,8 @@ fn poisson_sampler_fits_pmf() {
         .enumerate()
         .map(|(i, &rate)| {
             let pois = Poisson::new(rate).expect("valid");
-            let samples = draws_u64(stream_id(&[6, i as u64]), &pois);
-            (
-                format!("Pois({rate})"),
-                chi_square_integer(&samples, |k| if k < 0 { f64::NEG_INFINITY } else { pois.ln_pmf(k as u64) }),
-            )
+            let samples = count_draws(stream_id(&[6, i as u64]), &pois);
+            (format!("Pois({rate})"), chi_square_integer(&samples, count_ln_pmf(|k| pois.ln_pmf(k))))
         })
         .collect();
     assert_family("Poisson", results);
@@ -193,11 +188,8 @@ fn binomial_sampler_fits_pmf() {
         .enumerate()
         .map(|(i, &(n, p))| {
             let bin = Binomial::new(n, p).expect("valid");
-            let samples = draws_u64(stream_id(&[7, i as u64]), &bin);
-            (
-                format!("Binom({n}, {p})"),
-                chi_square_integer(&samples, |k| if k < 0 { f64::NEG_INFINITY } else { bin.ln_pmf(k as u64) }),
-            )
+            let samples = count_draws(stream_id(&[7, i as u64]), &bin);
+            (format!("Binom({n}, {p})"), chi_square_integer(&samples, count_ln_pmf(|k| bin.ln_pmf(k))))
         })
         .collect();
     assert_family("Binomial", results);
@@ -209,17 +201,17 @@ fn continuous_samplers_fit_cdf() {
     let mut results = Vec::new();
     for (i, &(shape, rate)) in [(0.1, 1.0), (1.0, 0.1), (1.0, 10.0), (5.0, 2.0), (300.0, 0.3)].iter().enumerate() {
         let g = Gamma::new(shape, rate).expect("valid");
-        let s = draws_f64(stream_id(&[8, i as u64]), &g);
+        let s = draws(stream_id(&[8, i as u64]), &g);
         results.push((format!("Gamma({shape}, rate {rate})"), chi_square_continuous(&s, |x| g.cdf(x), 50)));
     }
     for (i, &rate) in [0.01, 1.0, 250.0].iter().enumerate() {
         let e = Exponential::new(rate).expect("valid");
-        let s = draws_f64(stream_id(&[9, i as u64]), &e);
+        let s = draws(stream_id(&[9, i as u64]), &e);
         results.push((format!("Exp(rate {rate})"), chi_square_continuous(&s, |x| e.cdf(x), 50)));
     }
     for (i, &(a, b)) in [(0.5, 0.5), (1.0, 1.0), (2.0, 8.0), (40.0, 3.0)].iter().enumerate() {
         let d = Beta::new(a, b).expect("valid");
-        let s = draws_f64(stream_id(&[10, i as u64]), &d);
+        let s = draws(stream_id(&[10, i as u64]), &d);
         results.push((format!("Beta({a}, {b})"), chi_square_continuous(&s, |x| d.cdf(x), 50)));
     }
     assert_family("Gamma, Exponential, Beta", results);
