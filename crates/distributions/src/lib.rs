@@ -3,7 +3,7 @@
 //! The noise of the geometric mechanism ([`TwoSidedGeometric`]), the [`Skellam`] and [`Bessel`]
 //! distributions that make the locally private Gibbs sampler of Schein et al. (2019) closed-form,
 //! the special function [`ln_bessel_i`] they need, thin validated wrappers over `rand_distr` for
-//! the conjugate families ([`Gamma`], [`Exponential`], [`Poisson`], [`Binomial`], [`Multinomial`],
+//! the conjugate families ([`Gamma`], [`Erlang`], [`Exponential`], [`Poisson`], [`Binomial`], [`Multinomial`],
 //! [`Beta`]), reproducible RNG streams ([`stream`]) and the goodness-of-fit tests ([`gof`]) that
 //! check every sampler here against its exact pmf.
 //!
@@ -19,6 +19,7 @@ mod bessel;
 mod bessel_i;
 mod beta;
 mod binomial;
+mod erlang;
 mod error;
 mod exponential;
 mod gamma;
@@ -34,12 +35,13 @@ pub use bessel::Bessel;
 pub use bessel_i::{bessel_ratio, ln_bessel_i, ln_bessel_i_scaled};
 pub use beta::Beta;
 pub use binomial::Binomial;
+pub use erlang::Erlang;
 pub use error::ParamError;
 pub use exponential::Exponential;
 pub use gamma::Gamma;
 pub use ln_gamma::ln_gamma;
 pub use multinomial::Multinomial;
 pub use poisson::Poisson;
-pub use rng::{StreamRng, stream, stream_id};
+pub use rng::{StreamRng, Streams, stream, stream_id};
 pub use skellam::Skellam;
 pub use two_sided_geometric::{TwoSidedGeometric, alpha_from_epsilon, epsilon_from_alpha};

@@ -42,3 +42,40 @@ fn splitmix64(x: u64) -> u64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
 }
+
+/// A node of the tree of streams: a master seed and a path of unit ids (`[iteration, step, chunk]`,
+/// say). Pass a `Streams` down to where work is split; each independent unit takes
+/// `streams.child(unit).rng()`. Two nodes give the same generator only if their paths are equal
+/// (up to the `2⁻⁶⁴` collisions of [`stream_id`]).
+///
+/// ```
+/// use distributions::Streams;
+/// use rand::Rng;
+/// let root = Streams::new(7);
+/// let mut a = root.child(3).child(1).rng();
+/// let mut b = root.child(3).child(1).rng();
+/// assert_eq!(a.next_u64(), b.next_u64());
+/// assert_ne!(root.child(3).rng().next_u64(), root.child(4).rng().next_u64());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Streams {
+    master_seed: u64,
+    node: u64,
+}
+
+impl Streams {
+    /// The root node of `master_seed`.
+    pub fn new(master_seed: u64) -> Self {
+        Self { master_seed, node: stream_id(&[]) }
+    }
+
+    /// The child node `id` (path extended by one coordinate).
+    pub fn child(&self, id: u64) -> Self {
+        Self { master_seed: self.master_seed, node: stream_id(&[self.node, id]) }
+    }
+
+    /// The generator of this node.
+    pub fn rng(&self) -> StreamRng {
+        stream(self.master_seed, self.node)
+    }
+}

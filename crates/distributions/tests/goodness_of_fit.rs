@@ -8,7 +8,8 @@
 
 use distributions::gof::{Gof, chi_square, chi_square_continuous, chi_square_integer};
 use distributions::{
-    Bessel, Beta, Binomial, Exponential, Gamma, Multinomial, Poisson, Skellam, TwoSidedGeometric, stream, stream_id,
+    Bessel, Beta, Binomial, Erlang, Exponential, Gamma, Multinomial, Poisson, Skellam, TwoSidedGeometric, stream,
+    stream_id,
 };
 use rand::distr::Distribution;
 use std::collections::HashMap;
@@ -214,7 +215,13 @@ fn continuous_samplers_fit_cdf() {
         let s = draws(stream_id(&[10, i as u64]), &d);
         results.push((format!("Beta({a}, {b})"), chi_square_continuous(&s, |x| d.cdf(x), 50)));
     }
-    assert_family("Gamma, Exponential, Beta", results);
+    for (i, &(shape, rate)) in [(1, 1.0), (2, 0.3), (4, 7.0), (5, 1.0), (40, 2.0)].iter().enumerate() {
+        let e = Erlang::new(shape, rate).expect("valid");
+        let g = Gamma::new(shape as f64, rate).expect("valid");
+        let s = draws(stream_id(&[11, i as u64]), &e);
+        results.push((format!("Erlang({shape}, rate {rate})"), chi_square_continuous(&s, |x| g.cdf(x), 50)));
+    }
+    assert_family("Gamma, Erlang, Exponential, Beta", results);
 }
 
 /// All compositions of `n` into `k` parts.
