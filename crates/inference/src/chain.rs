@@ -1,0 +1,174 @@
+//! The MCMC driver: schedule, running posterior means, best sample, progress and cancellation.
+
+use crate::{InferenceError, Sampler};
+use distributions::Streams;
+use models::PoissonFactorization;
+use std::fmt;
+use std::ops::ControlFlow;
+
+/// Which iterations are kept: `iterations` sweeps in all; after the first `burn_in`, every
+/// `thin`-th is kept. "15,000 iterations, every 25th after the first 3,000" is
+/// `Schedule::new(15_000, 3_000, 25)` and keeps iterations 3,025, 3,050, …, 15,000 (480 samples).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    iterations: usize,
+    burn_in: usize,
+    thin: usize,
+}
+
+/// A schedule that keeps nothing or makes no sense.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleError {
+    /// The offending field: `"iterations"`, `"burn_in"` or `"thin"`.
+    pub field: &'static str,
+    /// Its value.
+    pub value: usize,
+    /// What is allowed.
+    pub allowed: String,
+}
+
+impl fmt::Display for ScheduleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sampler schedule: {} = {} is not allowed ({})", self.field, self.value, self.allowed)
+    }
+}
+
+impl std::error::Error for ScheduleError {}
+
+impl Schedule {
+    /// Validates: `iterations ≥ 1`, `burn_in < iterations`, `1 ≤ thin ≤ iterations − burn_in`
+    /// (so at least one sample is kept).
+    pub fn new(iterations: usize, burn_in: usize, thin: usize) -> Result<Self, ScheduleError> {
+        if iterations == 0 {
+            return Err(ScheduleError { field: "iterations", value: 0, allowed: "at least 1".into() });
+        }
+        if burn_in >= iterations {
+            let allowed = format!("less than iterations = {iterations}");
+            return Err(ScheduleError { field: "burn_in", value: burn_in, allowed });
+        }
+        let span = iterations - burn_in;
+        if thin == 0 || thin > span {
+            let allowed = format!("between 1 and iterations − burn_in = {span}, so that a sample is kept");
+            return Err(ScheduleError { field: "thin", value: thin, allowed });
+        }
+        Ok(Self { iterations, burn_in, thin })
+    }
+
+    /// Total sweeps.
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+
+    /// `true` if iteration `t` (1-based) is kept.
+    pub fn is_kept(&self, t: usize) -> bool {
+        t > self.burn_in && (t - self.burn_in).is_multiple_of(self.thin)
+    }
+
+    /// Number of kept samples.
+    pub fn kept(&self) -> usize {
+        (self.iterations - self.burn_in) / self.thin
+    }
+}
+
+/// What the progress hook sees after each sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Sweeps done (1-based).
+    pub iteration: usize,
+    /// Sweeps in all.
+    pub iterations: usize,
+    /// Samples kept so far.
+    pub kept: usize,
+}
+
+/// A kept factor matrix's running mean.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeanFactor {
+    /// The block's name (see the model's `factors()`).
+    pub name: &'static str,
+    /// Rows.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    /// Posterior mean, row-major.
+    pub mean: Vec<f64>,
+}
+
+/// The result of a chain.
+#[derive(Clone, Debug)]
+pub struct ChainSummary<M> {
+    /// `μ̂_n = (1/S) Σ_s μ_n^(s)` over the kept samples (eq. 17).
+    pub mean_rates: Vec<f64>,
+    /// Posterior means of the factor matrices (meaningful only without label switching; the
+    /// paper uses [`ChainSummary::best`] for topics).
+    pub mean_factors: Vec<MeanFactor>,
+    /// `(iteration, ln p(Z, Y))` of every kept sample ([`Sampler::ln_joint`]).
+    pub kept_ln_joint: Vec<(usize, f64)>,
+    /// The kept sample with the highest joint log-probability: `(iteration, ln p, model)`.
+    pub best: Option<(usize, f64, M)>,
+    /// Sweeps done (less than the schedule's if cancelled).
+    pub iterations_done: usize,
+    /// `true` if the progress hook stopped the chain early.
+    pub cancelled: bool,
+}
+
+/// Runs `sampler` for `schedule`. Sweep `t` uses `streams.child(t)`, so a chain is a pure
+/// function of (sampler state, schedule, streams). After each sweep `on_progress` is called;
+/// returning `ControlFlow::Break(())` stops the chain, and the summary then covers the samples
+/// kept so far (`cancelled = true`).
+pub fn run_chain<S: Sampler>(
+    sampler: &mut S,
+    schedule: &Schedule,
+    streams: Streams,
+    mut on_progress: impl FnMut(Progress) -> ControlFlow<()>,
+) -> Result<ChainSummary<S::Model>, InferenceError> {
+    let (rows, cols) = sampler.model().shape();
+    let mut rates = vec![0.0; rows * cols];
+    let mut rate_sums = vec![0.0; rows * cols];
+    let mut factor_sums: Vec<MeanFactor> = sampler
+        .model()
+        .factors()
+        .iter()
+        .map(|b| MeanFactor { name: b.name, rows: b.rows, cols: b.cols, mean: vec![0.0; b.values.len()] })
+        .collect();
+    let mut summary = ChainSummary {
+        mean_rates: Vec::new(),
+        mean_factors: Vec::new(),
+        kept_ln_joint: Vec::with_capacity(schedule.kept()),
+        best: None,
+        iterations_done: 0,
+        cancelled: false,
+    };
+    for t in 1..=schedule.iterations() {
+        sampler.step(streams.child(t as u64))?;
+        summary.iterations_done = t;
+        if schedule.is_kept(t) {
+            sampler.model().rates_into(&mut rates);
+            for (s, r) in rate_sums.iter_mut().zip(&rates) {
+                *s += r;
+            }
+            for (sum, block) in factor_sums.iter_mut().zip(sampler.model().factors()) {
+                for (s, x) in sum.mean.iter_mut().zip(block.values) {
+                    *s += x;
+                }
+            }
+            let ln_joint = sampler.ln_joint(&rates);
+            summary.kept_ln_joint.push((t, ln_joint));
+            if summary.best.as_ref().is_none_or(|(_, best, _)| ln_joint > *best) {
+                summary.best = Some((t, ln_joint, sampler.model().clone()));
+            }
+        }
+        let progress = Progress { iteration: t, iterations: schedule.iterations(), kept: summary.kept_ln_joint.len() };
+        if on_progress(progress).is_break() {
+            summary.cancelled = t < schedule.iterations();
+            break;
+        }
+    }
+    let kept = summary.kept_ln_joint.len().max(1) as f64;
+    summary.mean_rates = rate_sums.into_iter().map(|s| s / kept).collect();
+    for f in &mut factor_sums {
+        f.mean.iter_mut().for_each(|s| *s /= kept);
+    }
+    summary.mean_factors = factor_sums;
+    Ok(summary)
+}

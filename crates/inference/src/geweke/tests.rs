@@ -1,0 +1,101 @@
+//! Geweke tests of every sampler: each model × {non-private, locally private}, plus the private
+//! layer with per-entry noise, an exact (α = 0) entry and a missing entry.
+//!
+//! False-alarm rate: each test rejects at family-wise level 1e-3 (Bonferroni over its test
+//! functions), so the five passing tests together have a false-alarm rate ≤ 5e-3 — and, with
+//! fixed seeds, they are deterministic. Power: `wrong_lambda_rate_is_rejected` runs the same test
+//! with the rate printed in eq. 16 (`α/(1−α) + 1` instead of `1/α`) and must reject.
+
+use super::*;
+use mechanism::{Noise, Privatized};
+use models::{BlockModel, GammaPrior, TopicModel};
+
+const FAMILY_ALPHA: f64 = 1e-3;
+const CONFIG: GewekeConfig = GewekeConfig { marginal_draws: 100_000, successive_steps: 200_000, batches: 50 };
+/// α ≠ 1/2 so that the misprinted rate α/(1−α) + 1 differs from 1/α.
+const ALPHA: f64 = 0.3;
+
+fn prior() -> GammaPrior {
+    GammaPrior::new(2.0, 2.0).unwrap()
+}
+
+fn topic() -> TopicModel {
+    TopicModel::new(4, 5, 2, prior(), Streams::new(1))
+}
+
+fn block() -> BlockModel {
+    BlockModel::new(4, 2, prior(), Streams::new(2))
+}
+
+/// Placeholder data: the Geweke simulators overwrite them with forward draws.
+fn released(rows: usize, cols: usize, noise: Noise) -> Privatized {
+    Privatized::from_released(rows, cols, vec![0; rows * cols], noise).unwrap()
+}
+
+fn assert_passes<S: JointSimulator + Send>(name: &str, sim: &mut S, seed: u64) {
+    let report = geweke_test(sim, CONFIG, Streams::new(seed));
+    let rejected = report.rejected(FAMILY_ALPHA);
+    assert!(rejected.is_empty(), "{name}: Geweke test rejects {} test functions\n{report}", rejected.len());
+}
+
+#[test]
+fn topic_model_non_private() {
+    let mut sim = NonPrivate::new(topic(), vec![0; 20]).unwrap();
+    assert_passes("topic, non-private", &mut sim, 11);
+}
+
+#[test]
+fn block_model_non_private() {
+    let mut sim = NonPrivate::new(block(), vec![0; 16]).unwrap();
+    assert_passes("block, non-private", &mut sim, 12);
+}
+
+#[test]
+fn topic_model_locally_private() {
+    let mut sim = LocallyPrivate::new(topic(), &released(4, 5, Noise::Scalar(ALPHA)), Streams::new(3)).unwrap();
+    assert_passes("topic, private", &mut sim, 13);
+}
+
+#[test]
+fn block_model_locally_private() {
+    let mut sim = LocallyPrivate::new(block(), &released(4, 4, Noise::Scalar(ALPHA)), Streams::new(4)).unwrap();
+    assert_passes("block, private", &mut sim, 14);
+}
+
+/// Per-entry α including an exact entry (α = 0), per-row α, and a missing entry.
+#[test]
+fn private_layer_with_heterogeneous_noise_exact_and_missing_entries() {
+    let mut alphas: Vec<f64> = (0..20).map(|n| [0.1, 0.3, 0.6, 0.8][n % 4]).collect();
+    alphas[7] = 0.0;
+    let mut mask = vec![false; 20];
+    mask[12] = true;
+    let data = released(4, 5, Noise::PerEntry(alphas)).with_missing(mask).unwrap();
+    let mut sim = LocallyPrivate::new(topic(), &data, Streams::new(5)).unwrap();
+    assert_passes("topic, private, per-entry α, exact + missing", &mut sim, 15);
+    let rows = released(4, 4, Noise::PerRow(vec![0.2, 0.0, 0.5, 0.7]));
+    let mut sim = LocallyPrivate::new(block(), &rows, Streams::new(6)).unwrap();
+    assert_passes("block, private, per-row α", &mut sim, 16);
+}
+
+/// Non-private inference with a missing entry (imputation).
+#[test]
+fn non_private_with_missing_entries() {
+    let mut mask = vec![false; 20];
+    mask[3] = true;
+    mask[18] = true;
+    let mut sim = NonPrivate::new(topic(), vec![0; 20]).unwrap().with_missing(&mask).unwrap();
+    assert_passes("topic, non-private, missing", &mut sim, 17);
+}
+
+/// The power demonstration: eq. 16 as typeset, `λ | g ~ Gamma(1 + g, α/(1−α) + 1)`, is rejected.
+#[test]
+fn wrong_lambda_rate_is_rejected() {
+    fn misprinted(alpha: f64) -> f64 {
+        alpha / (1.0 - alpha) + 1.0
+    }
+    let data = released(4, 5, Noise::Scalar(ALPHA));
+    let mut sim = LocallyPrivate::with_lambda_rate(topic(), &data, Streams::new(3), misprinted).unwrap();
+    let report = geweke_test(&mut sim, CONFIG, Streams::new(13));
+    let rejected: Vec<&str> = report.rejected(FAMILY_ALPHA).iter().map(|c| c.name.as_str()).collect();
+    assert!(rejected.contains(&"sum lambda1"), "the misprinted rate went undetected\n{report}");
+}

@@ -1,0 +1,50 @@
+//! Gibbs inference for Poisson factorization from clean, naïvely truncated, or locally
+//! privatized counts (Schein et al. 2019, §3–4).
+//!
+//! * [`NonPrivate`]: the model's own sampler on the true counts (the reference), or — built with
+//!   [`NonPrivate::naive`] — on privatized counts truncated at 0 (footnote 2 of the paper).
+//! * [`LocallyPrivate`]: the same model plus one step that resamples the true counts from the
+//!   privatized ones (eqs. 12–16). It is generic over any [`models::PoissonFactorization`] and
+//!   accepts only a [`mechanism::Privatized`] matrix.
+//! * [`run_chain`]: burn-in, thinning, running posterior means (eq. 17), the joint
+//!   log-probability of each kept sample and the best one; progress hook and cancellation.
+//! * [`geweke`]: the "getting it right" joint-distribution test (Geweke 2004) every sampler here
+//!   passes.
+
+mod chain;
+mod error;
+pub mod geweke;
+mod non_private;
+mod private;
+mod private_step;
+
+pub use chain::{ChainSummary, MeanFactor, Progress, Schedule, ScheduleError, run_chain};
+pub use error::InferenceError;
+pub use non_private::NonPrivate;
+pub use private::LocallyPrivate;
+pub use private_step::{NoiseAux, lambda_posterior_rate, resample_entry};
+
+use distributions::Streams;
+use models::PoissonFactorization;
+
+/// A Gibbs sampler over a Poisson factorization model and the complete counts it imputes.
+pub trait Sampler {
+    /// The model being fitted.
+    type Model: PoissonFactorization;
+
+    /// One full sweep; all randomness from `streams`.
+    fn step(&mut self, streams: Streams) -> Result<(), InferenceError>;
+
+    /// The model in its current state.
+    fn model(&self) -> &Self::Model;
+
+    /// The current complete counts `Y` (observed, imputed or resampled).
+    fn counts(&self) -> &[u32];
+
+    /// `ln p(Z, Y) = ln p(Z) + Σ_n ln Pois(y_n; μ_n)` for the current state, given its rates.
+    /// For the private sampler `Y` is the current draw of the true counts; the noise auxiliaries
+    /// are not included (they are nuisance variables that do not change which `Z` fits best).
+    fn ln_joint(&self, rates: &[f64]) -> f64 {
+        self.model().ln_prior() + models::ln_likelihood(self.model(), self.counts(), rates)
+    }
+}

@@ -1,0 +1,142 @@
+//! The locally private layer: any Poisson factorization model, plus the step that resamples the
+//! true counts from the privatized ones.
+
+use crate::non_private::{IMPUTE, MODEL, check_shape, impute};
+use crate::private_step::{NoiseAux, lambda_posterior_rate, resample_entry};
+use crate::{InferenceError, Sampler};
+use distributions::{Exponential, Streams};
+use mechanism::Privatized;
+use models::PoissonFactorization;
+use models::chunks::chunk_rows;
+use rand::distr::Distribution;
+use rayon::prelude::*;
+
+/// How an entry enters the private step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Entry {
+    /// Missing or excluded by the model: imputed `y ~ Pois(μ)` (0 where excluded).
+    Missing,
+    /// Released with `α = 0`: `y = ỹ`, no noise auxiliaries.
+    Exact,
+    /// Released with noise level `α > 0`; holds `α` and the rate of `λ | g`.
+    Noisy { alpha: f64, lambda_rate: f64 },
+}
+
+/// Locally private Gibbs sampling (Schein et al. 2019, §4): the posterior `p(Z, Y | Ỹ)` of a
+/// Poisson factorization model `M` given only privatized counts `Ỹ`.
+///
+/// Each sweep: compute `μ_n`; for every entry resample `(m_n, ỹ⁺_n, g_n, y_n, λ_n)` given
+/// `(ỹ_n, μ_n, λ_n)` ([`crate::resample_entry`], eqs. 12–16); then run the model's own non-private
+/// sweep on the resampled `Y`. The model is unchanged — privacy is this one extra step.
+///
+/// Only a [`Privatized`] matrix is accepted, so raw counts cannot be passed by mistake. Scalar,
+/// per-row and per-entry `α` are supported; `α = 0` entries are exact; missing entries (and the
+/// entries a model excludes) are imputed from `Pois(μ_n)`.
+#[derive(Clone, Debug)]
+pub struct LocallyPrivate<M> {
+    pub(crate) model: M,
+    pub(crate) released: Vec<i32>,
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) y: Vec<u32>,
+    pub(crate) aux: Vec<NoiseAux>,
+    rates: Vec<f64>,
+}
+
+impl<M: PoissonFactorization> LocallyPrivate<M> {
+    /// Wraps `model` (its current factors are the chain's start) around privatized data. The
+    /// noise auxiliaries start from their prior, `λ_nl ~ Exp(mean α_n/(1−α_n))`, drawn from
+    /// `streams`.
+    pub fn new(model: M, data: &Privatized, streams: Streams) -> Result<Self, InferenceError> {
+        Self::with_lambda_rate(model, data, streams, lambda_posterior_rate)
+    }
+
+    /// As [`LocallyPrivate::new`] with another `λ | g` rate: only for the Geweke test that shows
+    /// a wrong rate is detected.
+    pub(crate) fn with_lambda_rate(
+        model: M,
+        data: &Privatized,
+        streams: Streams,
+        lambda_rate: fn(f64) -> f64,
+    ) -> Result<Self, InferenceError> {
+        check_shape(&model, data.rows(), data.cols())?;
+        let n_entries = data.values().len();
+        let entries: Vec<Entry> = (0..n_entries)
+            .map(|n| {
+                let alpha = data.alpha(n);
+                if data.missing()[n] || model.is_excluded(n) {
+                    Entry::Missing
+                } else if alpha == 0.0 {
+                    Entry::Exact
+                } else {
+                    Entry::Noisy { alpha, lambda_rate: lambda_rate(alpha) }
+                }
+            })
+            .collect();
+        let mut rng = streams.rng();
+        let mut aux = vec![NoiseAux { lambda: [0.0; 2], g: [0; 2] }; n_entries];
+        for (entry, a) in entries.iter().zip(&mut aux) {
+            if let Entry::Noisy { alpha, .. } = *entry {
+                a.lambda = lambda_prior_draw(alpha, &mut rng)?;
+            }
+        }
+        let y = data.truncated();
+        Ok(Self { model, released: data.values().to_vec(), entries, y, aux, rates: vec![0.0; n_entries] })
+    }
+
+    /// The current noise auxiliaries, one per entry (zeros for exact and missing entries).
+    pub fn noise_aux(&self) -> &[NoiseAux] {
+        &self.aux
+    }
+
+    /// Resamples every entry given the current rates (the privacy step of one sweep).
+    pub(crate) fn resample_counts(&mut self, streams: Streams) -> Result<(), InferenceError> {
+        self.model.rates_into(&mut self.rates);
+        let cols = self.model.shape().1;
+        let per_chunk = chunk_rows(self.model.shape().0) * cols;
+        self.y
+            .par_chunks_mut(per_chunk)
+            .zip(self.aux.par_chunks_mut(per_chunk))
+            .zip(self.released.par_chunks(per_chunk).zip(self.entries.par_chunks(per_chunk)))
+            .zip(self.rates.par_chunks(per_chunk))
+            .enumerate()
+            .try_for_each(|(chunk, (((y, aux), (released, entries)), rates))| {
+                let mut rng = streams.child(chunk as u64).rng();
+                for (n, y_n) in y.iter_mut().enumerate() {
+                    *y_n = match entries[n] {
+                        Entry::Missing => impute(rates[n], &mut rng)?,
+                        Entry::Exact => released[n].unsigned_abs(),
+                        Entry::Noisy { lambda_rate, .. } => {
+                            let y =
+                                resample_entry(i64::from(released[n]), rates[n], lambda_rate, &mut aux[n], &mut rng)?;
+                            u32::try_from(y).unwrap_or(u32::MAX)
+                        }
+                    };
+                }
+                Ok::<(), InferenceError>(())
+            })
+    }
+}
+
+/// `λ₁, λ₂ ~ Exp(mean α/(1−α))`, i.e. **rate** `(1−α)/α` (Theorem 3.1, eq. 10).
+pub(crate) fn lambda_prior_draw<R: rand::Rng + ?Sized>(alpha: f64, rng: &mut R) -> Result<[f64; 2], InferenceError> {
+    let prior = Exponential::new((1.0 - alpha) / alpha)?;
+    Ok([prior.sample(rng), prior.sample(rng)])
+}
+
+impl<M: PoissonFactorization> Sampler for LocallyPrivate<M> {
+    type Model = M;
+
+    fn step(&mut self, streams: Streams) -> Result<(), InferenceError> {
+        self.resample_counts(streams.child(IMPUTE))?;
+        self.model.gibbs_update(&self.y, streams.child(MODEL));
+        Ok(())
+    }
+
+    fn model(&self) -> &M {
+        &self.model
+    }
+
+    fn counts(&self) -> &[u32] {
+        &self.y
+    }
+}

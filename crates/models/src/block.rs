@@ -1,0 +1,260 @@
+//! The overlapping-community (mixed-membership) block model.
+
+use crate::chunks::{allocate, chunk_count, chunk_rows, reduce_into};
+use crate::{FactorBlock, GammaPrior, PoissonFactorization};
+use distributions::Streams;
+use rayon::prelude::*;
+
+/// Stream ids of the steps of one sweep.
+const ALLOCATE: u64 = 0;
+const THETA: u64 = 1;
+const PI: u64 = 2;
+const PRIOR: u64 = 3;
+
+/// The overlapping-community block model of a directed `V × V` network without self-loops
+/// (§5.1 of Schein et al. 2019): for `i ≠ j`, `y_ij ~ Pois(μ_ij)`,
+/// `μ_ij = Σ_c Σ_d θ_ic θ_jd π_cd`, `θ_ic, π_cd ~ Gamma(a₀, b₀)` (shape, rate). The diagonal is
+/// excluded (rate 0, count ignored).
+///
+/// Gibbs sweep, given complete counts:
+/// * allocation of `y_ij` over `(c, d)` in two stages, `O(C)` per unit count rather than
+///   `O(C²)`: first `(y_ijc·)_c ~ Mult(y_ij, (θ_ic w_jc)_c)` with `w_jc = Σ_d π_cd θ_jd`, then for
+///   each `c`, `(y_ijcd)_d ~ Mult(y_ijc·, (π_cd θ_jd)_d)` — the product of the two is the joint
+///   multinomial over pairs with weights `θ_ic θ_jd π_cd`;
+/// * `θ_i·` row by row: since `i ≠ j`, `μ_ij` is linear in row `i`, so
+///   `θ_ic ~ Gamma(a₀ + Σ_{j,d} y_ijcd + Σ_{j,c'} y_jic'c, b₀ + Σ_d (S_d − θ_id) π_cd + Σ_{c'} (S_{c'} − θ_ic') π_{c'c})`
+///   with `S_c = Σ_j θ_jc` (the `S − θ_i` terms sum over `j ≠ i`), updating `S` after each row;
+/// * `π_cd ~ Gamma(a₀ + Σ_ij y_ijcd, b₀ + S_c S_d − Σ_i θ_ic θ_id)`.
+#[derive(Clone, Debug)]
+pub struct BlockModel {
+    actors: usize,
+    communities: usize,
+    prior: GammaPrior,
+    /// `V × C`.
+    theta: Vec<f64>,
+    /// `C × C`.
+    pi: Vec<f64>,
+    /// Derived: `w_jc = Σ_d π_cd θ_jd`, `V × C`; recomputed whenever `θ` or `π` change.
+    w: Vec<f64>,
+    /// `Σ_{j,d} y_ijcd + Σ_{j,c'} y_jic'c` (sent + received), `V × C`.
+    actor_counts: Vec<u32>,
+    /// `Σ_ij y_ijcd`, `C × C`.
+    pair_counts: Vec<u32>,
+    /// Per-chunk received counts (`V × C`) and pair counts (`C × C`).
+    chunk_received: Vec<Vec<u32>>,
+    chunk_pairs: Vec<Vec<u32>>,
+    received: Vec<u32>,
+}
+
+impl BlockModel {
+    /// A network of `actors` actors with `communities` communities, factors drawn from the prior.
+    /// Panics if a dimension is 0 (a programming error; the pipeline validates shapes first).
+    pub fn new(actors: usize, communities: usize, prior: GammaPrior, streams: Streams) -> Self {
+        assert!(actors > 0 && communities > 0, "BlockModel dimensions must be positive");
+        let (v, c) = (actors, communities);
+        let chunks = chunk_count(v);
+        let mut model = Self {
+            actors,
+            communities,
+            prior,
+            theta: vec![0.0; v * c],
+            pi: vec![0.0; c * c],
+            w: vec![0.0; v * c],
+            actor_counts: vec![0; v * c],
+            pair_counts: vec![0; c * c],
+            chunk_received: vec![vec![0; v * c]; chunks],
+            chunk_pairs: vec![vec![0; c * c]; chunks],
+            received: vec![0; v * c],
+        };
+        model.sample_prior(streams);
+        model
+    }
+
+    /// Replaces the factors (`theta` is `V × C`, `pi` is `C × C`). Errors on a wrong length or a
+    /// value that is not finite and `> 0`.
+    pub fn set_factors(&mut self, theta: &[f64], pi: &[f64]) -> Result<(), String> {
+        let (v, c) = (self.actors, self.communities);
+        if theta.len() != v * c || pi.len() != c * c {
+            return Err(format!(
+                "factor shapes: theta has {} values (expected {v}×{c}), pi has {} (expected {c}×{c})",
+                theta.len(),
+                pi.len()
+            ));
+        }
+        if let Some(x) = theta.iter().chain(pi).find(|x| !(x.is_finite() && **x > 0.0)) {
+            return Err(format!("factor value {x} is not a finite number > 0"));
+        }
+        self.theta.copy_from_slice(theta);
+        self.pi.copy_from_slice(pi);
+        self.refresh_w();
+        Ok(())
+    }
+
+    /// Number of communities `C`.
+    pub fn communities(&self) -> usize {
+        self.communities
+    }
+
+    /// `θ`, `V × C`.
+    pub fn theta(&self) -> &[f64] {
+        &self.theta
+    }
+
+    /// `π`, `C × C`.
+    pub fn pi(&self) -> &[f64] {
+        &self.pi
+    }
+
+    /// `w_jc = Σ_d π_cd θ_jd`.
+    fn refresh_w(&mut self) {
+        let c = self.communities;
+        for (w_j, theta_j) in self.w.chunks_exact_mut(c).zip(self.theta.chunks_exact(c)) {
+            for (w, pi_c) in w_j.iter_mut().zip(self.pi.chunks_exact(c)) {
+                *w = pi_c.iter().zip(theta_j).map(|(p, t)| p * t).sum();
+            }
+        }
+    }
+
+    /// `S_c = Σ_j θ_jc`.
+    fn theta_sums(&self) -> Vec<f64> {
+        let c = self.communities;
+        let mut sums = vec![0.0; c];
+        for row in self.theta.chunks_exact(c) {
+            for (s, &x) in sums.iter_mut().zip(row) {
+                *s += x;
+            }
+        }
+        sums
+    }
+
+    fn allocate_all(&mut self, y: &[u32], streams: Streams) {
+        let (v, c) = (self.actors, self.communities);
+        let per_chunk = chunk_rows(v);
+        let (theta, pi, w) = (&self.theta, &self.pi, &self.w);
+        self.actor_counts
+            .par_chunks_mut(per_chunk * c)
+            .zip(self.chunk_received.par_iter_mut().zip(self.chunk_pairs.par_iter_mut()))
+            .zip(y.par_chunks(per_chunk * v))
+            .enumerate()
+            .for_each(|(chunk, ((sent, (received, pairs)), y))| {
+                let mut rng = streams.child(chunk as u64).rng();
+                let (mut weights, mut by_c, mut by_d) = (vec![0.0; c], vec![0u64; c], vec![0u64; c]);
+                sent.fill(0);
+                received.fill(0);
+                pairs.fill(0);
+                for (local, (y_i, sent_i)) in y.chunks_exact(v).zip(sent.chunks_exact_mut(c)).enumerate() {
+                    let i = chunk * per_chunk + local;
+                    let theta_i = &theta[i * c..(i + 1) * c];
+                    for (j, &count) in y_i.iter().enumerate().filter(|&(j, n)| j != i && *n > 0) {
+                        let (theta_j, w_j) = (&theta[j * c..(j + 1) * c], &w[j * c..(j + 1) * c]);
+                        for ((wt, a), b) in weights.iter_mut().zip(theta_i).zip(w_j) {
+                            *wt = a * b;
+                        }
+                        allocate(u64::from(count), &mut weights, &mut by_c, &mut rng);
+                        for (cc, &n_c) in by_c.iter().enumerate().filter(|(_, n)| **n > 0) {
+                            for ((wt, p), t) in weights.iter_mut().zip(&pi[cc * c..(cc + 1) * c]).zip(theta_j) {
+                                *wt = p * t;
+                            }
+                            allocate(n_c, &mut weights, &mut by_d, &mut rng);
+                            sent_i[cc] += n_c as u32;
+                            let received_j = &mut received[j * c..(j + 1) * c];
+                            let pairs_c = &mut pairs[cc * c..(cc + 1) * c];
+                            for ((r, p), &n) in received_j.iter_mut().zip(pairs_c).zip(&by_d) {
+                                *r += n as u32;
+                                *p += n as u32;
+                            }
+                        }
+                    }
+                }
+            });
+        reduce_into(&mut self.received, &self.chunk_received);
+        reduce_into(&mut self.pair_counts, &self.chunk_pairs);
+        for (a, &r) in self.actor_counts.iter_mut().zip(&self.received) {
+            *a += r;
+        }
+    }
+
+    /// Draws `θ` row by row and then `π` from their conditionals given the current counts
+    /// (all zero for a prior draw).
+    fn draw_factors(&mut self, streams: Streams) {
+        let c = self.communities;
+        let mut rng = streams.child(THETA).rng();
+        let mut sums = self.theta_sums();
+        let mut exposure = vec![0.0; c];
+        for i in 0..self.actors {
+            let theta_i = &mut self.theta[i * c..(i + 1) * c];
+            for (cc, e) in exposure.iter_mut().enumerate() {
+                let as_sender: f64 = (0..c).map(|d| (sums[d] - theta_i[d]) * self.pi[cc * c + d]).sum();
+                let as_receiver: f64 = (0..c).map(|d| (sums[d] - theta_i[d]) * self.pi[d * c + cc]).sum();
+                *e = as_sender + as_receiver;
+            }
+            for cc in 0..c {
+                let new = self.prior.draw(f64::from(self.actor_counts[i * c + cc]), exposure[cc], &mut rng);
+                sums[cc] += new - theta_i[cc];
+                theta_i[cc] = new;
+            }
+        }
+        let sums = self.theta_sums();
+        let mut rng = streams.child(PI).rng();
+        for cc in 0..c {
+            for d in 0..c {
+                let self_pairs: f64 = self.theta.chunks_exact(c).map(|t| t[cc] * t[d]).sum();
+                let exposure = sums[cc] * sums[d] - self_pairs;
+                self.pi[cc * c + d] = self.prior.draw(f64::from(self.pair_counts[cc * c + d]), exposure, &mut rng);
+            }
+        }
+        self.refresh_w();
+    }
+}
+
+impl PoissonFactorization for BlockModel {
+    fn shape(&self) -> (usize, usize) {
+        (self.actors, self.actors)
+    }
+
+    fn is_excluded(&self, n: usize) -> bool {
+        n / self.actors == n % self.actors
+    }
+
+    fn rates_into(&self, out: &mut [f64]) {
+        let (v, c) = (self.actors, self.communities);
+        let per_chunk = chunk_rows(v);
+        out.par_chunks_mut(per_chunk * v).enumerate().for_each(|(chunk, out)| {
+            for (local, out_i) in out.chunks_exact_mut(v).enumerate() {
+                let i = chunk * per_chunk + local;
+                let theta_i = &self.theta[i * c..(i + 1) * c];
+                for (j, (mu, w_j)) in out_i.iter_mut().zip(self.w.chunks_exact(c)).enumerate() {
+                    *mu = if i == j { 0.0 } else { theta_i.iter().zip(w_j).map(|(a, b)| a * b).sum() };
+                }
+            }
+        });
+    }
+
+    fn sample_prior(&mut self, streams: Streams) {
+        self.actor_counts.fill(0);
+        self.pair_counts.fill(0);
+        // With zero counts and zero exposure the conditionals are the prior; draw it directly
+        // (the row-by-row conditional form would add the other rows' exposure).
+        let mut rng = streams.child(PRIOR).rng();
+        for x in self.theta.iter_mut().chain(self.pi.iter_mut()) {
+            *x = self.prior.draw(0.0, 0.0, &mut rng);
+        }
+        self.refresh_w();
+    }
+
+    fn gibbs_update(&mut self, y: &[u32], streams: Streams) {
+        self.allocate_all(y, streams.child(ALLOCATE));
+        self.draw_factors(streams);
+    }
+
+    fn ln_prior(&self) -> f64 {
+        self.theta.iter().chain(&self.pi).map(|&x| self.prior.ln_pdf(x)).sum()
+    }
+
+    fn factors(&self) -> Vec<FactorBlock<'_>> {
+        vec![
+            FactorBlock { name: "theta", rows: self.actors, cols: self.communities, values: &self.theta },
+            FactorBlock { name: "pi", rows: self.communities, cols: self.communities, values: &self.pi },
+        ]
+    }
+}

@@ -1,0 +1,93 @@
+//! Non-private Poisson factorization: `y_n ~ Pois(μ_n)` with a rate that is a sum of non-negative
+//! components, `μ_n = Σ_k μ_nk`, and independent gamma priors on the factors (§3 of Schein et al.
+//! 2019; eq. 1 of Schofield et al.).
+//!
+//! A model implements [`PoissonFactorization`]: it exposes its rates, and one Gibbs sweep given a
+//! complete count matrix — allocate each `y_n` over its components (multinomial) and redraw the
+//! factors from their gamma conditionals. Models know nothing about privacy: the locally private
+//! layer in `inference` feeds them counts it has resampled.
+//!
+//! Two models: [`TopicModel`] (Poisson matrix factorization, LDA-like) and [`BlockModel`]
+//! (overlapping-community block model).
+
+mod block;
+pub mod chunks;
+mod prior;
+mod topic;
+
+pub use block::BlockModel;
+pub use prior::{GammaPrior, PriorError};
+pub use topic::TopicModel;
+
+use distributions::{Poisson, Streams};
+use rand::distr::Distribution;
+
+/// A named factor matrix of a model, row-major `rows × cols`.
+#[derive(Clone, Copy, Debug)]
+pub struct FactorBlock<'a> {
+    /// Name and layout, e.g. `"theta"` (documents × topics).
+    pub name: &'static str,
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// The values, row-major.
+    pub values: &'a [f64],
+}
+
+/// A non-private Poisson factorization model over a `rows × cols` count matrix.
+///
+/// Contract (checked by the Geweke tests in `inference`): `gibbs_update` leaves the posterior
+/// `p(Z | Y) ∝ p(Z) Π_n Pois(y_n; μ_n(Z))` invariant, `sample_prior` draws `Z ~ p(Z)`, and every
+/// random choice comes from `streams` (so a sweep is reproducible whatever the thread count).
+pub trait PoissonFactorization: Clone + Send + Sync {
+    /// `(rows, cols)` of the count matrix.
+    fn shape(&self) -> (usize, usize);
+
+    /// `true` for entries that are not part of the model (the block model's diagonal). Their
+    /// rate is 0 and their count is ignored.
+    fn is_excluded(&self, _n: usize) -> bool {
+        false
+    }
+
+    /// Writes `μ_n` for every entry, row-major (0 at excluded entries).
+    fn rates_into(&self, out: &mut [f64]);
+
+    /// Replaces the factors by a draw from their prior.
+    fn sample_prior(&mut self, streams: Streams);
+
+    /// One Gibbs sweep given the complete counts `y` (row-major; excluded entries ignored):
+    /// allocate each `y_n` over its rate components and redraw every factor from its gamma
+    /// conditional.
+    fn gibbs_update(&mut self, y: &[u32], streams: Streams);
+
+    /// `ln p(Z)`, the prior log-density of the current factors.
+    fn ln_prior(&self) -> f64;
+
+    /// The factor matrices.
+    fn factors(&self) -> Vec<FactorBlock<'_>>;
+}
+
+/// `ln p(Y | Z) = Σ_n ln Pois(y_n; μ_n)` over non-excluded entries, given the rates.
+pub fn ln_likelihood<M: PoissonFactorization>(model: &M, y: &[u32], rates: &[f64]) -> f64 {
+    (0..y.len())
+        .filter(|&n| !model.is_excluded(n))
+        .map(|n| Poisson::new(rates[n]).map_or(f64::NEG_INFINITY, |p| p.ln_pmf(u64::from(y[n]))))
+        .sum()
+}
+
+/// Draws a count matrix `y_n ~ Pois(μ_n)` from the model's current factors (0 at excluded
+/// entries): with [`PoissonFactorization::sample_prior`], generation from the prior.
+pub fn sample_counts<M: PoissonFactorization>(model: &M, streams: Streams) -> Vec<u32> {
+    let (rows, cols) = model.shape();
+    let mut rates = vec![0.0; rows * cols];
+    model.rates_into(&mut rates);
+    let mut rng = streams.rng();
+    rates
+        .iter()
+        .map(|&mu| {
+            let draw = Poisson::new(mu).map_or(0, |p| p.sample(&mut rng));
+            u32::try_from(draw).unwrap_or(u32::MAX)
+        })
+        .collect()
+}
