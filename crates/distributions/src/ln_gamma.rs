@@ -40,8 +40,9 @@ pub(crate) fn t_minus_ln1p(t: f64) -> f64 {
 }
 
 /// Loader's (2000) deviance term `bd0(x, μ) = x ln(x/μ) + μ − x` for `x > 0`, as `x·φ((μ−x)/x)`:
-/// of the size of the result, with no large terms to cancel. `+∞` when `μ = 0`.
-pub(crate) fn bd0(x: f64, mean: f64) -> f64 {
+/// of the size of the result, with no large terms to cancel. `+∞` when `μ = 0`. It is also
+/// `KL(Pois(x) ‖ Pois(μ))`, the loss of §5 of Schein et al. (2019).
+pub fn bd0(x: f64, mean: f64) -> f64 {
     x * t_minus_ln1p((mean - x) / x)
 }
 
