@@ -11,6 +11,9 @@ use models::chunks::chunk_rows;
 use rand::distr::Distribution;
 use rayon::prelude::*;
 
+/// Stream id of the warm-start sweep.
+const WARM_START: u64 = u64::MAX;
+
 /// How an entry enters the private step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Entry {
@@ -43,9 +46,10 @@ pub struct LocallyPrivate<M> {
 }
 
 impl<M: PoissonFactorization> LocallyPrivate<M> {
-    /// Wraps `model` (its current factors are the chain's start) around privatized data. The
-    /// noise auxiliaries start from their prior, `λ_nl ~ Exp(mean α_n/(1−α_n))`, drawn from
-    /// `streams`.
+    /// Wraps `model` around privatized data. Start of the chain: the noise auxiliaries from their
+    /// prior, `λ_nl ~ Exp(mean α_n/(1−α_n))`, and the model after one non-private sweep on the
+    /// truncated counts `max(ỹ, 0)` (a warm start: from a sparse prior draw, `μ ≈ 0` makes every
+    /// resampled `y_n` 0, which keeps `μ ≈ 0` — a trap the chain leaves only slowly).
     pub fn new(model: M, data: &Privatized, streams: Streams) -> Result<Self, InferenceError> {
         Self::with_lambda_rate(model, data, streams, lambda_posterior_rate)
     }
@@ -80,6 +84,8 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
             }
         }
         let y = data.truncated();
+        let mut model = model;
+        model.gibbs_update(&y, streams.child(WARM_START));
         Ok(Self { model, released: data.values().to_vec(), entries, y, aux, rates: vec![0.0; n_entries] })
     }
 

@@ -1,0 +1,120 @@
+//! The MCMC driver: schedule validation, reproducibility whatever the thread count,
+//! cancellation, and the bookkeeping of kept samples.
+
+use distributions::Streams;
+use inference::{LocallyPrivate, NonPrivate, Sampler, Schedule, run_chain};
+use mechanism::{Noise, privatize};
+use models::{BlockModel, GammaPrior, PoissonFactorization, TopicModel};
+use std::ops::ControlFlow;
+
+fn topic_sampler(seed: u64) -> LocallyPrivate<TopicModel> {
+    let prior = GammaPrior::new(0.5, 1.0).unwrap();
+    let (d, v, k) = (70, 40, 4); // 70 rows: 14 chunks of 5, so two threads really split the work
+    let truth = TopicModel::new(d, v, k, prior, Streams::new(seed).child(0));
+    let y = models::sample_counts(&truth, Streams::new(seed).child(1));
+    let data = privatize(&y, d, v, Noise::Scalar(0.6), &mut Streams::new(seed).child(2).rng()).unwrap();
+    LocallyPrivate::new(TopicModel::new(d, v, k, prior, Streams::new(seed).child(3)), &data, Streams::new(seed))
+        .unwrap()
+}
+
+fn run_in_pool<S: Sampler + Send>(threads: usize, sampler: &mut S, schedule: &Schedule) -> (Vec<f64>, Vec<(usize, f64)>)
+where
+    S::Model: Send,
+{
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| {
+        let s = run_chain(sampler, schedule, Streams::new(42), |_| ControlFlow::Continue(())).unwrap();
+        (s.mean_rates, s.kept_ln_joint)
+    })
+}
+
+#[test]
+fn same_numbers_with_one_or_two_threads() {
+    let schedule = Schedule::new(30, 10, 5).unwrap();
+    let one = run_in_pool(1, &mut topic_sampler(5), &schedule);
+    let two = run_in_pool(2, &mut topic_sampler(5), &schedule);
+    assert_eq!(
+        one.0.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        two.0.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
+    assert_eq!(one.1, two.1);
+    let prior = GammaPrior::new(0.5, 1.0).unwrap();
+    let block = || {
+        let truth = BlockModel::new(50, 3, prior, Streams::new(8));
+        let y = models::sample_counts(&truth, Streams::new(9));
+        NonPrivate::new(BlockModel::new(50, 3, prior, Streams::new(10)), y).unwrap()
+    };
+    assert_eq!(run_in_pool(1, &mut block(), &schedule), run_in_pool(2, &mut block(), &schedule));
+}
+
+#[test]
+fn a_chain_split_in_two_continues_exactly() {
+    // Streams are per iteration, so iterations 1..=20 then 21..=40 by hand equal one run of 40.
+    let (mut a, mut b) = (topic_sampler(6), topic_sampler(6));
+    let root = Streams::new(1);
+    for t in 1..=40u64 {
+        a.step(root.child(t)).unwrap();
+    }
+    for t in 1..=20u64 {
+        b.step(root.child(t)).unwrap();
+    }
+    let mut b2 = b.clone();
+    for t in 21..=40u64 {
+        b2.step(root.child(t)).unwrap();
+    }
+    assert_eq!(a.counts(), b2.counts());
+    assert_eq!(a.model().theta(), b2.model().theta());
+}
+
+#[test]
+fn kept_samples_follow_the_schedule_and_best_is_the_maximum() {
+    let schedule = Schedule::new(60, 20, 8).unwrap();
+    assert_eq!(schedule.kept(), 5);
+    let mut sampler = topic_sampler(7);
+    let s = run_chain(&mut sampler, &schedule, Streams::new(3), |_| ControlFlow::Continue(())).unwrap();
+    let kept: Vec<usize> = s.kept_ln_joint.iter().map(|(t, _)| *t).collect();
+    assert_eq!(kept, vec![28, 36, 44, 52, 60]);
+    let (t_best, best, model) = s.best.unwrap();
+    assert!(s.kept_ln_joint.iter().all(|&(_, l)| l <= best));
+    assert!(s.kept_ln_joint.contains(&(t_best, best)));
+    assert_eq!(model.shape(), (70, 40));
+    assert!(!s.cancelled);
+    assert_eq!(s.iterations_done, 60);
+    assert!(s.mean_rates.iter().all(|m| m.is_finite() && *m >= 0.0));
+}
+
+#[test]
+fn progress_hook_sees_every_sweep_and_can_cancel() {
+    let schedule = Schedule::new(100, 10, 5).unwrap();
+    let mut seen = Vec::new();
+    let s = run_chain(&mut topic_sampler(8), &schedule, Streams::new(3), |p| {
+        seen.push(p.iteration);
+        if p.iteration == 25 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+    })
+    .unwrap();
+    assert_eq!(seen, (1..=25).collect::<Vec<_>>());
+    assert!(s.cancelled);
+    assert_eq!(s.iterations_done, 25);
+    assert_eq!(s.kept_ln_joint.len(), 3); // 15, 20, 25
+}
+
+#[test]
+fn bad_schedules_name_the_field() {
+    assert_eq!(Schedule::new(0, 0, 1).unwrap_err().field, "iterations");
+    assert_eq!(Schedule::new(10, 10, 1).unwrap_err().field, "burn_in");
+    assert_eq!(Schedule::new(10, 5, 0).unwrap_err().field, "thin");
+    let err = Schedule::new(10, 5, 6).unwrap_err();
+    assert_eq!(err.field, "thin");
+    assert!(err.to_string().contains("thin = 6"), "{err}");
+}
+
+#[test]
+fn shape_mismatch_is_an_error() {
+    let prior = GammaPrior::new(1.0, 1.0).unwrap();
+    let data = privatize(&[1, 2, 3, 4, 5, 6], 2, 3, Noise::Scalar(0.5), &mut Streams::new(1).rng()).unwrap();
+    let model = TopicModel::new(3, 2, 2, prior, Streams::new(1));
+    let err = LocallyPrivate::new(model.clone(), &data, Streams::new(2)).unwrap_err();
+    assert!(err.to_string().contains("2×3"), "{err}");
+    assert!(NonPrivate::naive(model.clone(), &data).is_err());
+    assert!(NonPrivate::new(model, vec![0; 5]).is_err());
+}
