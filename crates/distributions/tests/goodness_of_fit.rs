@@ -239,32 +239,40 @@ fn compositions(n: u64, k: usize) -> Vec<Vec<u64>> {
         .collect()
 }
 
-/// The joint law of the whole allocation vector, for both algorithms (small totals: categorical
-/// search; otherwise sequential binomials), including a zero weight.
+/// The joint law of the whole allocation vector, for both algorithms (totals below 2K: unit by
+/// unit; otherwise sequential binomials) on both sides of the switch, including a zero weight.
 #[test]
 fn multinomial_sampler_fits_joint_pmf() {
-    let cases: [(u64, Vec<f64>); 4] = [
-        (2, vec![1.0, 0.0, 2.0, 0.5, 0.5, 3.0, 1.0, 0.1, 0.9, 2.0, 0.0, 1.0]), // n < K/4: search path
+    let cases: [(u64, Vec<f64>); 5] = [
+        (2, vec![1.0, 0.0, 2.0, 0.5, 0.5, 3.0, 1.0, 0.1, 0.9, 2.0, 0.0, 1.0]), // n < 2K: unit by unit
         (1, vec![0.2, 0.3, 0.0, 0.5, 1.0, 1.0, 2.0, 0.0]),                     // single unit
         (10, vec![1.0, 2.0, 7.0]),                                             // sequential binomials
-        (6, vec![0.5, 0.0, 0.25, 0.25]),
+        (7, vec![0.5, 0.0, 0.25, 0.25]),                                       // n = 2K − 1: unit by unit
+        (8, vec![0.5, 0.0, 0.25, 0.25]),                                       // n = 2K: binomials
     ];
-    let results = cases
-        .iter()
-        .enumerate()
-        .map(|(i, (n, weights))| {
+    let results = [false, true]
+        .into_iter()
+        .flat_map(|cumulative_form| cases.iter().enumerate().map(move |(i, case)| (cumulative_form, i, case)))
+        .map(|(cumulative_form, i, (n, weights))| {
             let mult = Multinomial::new(*n, weights).expect("valid");
             let outcomes = compositions(*n, weights.len());
             let index: HashMap<Vec<u64>, usize> = outcomes.iter().cloned().enumerate().map(|(j, o)| (o, j)).collect();
             let mut observed = vec![0.0; outcomes.len()];
-            let mut rng = stream(SEED, stream_id(&[11, i as u64]));
+            let mut rng = stream(SEED, stream_id(&[11, i as u64, u64::from(cumulative_form)]));
             let mut out = vec![0; weights.len()];
+            let cumulative: Vec<f64> =
+                weights.iter().scan(0.0, |acc, w| Some(std::mem::replace(acc, *acc + w) + w)).collect();
             for _ in 0..DRAWS {
-                Multinomial::sample_into(*n, weights, &mut out, &mut rng).expect("valid");
+                if !cumulative_form {
+                    Multinomial::sample_into(*n, weights, &mut out, &mut rng).expect("valid");
+                } else {
+                    Multinomial::sample_cumulative_into(*n, &cumulative, &mut out, &mut rng).expect("valid");
+                }
                 observed[index[&out]] += 1.0;
             }
             let expected: Vec<f64> = outcomes.iter().map(|o| DRAWS as f64 * mult.ln_pmf(o).exp()).collect();
-            (format!("Mult({n}, {weights:?})"), chi_square(&observed, &expected))
+            let form = if cumulative_form { "cumulative" } else { "weights" };
+            (format!("Mult({n}, {weights:?}) by {form}"), chi_square(&observed, &expected))
         })
         .collect();
     assert_family("Multinomial", results);

@@ -1,6 +1,6 @@
 //! The overlapping-community (mixed-membership) block model.
 
-use crate::chunks::{allocate, chunk_count, chunk_rows, reduce_into};
+use crate::chunks::{allocate, chunk_count, chunk_rows, cumulative_products, reduce_into};
 use crate::{FactorBlock, GammaPrior, PoissonFactorization};
 use distributions::Streams;
 use rayon::prelude::*;
@@ -147,14 +147,10 @@ impl BlockModel {
                     let theta_i = &theta[i * c..(i + 1) * c];
                     for (j, &count) in y_i.iter().enumerate().filter(|&(j, n)| j != i && *n > 0) {
                         let (theta_j, w_j) = (&theta[j * c..(j + 1) * c], &w[j * c..(j + 1) * c]);
-                        for ((wt, a), b) in weights.iter_mut().zip(theta_i).zip(w_j) {
-                            *wt = a * b;
-                        }
+                        cumulative_products(&mut weights, theta_i, w_j);
                         allocate(u64::from(count), &mut weights, &mut by_c, &mut rng);
                         for (cc, &n_c) in by_c.iter().enumerate().filter(|(_, n)| **n > 0) {
-                            for ((wt, p), t) in weights.iter_mut().zip(&pi[cc * c..(cc + 1) * c]).zip(theta_j) {
-                                *wt = p * t;
-                            }
+                            cumulative_products(&mut weights, &pi[cc * c..(cc + 1) * c], theta_j);
                             allocate(n_c, &mut weights, &mut by_d, &mut rng);
                             sent_i[cc] += n_c as u32;
                             let received_j = &mut received[j * c..(j + 1) * c];

@@ -24,13 +24,25 @@ pub(crate) fn reduce_into(total: &mut [u32], parts: &[Vec<u32>]) {
     }
 }
 
-/// Splits `n` units over components with the given weights: `out ~ Mult(n, weights)` (eq. 1 of
-/// Schofield et al.). If every weight underflowed to 0 — possible only in a state the counts
-/// give zero probability, e.g. a chain started from a sparse prior draw — the units are spread
-/// uniformly instead, so the chain can leave that state.
-pub(crate) fn allocate<R: rand::Rng + ?Sized>(n: u64, weights: &mut [f64], out: &mut [u64], rng: &mut R) {
-    if distributions::Multinomial::sample_into(n, weights, out, rng).is_err() {
-        weights.fill(1.0);
-        distributions::Multinomial::sample_into(n, weights, out, rng).expect("uniform weights are valid");
+/// Splits `n` units over components: `out ~ Mult(n, w)` (eq. 1 of Schofield et al.), with the
+/// weights given by their running sums `cumulative[k] = Σ_{j<=k} w_j` (see
+/// [`distributions::Multinomial::sample_cumulative_into`]). If every weight underflowed to 0 —
+/// possible only in a state the counts give zero probability, e.g. a chain started from a sparse
+/// prior draw — the units are spread uniformly instead, so the chain can leave that state.
+pub(crate) fn allocate<R: rand::Rng + ?Sized>(n: u64, cumulative: &mut [f64], out: &mut [u64], rng: &mut R) {
+    if distributions::Multinomial::sample_cumulative_into(n, cumulative, out, rng).is_err() {
+        for (k, c) in cumulative.iter_mut().enumerate() {
+            *c = (k + 1) as f64;
+        }
+        distributions::Multinomial::sample_cumulative_into(n, cumulative, out, rng).expect("uniform weights are valid");
+    }
+}
+
+/// Writes the running sums of `a_k · b_k` into `cumulative`.
+pub(crate) fn cumulative_products(cumulative: &mut [f64], a: &[f64], b: &[f64]) {
+    let mut acc = 0.0;
+    for ((c, x), y) in cumulative.iter_mut().zip(a).zip(b) {
+        acc += x * y;
+        *c = acc;
     }
 }

@@ -1,6 +1,6 @@
 //! Poisson matrix factorization, the LDA-like topic model.
 
-use crate::chunks::{allocate, chunk_count, chunk_rows, reduce_into};
+use crate::chunks::{allocate, chunk_count, chunk_rows, cumulative_products, reduce_into};
 use crate::{FactorBlock, GammaPrior, PoissonFactorization};
 use distributions::Streams;
 use rayon::prelude::*;
@@ -187,9 +187,7 @@ impl PoissonFactorization for TopicModel {
                 {
                     for (w, &count) in y_d.iter().enumerate().filter(|(_, c)| **c > 0) {
                         let phi_w = &phi[w * k..(w + 1) * k];
-                        for ((wt, a), b) in weights.iter_mut().zip(theta_d).zip(phi_w) {
-                            *wt = a * b;
-                        }
+                        cumulative_products(&mut weights, theta_d, phi_w);
                         allocate(u64::from(count), &mut weights, &mut out, &mut rng);
                         let n_w = &mut word_topic[w * k..(w + 1) * k];
                         for ((nd, nw), &o) in n_d.iter_mut().zip(n_w).zip(&out) {

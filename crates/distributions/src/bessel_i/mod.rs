@@ -61,7 +61,10 @@ pub fn ln_bessel_i_scaled(nu: f64, a: f64) -> f64 {
 /// can never put it off by one.
 pub(crate) fn bessel_mode(nu: f64, a: f64) -> u64 {
     let h2 = 0.25 * a * a;
-    let approx = a / (a.hypot(nu) + nu) * (0.5 * a);
+    // √(a²+ν²) without libm's hypot (a fifth of a private Gibbs step's time) where the squares
+    // cannot overflow.
+    let root = if a < 1e150 && nu < 1e150 { (a * a + nu * nu).sqrt() } else { a.hypot(nu) };
+    let approx = a / (root + nu) * (0.5 * a);
     if approx.is_nan() || approx >= EXACT_INTEGERS {
         // Beyond 2^52 consecutive integers are not all doubles and the ±1 correction means nothing
         // (and (a/2)² may overflow); the cancellation-free formula is as exact as f64 allows.

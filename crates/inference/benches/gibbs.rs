@@ -1,0 +1,119 @@
+//! One full Gibbs iteration (all steps) of each method, one thread and two, and the per-entry
+//! private step in ns/entry. Run: `cargo bench -p inference --bench gibbs` (figures in
+//! BENCHMARKS.md).
+//!
+//! * topic model, 1000 × 1000, K = 50, θ, φ ~ Gamma(1, rate 7) (mean rate ≈ 1), privatized at
+//!   ε/N = 1 (α = e⁻¹) — the speed test of appendix E of Schofield et al.;
+//! * block model, V = 161 (the paper's Enron size) and V = 117 (the cleaned table's), C = 10,
+//!   θ, π ~ Gamma(0.3, rate 1) (mean rate ≈ 2.7, sparse, like the Enron counts), α = 0.5.
+//!
+//! Each benchmark first runs a few sweeps so the state is a typical one, not the prior draw.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use distributions::{Streams, TwoSidedGeometric};
+use inference::{LocallyPrivate, NoiseAux, NonPrivate, Sampler, lambda_posterior_rate, resample_entry};
+use mechanism::{Noise, Privatized, privatize};
+use models::{BlockModel, GammaPrior, PoissonFactorization, TopicModel};
+use rand::distr::Distribution;
+use std::hint::black_box;
+use std::time::Duration;
+
+const WARM_SWEEPS: u64 = 5;
+
+fn setup<M: PoissonFactorization>(truth: &M, fresh: M, alpha: f64) -> (Vec<u32>, Privatized, M) {
+    let (rows, cols) = truth.shape();
+    let y = models::sample_counts(truth, Streams::new(2));
+    let data = privatize(&y, rows, cols, Noise::Scalar(alpha), &mut Streams::new(3).rng()).expect("valid alpha");
+    (y, data, fresh)
+}
+
+fn bench_methods<M: PoissonFactorization>(c: &mut Criterion, name: &str, truth: M, fresh: M, alpha: f64) {
+    let (y, data, fresh) = setup(&truth, fresh, alpha);
+    let mut group = c.benchmark_group(name);
+    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+        let mut non_private = NonPrivate::new(fresh.clone(), y.clone()).expect("shape");
+        let mut naive = NonPrivate::naive(fresh.clone(), &data).expect("shape");
+        let mut private = LocallyPrivate::new(fresh.clone(), &data, Streams::new(4)).expect("shape");
+        bench_sampler(&mut group, &pool, "non-private", &mut non_private);
+        bench_sampler(&mut group, &pool, "naive", &mut naive);
+        bench_sampler(&mut group, &pool, "private", &mut private);
+    }
+    group.finish();
+}
+
+/// Times one sweep inside `pool` (the sweep's parallel loops run on the pool's threads).
+fn bench_sampler<S: Sampler + Send>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    pool: &rayon::ThreadPool,
+    method: &str,
+    sampler: &mut S,
+) {
+    let root = Streams::new(5);
+    pool.install(|| {
+        for t in 0..WARM_SWEEPS {
+            sampler.step(root.child(t)).expect("sweep");
+        }
+    });
+    let mut t = WARM_SWEEPS;
+    let threads = pool.current_num_threads();
+    group.bench_function(BenchmarkId::new(method, format!("{threads} thread(s)")), |b| {
+        b.iter(|| {
+            t += 1;
+            pool.install(|| sampler.step(root.child(t)).expect("sweep"));
+        })
+    });
+}
+
+fn topic(c: &mut Criterion) {
+    let prior = GammaPrior::new(1.0, 7.0).expect("valid prior");
+    let truth = TopicModel::new(1000, 1000, 50, prior, Streams::new(1));
+    let fresh = TopicModel::new(1000, 1000, 50, prior, Streams::new(6));
+    bench_methods(c, "topic 1000x1000 K=50 alpha=1/e", truth, fresh, (-1.0f64).exp());
+}
+
+fn block(c: &mut Criterion) {
+    // Gamma(0.3, rate 1): mean rate 100·0.3³ ≈ 2.7, sparse — the cleaned Enron table's 117×117
+    // block has 36,312 e-mails in 13,572 cells (mean 2.7), 2,143 of them nonzero.
+    let prior = GammaPrior::new(0.3, 1.0).expect("valid prior");
+    for v in [161, 117] {
+        let truth = BlockModel::new(v, 10, prior, Streams::new(1));
+        let fresh = BlockModel::new(v, 10, prior, Streams::new(6));
+        bench_methods(c, &format!("block V={v} C=10 alpha=0.5"), truth, fresh, 0.5);
+    }
+}
+
+/// The per-entry private step (Bessel + binomial + two gamma draws) on entries drawn like those
+/// of the topic benchmark: μ ~ Gamma(1, rate 1)·(50/49), ỹ = Pois(μ) + 2Geo(e⁻¹), λ from its prior.
+fn private_step(c: &mut Criterion) {
+    const ENTRIES: usize = 10_000;
+    let alpha = (-1.0f64).exp();
+    let mut rng = Streams::new(7).rng();
+    let noise = TwoSidedGeometric::new(alpha).expect("valid");
+    let mu_dist = distributions::Gamma::new(1.0, 49.0 / 50.0).expect("valid");
+    let entries: Vec<(i64, f64, NoiseAux)> = (0..ENTRIES)
+        .map(|_| {
+            let mu: f64 = mu_dist.sample(&mut rng);
+            let y = distributions::Poisson::new(mu).expect("valid").sample(&mut rng) as i64;
+            let (_, l1, l2) = noise.sample_augmented(&mut rng);
+            (y + noise.sample(&mut rng), mu, NoiseAux { lambda: [l1, l2], g: [0, 0] })
+        })
+        .collect();
+    let rate = lambda_posterior_rate(alpha);
+    let mut group = c.benchmark_group("private step");
+    group.throughput(Throughput::Elements(ENTRIES as u64));
+    group.sample_size(20).measurement_time(Duration::from_secs(2));
+    group.bench_function("per entry, alpha=1/e, mean rate 1", |b| {
+        b.iter(|| {
+            for &(released, mu, aux) in &entries {
+                let mut aux = aux;
+                black_box(resample_entry(released, mu, rate, &mut aux, &mut rng).expect("in range"));
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, private_step, block, topic);
+criterion_main!(benches);
