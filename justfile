@@ -18,6 +18,10 @@ ci:
 bench:
     cargo bench -p distributions --bench samplers
 
+# Criterion benchmarks of full Gibbs sweeps, 1 and 2 threads (figures go in BENCHMARKS.md).
+bench-gibbs:
+    cargo bench -p inference --bench gibbs
+
 # Regenerate the 50-digit Bessel reference table and the Debye coefficients (needs python3 + mpmath).
 reference:
     python3 tools/reference/make_bessel_reference.py
