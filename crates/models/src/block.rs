@@ -1,6 +1,9 @@
 //! The overlapping-community (mixed-membership) block model.
 
-use crate::chunks::{allocate, chunk_count, chunk_rows, cumulative_products, reduce_into};
+use crate::chunks::{
+    ChunkBuffers, allocate, chunk_count, chunk_rows, column_sums_into, cumulative_products, reduce_chunks_into,
+    reduce_into,
+};
 use crate::{FactorBlock, GammaPrior, PoissonFactorization};
 use distributions::Streams;
 use rayon::prelude::*;
@@ -40,10 +43,13 @@ pub struct BlockModel {
     actor_counts: Vec<u32>,
     /// `Σ_ij y_ijcd`, `C × C`.
     pair_counts: Vec<u32>,
-    /// Per-chunk received counts (`V × C`) and pair counts (`C × C`).
-    chunk_received: Vec<Vec<u32>>,
+    /// Per-chunk received counts (`V × C`) with allocation scratch, and pair counts (`C × C`).
+    chunks: Vec<ChunkBuffers>,
     chunk_pairs: Vec<Vec<u32>>,
     received: Vec<u32>,
+    /// `S_c = Σ_j θ_jc`, and the exposures of one row (length `C` each).
+    sums: Vec<f64>,
+    exposure: Vec<f64>,
 }
 
 impl BlockModel {
@@ -62,9 +68,11 @@ impl BlockModel {
             w: vec![0.0; v * c],
             actor_counts: vec![0; v * c],
             pair_counts: vec![0; c * c],
-            chunk_received: vec![vec![0; v * c]; chunks],
+            chunks: ChunkBuffers::for_chunks(chunks, v * c, c),
             chunk_pairs: vec![vec![0; c * c]; chunks],
             received: vec![0; v * c],
+            sums: vec![0.0; c],
+            exposure: vec![0.0; c],
         };
         model.sample_prior(streams);
         model
@@ -115,30 +123,18 @@ impl BlockModel {
         }
     }
 
-    /// `S_c = Σ_j θ_jc`.
-    fn theta_sums(&self) -> Vec<f64> {
-        let c = self.communities;
-        let mut sums = vec![0.0; c];
-        for row in self.theta.chunks_exact(c) {
-            for (s, &x) in sums.iter_mut().zip(row) {
-                *s += x;
-            }
-        }
-        sums
-    }
-
     fn allocate_all(&mut self, y: &[u32], streams: Streams) {
         let (v, c) = (self.actors, self.communities);
         let per_chunk = chunk_rows(v);
         let (theta, pi, w) = (&self.theta, &self.pi, &self.w);
         self.actor_counts
             .par_chunks_mut(per_chunk * c)
-            .zip(self.chunk_received.par_iter_mut().zip(self.chunk_pairs.par_iter_mut()))
+            .zip(self.chunks.par_iter_mut().zip(self.chunk_pairs.par_iter_mut()))
             .zip(y.par_chunks(per_chunk * v))
             .enumerate()
-            .for_each(|(chunk, ((sent, (received, pairs)), y))| {
+            .for_each(|(chunk, ((sent, (buffers, pairs)), y))| {
                 let mut rng = streams.child(chunk as u64).rng();
-                let (mut weights, mut by_c, mut by_d) = (vec![0.0; c], vec![0u64; c], vec![0u64; c]);
+                let ChunkBuffers { counts: received, cumulative: weights, draw: by_c, second: by_d } = buffers;
                 sent.fill(0);
                 received.fill(0);
                 pairs.fill(0);
@@ -147,15 +143,15 @@ impl BlockModel {
                     let theta_i = &theta[i * c..(i + 1) * c];
                     for (j, &count) in y_i.iter().enumerate().filter(|&(j, n)| j != i && *n > 0) {
                         let (theta_j, w_j) = (&theta[j * c..(j + 1) * c], &w[j * c..(j + 1) * c]);
-                        cumulative_products(&mut weights, theta_i, w_j);
-                        allocate(u64::from(count), &mut weights, &mut by_c, &mut rng);
+                        cumulative_products(weights, theta_i, w_j);
+                        allocate(u64::from(count), weights, by_c, &mut rng);
                         for (cc, &n_c) in by_c.iter().enumerate().filter(|(_, n)| **n > 0) {
-                            cumulative_products(&mut weights, &pi[cc * c..(cc + 1) * c], theta_j);
-                            allocate(n_c, &mut weights, &mut by_d, &mut rng);
+                            cumulative_products(weights, &pi[cc * c..(cc + 1) * c], theta_j);
+                            allocate(n_c, weights, by_d, &mut rng);
                             sent_i[cc] += n_c as u32;
                             let received_j = &mut received[j * c..(j + 1) * c];
                             let pairs_c = &mut pairs[cc * c..(cc + 1) * c];
-                            for ((r, p), &n) in received_j.iter_mut().zip(pairs_c).zip(&by_d) {
+                            for ((r, p), &n) in received_j.iter_mut().zip(pairs_c).zip(by_d.iter()) {
                                 *r += n as u32;
                                 *p += n as u32;
                             }
@@ -163,7 +159,7 @@ impl BlockModel {
                     }
                 }
             });
-        reduce_into(&mut self.received, &self.chunk_received);
+        reduce_chunks_into(&mut self.received, &self.chunks);
         reduce_into(&mut self.pair_counts, &self.chunk_pairs);
         for (a, &r) in self.actor_counts.iter_mut().zip(&self.received) {
             *a += r;
@@ -175,8 +171,8 @@ impl BlockModel {
     fn draw_factors(&mut self, streams: Streams) {
         let c = self.communities;
         let mut rng = streams.child(THETA).rng();
-        let mut sums = self.theta_sums();
-        let mut exposure = vec![0.0; c];
+        column_sums_into(&mut self.sums, &self.theta);
+        let (sums, exposure) = (&mut self.sums, &mut self.exposure);
         for i in 0..self.actors {
             let theta_i = &mut self.theta[i * c..(i + 1) * c];
             for (cc, e) in exposure.iter_mut().enumerate() {
@@ -190,7 +186,8 @@ impl BlockModel {
                 theta_i[cc] = new;
             }
         }
-        let sums = self.theta_sums();
+        column_sums_into(&mut self.sums, &self.theta);
+        let sums = &self.sums;
         let mut rng = streams.child(PI).rng();
         for cc in 0..c {
             for d in 0..c {

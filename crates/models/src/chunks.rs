@@ -46,3 +46,50 @@ pub(crate) fn cumulative_products(cumulative: &mut [f64], a: &[f64], b: &[f64]) 
         *c = acc;
     }
 }
+
+/// One chunk's buffers, kept across sweeps so that a sweep allocates nothing: its share of a
+/// column-indexed count matrix, and the scratch of the allocation step.
+#[derive(Clone, Debug)]
+pub(crate) struct ChunkBuffers {
+    /// The chunk's counts for a matrix that rows of other chunks also write to.
+    pub(crate) counts: Vec<u32>,
+    /// Running sums of the weights of one entry.
+    pub(crate) cumulative: Vec<f64>,
+    /// One multinomial draw.
+    pub(crate) draw: Vec<u64>,
+    /// A second multinomial draw (the block model's `d | c` stage).
+    pub(crate) second: Vec<u64>,
+}
+
+impl ChunkBuffers {
+    /// Buffers for `chunks` chunks, each with `counts_len` counts and `components` components.
+    pub(crate) fn for_chunks(chunks: usize, counts_len: usize, components: usize) -> Vec<Self> {
+        let one = Self {
+            counts: vec![0; counts_len],
+            cumulative: vec![0.0; components],
+            draw: vec![0; components],
+            second: vec![0; components],
+        };
+        vec![one; chunks]
+    }
+}
+
+/// Adds each chunk's counts into `total` (integer sums: exact and order-free).
+pub(crate) fn reduce_chunks_into(total: &mut [u32], chunks: &[ChunkBuffers]) {
+    total.fill(0);
+    for chunk in chunks {
+        for (t, &p) in total.iter_mut().zip(&chunk.counts) {
+            *t += p;
+        }
+    }
+}
+
+/// Column sums of a row-major `rows × k` matrix, into `sums` (length `k`).
+pub(crate) fn column_sums_into(sums: &mut [f64], values: &[f64]) {
+    sums.fill(0.0);
+    for row in values.chunks_exact(sums.len()) {
+        for (s, &x) in sums.iter_mut().zip(row) {
+            *s += x;
+        }
+    }
+}

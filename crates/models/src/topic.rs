@@ -1,6 +1,8 @@
 //! Poisson matrix factorization, the LDA-like topic model.
 
-use crate::chunks::{allocate, chunk_count, chunk_rows, cumulative_products, reduce_into};
+use crate::chunks::{
+    ChunkBuffers, allocate, chunk_count, chunk_rows, column_sums_into, cumulative_products, reduce_chunks_into,
+};
 use crate::{FactorBlock, GammaPrior, PoissonFactorization};
 use distributions::Streams;
 use rayon::prelude::*;
@@ -33,8 +35,10 @@ pub struct TopicModel {
     doc_topic: Vec<u32>,
     /// `Σ_d y_dvk`, `V × K`.
     word_topic: Vec<u32>,
-    /// Per-chunk `V × K` counts, reduced into `word_topic`.
-    chunk_word_topic: Vec<Vec<u32>>,
+    /// Per-chunk `V × K` counts (reduced into `word_topic`) and allocation scratch.
+    chunks: Vec<ChunkBuffers>,
+    /// Column sums of `θ` or `φ` (length `K`).
+    sums: Vec<f64>,
 }
 
 impl TopicModel {
@@ -52,7 +56,8 @@ impl TopicModel {
             phi: vec![0.0; words * topics],
             doc_topic: vec![0; docs * topics],
             word_topic: vec![0; words * topics],
-            chunk_word_topic: vec![vec![0; words * topics]; chunk_count(docs)],
+            chunks: ChunkBuffers::for_chunks(chunk_count(docs), words * topics, topics),
+            sums: vec![0.0; topics],
         };
         model.sample_prior(streams);
         model
@@ -127,17 +132,6 @@ impl TopicModel {
             },
         );
     }
-
-    /// `Σ` over rows of a row-major `rows × k` matrix, per column.
-    fn column_sums(values: &[f64], k: usize) -> Vec<f64> {
-        let mut sums = vec![0.0; k];
-        for row in values.chunks_exact(k) {
-            for (s, &x) in sums.iter_mut().zip(row) {
-                *s += x;
-            }
-        }
-        sums
-    }
 }
 
 impl PoissonFactorization for TopicModel {
@@ -174,12 +168,12 @@ impl PoissonFactorization for TopicModel {
         // Allocation: doc–topic counts are row-local; word–topic counts go to the chunk's buffer.
         self.doc_topic
             .par_chunks_mut(per_chunk * k)
-            .zip(self.chunk_word_topic.par_iter_mut())
+            .zip(self.chunks.par_iter_mut())
             .zip(y.par_chunks(per_chunk * v).zip(theta.par_chunks(per_chunk * k)))
             .enumerate()
-            .for_each(|(chunk, ((doc_topic, word_topic), (y, theta)))| {
+            .for_each(|(chunk, ((doc_topic, buffers), (y, theta)))| {
                 let mut rng = alloc_streams.child(chunk as u64).rng();
-                let (mut weights, mut out) = (vec![0.0; k], vec![0u64; k]);
+                let ChunkBuffers { counts: word_topic, cumulative, draw, .. } = buffers;
                 doc_topic.fill(0);
                 word_topic.fill(0);
                 for ((y_d, theta_d), n_d) in
@@ -187,21 +181,21 @@ impl PoissonFactorization for TopicModel {
                 {
                     for (w, &count) in y_d.iter().enumerate().filter(|(_, c)| **c > 0) {
                         let phi_w = &phi[w * k..(w + 1) * k];
-                        cumulative_products(&mut weights, theta_d, phi_w);
-                        allocate(u64::from(count), &mut weights, &mut out, &mut rng);
+                        cumulative_products(cumulative, theta_d, phi_w);
+                        allocate(u64::from(count), cumulative, draw, &mut rng);
                         let n_w = &mut word_topic[w * k..(w + 1) * k];
-                        for ((nd, nw), &o) in n_d.iter_mut().zip(n_w).zip(&out) {
+                        for ((nd, nw), &o) in n_d.iter_mut().zip(n_w).zip(draw.iter()) {
                             *nd += o as u32;
                             *nw += o as u32;
                         }
                     }
                 }
             });
-        reduce_into(&mut self.word_topic, &self.chunk_word_topic);
-        let phi_sums = Self::column_sums(&self.phi, k);
-        Self::draw_rows(self.prior, &mut self.theta, &self.doc_topic, &phi_sums, self.docs, streams.child(THETA));
-        let theta_sums = Self::column_sums(&self.theta, k);
-        Self::draw_rows(self.prior, &mut self.phi, &self.word_topic, &theta_sums, self.words, streams.child(PHI));
+        reduce_chunks_into(&mut self.word_topic, &self.chunks);
+        column_sums_into(&mut self.sums, &self.phi);
+        Self::draw_rows(self.prior, &mut self.theta, &self.doc_topic, &self.sums, self.docs, streams.child(THETA));
+        column_sums_into(&mut self.sums, &self.theta);
+        Self::draw_rows(self.prior, &mut self.phi, &self.word_topic, &self.sums, self.words, streams.child(PHI));
     }
 
     fn ln_prior(&self) -> f64 {
