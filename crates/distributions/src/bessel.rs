@@ -216,6 +216,35 @@ const MAX_PARAMETER: f64 = 1e15;
 /// for a Gaussian-shaped pmf (`2c + 2e^{−c²/2}/c`), about 1.27 times the pmf's mass.
 const HAT_HALF_WIDTH: f64 = 1.1;
 
+impl Bessel {
+    /// The Poisson-proposal sampler for `(a/2)² = h2 <= ν + 1` (see [`Bessel::sample`]).
+    fn sample_small<R: Rng + ?Sized>(&self, h2: f64, rng: &mut R) -> u64 {
+        let rate = h2 / (self.nu + 1.0);
+        let p0 = (-rate).exp();
+        loop {
+            // Poisson(rate <= 1) by sequential inversion; the cap only matters if rounding left
+            // the cumulative sum below u (probability ~1e-16), and then the proposal is redrawn.
+            let u: f64 = rng.sample(StandardUniform);
+            let (mut n, mut p, mut cumulative) = (0u64, p0, p0);
+            while u >= cumulative && n < 64 {
+                n += 1;
+                p *= rate / n as f64;
+                cumulative += p;
+            }
+            if n == 64 {
+                continue;
+            }
+            if n <= 1 {
+                return n;
+            }
+            let accept: f64 = (2..=n).map(|j| (self.nu + 1.0) / (self.nu + j as f64)).product();
+            if rng.sample::<f64, _>(StandardUniform) < accept {
+                return n;
+            }
+        }
+    }
+}
+
 impl Distribution<u64> for Bessel {
     /// Exact rejection sampling for the log-concave Bessel pmf (the step ratio `P(n)/P(n−1) =
     /// (a/2)²/(n(n+ν))` decreases in `n`), in the spirit of Devroye (2002, "Simulating Bessel
@@ -235,12 +264,20 @@ impl Distribution<u64> for Bessel {
     /// the log-pmf ratio comes from its cancellation-free form (`ln_ratio_to_mode`), with a chord
     /// squeeze (concavity again) that accepts most centre proposals without evaluating it. Per trial: one uniform to choose the proposal, one
     /// to accept it, and one `Exp(1)` for a tail proposal's distance.
+    ///
+    /// Small arguments, `(a/2)² <= ν + 1` (mode 0, mean below 1 — the usual case in the private
+    /// Gibbs step), take a cheaper exact route: propose `n ~ Pois((a/2)²/(ν+1))` by inversion and
+    /// accept with probability `Π_{j=1..n} (ν+1)/(ν+j)`, which is the pmf ratio `P(n)/Pois(n)` up
+    /// to a constant and at most 1 (equal to 1 for `n <= 1`). Acceptance is above 0.8 there.
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
         if self.a == 0.0 {
             return 0;
         }
-        let m = self.mode as f64;
         let h2 = 0.25 * self.a * self.a;
+        if h2 <= self.nu + 1.0 {
+            return self.sample_small(h2, rng);
+        }
+        let m = self.mode as f64;
         let spread = (1.0 / (m + 1.0) + 1.0 / (m + self.nu + 1.0)).sqrt().recip();
         let s = (HAT_HALF_WIDTH * spread).round().max(1.0);
         let mut at_mode = AtMode::default();
