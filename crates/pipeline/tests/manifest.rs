@@ -1,0 +1,105 @@
+//! Manifest parsing and validation: the shipped manifests are valid, and every validation rule
+//! rejects a bad value with the file, the field, the value and what is allowed.
+
+use pipeline::{Cell, ManifestError, Method, NoiseLevel, load, parse};
+use std::path::Path;
+
+const SMOKE: &str = include_str!("../../../experiments/smoke.toml");
+
+fn experiments_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments"))
+}
+
+#[test]
+fn shipped_manifests_are_valid() {
+    for entry in std::fs::read_dir(experiments_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            load(&path).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}
+
+#[test]
+fn smoke_expands_into_replication_major_cells() {
+    let m = parse(SMOKE, Path::new("smoke.toml")).unwrap();
+    assert_eq!(m.methods, vec![Method::NonPrivate, Method::Naive, Method::Private]);
+    assert_eq!(m.output_dir(), Path::new("results/smoke"));
+    let cells = m.cells();
+    assert_eq!(cells.len(), 4);
+    assert_eq!(cells[1], Cell { index: 1, replication: 0, noise_index: 1, noise: NoiseLevel::Alpha(0.6) });
+    assert_eq!(cells[2].replication, 1);
+}
+
+/// Replaces `old` by `new` in the smoke manifest (which must contain `old`) and parses it.
+fn with(old: &str, new: &str) -> Result<pipeline::Manifest, ManifestError> {
+    assert!(SMOKE.contains(old), "test bug: {old:?} not in smoke.toml");
+    parse(&SMOKE.replacen(old, new, 1), Path::new("bad.toml"))
+}
+
+fn assert_invalid(old: &str, new: &str, field: &str, allowed_part: &str) {
+    match with(old, new) {
+        Err(ManifestError::Invalid { file, field: f, allowed, .. }) => {
+            assert_eq!(file, Path::new("bad.toml"));
+            assert_eq!(f, field, "replacing {old:?} by {new:?}");
+            assert!(allowed.contains(allowed_part), "{allowed}");
+        }
+        other => panic!("replacing {old:?} by {new:?}: expected Invalid({field}), got {other:?}"),
+    }
+}
+
+#[test]
+fn each_range_rule_names_its_field() {
+    assert_invalid("name = \"smoke\"", "name = \"a b\"", "experiment.name", "letters");
+    assert_invalid("components = 2", "components = 0", "model.components", ">= 1");
+    assert_invalid("a0 = 1.0", "a0 = 0.0", "model.a0", "> 0");
+    assert_invalid("b0 = 1.0", "b0 = -1.0", "model.b0", "> 0");
+    assert_invalid("rows = 8", "rows = 1", "data.rows", ">= 2");
+    assert_invalid("cols = 6\n", "", "data.cols", "required");
+    assert_invalid("kind = \"topic\"", "kind = \"block\"", "data.cols", "absent");
+    assert_invalid("cols = 6", "cols = 6\nmean_count_range = [3.0, 1.0]", "data.mean_count_range", "low < high");
+    assert_invalid("alpha = [0.2, 0.6]", "alpha = [0.2, 1.0]", "noise.alpha", "[0, 1)");
+    assert_invalid("alpha = [0.2, 0.6]", "alpha = []", "noise.alpha", "non-empty");
+    assert_invalid("alpha = [0.2, 0.6]", "alpha = [0.2]\nepsilon = [1.0]", "noise", "exactly one");
+    assert_invalid("alpha = [0.2, 0.6]", "", "noise", "exactly one");
+    assert_invalid("alpha = [0.2, 0.6]", "epsilon = [1.0]", "noise.precision", "empirical-mean");
+    assert_invalid("alpha = [0.2, 0.6]", "epsilon = [0.0]\nprecision = 2.0", "noise.epsilon", "> 0");
+    assert_invalid("alpha = [0.2, 0.6]", "epsilon = [1.0]\nprecision = \"mean\"", "noise.precision", "empirical-mean");
+    assert_invalid("alpha = [0.2, 0.6]", "alpha = [0.2]\nprecision = 3.0", "noise.precision", "absent");
+    assert_invalid("alpha = [0.2, 0.6]", "alpha = [0.2]\nrow_concentration = 0.0", "noise.row_concentration", "> 0");
+    assert_invalid("replications = 2", "replications = 0", "sweep.replications", ">= 1");
+    assert_invalid("methods = [\"non-private\", \"naive\", \"private\"]", "methods = []", "methods", "non-empty");
+    assert_invalid(
+        "methods = [\"non-private\", \"naive\", \"private\"]",
+        "methods = [\"naive\", \"naive\"]",
+        "methods",
+        "at most once",
+    );
+    assert_invalid("iterations = 60", "iterations = 0", "sampler.iterations", ">= 1");
+    assert_invalid("burn_in = 20", "burn_in = 60", "sampler.burn_in", "less than");
+    assert_invalid("thin = 10", "thin = 41", "sampler.thin", "= 40");
+    assert_invalid("thin = 10", "thin = 0", "sampler.thin", "between 1");
+}
+
+#[test]
+fn unknown_fields_and_values_are_named_by_the_parser() {
+    let message = |old: &str, new: &str| match with(old, new) {
+        Err(e @ ManifestError::Parse { .. }) => e.to_string(),
+        other => panic!("expected a parse error, got {other:?}"),
+    };
+    let typo = message("thin = 10", "thinning = 10");
+    assert!(typo.contains("bad.toml") && typo.contains("thinning") && typo.contains("thin"), "{typo}");
+    let method = message("\"naive\", \"private\"]", "\"naive\", \"privat\"]");
+    assert!(method.contains("privat") && method.contains("non-private"), "{method}");
+    let kind = message("kind = \"topic\"", "kind = \"lda\"");
+    assert!(kind.contains("lda") && kind.contains("block"), "{kind}");
+    let wrong_type = message("seed = 1", "seed = \"one\"");
+    assert!(wrong_type.contains("seed"), "{wrong_type}");
+}
+
+#[test]
+fn unreadable_file_is_an_io_error() {
+    let err = load(Path::new("/nonexistent/manifest.toml")).unwrap_err();
+    assert!(matches!(err, ManifestError::Io { .. }));
+    assert!(err.to_string().contains("/nonexistent/manifest.toml"));
+}
