@@ -1,8 +1,12 @@
 //! The experiment pipeline: TOML manifests → validated experiments → sweep cells.
 //!
-//! Work in progress (issue 4): today the manifest schema, its strict validation and the expansion
-//! of a sweep into cells. Execution, Parquet results and figures follow.
+//! Work in progress (issue 4): today the manifest schema, its strict validation, the expansion
+//! of a sweep into cells, and the execution of one unit of work (a replication's non-private
+//! reference, or a cell's naïve and private fits). Scheduling, resume, Parquet results and
+//! figures follow.
 
 mod manifest;
+mod run;
 
 pub use manifest::{Cell, DataSource, Manifest, ManifestError, Method, ModelKind, NoiseLevel, Precision, load, parse};
+pub use run::{MethodResult, RunError, TrueData, run_cell, run_reference, true_data};

@@ -1,0 +1,74 @@
+//! Executing work units of `experiments/smoke.toml`: every method produces finite metrics, and a
+//! unit's numbers do not depend on the thread count or on which other units ran before.
+
+use pipeline::{Method, MethodResult, parse, run_cell, run_reference, true_data};
+use std::path::Path;
+
+const SMOKE: &str = include_str!("../../../experiments/smoke.toml");
+
+/// A result without its timings (which are not reproducible), floats as bits.
+type Numbers = (usize, Option<usize>, Method, u64, u64, Option<u64>);
+
+fn numbers(r: &MethodResult) -> Numbers {
+    (r.replication, r.noise_index, r.method, r.alpha.to_bits(), r.mean_kl.to_bits(), r.topic_error.map(f64::to_bits))
+}
+
+fn all_units(threads: usize, reverse: bool) -> Vec<Numbers> {
+    let manifest = parse(SMOKE, Path::new("smoke.toml")).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| {
+        let mut cells = manifest.cells();
+        if reverse {
+            cells.reverse();
+        }
+        let mut out = Vec::new();
+        for cell in &cells {
+            let data = true_data(&manifest, cell.replication).unwrap();
+            if cell.noise_index == 0 {
+                out.push(numbers(&run_reference(&manifest, &data, cell.replication).unwrap()));
+            }
+            out.extend(run_cell(&manifest, &data, cell).unwrap().iter().map(numbers));
+        }
+        out.sort();
+        out
+    })
+}
+
+#[test]
+fn smoke_units_give_one_result_per_method_and_cell() {
+    let manifest = parse(SMOKE, Path::new("smoke.toml")).unwrap();
+    let data = true_data(&manifest, 0).unwrap();
+    let reference = run_reference(&manifest, &data, 0).unwrap();
+    assert_eq!(reference.method, Method::NonPrivate);
+    let cell = &manifest.cells()[1];
+    let results = run_cell(&manifest, &data, cell).unwrap();
+    assert_eq!(results.iter().map(|r| r.method).collect::<Vec<_>>(), vec![Method::Naive, Method::Private]);
+    for r in results.iter().chain([&reference]) {
+        assert!(r.mean_kl.is_finite() && r.mean_kl >= 0.0, "{r:?}");
+        assert!(r.topic_error.is_some_and(|e| e.is_finite()), "{r:?}");
+        assert!(r.iterations_per_second > 0.0);
+    }
+    assert_eq!(results[0].alpha, 0.6);
+}
+
+#[test]
+fn units_are_reproducible_whatever_the_threads_and_order() {
+    let one = all_units(1, false);
+    assert_eq!(one.len(), 2 + 4 * 2); // a reference per replication, naive + private per cell
+    assert_eq!(one, all_units(2, true));
+}
+
+/// ε with the empirical precision: α = exp(−ε/N) with N the data set's mean count; per-row
+/// levels around it with `row_concentration`.
+#[test]
+fn epsilon_with_empirical_precision_and_row_levels() {
+    let text = SMOKE
+        .replace("alpha = [0.2, 0.6]", "epsilon = [1.0]\nprecision = \"empirical-mean\"\nrow_concentration = 10.0");
+    let manifest = parse(&text, Path::new("eps.toml")).unwrap();
+    let data = true_data(&manifest, 0).unwrap();
+    let results = run_cell(&manifest, &data, &manifest.cells()[0]).unwrap();
+    let n = data.mean_count();
+    assert_eq!(results[0].precision, Some(n));
+    assert_eq!(results[0].epsilon, Some(1.0));
+    assert!((results[0].alpha - (-1.0 / n).exp()).abs() < 1e-15);
+}
