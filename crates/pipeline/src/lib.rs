@@ -7,6 +7,8 @@
 
 mod manifest;
 mod run;
+mod sweep;
 
 pub use manifest::{Cell, DataSource, Manifest, ManifestError, Method, ModelKind, NoiseLevel, Precision, load, parse};
 pub use run::{MethodResult, RunError, TrueData, run_cell, run_reference, true_data};
+pub use sweep::{SweepOptions, Unit, UnitDone, run_sweep};
