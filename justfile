@@ -6,6 +6,18 @@
 demo:
     cargo run --release -p distributions --example privacy_noise_tour
 
+# Run an experiment manifest (resumes if interrupted; add --force to recompute).
+run MANIFEST *FLAGS:
+    cargo run --release -p cli -- run {{MANIFEST}} {{FLAGS}}
+
+# Check a manifest without running it.
+validate MANIFEST:
+    cargo run --release -p cli -- validate {{MANIFEST}}
+
+# The tiny smoke sweep (seconds).
+smoke:
+    cargo run --release -p cli -- run experiments/smoke.toml --force
+
 # Every test, as CI runs it.
 test:
     cargo test --workspace
