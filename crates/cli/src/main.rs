@@ -37,6 +37,10 @@ enum Command {
         /// Print only the final summary line (for CI and batch jobs).
         #[arg(long)]
         quiet: bool,
+        /// Run only shard I of N (e.g. 0/4 … 3/4, one per task of a Slurm array job), then run
+        /// once more without --shard to merge.
+        #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+        shard: Option<(usize, usize)>,
     },
 }
 
@@ -53,7 +57,7 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Run { manifest, force, quiet } => {
+        Command::Run { manifest, force, quiet, shard } => {
             let m = match load(&manifest) {
                 Ok(m) => m,
                 Err(e) => {
@@ -61,10 +65,10 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let total = m.units().len();
+            let total = shard.map_or(m.units().len(), |(i, n)| (m.units().len() + n - 1 - i) / n);
             let done = AtomicUsize::new(0);
             let start = Instant::now();
-            let result = run_sweep(&m, SweepOptions { force }, |unit| {
+            let result = run_sweep(&m, SweepOptions { force, shard }, |unit| {
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if !quiet {
                     let what = match unit.unit {
@@ -97,4 +101,12 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// `I/N` with `I < N`.
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("{text:?} is not a shard: expected I/N with 0 <= I < N, e.g. 0/4");
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if i < n { Ok((i, n)) } else { Err(bad()) }
 }

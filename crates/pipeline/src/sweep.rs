@@ -17,6 +17,10 @@ use std::path::{Path, PathBuf};
 pub struct SweepOptions {
     /// Recompute every unit even if its file exists.
     pub force: bool,
+    /// `Some((i, n))`: run only shard `i` of `n` (units whose position in [`Manifest::units`] is
+    /// `i` modulo `n`), e.g. one task of a Slurm array job; the shards' unit files go to the same
+    /// output directory and a final unsharded run (which finds them all on disk) merges them.
+    pub shard: Option<(usize, usize)>,
 }
 
 /// One unit of work of a sweep.
@@ -160,7 +164,7 @@ fn compute(manifest: &Manifest, unit: Unit) -> Result<Vec<MethodResult>, RunErro
     }
 }
 
-/// Runs every unit not yet on disk (all with `force`) in parallel, persisting each as it
+/// Runs every unit (of the shard, if any) not yet on disk (all with `force`) in parallel, persisting each as it
 /// finishes, and returns all rows of the sweep in unit order. `on_done` is called once per unit
 /// (from worker threads). A failed unit does not stop the others; the first error is returned
 /// after all units ran, and finished units stay on disk for the next run.
@@ -171,8 +175,19 @@ pub fn run_sweep(
 ) -> Result<Vec<MethodResult>, RunError> {
     let dir = manifest.output_dir().join("units");
     fs::create_dir_all(&dir).map_err(|e| RunError(format!("{}: {e}", dir.display())))?;
-    let outcomes: Vec<Result<Vec<MethodResult>, RunError>> = manifest
+    if let Some((i, n)) = options.shard
+        && i >= n
+    {
+        return Err(RunError(format!("shard {i}/{n}: the shard index must be below the shard count")));
+    }
+    let units: Vec<Unit> = manifest
         .units()
+        .into_iter()
+        .enumerate()
+        .filter(|(position, _)| options.shard.is_none_or(|(i, n)| position % n == i))
+        .map(|(_, unit)| unit)
+        .collect();
+    let outcomes: Vec<Result<Vec<MethodResult>, RunError>> = units
         .into_par_iter()
         .map(|unit| {
             let path = unit_path(&dir, unit);

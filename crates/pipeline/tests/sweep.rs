@@ -15,7 +15,7 @@ fn scratch(name: &str) -> PathBuf {
 
 fn run(manifest: &pipeline::Manifest, force: bool) -> (Vec<pipeline::MethodResult>, usize) {
     let computed = AtomicUsize::new(0);
-    let rows = run_sweep(manifest, SweepOptions { force }, |done| {
+    let rows = run_sweep(manifest, SweepOptions { force, shard: None }, |done| {
         if done.computed {
             computed.fetch_add(1, Ordering::Relaxed);
         }
@@ -55,5 +55,28 @@ fn rerun_skips_finished_units_and_recomputes_only_missing_ones() {
     std::fs::write(dir.join("units/cell0.csv"), "garbage").unwrap();
     let err = run_sweep(&manifest, SweepOptions::default(), |_| {}).unwrap_err();
     assert!(err.to_string().contains("cell0.csv") && err.to_string().contains("delete the file"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn shards_split_the_units_and_an_unsharded_run_merges_them() {
+    let dir = scratch("shards");
+    let text = SMOKE.replace("seed = 1", &format!("seed = 1\noutput = {:?}", dir.display().to_string()));
+    let manifest = parse(&text, Path::new("smoke.toml")).unwrap();
+    let mut seen = Vec::new();
+    for i in 0..2 {
+        let done = std::sync::Mutex::new(Vec::new());
+        run_sweep(&manifest, SweepOptions { force: false, shard: Some((i, 2)) }, |d| done.lock().unwrap().push(d.unit))
+            .unwrap();
+        seen.extend(done.into_inner().unwrap());
+    }
+    let mut all = manifest.units();
+    assert_eq!(seen.len(), all.len());
+    seen.sort_by_key(|u| format!("{u:?}"));
+    all.sort_by_key(|u| format!("{u:?}"));
+    assert_eq!(seen, all);
+    let (rows, computed) = run(&manifest, false);
+    assert_eq!((rows.len(), computed), (2 + 4 * 2, 0));
+    assert!(run_sweep(&manifest, SweepOptions { force: false, shard: Some((2, 2)) }, |_| {}).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
