@@ -40,7 +40,7 @@ impl Schedule {
     /// (so at least one sample is kept).
     pub fn new(iterations: usize, burn_in: usize, thin: usize) -> Result<Self, ScheduleError> {
         if iterations == 0 {
-            return Err(ScheduleError { field: "iterations", value: 0, allowed: "at least 1".into() });
+            return Err(ScheduleError { field: "iterations", value: 0, allowed: "an integer >= 1".into() });
         }
         if burn_in >= iterations {
             let allowed = format!("less than iterations = {iterations}");

@@ -4,6 +4,7 @@
 //! enums, which serde does not check for unknown fields); validation then checks every value
 //! *before any work starts* and names the file, the field, the bad value and what is allowed.
 
+use inference::{Schedule, ScheduleError};
 use serde::Deserialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -254,20 +255,20 @@ impl Manifest {
         if sorted.len() != self.methods.len() {
             return Err(invalid("methods", format!("{:?}", self.methods), "each method at most once"));
         }
-        let s = &self.sampler;
-        if s.iterations == 0 {
-            return Err(invalid("sampler.iterations", "0".into(), "an integer >= 1"));
-        }
-        if s.burn_in >= s.iterations {
-            let allowed = format!("less than sampler.iterations = {}", s.iterations);
-            return Err(invalid("sampler.burn_in", s.burn_in.to_string(), &allowed));
-        }
-        let span = s.iterations - s.burn_in;
-        if s.thin == 0 || s.thin > span {
-            let allowed = format!("between 1 and iterations − burn_in = {span}, so that a sample is kept");
-            return Err(invalid("sampler.thin", s.thin.to_string(), &allowed));
-        }
+        self.schedule().map_err(|e| {
+            let field = match e.field {
+                "iterations" => "sampler.iterations",
+                "burn_in" => "sampler.burn_in",
+                _ => "sampler.thin",
+            };
+            invalid(field, e.value.to_string(), &e.allowed)
+        })?;
         Ok(())
+    }
+
+    /// The sampler schedule, validated by the sampler's own rules ([`Schedule::new`]).
+    pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
+        Schedule::new(self.sampler.iterations, self.sampler.burn_in, self.sampler.thin)
     }
 
     fn validate_noise(&self, file: &Path) -> Result<(), ManifestError> {

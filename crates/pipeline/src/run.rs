@@ -7,7 +7,7 @@
 
 use crate::manifest::{Cell, DataSource, Manifest, Method, ModelKind, NoiseLevel, Precision};
 use distributions::{Beta, Streams, alpha_from_epsilon};
-use inference::{LocallyPrivate, NonPrivate, Sampler, Schedule, run_chain};
+use inference::{LocallyPrivate, NonPrivate, Sampler, run_chain};
 use mechanism::{Noise, privatize};
 use models::{BlockModel, GammaPrior, PoissonFactorization, TopicModel};
 use rand::distr::Distribution;
@@ -128,11 +128,6 @@ fn generated<M: PoissonFactorization>(model: &M, streams: Streams) -> (usize, us
     (rows, cols, rates, models::sample_counts(model, streams))
 }
 
-fn schedule(manifest: &Manifest) -> Result<Schedule, RunError> {
-    let s = &manifest.sampler;
-    Schedule::new(s.iterations, s.burn_in, s.thin).map_err(err)
-}
-
 /// Runs a chain and scores it against the truth.
 fn fit<S: Sampler>(
     sampler: &mut S,
@@ -141,7 +136,7 @@ fn fit<S: Sampler>(
     streams: Streams,
     topics: impl Fn(&S::Model) -> Option<Vec<f64>>,
 ) -> Result<(f64, Option<f64>, f64, f64), RunError> {
-    let schedule = schedule(manifest)?;
+    let schedule = manifest.schedule().map_err(err)?;
     let start = Instant::now();
     let summary = run_chain(sampler, &schedule, streams, |_| ControlFlow::Continue(())).map_err(err)?;
     let seconds = start.elapsed().as_secs_f64();
