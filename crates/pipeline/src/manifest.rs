@@ -108,6 +108,25 @@ pub enum Method {
     Private,
 }
 
+impl Method {
+    /// Every method, in manifest order.
+    pub const ALL: [Method; 3] = [Method::NonPrivate, Method::Naive, Method::Private];
+
+    /// The name used in manifests and result files (the serde name).
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::NonPrivate => "non-private",
+            Method::Naive => "naive",
+            Method::Private => "private",
+        }
+    }
+
+    /// The method called `name`, if any.
+    pub fn from_name(name: &str) -> Option<Method> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
 /// `[sampler]`: iterations, burn-in, thinning.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -142,6 +161,11 @@ impl fmt::Display for ManifestError {
 }
 
 impl std::error::Error for ManifestError {}
+
+/// An out-of-range value of `field` in `file`.
+fn invalid(file: &Path, field: &'static str, value: String, allowed: &str) -> ManifestError {
+    ManifestError::Invalid { file: file.to_path_buf(), field, value, allowed: allowed.to_string() }
+}
 
 /// Reads and validates a manifest file.
 pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
@@ -203,12 +227,7 @@ impl Manifest {
     }
 
     fn validate(&self, file: &Path) -> Result<(), ManifestError> {
-        let invalid = |field: &'static str, value: String, allowed: &str| ManifestError::Invalid {
-            file: file.to_path_buf(),
-            field,
-            value,
-            allowed: allowed.to_string(),
-        };
+        let invalid = |field, value, allowed: &str| invalid(file, field, value, allowed);
         let positive = |field: &'static str, x: f64| {
             if x.is_finite() && x > 0.0 { Ok(()) } else { Err(invalid(field, x.to_string(), "a finite number > 0")) }
         };
@@ -272,12 +291,7 @@ impl Manifest {
     }
 
     fn validate_noise(&self, file: &Path) -> Result<(), ManifestError> {
-        let invalid = |field: &'static str, value: String, allowed: &str| ManifestError::Invalid {
-            file: file.to_path_buf(),
-            field,
-            value,
-            allowed: allowed.to_string(),
-        };
+        let invalid = |field, value, allowed: &str| invalid(file, field, value, allowed);
         let n = &self.noise;
         match (&n.alpha, &n.epsilon) {
             (Some(_), Some(_)) => {

@@ -69,14 +69,6 @@ fn unit_path(dir: &Path, unit: Unit) -> PathBuf {
     }
 }
 
-fn method_name(m: Method) -> &'static str {
-    match m {
-        Method::NonPrivate => "non-private",
-        Method::Naive => "naive",
-        Method::Private => "private",
-    }
-}
-
 fn opt(x: Option<f64>) -> String {
     x.map_or(String::new(), |v| format!("{v:?}"))
 }
@@ -93,7 +85,7 @@ fn write_unit(path: &Path, rows: &[MethodResult]) -> Result<(), RunError> {
             "{},{},{},{:?},{},{},{:?},{},{:?},{:?}",
             r.replication,
             r.noise_index.map_or(String::new(), |i| i.to_string()),
-            method_name(r.method),
+            r.method.name(),
             r.alpha,
             opt(r.epsilon),
             opt(r.precision),
@@ -124,12 +116,7 @@ fn read_unit(path: &Path) -> Result<Vec<MethodResult>, RunError> {
             }
             let num = |s: &str| s.parse::<f64>().map_err(|_| bad("a malformed number"));
             let opt_num = |s: &str| if s.is_empty() { Ok(None) } else { num(s).map(Some) };
-            let method = match f[2] {
-                "non-private" => Method::NonPrivate,
-                "naive" => Method::Naive,
-                "private" => Method::Private,
-                _ => return Err(bad("an unknown method")),
-            };
+            let method = Method::from_name(f[2]).ok_or_else(|| bad("an unknown method"))?;
             Ok(MethodResult {
                 replication: f[0].parse().map_err(|_| bad("a malformed replication"))?,
                 noise_index: if f[1].is_empty() {

@@ -103,3 +103,13 @@ fn unreadable_file_is_an_io_error() {
     assert!(matches!(err, ManifestError::Io { .. }));
     assert!(err.to_string().contains("/nonexistent/manifest.toml"));
 }
+
+/// The names files use are the names manifests accept.
+#[test]
+fn method_names_round_trip_through_the_manifest_parser() {
+    for method in Method::ALL {
+        let text = SMOKE.replace("[\"non-private\", \"naive\", \"private\"]", &format!("[{:?}]", method.name()));
+        assert_eq!(parse(&text, Path::new("m.toml")).unwrap().methods, vec![method]);
+        assert_eq!(Method::from_name(method.name()), Some(method));
+    }
+}
