@@ -1,17 +1,27 @@
 //! `lppf`: locally private Poisson factorization experiments from TOML manifests.
 //!
-//! Exit codes: 0 success; 2 bad input (an invalid or unreadable manifest — nothing was run);
-//! 1 a failure while running (finished units stay on disk; rerun to resume).
+//! Exit codes: 0 success; 2 bad input (an invalid or unreadable manifest or results file, an
+//! output directory of another manifest — nothing was run); 1 a failure while running (finished
+//! units stay on disk; rerun to resume).
+
+mod progress;
 
 use clap::{Parser, Subcommand};
-use pipeline::{SweepOptions, Unit, load, run_sweep};
-use std::path::PathBuf;
+use pipeline::{
+    FIGURE_PNG, FIGURE_SVG, RESULTS_FILE, SUMMARY_FILE, SweepOptions, claim_output, load, run_sweep, write_outputs,
+    write_summary_and_figure,
+};
+use progress::Reporter;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// Locally private Bayesian inference on count data: run the experiments described by TOML
-/// manifests (see docs/manifests.md and the examples in experiments/).
+/// manifests and summarize and plot their results.
+///
+/// A typical session: `lppf validate experiments/smoke.toml`, `lppf run experiments/smoke.toml`,
+/// then read results/smoke/results.parquet in any Parquet reader, or look at
+/// results/smoke/figure.png. See docs/manifests.md and docs/results.md.
 #[derive(Parser)]
 #[command(name = "lppf", version)]
 struct Cli {
@@ -26,81 +36,121 @@ enum Command {
         /// The manifest, e.g. experiments/smoke.toml.
         manifest: PathBuf,
     },
-    /// Run a manifest's sweep. Finished units are kept under <output>/units/ and skipped when
-    /// the same manifest is run again, so an interrupted run resumes where it stopped.
+    /// Run a manifest's sweep and write results.parquet, summary.csv and figure.svg/.png to its
+    /// output directory. Finished units are kept under <output>/units/ and skipped when the same
+    /// manifest is run again, so an interrupted run resumes where it stopped.
     Run {
         /// The manifest, e.g. experiments/smoke.toml.
         manifest: PathBuf,
         /// Recompute every unit, even those already on disk.
         #[arg(long)]
         force: bool,
-        /// Print only the final summary line (for CI and batch jobs).
+        /// No progress bar and no per-unit log lines; only the final line (for CI).
         #[arg(long)]
         quiet: bool,
         /// Run only shard I of N (e.g. 0/4 … 3/4, one per task of a Slurm array job), then run
-        /// once more without --shard to merge.
+        /// once more without --shard to merge and write the results.
         #[arg(long, value_name = "I/N", value_parser = parse_shard)]
         shard: Option<(usize, usize)>,
     },
+    /// Print the summary table (mean and sd over replications) of a results directory and
+    /// (re)write its summary.csv.
+    Summarize {
+        /// The output directory of a run, e.g. results/smoke.
+        results: PathBuf,
+    },
+    /// (Re)draw figure.svg and figure.png of a results directory.
+    Plot {
+        /// The output directory of a run, e.g. results/smoke.
+        results: PathBuf,
+    },
+}
+
+/// A failure and its exit code.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+fn bad_input(e: impl std::fmt::Display) -> Failure {
+    Failure { code: 2, message: e.to_string() }
+}
+
+fn failed(e: impl std::fmt::Display) -> Failure {
+    Failure { code: 1, message: e.to_string() }
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
-        Command::Validate { manifest } => match load(&manifest) {
-            Ok(m) => {
-                let units = m.units().len();
-                println!("{}: valid — {} cells, {units} units of work", manifest.display(), m.cells().len());
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(2)
-            }
-        },
-        Command::Run { manifest, force, quiet, shard } => {
-            let m = match load(&manifest) {
-                Ok(m) => m,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            let total = shard.map_or(m.units().len(), |(i, n)| (m.units().len() + n - 1 - i) / n);
-            let done = AtomicUsize::new(0);
-            let start = Instant::now();
-            let result = run_sweep(&m, SweepOptions { force, shard }, |unit| {
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if !quiet {
-                    let what = match unit.unit {
-                        Unit::Reference { replication } => format!("non-private reference, replication {replication}"),
-                        Unit::Cell { cell } => format!("cell {cell}"),
-                    };
-                    let how = if unit.computed { "done" } else { "already on disk" };
-                    eprintln!(
-                        "[{n}/{total}] {what}: {how} ({} rows, {:.1} s elapsed)",
-                        unit.rows,
-                        start.elapsed().as_secs_f64()
-                    );
-                }
-            });
-            match result {
-                Ok(rows) => {
-                    println!(
-                        "{}: {} rows from {total} units in {} ({:.1} s)",
-                        m.experiment.name,
-                        rows.len(),
-                        m.output_dir().display(),
-                        start.elapsed().as_secs_f64()
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("error: {e}\nfinished units are kept; run the same command again to resume");
-                    ExitCode::from(1)
-                }
-            }
+    let outcome = match Cli::parse().command {
+        Command::Validate { manifest } => validate(&manifest),
+        Command::Run { manifest, force, quiet, shard } => run(&manifest, force, quiet, shard),
+        Command::Summarize { results } => summarize(&results, true),
+        Command::Plot { results } => summarize(&results, false),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("error: {}", f.message);
+            ExitCode::from(f.code)
         }
     }
+}
+
+fn validate(path: &Path) -> Result<(), Failure> {
+    let m = load(path).map_err(bad_input)?;
+    let (datasets, cells, units) = (m.datasets().len(), m.cells().len(), m.units().len());
+    println!("{}: valid — {datasets} data sets, {cells} cells, {units} units of work", path.display());
+    Ok(())
+}
+
+fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> Result<(), Failure> {
+    let m = load(path).map_err(bad_input)?;
+    claim_output(&m, force).map_err(bad_input)?;
+    let start = Instant::now();
+    let reporter = Reporter::new(&m, quiet);
+    let rows = run_sweep(&m, SweepOptions { force, shard }, &reporter).map_err(|e| {
+        reporter.finish();
+        failed(format!("{e}\nfinished units are kept; run the same command again to resume"))
+    })?;
+    reporter.finish();
+    let dir = m.output_dir();
+    if let Some((i, n)) = shard {
+        println!(
+            "{}: shard {i}/{n} done ({} rows, {:.1} s); run without --shard to merge and write the results",
+            m.experiment.name,
+            rows.len(),
+            start.elapsed().as_secs_f64()
+        );
+        return Ok(());
+    }
+    write_outputs(&m, &rows).map_err(failed)?;
+    println!(
+        "{}: {} rows in {:.1} s → {}/{{{RESULTS_FILE}, {SUMMARY_FILE}, {FIGURE_SVG}, {FIGURE_PNG}}}",
+        m.experiment.name,
+        rows.len(),
+        start.elapsed().as_secs_f64(),
+        dir.display()
+    );
+    if !quiet {
+        let table = results::summarize(&pipeline::result_rows(&m, &rows));
+        print!("{}", results::summary_table(&table));
+    }
+    Ok(())
+}
+
+/// `summarize` (print the table and write summary.csv and figures) or `plot` (figures only; the
+/// summary file is rewritten as well, from the same rows).
+fn summarize(dir: &Path, print: bool) -> Result<(), Failure> {
+    let rows = results::read_results(&dir.join(RESULTS_FILE)).map_err(bad_input)?;
+    let title = rows.first().map_or_else(String::new, |r| r.experiment.clone());
+    let written = write_summary_and_figure(dir, &rows, &title).map_err(failed)?;
+    if print {
+        print!("{}", results::summary_table(&results::summarize(&rows)));
+    }
+    for path in written {
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
 }
 
 /// `I/N` with `I < N`.

@@ -95,10 +95,71 @@ fn killed_run_resumes_without_redoing_or_duplicating() {
     let out = lppf().args(["run", path.to_str().unwrap()]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let log = String::from_utf8_lossy(&out.stderr);
-    assert!(log.matches("already on disk").count() >= finished, "{log}");
-    assert_eq!(log.matches(": done").count() + log.matches("already on disk").count(), total_units, "{log}");
-    let summary = String::from_utf8_lossy(&out.stdout);
-    assert!(summary.contains(&format!("{} rows", 2 + 2 * 6 * 2)), "{summary}");
+    let skipped = format!("{finished} of {total_units} units already on disk; computing {}", total_units - finished);
+    assert!(log.contains(&skipped), "expected {skipped:?} in\n{log}");
+    assert_eq!(log.lines().filter(|l| l.starts_with('[')).count(), total_units - finished, "{log}");
     assert_eq!(unit_files(&dir), total_units);
+
+    // The merged results: every (data set, level, method) exactly once.
+    let rows = results::read_results(&dir.join("out/results.parquet")).unwrap();
+    assert_eq!(rows.len(), 2 + 2 * 6 * 2);
+    let mut keys: Vec<String> = rows.iter().map(|r| format!("{} {:?} {}", r.replication, r.alpha, r.method)).collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), rows.len(), "duplicated rows");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The smoke manifest end to end: the Parquet file has the documented schema and one row per
+/// (data set, level, method); summary, figures, manifest copy and provenance are written;
+/// `summarize` and `plot` work on the directory; another manifest may not reuse it.
+#[test]
+fn smoke_end_to_end() {
+    let dir = scratch("smoke");
+    let out_dir = dir.join("out");
+    let smoke = include_str!("../../../experiments/smoke.toml")
+        .replace("seed = 1", &format!("seed = 1\noutput = {:?}", out_dir.display().to_string()));
+    let path = dir.join("smoke.toml");
+    std::fs::write(&path, &smoke).unwrap();
+    let out = lppf().args(["run", path.to_str().unwrap(), "--quiet"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).is_empty(), "--quiet must print nothing on stderr");
+
+    let file = out_dir.join("results.parquet");
+    let rows = results::read_results(&file).unwrap();
+    assert_eq!(rows.len(), 2 + 2 * 2 * 2); // 2 references + 2 replications × 2 levels × (naive, private)
+    let info = results::read_info(&file).unwrap();
+    let columns = |s: &arrow_schema::Schema| -> Vec<(String, String, bool)> {
+        s.fields().iter().map(|f| (f.name().clone(), f.data_type().to_string(), f.is_nullable())).collect()
+    };
+    assert_eq!(columns(&info.schema), columns(&results::schema()), "the documented schema");
+    assert!(info.metadata.iter().any(|(k, v)| k == "lppf.manifest" && v == &smoke), "manifest in the file metadata");
+    assert!(rows.iter().all(|r| r.experiment == "smoke" && r.model == "topic" && r.iterations == 60));
+    assert!(rows.iter().all(|r| r.topic_error.is_some() && r.mean_kl.is_finite()));
+    assert_eq!(rows.iter().filter(|r| r.alpha.is_none()).count(), 2, "the references have no noise level");
+    for name in ["summary.csv", "figure.svg", "figure.png", "manifest.toml", "provenance.toml"] {
+        assert!(out_dir.join(name).metadata().is_ok_and(|m| m.len() > 0), "{name} missing");
+    }
+    assert_eq!(std::fs::read_to_string(out_dir.join("manifest.toml")).unwrap(), smoke);
+    let summary = std::fs::read_to_string(out_dir.join("summary.csv")).unwrap();
+    assert_eq!(summary.lines().count(), 1 + 1 + 2 * 2, "{summary}"); // header, reference, 2 levels × 2 methods
+
+    std::fs::remove_file(out_dir.join("figure.png")).unwrap();
+    let out = lppf().args(["summarize", out_dir.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("non-private"));
+    let out = lppf().args(["plot", out_dir.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success() && out_dir.join("figure.png").exists());
+    let out = lppf().args(["summarize", dir.join("nowhere").to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+
+    // Another manifest into the same directory is refused (exit 2) unless --force.
+    std::fs::write(&path, smoke.replace("iterations = 60", "iterations = 70")).unwrap();
+    let out = lppf().args(["run", path.to_str().unwrap(), "--quiet"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("different manifest"));
+    let out = lppf().args(["run", path.to_str().unwrap(), "--quiet", "--force"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(results::read_results(&file).unwrap().iter().all(|r| r.iterations == 70));
     let _ = std::fs::remove_dir_all(&dir);
 }

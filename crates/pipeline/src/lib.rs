@@ -5,10 +5,20 @@
 //! reference, or a cell's naïve and private fits). Scheduling, resume, Parquet results and
 //! figures follow.
 
+mod base;
 mod manifest;
+mod outputs;
 mod run;
 mod sweep;
 
-pub use manifest::{Cell, DataSource, Manifest, ManifestError, Method, ModelKind, NoiseLevel, Precision, load, parse};
-pub use run::{MethodResult, RunError, TrueData, run_cell, run_reference, true_data};
-pub use sweep::{SweepOptions, Unit, UnitDone, run_sweep};
+pub use base::BaseParameters;
+pub use manifest::{
+    Cell, DEFAULT_F0, DataSet, DataSource, Manifest, ManifestError, Method, ModelKind, NoiseLevel, Precision, load,
+    parse,
+};
+pub use outputs::{
+    FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE, SUMMARY_FILE, claim_output, result_rows,
+    write_outputs, write_summary_and_figure,
+};
+pub use run::{MethodResult, OnIteration, RunError, TrueData, run_cell, run_reference, true_data};
+pub use sweep::{Observer, Plan, SweepOptions, Unit, UnitDone, run_sweep};

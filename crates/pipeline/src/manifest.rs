@@ -4,10 +4,12 @@
 //! enums, which serde does not check for unknown fields); validation then checks every value
 //! *before any work starts* and names the file, the field, the bad value and what is allowed.
 
+use crate::base::BaseParameters;
 use inference::{Schedule, ScheduleError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A whole manifest.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -20,6 +22,13 @@ pub struct Manifest {
     pub sweep: SweepSpec,
     pub methods: Vec<Method>,
     pub sampler: SamplerSpec,
+    /// The base parameters of a semi-synthetic design, read from `data.base` by [`load`] /
+    /// [`parse`] (not part of the TOML text).
+    #[serde(skip)]
+    pub base: Option<Arc<BaseParameters>>,
+    /// The TOML text the manifest was parsed from (stored next to the results).
+    #[serde(skip)]
+    pub text: String,
 }
 
 /// `[experiment]`: name, master seed, output directory (default `results/<name>`).
@@ -32,7 +41,7 @@ pub struct Experiment {
 }
 
 /// The model family.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum ModelKind {
     /// Poisson matrix factorization (`rows × cols`, `components` topics).
@@ -57,19 +66,28 @@ pub struct ModelSpec {
 pub enum DataSource {
     /// Factors and counts drawn from the model's prior.
     Prior,
+    /// Stored base parameters (`data.base`) with rows re-scaled by `γ_i ~ Gamma(e₀f₀, rate f₀)`.
+    SemiSynthetic,
 }
 
-/// `[data]`: the source and the matrix size (`cols` only for the topic model); optionally, the
-/// prior draw is repeated until the mean count lies in `mean_count_range` (as Fig. 3 needs with
-/// a₀ = 0.01, where most draws are nearly empty).
+/// `[data]`: the source and the matrix size (`cols` only for the topic model). From the prior:
+/// optionally, the draw is repeated until the mean count lies in `mean_count_range` (as Fig. 3
+/// needs with a₀ = 0.01, where most draws are nearly empty). Semi-synthetic: the base-parameter
+/// file `base` (its shape is the matrix size; `rows`/`cols`, if given, must match it) and the
+/// rate `f0` of the re-scaling `γ_i ~ Gamma(e₀f₀, rate f₀)` (default 0.1, as in §5.1).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct DataSpec {
     pub source: DataSource,
-    pub rows: usize,
+    pub rows: Option<usize>,
     pub cols: Option<usize>,
     pub mean_count_range: Option<[f64; 2]>,
+    pub base: Option<PathBuf>,
+    pub f0: Option<f64>,
 }
+
+/// The default rate `f₀` of the semi-synthetic re-scaling (§5.1).
+pub const DEFAULT_F0: f64 = 0.1;
 
 /// The precision `N` of `(N, ε)`-privacy: a number, or `"empirical-mean"` (the mean count of
 /// each data set, as in Fig. 3).
@@ -92,11 +110,13 @@ pub struct NoiseSpec {
     pub row_concentration: Option<f64>,
 }
 
-/// `[sweep]`: replications and optional extra axes.
+/// `[sweep]`: replications and, for semi-synthetic data, the `e₀` axis (the mean re-scaling
+/// `E[γ_i]`; default `[1.0]`).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
     pub replications: usize,
+    pub e0: Option<Vec<f64>>,
 }
 
 /// An inference method.
@@ -174,10 +194,23 @@ pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
     parse(&text, path)
 }
 
-/// Parses and validates manifest text; `file` labels errors.
+/// Parses and validates manifest text; `file` labels errors. A semi-synthetic manifest's base
+/// file (`data.base`, relative to the working directory) is read and checked too.
 pub fn parse(text: &str, file: &Path) -> Result<Manifest, ManifestError> {
-    let manifest: Manifest =
+    let mut manifest: Manifest =
         toml::from_str(text).map_err(|e| ManifestError::Parse { file: file.to_path_buf(), message: e.to_string() })?;
+    if let (DataSource::SemiSynthetic, Some(path)) = (manifest.data.source, &manifest.data.base) {
+        let base = BaseParameters::load(path).map_err(|e| {
+            invalid(
+                file,
+                "data.base",
+                format!("{:?}", path.display().to_string()),
+                &format!("a valid base-parameter file ({e})"),
+            )
+        })?;
+        manifest.base = Some(Arc::new(base));
+    }
+    manifest.text = text.to_string();
     manifest.validate(file)?;
     Ok(manifest)
 }
@@ -191,39 +224,90 @@ pub enum NoiseLevel {
     Epsilon(f64),
 }
 
-/// One unit of work: a data set (replication) × a noise level. All methods of a cell share its
-/// data; all noise levels of a replication share the same true data set.
+/// One true data set: a replication, and for semi-synthetic data a level of `e₀`. All noise
+/// levels and methods of a data set share it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DataSet {
+    pub replication: usize,
+    /// Index on the `e₀` axis (0 when there is none).
+    pub e0_index: usize,
+    /// `e₀` (semi-synthetic data only).
+    pub e0: Option<f64>,
+}
+
+/// One cell: a data set × a noise level. The naïve and private fits of a cell form one unit of
+/// work; the non-private reference is computed once per data set.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cell {
     /// Position in the expansion order (stable for a given manifest).
     pub index: usize,
-    /// Replication number (identifies the true data set).
-    pub replication: usize,
+    pub dataset: DataSet,
     /// Index of the noise level on its axis.
     pub noise_index: usize,
     pub noise: NoiseLevel,
 }
 
 impl Manifest {
+    /// `true` if `other` describes the same experiment (the same parsed fields; comments and
+    /// formatting of the text do not matter).
+    pub fn same_experiment(&self, other: &Manifest) -> bool {
+        let strip = |m: &Manifest| Manifest { base: None, text: String::new(), ..m.clone() };
+        strip(self) == strip(other)
+    }
+
     /// The output directory: `output`, or `results/<name>`.
     pub fn output_dir(&self) -> PathBuf {
         self.experiment.output.clone().unwrap_or_else(|| Path::new("results").join(&self.experiment.name))
     }
 
-    /// The sweep as cells: replications × noise levels, replication-major.
+    /// The data sets: replications × `e₀` levels, replication-major.
+    pub fn datasets(&self) -> Vec<DataSet> {
+        let e0: Vec<Option<f64>> = match (&self.data.source, &self.sweep.e0) {
+            (DataSource::Prior, _) => vec![None],
+            (DataSource::SemiSynthetic, None) => vec![Some(1.0)],
+            (DataSource::SemiSynthetic, Some(levels)) => levels.iter().copied().map(Some).collect(),
+        };
+        (0..self.sweep.replications)
+            .flat_map(|replication| {
+                e0.iter().enumerate().map(move |(e0_index, &e0)| DataSet { replication, e0_index, e0 })
+            })
+            .collect()
+    }
+
+    /// The sweep as cells: data sets × noise levels, in data-set order.
     pub fn cells(&self) -> Vec<Cell> {
         let levels: Vec<NoiseLevel> = match (&self.noise.alpha, &self.noise.epsilon) {
             (Some(alphas), _) => alphas.iter().map(|&a| NoiseLevel::Alpha(a)).collect(),
             (None, Some(epsilons)) => epsilons.iter().map(|&e| NoiseLevel::Epsilon(e)).collect(),
             (None, None) => Vec::new(),
         };
-        (0..self.sweep.replications)
-            .flat_map(|replication| {
-                levels.iter().enumerate().map(move |(noise_index, &noise)| (replication, noise_index, noise))
+        self.datasets()
+            .into_iter()
+            .flat_map(|dataset| {
+                levels.iter().enumerate().map(move |(noise_index, &noise)| (dataset, noise_index, noise))
             })
             .enumerate()
-            .map(|(index, (replication, noise_index, noise))| Cell { index, replication, noise_index, noise })
+            .map(|(index, (dataset, noise_index, noise))| Cell { index, dataset, noise_index, noise })
             .collect()
+    }
+
+    /// Rows of the count matrix (documents or actors).
+    pub fn rows(&self) -> usize {
+        self.base.as_ref().map_or(self.data.rows.unwrap_or(0), |b| b.rows())
+    }
+
+    /// Columns of the count matrix (words; actors for the block model).
+    pub fn cols(&self) -> usize {
+        match (self.model.kind, &self.base) {
+            (ModelKind::Block, _) => self.rows(),
+            (ModelKind::Topic, Some(base)) => base.cols(),
+            (ModelKind::Topic, None) => self.data.cols.unwrap_or(0),
+        }
+    }
+
+    /// The rate `f₀` of the semi-synthetic re-scaling.
+    pub fn f0(&self) -> f64 {
+        self.data.f0.unwrap_or(DEFAULT_F0)
     }
 
     fn validate(&self, file: &Path) -> Result<(), ManifestError> {
@@ -242,25 +326,7 @@ impl Manifest {
         }
         positive("model.a0", self.model.a0)?;
         positive("model.b0", self.model.b0)?;
-        if self.data.rows < 2 {
-            return Err(invalid("data.rows", self.data.rows.to_string(), "an integer >= 2"));
-        }
-        match (self.model.kind, self.data.cols) {
-            (ModelKind::Topic, None) => {
-                return Err(invalid("data.cols", "missing".into(), "an integer >= 1 (required by the topic model)"));
-            }
-            (ModelKind::Topic, Some(0)) => return Err(invalid("data.cols", "0".into(), "an integer >= 1")),
-            (ModelKind::Block, Some(c)) => {
-                let allowed = "absent: the block model's matrix is rows × rows";
-                return Err(invalid("data.cols", c.to_string(), allowed));
-            }
-            _ => {}
-        }
-        if let Some([lo, hi]) = self.data.mean_count_range
-            && !(lo.is_finite() && hi.is_finite() && 0.0 <= lo && lo < hi)
-        {
-            return Err(invalid("data.mean_count_range", format!("[{lo}, {hi}]"), "[low, high] with 0 <= low < high"));
-        }
+        self.validate_data(file)?;
         self.validate_noise(file)?;
         if self.sweep.replications == 0 {
             return Err(invalid("sweep.replications", "0".into(), "an integer >= 1"));
@@ -288,6 +354,86 @@ impl Manifest {
     /// The sampler schedule, validated by the sampler's own rules ([`Schedule::new`]).
     pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
         Schedule::new(self.sampler.iterations, self.sampler.burn_in, self.sampler.thin)
+    }
+
+    fn validate_data(&self, file: &Path) -> Result<(), ManifestError> {
+        let invalid = |field, value, allowed: &str| invalid(file, field, value, allowed);
+        let d = &self.data;
+        let semi = d.source == DataSource::SemiSynthetic;
+        let only_semi = |field: &'static str, present: bool| {
+            if present && !semi {
+                Err(invalid(field, "set".into(), "absent unless data.source = \"semi-synthetic\""))
+            } else {
+                Ok(())
+            }
+        };
+        only_semi("data.base", d.base.is_some())?;
+        only_semi("data.f0", d.f0.is_some())?;
+        only_semi("sweep.e0", self.sweep.e0.is_some())?;
+        if semi && d.mean_count_range.is_some() {
+            return Err(invalid("data.mean_count_range", "set".into(), "absent for semi-synthetic data"));
+        }
+        if let Some(base) = &self.base {
+            if base.model != self.model.kind {
+                let allowed = format!("a base file of the manifest's model kind ({:?})", self.model.kind);
+                return Err(invalid("data.base", format!("parameters of a {:?} model", base.model), &allowed));
+            }
+            if base.components() != self.model.components {
+                let allowed = format!("the base file's number of components, {}", base.components());
+                return Err(invalid("model.components", self.model.components.to_string(), &allowed));
+            }
+            for (field, given, actual) in [("data.rows", d.rows, base.rows()), ("data.cols", d.cols, base.cols())] {
+                if let Some(n) = given
+                    && n != actual
+                {
+                    return Err(invalid(field, n.to_string(), &format!("absent, or the base file's {actual}")));
+                }
+            }
+        } else if semi {
+            return Err(invalid("data.base", "missing".into(), "the path of a base-parameter file"));
+        }
+        if let Some(f0) = d.f0
+            && !(f0.is_finite() && f0 > 0.0)
+        {
+            return Err(invalid("data.f0", f0.to_string(), "a finite number > 0"));
+        }
+        if let Some(e0) = &self.sweep.e0 {
+            if e0.is_empty() {
+                return Err(invalid("sweep.e0", "[]".into(), "a non-empty list of numbers > 0"));
+            }
+            if let Some(e) = e0.iter().find(|e| !(e.is_finite() && **e > 0.0)) {
+                return Err(invalid("sweep.e0", e.to_string(), "finite numbers > 0"));
+            }
+        }
+        if !semi {
+            match d.rows {
+                Some(r) if r >= 2 => {}
+                r => {
+                    let value = r.map_or("missing".into(), |r| r.to_string());
+                    return Err(invalid("data.rows", value, "an integer >= 2"));
+                }
+            }
+            match (self.model.kind, d.cols) {
+                (ModelKind::Topic, None) => {
+                    return Err(invalid(
+                        "data.cols",
+                        "missing".into(),
+                        "an integer >= 1 (required by the topic model)",
+                    ));
+                }
+                (ModelKind::Topic, Some(0)) => return Err(invalid("data.cols", "0".into(), "an integer >= 1")),
+                _ => {}
+            }
+        }
+        if let (ModelKind::Block, Some(c)) = (self.model.kind, d.cols) {
+            return Err(invalid("data.cols", c.to_string(), "absent: the block model's matrix is rows × rows"));
+        }
+        if let Some([lo, hi]) = d.mean_count_range
+            && !(lo.is_finite() && hi.is_finite() && 0.0 <= lo && lo < hi)
+        {
+            return Err(invalid("data.mean_count_range", format!("[{lo}, {hi}]"), "[low, high] with 0 <= low < high"));
+        }
+        Ok(())
     }
 
     fn validate_noise(&self, file: &Path) -> Result<(), ManifestError> {

@@ -5,10 +5,10 @@
 //! method), so a unit's numbers do not depend on which other units run, in which order, or on how
 //! many threads.
 
-use crate::manifest::{Cell, DataSource, Manifest, Method, ModelKind, NoiseLevel, Precision};
-use distributions::{Beta, Streams, alpha_from_epsilon};
+use crate::manifest::{Cell, DataSet, Manifest, Method, ModelKind, NoiseLevel, Precision};
+use distributions::{Beta, Gamma, Streams, alpha_from_epsilon};
 use inference::{LocallyPrivate, NonPrivate, Sampler, run_chain};
-use mechanism::{Noise, privatize};
+use mechanism::{Noise, Privatized, privatize};
 use models::{BlockModel, GammaPrior, PoissonFactorization, TopicModel};
 use rand::distr::Distribution;
 use std::fmt;
@@ -43,11 +43,15 @@ fn err(e: impl fmt::Display) -> RunError {
 #[derive(Clone, Debug, PartialEq)]
 pub struct MethodResult {
     pub replication: usize,
+    /// Index on the `e₀` axis (0 without one).
+    pub e0_index: usize,
+    /// `e₀` of a semi-synthetic data set.
+    pub e0: Option<f64>,
     /// `None` for the non-private reference.
     pub noise_index: Option<usize>,
     pub method: Method,
-    /// The noise level used (0 for non-private).
-    pub alpha: f64,
+    /// The noise level `α` (the mean level with per-row noise); `None` for non-private.
+    pub alpha: Option<f64>,
     pub epsilon: Option<f64>,
     pub precision: Option<f64>,
     /// Mean Poisson KL of `μ̂` against the true rates over the modelled entries.
@@ -57,6 +61,9 @@ pub struct MethodResult {
     pub seconds: f64,
     pub iterations_per_second: f64,
 }
+
+/// Called after every Gibbs iteration of every chain (progress reporting); must be cheap.
+pub type OnIteration<'a> = &'a (dyn Fn() + Sync);
 
 /// A model instance of the manifest's kind.
 #[derive(Clone, Debug)]
@@ -91,34 +98,65 @@ impl TrueData {
 fn fresh_model(manifest: &Manifest, streams: Streams) -> Result<AnyModel, RunError> {
     let m = &manifest.model;
     let prior = GammaPrior::new(m.a0, m.b0).map_err(err)?;
-    let rows = manifest.data.rows;
+    let (rows, cols) = (manifest.rows(), manifest.cols());
+    if rows == 0 || cols == 0 {
+        return Err(RunError("the manifest has no matrix size (validate it with `parse`/`load`)".into()));
+    }
     Ok(match m.kind {
-        ModelKind::Topic => {
-            let cols = manifest.data.cols.ok_or_else(|| RunError("data.cols is required".into()))?;
-            AnyModel::Topic(TopicModel::new(rows, cols, m.components, prior, streams))
-        }
+        ModelKind::Topic => AnyModel::Topic(TopicModel::new(rows, cols, m.components, prior, streams)),
         ModelKind::Block => AnyModel::Block(BlockModel::new(rows, m.components, prior, streams)),
     })
 }
 
-/// Generates the true data set of `replication` (retrying prior draws for `mean_count_range`).
-pub fn true_data(manifest: &Manifest, replication: usize) -> Result<TrueData, RunError> {
-    let DataSource::Prior = manifest.data.source;
-    let root = Streams::new(manifest.experiment.seed).child(replication as u64).child(TRUTH);
+/// The root of a data set's streams: (master seed, replication, `e₀` index).
+fn dataset_streams(manifest: &Manifest, dataset: &DataSet) -> Streams {
+    Streams::new(manifest.experiment.seed).child(dataset.replication as u64).child(dataset.e0_index as u64)
+}
+
+/// Generates the true data set `dataset`: from the prior (retrying draws for
+/// `mean_count_range`), or from the base parameters with rows re-scaled by
+/// `γ_i ~ Gamma(e₀f₀, rate f₀)`.
+pub fn true_data(manifest: &Manifest, dataset: &DataSet) -> Result<TrueData, RunError> {
+    let root = dataset_streams(manifest, dataset).child(TRUTH);
+    if let (Some(base), Some(e0)) = (&manifest.base, dataset.e0) {
+        let f0 = manifest.f0();
+        let gamma = Gamma::new(e0 * f0, f0).map_err(err)?;
+        let mut rng = root.child(0).rng();
+        let k = base.components();
+        // γ_i θ*_ic, floored at the smallest positive double (γ can underflow for tiny e₀f₀).
+        let mut theta = base.theta_flat();
+        for row in theta.chunks_exact_mut(k) {
+            let g = gamma.sample(&mut rng);
+            row.iter_mut().for_each(|x| *x = (*x * g).max(f64::MIN_POSITIVE));
+        }
+        let mut truth = fresh_model(manifest, root.child(1))?;
+        match &mut truth {
+            AnyModel::Topic(m) => m.set_factors(&theta, &base.second_factor_flat()),
+            AnyModel::Block(m) => m.set_factors(&theta, &base.second_factor_flat()),
+        }
+        .map_err(RunError)?;
+        return Ok(TrueData::generated(truth, root.child(2)));
+    }
     for attempt in 0..MAX_DATA_ATTEMPTS {
         let streams = root.child(attempt);
-        let truth = fresh_model(manifest, streams.child(0))?;
-        let (rows, cols, rates, counts) = match &truth {
-            AnyModel::Topic(m) => generated(m, streams.child(1)),
-            AnyModel::Block(m) => generated(m, streams.child(1)),
-        };
-        let data = TrueData { truth, rates, counts, rows, cols };
+        let data = TrueData::generated(fresh_model(manifest, streams.child(0))?, streams.child(1));
         match manifest.data.mean_count_range {
             Some([lo, hi]) if !(lo..=hi).contains(&data.mean_count()) => continue,
             _ => return Ok(data),
         }
     }
     Err(RunError(format!("no prior draw in {MAX_DATA_ATTEMPTS} attempts had its mean count in data.mean_count_range")))
+}
+
+impl TrueData {
+    /// The rates of `truth` and counts drawn from them.
+    fn generated(truth: AnyModel, streams: Streams) -> Self {
+        let (rows, cols, rates, counts) = match &truth {
+            AnyModel::Topic(m) => generated(m, streams),
+            AnyModel::Block(m) => generated(m, streams),
+        };
+        TrueData { truth, rates, counts, rows, cols }
+    }
 }
 
 fn generated<M: PoissonFactorization>(model: &M, streams: Streams) -> (usize, usize, Vec<f64>, Vec<u32>) {
@@ -128,17 +166,30 @@ fn generated<M: PoissonFactorization>(model: &M, streams: Streams) -> (usize, us
     (rows, cols, rates, models::sample_counts(model, streams))
 }
 
+/// Metrics of one fitted chain.
+struct Fit {
+    mean_kl: f64,
+    topic_error: Option<f64>,
+    seconds: f64,
+    iterations_per_second: f64,
+}
+
 /// Runs a chain and scores it against the truth.
 fn fit<S: Sampler>(
     sampler: &mut S,
     manifest: &Manifest,
     data: &TrueData,
     streams: Streams,
-    topics: impl Fn(&S::Model) -> Option<Vec<f64>>,
-) -> Result<(f64, Option<f64>, f64, f64), RunError> {
+    topics: fn(&S::Model) -> Option<Vec<f64>>,
+    on_iteration: OnIteration,
+) -> Result<Fit, RunError> {
     let schedule = manifest.schedule().map_err(err)?;
     let start = Instant::now();
-    let summary = run_chain(sampler, &schedule, streams, |_| ControlFlow::Continue(())).map_err(err)?;
+    let summary = run_chain(sampler, &schedule, streams, |_| {
+        on_iteration();
+        ControlFlow::Continue(())
+    })
+    .map_err(err)?;
     let seconds = start.elapsed().as_secs_f64();
     let mean_kl =
         eval::mean_poisson_kl(data.modelled().map(|n| (data.rates[n], summary.mean_rates[n]))).map_err(err)?;
@@ -153,40 +204,91 @@ fn fit<S: Sampler>(
         },
         _ => None,
     };
-    Ok((mean_kl, topic_error, seconds, schedule.iterations() as f64 / seconds.max(1e-12)))
+    Ok(Fit { mean_kl, topic_error, seconds, iterations_per_second: schedule.iterations() as f64 / seconds.max(1e-12) })
 }
 
-/// The non-private reference on the true counts of `replication` (once per data set).
-pub fn run_reference(manifest: &Manifest, data: &TrueData, replication: usize) -> Result<MethodResult, RunError> {
-    let streams = Streams::new(manifest.experiment.seed).child(replication as u64).child(CHAIN).child(u64::MAX);
-    let init = streams.child(0);
-    let (mean_kl, topic_error, seconds, ips) = match fresh_model(manifest, init)? {
+/// Fits `model` with `method` (non-private on the true counts, naïve or private on `released`);
+/// `topics` extracts the topic-major topics of a topic model for the alignment error.
+#[allow(clippy::too_many_arguments)]
+fn fit_method<M: PoissonFactorization>(
+    method: Method,
+    model: M,
+    manifest: &Manifest,
+    data: &TrueData,
+    released: Option<&Privatized>,
+    streams: Streams,
+    topics: fn(&M) -> Option<Vec<f64>>,
+    on_iteration: OnIteration,
+) -> Result<Fit, RunError> {
+    let missing = || RunError(format!("the {} method needs privatized data", method.name()));
+    match method {
+        Method::NonPrivate => {
+            let mut sampler = NonPrivate::new(model, data.counts.clone()).map_err(err)?;
+            fit(&mut sampler, manifest, data, streams, topics, on_iteration)
+        }
+        Method::Naive => {
+            let mut sampler = NonPrivate::naive(model, released.ok_or_else(missing)?).map_err(err)?;
+            fit(&mut sampler, manifest, data, streams, topics, on_iteration)
+        }
+        Method::Private => {
+            let released = released.ok_or_else(missing)?;
+            let mut sampler = LocallyPrivate::new(model, released, streams.child(u64::MAX)).map_err(err)?;
+            fit(&mut sampler, manifest, data, streams, topics, on_iteration)
+        }
+    }
+}
+
+/// Dispatches [`fit_method`] on the model kind; `streams.child(0)` draws the initial factors.
+fn fit_any(
+    method: Method,
+    manifest: &Manifest,
+    data: &TrueData,
+    released: Option<&Privatized>,
+    streams: Streams,
+    on_iteration: OnIteration,
+) -> Result<Fit, RunError> {
+    match fresh_model(manifest, streams.child(0))? {
         AnyModel::Topic(m) => {
-            fit(&mut NonPrivate::new(m, data.counts.clone()).map_err(err)?, manifest, data, streams, |b| {
-                Some(b.phi_topic_major())
-            })?
+            let topics = |m: &TopicModel| Some(m.phi_topic_major());
+            fit_method(method, m, manifest, data, released, streams, topics, on_iteration)
         }
-        AnyModel::Block(m) => {
-            fit(&mut NonPrivate::new(m, data.counts.clone()).map_err(err)?, manifest, data, streams, |_| None)?
-        }
-    };
+        AnyModel::Block(m) => fit_method(method, m, manifest, data, released, streams, |_| None, on_iteration),
+    }
+}
+
+/// The non-private reference on the true counts of `dataset` (once per data set).
+pub fn run_reference(
+    manifest: &Manifest,
+    data: &TrueData,
+    dataset: &DataSet,
+    on_iteration: OnIteration,
+) -> Result<MethodResult, RunError> {
+    let streams = dataset_streams(manifest, dataset).child(CHAIN).child(u64::MAX);
+    let fit = fit_any(Method::NonPrivate, manifest, data, None, streams, on_iteration)?;
     Ok(MethodResult {
-        replication,
+        replication: dataset.replication,
+        e0_index: dataset.e0_index,
+        e0: dataset.e0,
         noise_index: None,
         method: Method::NonPrivate,
-        alpha: 0.0,
+        alpha: None,
         epsilon: None,
         precision: None,
-        mean_kl,
-        topic_error,
-        seconds,
-        iterations_per_second: ips,
+        mean_kl: fit.mean_kl,
+        topic_error: fit.topic_error,
+        seconds: fit.seconds,
+        iterations_per_second: fit.iterations_per_second,
     })
 }
 
 /// The naïve and private fits of one cell (the methods of the manifest other than non-private).
-pub fn run_cell(manifest: &Manifest, data: &TrueData, cell: &Cell) -> Result<Vec<MethodResult>, RunError> {
-    let rep = Streams::new(manifest.experiment.seed).child(cell.replication as u64);
+pub fn run_cell(
+    manifest: &Manifest,
+    data: &TrueData,
+    cell: &Cell,
+    on_iteration: OnIteration,
+) -> Result<Vec<MethodResult>, RunError> {
+    let root = dataset_streams(manifest, &cell.dataset);
     let (alpha, epsilon, precision) = match cell.noise {
         NoiseLevel::Alpha(a) => (a, None, None),
         NoiseLevel::Epsilon(e) => {
@@ -197,7 +299,7 @@ pub fn run_cell(manifest: &Manifest, data: &TrueData, cell: &Cell) -> Result<Vec
             (alpha_from_epsilon(e, n).map_err(err)?, Some(e), Some(n))
         }
     };
-    let noise_streams = rep.child(NOISE).child(cell.noise_index as u64);
+    let noise_streams = root.child(NOISE).child(cell.noise_index as u64);
     let noise = match manifest.noise.row_concentration {
         Some(c) if alpha > 0.0 => {
             let beta = Beta::new(c * alpha, c * (1.0 - alpha)).map_err(err)?;
@@ -210,38 +312,21 @@ pub fn run_cell(manifest: &Manifest, data: &TrueData, cell: &Cell) -> Result<Vec
         privatize(&data.counts, data.rows, data.cols, noise, &mut noise_streams.child(1).rng()).map_err(err)?;
     let mut results = Vec::new();
     for &method in manifest.methods.iter().filter(|m| **m != Method::NonPrivate) {
-        let streams = rep.child(CHAIN).child(cell.noise_index as u64).child(method as u64);
-        let init = fresh_model(manifest, streams.child(0))?;
-        let aux = streams.child(1);
-        let (mean_kl, topic_error, seconds, ips) = match (method, init) {
-            (Method::Naive, AnyModel::Topic(m)) => {
-                fit(&mut NonPrivate::naive(m, &released).map_err(err)?, manifest, data, streams, |b| {
-                    Some(b.phi_topic_major())
-                })?
-            }
-            (Method::Naive, AnyModel::Block(m)) => {
-                fit(&mut NonPrivate::naive(m, &released).map_err(err)?, manifest, data, streams, |_| None)?
-            }
-            (_, AnyModel::Topic(m)) => {
-                fit(&mut LocallyPrivate::new(m, &released, aux).map_err(err)?, manifest, data, streams, |b| {
-                    Some(b.phi_topic_major())
-                })?
-            }
-            (_, AnyModel::Block(m)) => {
-                fit(&mut LocallyPrivate::new(m, &released, aux).map_err(err)?, manifest, data, streams, |_| None)?
-            }
-        };
+        let streams = root.child(CHAIN).child(cell.noise_index as u64).child(method as u64);
+        let fit = fit_any(method, manifest, data, Some(&released), streams, on_iteration)?;
         results.push(MethodResult {
-            replication: cell.replication,
+            replication: cell.dataset.replication,
+            e0_index: cell.dataset.e0_index,
+            e0: cell.dataset.e0,
             noise_index: Some(cell.noise_index),
             method,
-            alpha,
+            alpha: Some(alpha),
             epsilon,
             precision,
-            mean_kl,
-            topic_error,
-            seconds,
-            iterations_per_second: ips,
+            mean_kl: fit.mean_kl,
+            topic_error: fit.topic_error,
+            seconds: fit.seconds,
+            iterations_per_second: fit.iterations_per_second,
         });
     }
     Ok(results)

@@ -9,7 +9,6 @@ use crate::manifest::{Manifest, Method};
 use crate::run::{MethodResult, RunError, run_cell, run_reference, true_data};
 use rayon::prelude::*;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// What a sweep run does with units already on disk.
@@ -26,9 +25,9 @@ pub struct SweepOptions {
 /// One unit of work of a sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
-    /// The non-private reference of a replication.
-    Reference { replication: usize },
-    /// Naïve and private fits of a cell (index into `Manifest::cells`).
+    /// The non-private reference of a data set (index into [`Manifest::datasets`]).
+    Reference { dataset: usize },
+    /// Naïve and private fits of a cell (index into [`Manifest::cells`]).
     Cell { cell: usize },
 }
 
@@ -37,34 +36,66 @@ pub enum Unit {
 pub struct UnitDone {
     pub unit: Unit,
     pub computed: bool,
-    pub rows: usize,
+    pub rows: Vec<MethodResult>,
 }
 
-const HEADER: &str =
-    "replication,noise_index,method,alpha,epsilon,precision,mean_kl,topic_error,seconds,iterations_per_second";
+/// What a run is about to do, reported once before the first unit starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Units of this run (of the shard, if any).
+    pub units: usize,
+    /// Of these, the units that will be computed (the others are on disk).
+    pub to_compute: usize,
+    /// Gibbs iterations of the units to compute (all chains).
+    pub iterations: u64,
+}
+
+/// Follows a sweep: progress bars, logs. Called from worker threads; keep it cheap.
+pub trait Observer: Sync {
+    /// Once, before any unit runs.
+    fn start(&self, _plan: &Plan) {}
+    /// After every Gibbs iteration of any chain.
+    fn iteration(&self) {}
+    /// After each unit, computed or read from disk.
+    fn unit_done(&self, _done: &UnitDone) {}
+}
+
+/// Observes nothing.
+impl Observer for () {}
+
+const HEADER: &str = "replication,e0_index,e0,noise_index,method,alpha,epsilon,precision,mean_kl,topic_error,\
+                      seconds,iterations_per_second";
 
 impl Manifest {
-    /// Every unit of the sweep, references first within each replication.
+    /// Every unit of the sweep: per data set, its non-private reference (if requested) then one
+    /// unit per noise level (if naïve or private is requested).
     pub fn units(&self) -> Vec<Unit> {
-        let cells = self.cells();
+        let levels = self.cells().len() / self.datasets().len().max(1);
         let mut units = Vec::new();
-        for replication in 0..self.sweep.replications {
+        for dataset in 0..self.datasets().len() {
             if self.methods.contains(&Method::NonPrivate) {
-                units.push(Unit::Reference { replication });
+                units.push(Unit::Reference { dataset });
             }
             if self.methods.iter().any(|m| *m != Method::NonPrivate) {
-                units.extend(
-                    cells.iter().filter(|c| c.replication == replication).map(|c| Unit::Cell { cell: c.index }),
-                );
+                units.extend((dataset * levels..(dataset + 1) * levels).map(|cell| Unit::Cell { cell }));
             }
         }
         units
+    }
+
+    /// Gibbs iterations a unit runs (all its chains).
+    pub fn unit_iterations(&self, unit: Unit) -> u64 {
+        let chains = match unit {
+            Unit::Reference { .. } => 1,
+            Unit::Cell { .. } => self.methods.iter().filter(|m| **m != Method::NonPrivate).count(),
+        };
+        (chains * self.sampler.iterations) as u64
     }
 }
 
 fn unit_path(dir: &Path, unit: Unit) -> PathBuf {
     match unit {
-        Unit::Reference { replication } => dir.join(format!("reference-rep{replication}.csv")),
+        Unit::Reference { dataset } => dir.join(format!("reference{dataset}.csv")),
         Unit::Cell { cell } => dir.join(format!("cell{cell}.csv")),
     }
 }
@@ -75,29 +106,25 @@ fn opt(x: Option<f64>) -> String {
 
 /// Writes `rows` to `path` atomically (temporary file in the same directory, then rename).
 fn write_unit(path: &Path, rows: &[MethodResult]) -> Result<(), RunError> {
-    let io = |e: std::io::Error| RunError(format!("{}: {e}", path.display()));
-    let tmp = path.with_extension("csv.tmp");
-    let mut file = fs::File::create(&tmp).map_err(io)?;
-    writeln!(file, "{HEADER}").map_err(io)?;
+    let mut text = format!("{HEADER}\n");
     for r in rows {
-        writeln!(
-            file,
-            "{},{},{},{:?},{},{},{:?},{},{:?},{:?}",
+        text.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{:?},{},{:?},{:?}\n",
             r.replication,
+            r.e0_index,
+            opt(r.e0),
             r.noise_index.map_or(String::new(), |i| i.to_string()),
             r.method.name(),
-            r.alpha,
+            opt(r.alpha),
             opt(r.epsilon),
             opt(r.precision),
             r.mean_kl,
             opt(r.topic_error),
             r.seconds,
             r.iterations_per_second
-        )
-        .map_err(io)?;
+        ));
     }
-    file.sync_all().map_err(io)?;
-    fs::rename(&tmp, path).map_err(io)
+    results::write_atomic(path, text.as_bytes()).map_err(|e| RunError(e.to_string()))
 }
 
 /// Reads a unit file written by [`write_unit`].
@@ -111,54 +138,55 @@ fn read_unit(path: &Path) -> Result<Vec<MethodResult>, RunError> {
     lines
         .map(|line| {
             let f: Vec<&str> = line.split(',').collect();
-            if f.len() != 10 {
-                return Err(bad("a row without 10 fields"));
+            if f.len() != 12 {
+                return Err(bad("a row without 12 fields"));
             }
             let num = |s: &str| s.parse::<f64>().map_err(|_| bad("a malformed number"));
             let opt_num = |s: &str| if s.is_empty() { Ok(None) } else { num(s).map(Some) };
-            let method = Method::from_name(f[2]).ok_or_else(|| bad("an unknown method"))?;
+            let index = |s: &str| s.parse::<usize>().map_err(|_| bad("a malformed index"));
+            let method = Method::from_name(f[4]).ok_or_else(|| bad("an unknown method"))?;
             Ok(MethodResult {
-                replication: f[0].parse().map_err(|_| bad("a malformed replication"))?,
-                noise_index: if f[1].is_empty() {
-                    None
-                } else {
-                    Some(f[1].parse().map_err(|_| bad("a malformed index"))?)
-                },
+                replication: index(f[0])?,
+                e0_index: index(f[1])?,
+                e0: opt_num(f[2])?,
+                noise_index: if f[3].is_empty() { None } else { Some(index(f[3])?) },
                 method,
-                alpha: num(f[3])?,
-                epsilon: opt_num(f[4])?,
-                precision: opt_num(f[5])?,
-                mean_kl: num(f[6])?,
-                topic_error: opt_num(f[7])?,
-                seconds: num(f[8])?,
-                iterations_per_second: num(f[9])?,
+                alpha: opt_num(f[5])?,
+                epsilon: opt_num(f[6])?,
+                precision: opt_num(f[7])?,
+                mean_kl: num(f[8])?,
+                topic_error: opt_num(f[9])?,
+                seconds: num(f[10])?,
+                iterations_per_second: num(f[11])?,
             })
         })
         .collect()
 }
 
-fn compute(manifest: &Manifest, unit: Unit) -> Result<Vec<MethodResult>, RunError> {
+fn compute(manifest: &Manifest, unit: Unit, observer: &impl Observer) -> Result<Vec<MethodResult>, RunError> {
+    let on_iteration = || observer.iteration();
     match unit {
-        Unit::Reference { replication } => {
-            let data = true_data(manifest, replication)?;
-            Ok(vec![run_reference(manifest, &data, replication)?])
+        Unit::Reference { dataset } => {
+            let dataset = manifest.datasets()[dataset];
+            let data = true_data(manifest, &dataset)?;
+            Ok(vec![run_reference(manifest, &data, &dataset, &on_iteration)?])
         }
         Unit::Cell { cell } => {
             let cell = manifest.cells()[cell];
-            let data = true_data(manifest, cell.replication)?;
-            run_cell(manifest, &data, &cell)
+            let data = true_data(manifest, &cell.dataset)?;
+            run_cell(manifest, &data, &cell, &on_iteration)
         }
     }
 }
 
-/// Runs every unit (of the shard, if any) not yet on disk (all with `force`) in parallel, persisting each as it
-/// finishes, and returns all rows of the sweep in unit order. `on_done` is called once per unit
-/// (from worker threads). A failed unit does not stop the others; the first error is returned
-/// after all units ran, and finished units stay on disk for the next run.
+/// Runs every unit (of the shard, if any) not yet on disk (all with `force`) in parallel,
+/// persisting each as it finishes, and returns all rows of the run in unit order. A failed unit
+/// does not stop the others; the first error is returned after all units ran, and finished units
+/// stay on disk for the next run.
 pub fn run_sweep(
     manifest: &Manifest,
     options: SweepOptions,
-    on_done: impl Fn(&UnitDone) + Sync,
+    observer: &impl Observer,
 ) -> Result<Vec<MethodResult>, RunError> {
     let dir = manifest.output_dir().join("units");
     fs::create_dir_all(&dir).map_err(|e| RunError(format!("{}: {e}", dir.display())))?;
@@ -167,25 +195,34 @@ pub fn run_sweep(
     {
         return Err(RunError(format!("shard {i}/{n}: the shard index must be below the shard count")));
     }
-    let units: Vec<Unit> = manifest
+    let units: Vec<(Unit, PathBuf, bool)> = manifest
         .units()
         .into_iter()
         .enumerate()
         .filter(|(position, _)| options.shard.is_none_or(|(i, n)| position % n == i))
-        .map(|(_, unit)| unit)
+        .map(|(_, unit)| {
+            let path = unit_path(&dir, unit);
+            let compute = options.force || !path.exists();
+            (unit, path, compute)
+        })
         .collect();
+    let to_compute: Vec<Unit> = units.iter().filter(|u| u.2).map(|u| u.0).collect();
+    observer.start(&Plan {
+        units: units.len(),
+        to_compute: to_compute.len(),
+        iterations: to_compute.iter().map(|&u| manifest.unit_iterations(u)).sum(),
+    });
     let outcomes: Vec<Result<Vec<MethodResult>, RunError>> = units
         .into_par_iter()
-        .map(|unit| {
-            let path = unit_path(&dir, unit);
-            let (rows, computed) = if !options.force && path.exists() {
-                (read_unit(&path)?, false)
-            } else {
-                let rows = compute(manifest, unit)?;
+        .map(|(unit, path, computed)| {
+            let rows = if computed {
+                let rows = compute(manifest, unit, observer)?;
                 write_unit(&path, &rows)?;
-                (rows, true)
+                rows
+            } else {
+                read_unit(&path)?
             };
-            on_done(&UnitDone { unit, computed, rows: rows.len() });
+            observer.unit_done(&UnitDone { unit, computed, rows: rows.clone() });
             Ok(rows)
         })
         .collect();

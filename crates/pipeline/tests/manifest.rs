@@ -1,7 +1,7 @@
 //! Manifest parsing and validation: the shipped manifests are valid, and every validation rule
 //! rejects a bad value with the file, the field, the value and what is allowed.
 
-use pipeline::{Cell, ManifestError, Method, NoiseLevel, load, parse};
+use pipeline::{Cell, DataSet, ManifestError, Method, NoiseLevel, load, parse};
 use std::path::Path;
 
 const SMOKE: &str = include_str!("../../../experiments/smoke.toml");
@@ -27,8 +27,9 @@ fn smoke_expands_into_replication_major_cells() {
     assert_eq!(m.output_dir(), Path::new("results/smoke"));
     let cells = m.cells();
     assert_eq!(cells.len(), 4);
-    assert_eq!(cells[1], Cell { index: 1, replication: 0, noise_index: 1, noise: NoiseLevel::Alpha(0.6) });
-    assert_eq!(cells[2].replication, 1);
+    let dataset = DataSet { replication: 0, e0_index: 0, e0: None };
+    assert_eq!(cells[1], Cell { index: 1, dataset, noise_index: 1, noise: NoiseLevel::Alpha(0.6) });
+    assert_eq!(cells[2].dataset.replication, 1);
 }
 
 /// Replaces `old` by `new` in the smoke manifest (which must contain `old`) and parses it.
@@ -55,6 +56,11 @@ fn each_range_rule_names_its_field() {
     assert_invalid("a0 = 1.0", "a0 = 0.0", "model.a0", "> 0");
     assert_invalid("b0 = 1.0", "b0 = -1.0", "model.b0", "> 0");
     assert_invalid("rows = 8", "rows = 1", "data.rows", ">= 2");
+    assert_invalid("rows = 8\n", "", "data.rows", ">= 2");
+    assert_invalid("rows = 8", "rows = 8\nf0 = 0.1", "data.f0", "semi-synthetic");
+    assert_invalid("rows = 8", "rows = 8\nbase = \"b.toml\"", "data.base", "semi-synthetic");
+    assert_invalid("replications = 2", "replications = 2\ne0 = [1.0]", "sweep.e0", "semi-synthetic");
+    assert_invalid("source = \"prior\"", "source = \"semi-synthetic\"", "data.base", "base-parameter file");
     assert_invalid("cols = 6\n", "", "data.cols", "required");
     assert_invalid("kind = \"topic\"", "kind = \"block\"", "data.cols", "absent");
     assert_invalid("cols = 6", "cols = 6\nmean_count_range = [3.0, 1.0]", "data.mean_count_range", "low < high");

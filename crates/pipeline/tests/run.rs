@@ -1,7 +1,7 @@
 //! Executing work units of `experiments/smoke.toml`: every method produces finite metrics, and a
 //! unit's numbers do not depend on the thread count or on which other units ran before.
 
-use pipeline::{Method, MethodResult, parse, run_cell, run_reference, true_data};
+use pipeline::{Method, MethodResult, OnIteration, parse, run_cell, run_reference, true_data};
 use std::path::Path;
 
 const SMOKE: &str = include_str!("../../../experiments/smoke.toml");
@@ -10,8 +10,12 @@ const SMOKE: &str = include_str!("../../../experiments/smoke.toml");
 type Numbers = (usize, Option<usize>, Method, u64, u64, Option<u64>);
 
 fn numbers(r: &MethodResult) -> Numbers {
-    (r.replication, r.noise_index, r.method, r.alpha.to_bits(), r.mean_kl.to_bits(), r.topic_error.map(f64::to_bits))
+    let alpha = r.alpha.map_or(u64::MAX, f64::to_bits);
+    (r.replication, r.noise_index, r.method, alpha, r.mean_kl.to_bits(), r.topic_error.map(f64::to_bits))
 }
+
+/// No progress reporting.
+const QUIET: OnIteration = &|| {};
 
 fn all_units(threads: usize, reverse: bool) -> Vec<Numbers> {
     let manifest = parse(SMOKE, Path::new("smoke.toml")).unwrap();
@@ -23,11 +27,11 @@ fn all_units(threads: usize, reverse: bool) -> Vec<Numbers> {
         }
         let mut out = Vec::new();
         for cell in &cells {
-            let data = true_data(&manifest, cell.replication).unwrap();
+            let data = true_data(&manifest, &cell.dataset).unwrap();
             if cell.noise_index == 0 {
-                out.push(numbers(&run_reference(&manifest, &data, cell.replication).unwrap()));
+                out.push(numbers(&run_reference(&manifest, &data, &cell.dataset, QUIET).unwrap()));
             }
-            out.extend(run_cell(&manifest, &data, cell).unwrap().iter().map(numbers));
+            out.extend(run_cell(&manifest, &data, cell, QUIET).unwrap().iter().map(numbers));
         }
         out.sort();
         out
@@ -37,18 +41,20 @@ fn all_units(threads: usize, reverse: bool) -> Vec<Numbers> {
 #[test]
 fn smoke_units_give_one_result_per_method_and_cell() {
     let manifest = parse(SMOKE, Path::new("smoke.toml")).unwrap();
-    let data = true_data(&manifest, 0).unwrap();
-    let reference = run_reference(&manifest, &data, 0).unwrap();
+    let dataset = manifest.datasets()[0];
+    let data = true_data(&manifest, &dataset).unwrap();
+    let reference = run_reference(&manifest, &data, &dataset, QUIET).unwrap();
     assert_eq!(reference.method, Method::NonPrivate);
     let cell = &manifest.cells()[1];
-    let results = run_cell(&manifest, &data, cell).unwrap();
+    let results = run_cell(&manifest, &data, cell, QUIET).unwrap();
     assert_eq!(results.iter().map(|r| r.method).collect::<Vec<_>>(), vec![Method::Naive, Method::Private]);
     for r in results.iter().chain([&reference]) {
         assert!(r.mean_kl.is_finite() && r.mean_kl >= 0.0, "{r:?}");
         assert!(r.topic_error.is_some_and(|e| e.is_finite()), "{r:?}");
         assert!(r.iterations_per_second > 0.0);
     }
-    assert_eq!(results[0].alpha, 0.6);
+    assert_eq!(results[0].alpha, Some(0.6));
+    assert_eq!(reference.alpha, None);
 }
 
 #[test]
@@ -65,10 +71,10 @@ fn epsilon_with_empirical_precision_and_row_levels() {
     let text = SMOKE
         .replace("alpha = [0.2, 0.6]", "epsilon = [1.0]\nprecision = \"empirical-mean\"\nrow_concentration = 10.0");
     let manifest = parse(&text, Path::new("eps.toml")).unwrap();
-    let data = true_data(&manifest, 0).unwrap();
-    let results = run_cell(&manifest, &data, &manifest.cells()[0]).unwrap();
+    let data = true_data(&manifest, &manifest.datasets()[0]).unwrap();
+    let results = run_cell(&manifest, &data, &manifest.cells()[0], QUIET).unwrap();
     let n = data.mean_count();
     assert_eq!(results[0].precision, Some(n));
     assert_eq!(results[0].epsilon, Some(1.0));
-    assert!((results[0].alpha - (-1.0 / n).exp()).abs() < 1e-15);
+    assert!((results[0].alpha.unwrap() - (-1.0 / n).exp()).abs() < 1e-15);
 }

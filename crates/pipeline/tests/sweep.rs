@@ -1,8 +1,9 @@
 //! Resume: a rerun skips finished units and never duplicates rows; a missing unit is recomputed
 //! alone with the same numbers; `force` recomputes everything; a corrupt unit file is named.
 
-use pipeline::{SweepOptions, parse, run_sweep};
+use pipeline::{Observer, SweepOptions, UnitDone, parse, run_sweep};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const SMOKE: &str = include_str!("../../../experiments/smoke.toml");
@@ -13,15 +14,26 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn run(manifest: &pipeline::Manifest, force: bool) -> (Vec<pipeline::MethodResult>, usize) {
-    let computed = AtomicUsize::new(0);
-    let rows = run_sweep(manifest, SweepOptions { force, shard: None }, |done| {
+/// Counts computed units and records every finished one.
+#[derive(Default)]
+struct Count {
+    computed: AtomicUsize,
+    done: Mutex<Vec<pipeline::Unit>>,
+}
+
+impl Observer for Count {
+    fn unit_done(&self, done: &UnitDone) {
         if done.computed {
-            computed.fetch_add(1, Ordering::Relaxed);
+            self.computed.fetch_add(1, Ordering::Relaxed);
         }
-    })
-    .unwrap();
-    (rows, computed.into_inner())
+        self.done.lock().unwrap().push(done.unit);
+    }
+}
+
+fn run(manifest: &pipeline::Manifest, force: bool) -> (Vec<pipeline::MethodResult>, usize) {
+    let count = Count::default();
+    let rows = run_sweep(manifest, SweepOptions { force, shard: None }, &count).unwrap();
+    (rows, count.computed.into_inner())
 }
 
 #[test]
@@ -41,11 +53,11 @@ fn rerun_skips_finished_units_and_recomputes_only_missing_ones() {
     assert_eq!(second, first, "rows read back must equal the rows written, without duplicates");
 
     std::fs::remove_file(dir.join("units/cell2.csv")).unwrap();
-    std::fs::write(dir.join("units/cell3.csv.tmp"), "half a file").unwrap(); // a killed write
+    std::fs::write(dir.join("units/cell3.csv.1234.tmp"), "half a file").unwrap(); // a killed write
     let (third, computed) = run(&manifest, false);
     assert_eq!(computed, 1);
     let strip = |rows: &[pipeline::MethodResult]| -> Vec<(u64, u64)> {
-        rows.iter().map(|r| (r.alpha.to_bits(), r.mean_kl.to_bits())).collect()
+        rows.iter().map(|r| (r.alpha.map_or(0, f64::to_bits), r.mean_kl.to_bits())).collect()
     };
     assert_eq!(strip(&third), strip(&first));
 
@@ -53,7 +65,7 @@ fn rerun_skips_finished_units_and_recomputes_only_missing_ones() {
     assert_eq!(computed, units);
 
     std::fs::write(dir.join("units/cell0.csv"), "garbage").unwrap();
-    let err = run_sweep(&manifest, SweepOptions::default(), |_| {}).unwrap_err();
+    let err = run_sweep(&manifest, SweepOptions::default(), &()).unwrap_err();
     assert!(err.to_string().contains("cell0.csv") && err.to_string().contains("delete the file"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -65,10 +77,9 @@ fn shards_split_the_units_and_an_unsharded_run_merges_them() {
     let manifest = parse(&text, Path::new("smoke.toml")).unwrap();
     let mut seen = Vec::new();
     for i in 0..2 {
-        let done = std::sync::Mutex::new(Vec::new());
-        run_sweep(&manifest, SweepOptions { force: false, shard: Some((i, 2)) }, |d| done.lock().unwrap().push(d.unit))
-            .unwrap();
-        seen.extend(done.into_inner().unwrap());
+        let count = Count::default();
+        run_sweep(&manifest, SweepOptions { force: false, shard: Some((i, 2)) }, &count).unwrap();
+        seen.extend(count.done.into_inner().unwrap());
     }
     let mut all = manifest.units();
     assert_eq!(seen.len(), all.len());
@@ -77,6 +88,6 @@ fn shards_split_the_units_and_an_unsharded_run_merges_them() {
     assert_eq!(seen, all);
     let (rows, computed) = run(&manifest, false);
     assert_eq!((rows.len(), computed), (2 + 4 * 2, 0));
-    assert!(run_sweep(&manifest, SweepOptions { force: false, shard: Some((2, 2)) }, |_| {}).is_err());
+    assert!(run_sweep(&manifest, SweepOptions { force: false, shard: Some((2, 2)) }, &()).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }

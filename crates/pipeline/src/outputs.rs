@@ -1,0 +1,127 @@
+//! What a run leaves in its output directory besides the unit files:
+//!
+//! - `manifest.toml` — the manifest text, written before any unit runs; a later run of a
+//!   *different* manifest into the same directory is refused (its units would be mixed up);
+//! - `provenance.toml` — software version and git commit of the working directory;
+//! - `results.parquet` — one tidy row per (data set, noise level, method) (`docs/results.md`);
+//! - `summary.csv` — mean and sd over replications per (e₀, level, method);
+//! - `figure.svg`, `figure.png` — the Fig. 4-style plot of the summary.
+//!
+//! Every file is written atomically.
+
+use crate::manifest::{Manifest, ModelKind, load};
+use crate::run::{MethodResult, RunError};
+use results::{ResultRow, plot, summarize, summary_csv, write_atomic, write_results};
+use std::path::{Path, PathBuf};
+
+/// File names inside the output directory.
+pub const MANIFEST_FILE: &str = "manifest.toml";
+pub const PROVENANCE_FILE: &str = "provenance.toml";
+pub const RESULTS_FILE: &str = "results.parquet";
+pub const SUMMARY_FILE: &str = "summary.csv";
+pub const FIGURE_SVG: &str = "figure.svg";
+pub const FIGURE_PNG: &str = "figure.png";
+
+fn err(e: impl std::fmt::Display) -> RunError {
+    RunError(e.to_string())
+}
+
+/// Before a run: refuses an output directory that holds the results of a different manifest
+/// (unless `force`), then stores this manifest's text there.
+pub fn claim_output(manifest: &Manifest, force: bool) -> Result<(), RunError> {
+    let dir = manifest.output_dir();
+    let stored = dir.join(MANIFEST_FILE);
+    if stored.exists() && !force {
+        let previous = load(&stored).map_err(err)?;
+        if !manifest.same_experiment(&previous) {
+            return Err(RunError(format!(
+                "{} holds results of a different manifest ({}); rerun with --force to recompute everything, \
+                 or set experiment.output to a new directory",
+                dir.display(),
+                stored.display()
+            )));
+        }
+    }
+    write_atomic(&stored, manifest.text.as_bytes()).map_err(err)?;
+    let provenance = format!(
+        "# Software that produced the results in this directory.\nlppf_version = \"{}\"\n{}",
+        env!("CARGO_PKG_VERSION"),
+        git_description()
+    );
+    write_atomic(&dir.join(PROVENANCE_FILE), provenance.as_bytes()).map_err(err)
+}
+
+/// `git_commit = "…"` and `git_dirty = …` of the working directory, if it is a git checkout.
+fn git_description() -> String {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match git(&["rev-parse", "HEAD"]) {
+        Some(commit) => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+            format!("git_commit = \"{commit}\"\ngit_dirty = {dirty}\n")
+        }
+        None => "git_commit = \"unknown\" # not run inside a git checkout\n".to_string(),
+    }
+}
+
+/// The tidy rows of a run.
+pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow> {
+    let model = match manifest.model.kind {
+        ModelKind::Topic => "topic",
+        ModelKind::Block => "block",
+    };
+    rows.iter()
+        .map(|r| ResultRow {
+            experiment: manifest.experiment.name.clone(),
+            model: model.to_string(),
+            components: manifest.model.components as i64,
+            seed: manifest.experiment.seed,
+            replication: r.replication as i64,
+            e0: r.e0,
+            alpha: r.alpha,
+            epsilon: r.epsilon,
+            precision: r.precision,
+            row_concentration: r.alpha.and(manifest.noise.row_concentration),
+            method: r.method.name().to_string(),
+            mean_kl: r.mean_kl,
+            topic_error: r.topic_error,
+            iterations: manifest.sampler.iterations as i64,
+            burn_in: manifest.sampler.burn_in as i64,
+            thin: manifest.sampler.thin as i64,
+            seconds: r.seconds,
+            iterations_per_second: r.iterations_per_second,
+        })
+        .collect()
+}
+
+/// After a complete run: `results.parquet`, `summary.csv` and the figures. Returns the paths
+/// written.
+pub fn write_outputs(manifest: &Manifest, rows: &[MethodResult]) -> Result<Vec<PathBuf>, RunError> {
+    let dir = manifest.output_dir();
+    let table = result_rows(manifest, rows);
+    let metadata = [("lppf.manifest", manifest.text.clone()), ("lppf.version", env!("CARGO_PKG_VERSION").to_string())];
+    let results = dir.join(RESULTS_FILE);
+    write_results(&results, &table, &metadata).map_err(err)?;
+    let mut written = vec![results];
+    written.extend(write_summary_and_figure(&dir, &table, &manifest.experiment.name)?);
+    Ok(written)
+}
+
+/// `summary.csv`, `figure.svg` and `figure.png` in `dir` from the rows of `results.parquet`.
+pub fn write_summary_and_figure(dir: &Path, table: &[ResultRow], title: &str) -> Result<Vec<PathBuf>, RunError> {
+    let summary = summarize(table);
+    let (csv, svg, png) = (dir.join(SUMMARY_FILE), dir.join(FIGURE_SVG), dir.join(FIGURE_PNG));
+    write_atomic(&csv, summary_csv(&summary).as_bytes()).map_err(err)?;
+    // Plot to temporary names, then rename: a figure is never half-written either.
+    let (svg_tmp, png_tmp) = (dir.join("figure.tmp.svg"), dir.join("figure.tmp.png"));
+    plot(&summary, title, Some(&svg_tmp), Some(&png_tmp)).map_err(err)?;
+    std::fs::rename(&svg_tmp, &svg).map_err(|e| RunError(format!("{}: {e}", svg.display())))?;
+    std::fs::rename(&png_tmp, &png).map_err(|e| RunError(format!("{}: {e}", png.display())))?;
+    Ok(vec![csv, svg, png])
+}

@@ -1,0 +1,40 @@
+//! Tidy experiment results: the schema of `results.parquet` ([`ResultRow`]), writing and reading
+//! it, the summary over replications ([`summarize`]) and the Fig. 4-style figure ([`plot`]).
+//!
+//! This crate knows nothing about models or manifests: the pipeline turns its runs into rows.
+
+mod atomic;
+mod figure;
+mod parquet_file;
+mod row;
+mod summary;
+
+pub use atomic::write_atomic;
+pub use figure::plot;
+pub use parquet_file::{FileInfo, read_info, read_results, write_results};
+pub use row::{ResultRow, schema};
+pub use summary::{SummaryRow, summarize, summary_csv, summary_table};
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A results file that cannot be written or read, with the file it concerns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultsError {
+    pub file: PathBuf,
+    pub message: String,
+}
+
+impl ResultsError {
+    pub(crate) fn new(file: &Path, e: impl fmt::Display) -> Self {
+        Self { file: file.to_path_buf(), message: e.to_string() }
+    }
+}
+
+impl fmt::Display for ResultsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file.display(), self.message)
+    }
+}
+
+impl std::error::Error for ResultsError {}
