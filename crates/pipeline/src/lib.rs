@@ -1,9 +1,13 @@
-//! The experiment pipeline: TOML manifests → validated experiments → sweep cells.
+//! The experiment pipeline: a TOML manifest → validated experiment → data sets × noise levels
+//! (cells) → units of work run in parallel and persisted atomically (resume, shards) → tidy
+//! Parquet results, summary and figure (through the `results` crate).
 //!
-//! Work in progress (issue 4): today the manifest schema, its strict validation, the expansion
-//! of a sweep into cells, and the execution of one unit of work (a replication's non-private
-//! reference, or a cell's naïve and private fits). Scheduling, resume, Parquet results and
-//! figures follow.
+//! - `manifest`: schema, strict validation, expansion into data sets and cells;
+//! - `base`: stored base parameters of semi-synthetic designs;
+//! - `run`: one unit of work (a data set's non-private reference, or a cell's naïve and private
+//!   fits), streams derived from (seed, replication, e₀ index, purpose, level, method);
+//! - `sweep`: all units in parallel, unit files, resume, shards, progress observer;
+//! - `outputs`: the files a run leaves in its output directory.
 
 mod base;
 mod manifest;

@@ -80,6 +80,8 @@ pub struct TrueData {
     counts: Vec<u32>,
     rows: usize,
     cols: usize,
+    /// Semi-synthetic data: the row re-scalings `γ_i`.
+    row_scales: Option<Vec<f64>>,
 }
 
 impl TrueData {
@@ -87,6 +89,21 @@ impl TrueData {
     pub fn mean_count(&self) -> f64 {
         let (sum, n) = self.modelled().fold((0.0, 0usize), |(s, n), i| (s + f64::from(self.counts[i]), n + 1));
         sum / n as f64
+    }
+
+    /// The true rates `μ*` (row-major; the block model's diagonal is 0 and not modelled).
+    pub fn rates(&self) -> &[f64] {
+        &self.rates
+    }
+
+    /// The true counts `y`.
+    pub fn counts(&self) -> &[u32] {
+        &self.counts
+    }
+
+    /// Semi-synthetic data: the re-scalings `γ_i ~ Gamma(e₀f₀, rate f₀)` of the rows.
+    pub fn row_scales(&self) -> Option<&[f64]> {
+        self.row_scales.as_deref()
     }
 
     fn modelled(&self) -> impl Iterator<Item = usize> + '_ {
@@ -125,9 +142,11 @@ pub fn true_data(manifest: &Manifest, dataset: &DataSet) -> Result<TrueData, Run
         let k = base.components();
         // γ_i θ*_ic, floored at the smallest positive double (γ can underflow for tiny e₀f₀).
         let mut theta = base.theta_flat();
+        let mut scales = Vec::with_capacity(base.rows());
         for row in theta.chunks_exact_mut(k) {
             let g = gamma.sample(&mut rng);
             row.iter_mut().for_each(|x| *x = (*x * g).max(f64::MIN_POSITIVE));
+            scales.push(g);
         }
         let mut truth = fresh_model(manifest, root.child(1))?;
         match &mut truth {
@@ -135,7 +154,7 @@ pub fn true_data(manifest: &Manifest, dataset: &DataSet) -> Result<TrueData, Run
             AnyModel::Block(m) => m.set_factors(&theta, &base.second_factor_flat()),
         }
         .map_err(RunError)?;
-        return Ok(TrueData::generated(truth, root.child(2)));
+        return Ok(TrueData { row_scales: Some(scales), ..TrueData::generated(truth, root.child(2)) });
     }
     for attempt in 0..MAX_DATA_ATTEMPTS {
         let streams = root.child(attempt);
@@ -155,7 +174,7 @@ impl TrueData {
             AnyModel::Topic(m) => generated(m, streams),
             AnyModel::Block(m) => generated(m, streams),
         };
-        TrueData { truth, rates, counts, rows, cols }
+        TrueData { truth, rates, counts, rows, cols, row_scales: None }
     }
 }
 

@@ -91,3 +91,48 @@ fn shards_split_the_units_and_an_unsharded_run_merges_them() {
     assert!(run_sweep(&manifest, SweepOptions { force: false, shard: Some((2, 2)) }, &()).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The numbers of a run (timings excluded), floats as bits, in unit order.
+fn numbers(rows: &[pipeline::MethodResult]) -> Vec<String> {
+    rows.iter()
+        .map(|r| {
+            let bits = |x: Option<f64>| x.map(f64::to_bits);
+            format!(
+                "{} {:?} {} {:?} {} {:?}",
+                r.replication,
+                r.noise_index,
+                r.method.name(),
+                bits(r.alpha),
+                r.mean_kl.to_bits(),
+                bits(r.topic_error)
+            )
+        })
+        .collect()
+}
+
+/// The same manifest and seed give bit-identical numbers whether the sweep runs on 1 or 2
+/// threads, in one run or as two halves (shards 0/2 and 1/2) merged by a final run.
+#[test]
+fn sweep_numbers_do_not_depend_on_threads_or_splitting() {
+    let manifest_in = |dir: &Path| {
+        let text = SMOKE.replace("seed = 1", &format!("seed = 1\noutput = {:?}", dir.display().to_string()));
+        parse(&text, Path::new("smoke.toml")).unwrap()
+    };
+    let in_pool = |threads: usize, f: &(dyn Fn() -> Vec<pipeline::MethodResult> + Sync)| {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(f)
+    };
+    let (one_dir, two_dir, halves_dir) = (scratch("threads1"), scratch("threads2"), scratch("halves"));
+    let one = in_pool(1, &|| run(&manifest_in(&one_dir), false).0);
+    let two = in_pool(2, &|| run(&manifest_in(&two_dir), false).0);
+    assert_eq!(numbers(&one), numbers(&two));
+    let halves = manifest_in(&halves_dir);
+    for i in 0..2 {
+        in_pool(2, &|| run_sweep(&halves, SweepOptions { force: false, shard: Some((i, 2)) }, &()).unwrap());
+    }
+    let (merged, computed) = run(&halves, false);
+    assert_eq!(computed, 0);
+    assert_eq!(numbers(&merged), numbers(&one));
+    for dir in [one_dir, two_dir, halves_dir] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

@@ -1,0 +1,179 @@
+//! Semi-synthetic data (§5.1/§5.2): stored base parameters whose rows are re-scaled by
+//! `γ_i ~ Gamma(e₀f₀, rate f₀)`. The base file is checked before any work starts; the re-scaled
+//! rates are `γ_i γ_j μ*_ij` (block) or `γ_d μ*_dv` (topic); the `γ` follow their gamma law.
+
+use distributions::Gamma;
+use distributions::gof::chi_square_continuous;
+use models::{BlockModel, GammaPrior, PoissonFactorization};
+use pipeline::{BaseParameters, ManifestError, ModelKind, parse, true_data};
+use std::path::{Path, PathBuf};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lppf-semi-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A block-model base: 6 actors, 2 communities.
+fn block_base() -> BaseParameters {
+    BaseParameters {
+        model: ModelKind::Block,
+        row_labels: (0..6).map(|i| format!("actor{i}")).collect(),
+        theta: (0..6).map(|i| vec![1.0 + i as f64, 0.5 / (1.0 + i as f64)]).collect(),
+        pi: Some(vec![vec![2.0, 0.1], vec![0.2, 1.5]]),
+        phi: None,
+        provenance: toml::Table::new(),
+    }
+}
+
+fn manifest_text(base: &Path, kind: &str, components: usize, e0: &str) -> String {
+    format!(
+        r#"methods = ["non-private", "naive", "private"]
+[experiment]
+name = "semi"
+seed = 7
+[model]
+kind = "{kind}"
+components = {components}
+a0 = 0.1
+b0 = 0.1
+[data]
+source = "semi-synthetic"
+base = {base:?}
+[noise]
+alpha = [0.5]
+[sweep]
+replications = 2
+e0 = {e0}
+[sampler]
+iterations = 20
+burn_in = 10
+thin = 5
+"#,
+        base = base.display().to_string()
+    )
+}
+
+fn write_base(dir: &Path, base: &BaseParameters) -> PathBuf {
+    let path = dir.join("base.toml");
+    std::fs::write(&path, toml::to_string(base).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn block_rates_are_the_base_rates_rescaled_by_gamma_i_gamma_j() {
+    let dir = scratch("block");
+    let base = block_base();
+    let path = write_base(&dir, &base);
+    let m = parse(&manifest_text(&path, "block", 2, "[0.75, 1.5]"), Path::new("semi.toml")).unwrap();
+    assert_eq!((m.rows(), m.cols()), (6, 6));
+    assert_eq!(m.datasets().len(), 4);
+    assert_eq!(m.cells().len(), 4);
+    assert_eq!(m.units().len(), 8);
+    let mut reference = BlockModel::new(6, 2, GammaPrior::new(1.0, 1.0).unwrap(), distributions::Streams::new(0));
+    reference.set_factors(&base.theta_flat(), &base.second_factor_flat()).unwrap();
+    let mut base_rates = vec![0.0; 36];
+    reference.rates_into(&mut base_rates);
+    for dataset in m.datasets() {
+        let data = true_data(&m, &dataset).unwrap();
+        let g = data.row_scales().unwrap();
+        assert_eq!(g.len(), 6);
+        for i in 0..6 {
+            for j in (0..6).filter(|&j| j != i) {
+                let expected = g[i] * g[j] * base_rates[i * 6 + j];
+                let got = data.rates()[i * 6 + j];
+                assert!((got - expected).abs() <= 1e-12 * expected.max(f64::MIN_POSITIVE), "{got} vs {expected}");
+            }
+        }
+    }
+    // Different data sets draw different γ.
+    let (a, b) = (true_data(&m, &m.datasets()[0]).unwrap(), true_data(&m, &m.datasets()[2]).unwrap());
+    assert_ne!(a.row_scales(), b.row_scales());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// γ_i ~ Gamma(e₀f₀, rate f₀): chi-square on the probability integral transform, 20 cells,
+/// 4,000 rows per e₀, each test at false-alarm rate 1e-3 (seeded, so the outcome is fixed).
+#[test]
+fn row_scales_follow_gamma_e0_f0_rate_f0() {
+    let dir = scratch("gof");
+    let rows = 4000;
+    let base = BaseParameters {
+        model: ModelKind::Topic,
+        row_labels: (0..rows).map(|i| format!("doc{i}")).collect(),
+        theta: vec![vec![1.0]; rows],
+        pi: None,
+        phi: Some(vec![vec![0.5, 0.5]]),
+        provenance: toml::Table::new(),
+    };
+    let path = write_base(&dir, &base);
+    let m = parse(&manifest_text(&path, "topic", 1, "[0.75, 1.5]"), Path::new("semi.toml")).unwrap();
+    for dataset in m.datasets().into_iter().filter(|d| d.replication == 0) {
+        let e0 = dataset.e0.unwrap();
+        let gamma = Gamma::new(e0 * 0.1, 0.1).unwrap();
+        let data = true_data(&m, &dataset).unwrap();
+        let g = data.row_scales().unwrap();
+        let gof = chi_square_continuous(g, |x| gamma.cdf(x), 20);
+        assert!(!gof.rejects(1e-3), "e0 = {e0}: {gof:?}");
+        let mean = g.iter().sum::<f64>() / rows as f64;
+        // sd of the mean: sqrt(e0 / f0 / rows) ≈ 0.14–0.19; 5 sd.
+        assert!((mean - e0).abs() < 5.0 * (e0 / 0.1 / rows as f64).sqrt(), "mean γ {mean} vs e0 {e0}");
+        // The topic rates are γ_d θ*_d φ*_v (floored at the smallest positive double).
+        for (d, &gd) in g.iter().enumerate() {
+            let expected = (gd * 1.0).max(f64::MIN_POSITIVE) * 0.5;
+            assert!((data.rates()[2 * d] - expected).abs() <= 1e-12 * expected);
+        }
+    }
+    // A wrong law is rejected by the same test: Gamma(e₀f₀, rate 2f₀) (mean e₀/2).
+    let dataset = m.datasets()[0];
+    let wrong = Gamma::new(dataset.e0.unwrap() * 0.1, 0.2).unwrap();
+    let data = true_data(&m, &dataset).unwrap();
+    assert!(chi_square_continuous(data.row_scales().unwrap(), |x| wrong.cdf(x), 20).rejects(1e-3));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_base_files_fail_before_any_work() {
+    let dir = scratch("bad");
+    let field_of = |text: &str| match parse(text, Path::new("semi.toml")) {
+        Err(ManifestError::Invalid { field, allowed, .. }) => (field, allowed),
+        other => panic!("expected an invalid field, got {other:?}"),
+    };
+    // Missing file.
+    let (field, allowed) = field_of(&manifest_text(&dir.join("none.toml"), "block", 2, "[1.0]"));
+    assert_eq!(field, "data.base");
+    assert!(allowed.contains("none.toml"), "{allowed}");
+    // Wrong model kind, wrong component count, e0 <= 0, f0 <= 0, rows that disagree.
+    let path = write_base(&dir, &block_base());
+    assert_eq!(field_of(&manifest_text(&path, "topic", 2, "[1.0]")).0, "data.base");
+    assert_eq!(field_of(&manifest_text(&path, "block", 3, "[1.0]")).0, "model.components");
+    assert_eq!(field_of(&manifest_text(&path, "block", 2, "[1.0, 0.0]")).0, "sweep.e0");
+    assert_eq!(field_of(&manifest_text(&path, "block", 2, "[]")).0, "sweep.e0");
+    let f0 = manifest_text(&path, "block", 2, "[1.0]")
+        .replace("source = \"semi-synthetic\"", "source = \"semi-synthetic\"\nf0 = 0.0");
+    assert_eq!(field_of(&f0).0, "data.f0");
+    let rows = manifest_text(&path, "block", 2, "[1.0]")
+        .replace("source = \"semi-synthetic\"", "source = \"semi-synthetic\"\nrows = 7");
+    assert_eq!(field_of(&rows).0, "data.rows");
+    let range = manifest_text(&path, "block", 2, "[1.0]")
+        .replace("source = \"semi-synthetic\"", "source = \"semi-synthetic\"\nmean_count_range = [1.0, 2.0]");
+    assert_eq!(field_of(&range).0, "data.mean_count_range");
+    // Inconsistent base files: each names what is wrong.
+    let cases: [(fn(&mut BaseParameters), &str); 5] = [
+        (|b| b.theta[2].push(1.0), "row 2"),
+        (|b| b.theta[1][0] = -1.0, "> 0"),
+        (|b| b.row_labels.pop().map(drop).unwrap_or(()), "row_labels"),
+        (|b| b.pi = None, "missing `pi`"),
+        (|b| b.phi = Some(vec![vec![1.0]]), "`phi` does not belong"),
+    ];
+    for (break_it, message) in cases {
+        let mut base = block_base();
+        break_it(&mut base);
+        let path = write_base(&dir, &base);
+        let (field, allowed) = field_of(&manifest_text(&path, "block", 2, "[1.0]"));
+        assert_eq!(field, "data.base");
+        assert!(allowed.contains(message), "{allowed} should mention {message}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,150 @@
+//! Results files: a Parquet round trip keeps every value (nulls included) and the metadata; the
+//! summary's means and sample sds match hand computation; the figure has one panel per e₀ and
+//! a legend entry per method; bad files are named.
+
+use results::{ResultRow, plot, read_info, read_results, summarize, summary_csv, write_results};
+use std::path::PathBuf;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lppf-results-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn row(e0: Option<f64>, alpha: Option<f64>, method: &str, replication: i64, mean_kl: f64) -> ResultRow {
+    ResultRow {
+        experiment: "test".into(),
+        model: "block".into(),
+        components: 4,
+        seed: u64::MAX,
+        replication,
+        e0,
+        alpha,
+        epsilon: None,
+        precision: None,
+        row_concentration: None,
+        method: method.into(),
+        mean_kl,
+        topic_error: None,
+        iterations: 100,
+        burn_in: 10,
+        thin: 5,
+        seconds: 1.5,
+        iterations_per_second: 66.7,
+    }
+}
+
+/// Two e₀ levels × two α levels × two methods × three replications, plus references.
+fn sweep() -> Vec<ResultRow> {
+    let mut rows = Vec::new();
+    for e0 in [1.5, 0.75] {
+        for rep in 0..3 {
+            rows.push(row(Some(e0), None, "non-private", rep, 0.1 * e0 + 0.01 * rep as f64));
+            for alpha in [0.5, 0.1] {
+                rows.push(row(Some(e0), Some(alpha), "naive", rep, e0 * alpha + rep as f64));
+                rows.push(row(Some(e0), Some(alpha), "private", rep, 0.2 + 0.1 * rep as f64));
+            }
+        }
+    }
+    rows
+}
+
+#[test]
+fn parquet_round_trip_keeps_values_nulls_and_metadata() {
+    let dir = scratch("roundtrip");
+    let mut rows = sweep();
+    rows[1].epsilon = Some(0.75);
+    rows[1].precision = Some(3.25);
+    rows[1].row_concentration = Some(10.0);
+    rows[1].topic_error = Some(0.0625);
+    rows[2].mean_kl = f64::MIN_POSITIVE;
+    let path = dir.join("sub/results.parquet");
+    write_results(&path, &rows, &[("lppf.manifest", "name = \"x\"".into())]).unwrap();
+    assert_eq!(read_results(&path).unwrap(), rows);
+    let info = read_info(&path).unwrap();
+    assert!(info.metadata.contains(&("lppf.manifest".to_string(), "name = \"x\"".to_string())));
+    assert_eq!(info.schema.fields().len(), results::schema().fields().len());
+    // Nothing but the file is left in the directory (the temporary file was renamed).
+    assert_eq!(std::fs::read_dir(dir.join("sub")).unwrap().count(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unreadable_files_are_named() {
+    let dir = scratch("bad");
+    let path = dir.join("results.parquet");
+    std::fs::write(&path, b"not parquet").unwrap();
+    let err = read_results(&path).unwrap_err();
+    assert!(err.to_string().contains("results.parquet"), "{err}");
+    assert!(read_results(&dir.join("missing.parquet")).unwrap_err().to_string().contains("missing.parquet"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn summary_means_and_sample_sds() {
+    let summary = summarize(&sweep());
+    // Per e₀ (ascending): the reference, then α ascending × methods in order of appearance.
+    let keys: Vec<(Option<f64>, Option<f64>, &str)> =
+        summary.iter().map(|s| (s.e0, s.level, s.method.as_str())).collect();
+    assert_eq!(
+        keys,
+        vec![
+            (Some(0.75), None, "non-private"),
+            (Some(0.75), Some(0.1), "naive"),
+            (Some(0.75), Some(0.1), "private"),
+            (Some(0.75), Some(0.5), "naive"),
+            (Some(0.75), Some(0.5), "private"),
+            (Some(1.5), None, "non-private"),
+            (Some(1.5), Some(0.1), "naive"),
+            (Some(1.5), Some(0.1), "private"),
+            (Some(1.5), Some(0.5), "naive"),
+            (Some(1.5), Some(0.5), "private"),
+        ]
+    );
+    // naive at e₀ = 1.5, α = 0.5: values 0.75 + {0, 1, 2} → mean 1.75, sd 1.
+    let s = &summary[8];
+    assert_eq!(s.replications, 3);
+    assert!((s.mean_kl - 1.75).abs() < 1e-12 && (s.sd_kl.unwrap() - 1.0).abs() < 1e-12, "{s:?}");
+    assert_eq!(s.mean_alpha, Some(0.5));
+    assert_eq!(s.axis, "alpha");
+    // private: 0.2, 0.3, 0.4 → mean 0.3, sd 0.1.
+    let s = &summary[9];
+    assert!((s.mean_kl - 0.3).abs() < 1e-12 && (s.sd_kl.unwrap() - 0.1).abs() < 1e-12, "{s:?}");
+    // A single replication has no sd.
+    let single = summarize(&sweep()[..1]);
+    assert_eq!(single[0].sd_kl, None);
+    let csv = summary_csv(&summary);
+    assert_eq!(csv.lines().count(), 11);
+    assert!(csv.lines().nth(1).unwrap().starts_with("0.75,alpha,,non-private,3,"), "{csv}");
+}
+
+#[test]
+fn epsilon_sweeps_are_summarized_by_epsilon() {
+    let mut rows = sweep();
+    for (i, r) in rows.iter_mut().enumerate() {
+        if r.alpha.is_some() {
+            r.epsilon = Some(if r.alpha == Some(0.5) { 1.0 } else { 2.0 });
+            r.alpha = r.alpha.map(|a| a + 0.01 * i as f64); // α differs per data set
+        }
+    }
+    let summary = summarize(&rows);
+    assert_eq!(summary.len(), 10);
+    assert!(summary.iter().all(|s| s.axis == "epsilon"));
+    assert_eq!(summary[1].level, Some(1.0));
+}
+
+#[test]
+fn figure_has_a_panel_per_e0_and_a_line_per_method() {
+    let dir = scratch("figure");
+    let (svg, png) = (dir.join("f.svg"), dir.join("f.png"));
+    plot(&summarize(&sweep()), "test figure", Some(&svg), Some(&png)).unwrap();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    for needle in ["test figure", "e₀ = 0.75", "e₀ = 1.5", "non-private", "naive", "private", "α (noise level)"] {
+        assert!(text.contains(needle), "{needle:?} missing from the SVG");
+    }
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    assert!(plot(&[], "empty", Some(&svg), None).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
