@@ -160,7 +160,8 @@ fn bad_base_files_fail_before_any_work() {
         .replace("source = \"semi-synthetic\"", "source = \"semi-synthetic\"\nmean_count_range = [1.0, 2.0]");
     assert_eq!(field_of(&range).0, "data.mean_count_range");
     // Inconsistent base files: each names what is wrong.
-    let cases: [(fn(&mut BaseParameters), &str); 5] = [
+    type Breakage = fn(&mut BaseParameters);
+    let cases: [(Breakage, &str); 5] = [
         (|b| b.theta[2].push(1.0), "row 2"),
         (|b| b.theta[1][0] = -1.0, "> 0"),
         (|b| b.row_labels.pop().map(drop).unwrap_or(()), "row_labels"),
