@@ -18,6 +18,18 @@ validate MANIFEST:
 smoke:
     cargo run --release -p cli -- run experiments/smoke.toml --force
 
+# The Fig. 3 design (synthetic 20-actor network; seconds): results/fig3-synthetic/figure.png.
+fig3:
+    cargo run --release -p cli -- run experiments/fig3-synthetic.toml
+
+# Reprint the summary of a results directory (and rewrite summary.csv and the figures).
+summarize DIR:
+    cargo run --release -p cli -- summarize {{DIR}}
+
+# Redraw figure.svg and figure.png of a results directory.
+plot DIR:
+    cargo run --release -p cli -- plot {{DIR}}
+
 # Every test, as CI runs it.
 test:
     cargo test --workspace

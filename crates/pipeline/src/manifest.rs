@@ -71,8 +71,9 @@ pub enum DataSource {
 }
 
 /// `[data]`: the source and the matrix size (`cols` only for the topic model). From the prior:
-/// optionally, the draw is repeated until the mean count lies in `mean_count_range` (as Fig. 3
-/// needs with a₀ = 0.01, where most draws are nearly empty). Semi-synthetic: the base-parameter
+/// optionally, the draw is repeated until the mean count lies in `mean_count_range`, or its rates
+/// are scaled to the mean `mean_rate` (as Fig. 3 needs with a₀ = 0.01, where almost every draw is
+/// an empty network). Semi-synthetic: the base-parameter
 /// file `base` (its shape is the matrix size; `rows`/`cols`, if given, must match it) and the
 /// rate `f0` of the re-scaling `γ_i ~ Gamma(e₀f₀, rate f₀)` (default 0.1, as in §5.1).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -82,6 +83,7 @@ pub struct DataSpec {
     pub rows: Option<usize>,
     pub cols: Option<usize>,
     pub mean_count_range: Option<[f64; 2]>,
+    pub mean_rate: Option<f64>,
     pub base: Option<PathBuf>,
     pub f0: Option<f64>,
 }
@@ -372,6 +374,15 @@ impl Manifest {
         only_semi("sweep.e0", self.sweep.e0.is_some())?;
         if semi && d.mean_count_range.is_some() {
             return Err(invalid("data.mean_count_range", "set".into(), "absent for semi-synthetic data"));
+        }
+        if let Some(rate) = d.mean_rate {
+            if semi || d.mean_count_range.is_some() {
+                let allowed = "absent for semi-synthetic data or with data.mean_count_range";
+                return Err(invalid("data.mean_rate", rate.to_string(), allowed));
+            }
+            if !(rate.is_finite() && rate > 0.0) {
+                return Err(invalid("data.mean_rate", rate.to_string(), "a finite number > 0"));
+            }
         }
         if let Some(base) = &self.base {
             if base.model != self.model.kind {

@@ -20,7 +20,8 @@ const TRUTH: u64 = 0;
 const NOISE: u64 = 1;
 const CHAIN: u64 = 2;
 
-/// Draws from the prior for `mean_count_range` are retried at most this often.
+/// Draws from the prior for `mean_count_range` (or, with `mean_rate`, draws whose rates are all
+/// negligible) are retried at most this often.
 const MAX_DATA_ATTEMPTS: u64 = 10_000;
 
 /// Why a unit of work failed.
@@ -125,6 +126,44 @@ fn fresh_model(manifest: &Manifest, streams: Streams) -> Result<AnyModel, RunErr
     })
 }
 
+impl AnyModel {
+    /// Scales the factors so that the mean rate over the modelled entries is `target`: `π` of the
+    /// block model or `θ` of the topic model by `s = target / mean(μ)` (rates are linear in
+    /// each, so every `μ_n` is multiplied by `s` and the prior's sparsity pattern is kept).
+    /// Returns `false` for a draw whose rates are too small to rescale in floating point.
+    fn scale_to_mean_rate(&mut self, target: f64) -> Result<bool, RunError> {
+        let (rows, cols) = match self {
+            AnyModel::Topic(m) => m.shape(),
+            AnyModel::Block(m) => m.shape(),
+        };
+        let mut rates = vec![0.0; rows * cols];
+        match self {
+            AnyModel::Topic(m) => m.rates_into(&mut rates),
+            AnyModel::Block(m) => m.rates_into(&mut rates),
+        }
+        let block = matches!(self, AnyModel::Block(_));
+        let modelled = (0..rows * cols).filter(|&n| !(block && n / cols == n % cols));
+        let mean = modelled.clone().map(|n| rates[n]).sum::<f64>() / modelled.count() as f64;
+        let s = target / mean;
+        if !(s.is_finite() && mean > 1e-250) {
+            return Ok(false);
+        }
+        let scaled = |x: &[f64]| -> Vec<f64> { x.iter().map(|v| (v * s).max(f64::MIN_POSITIVE)).collect() };
+        match self {
+            AnyModel::Topic(m) => {
+                let (theta, phi) = (scaled(m.theta()), m.phi_topic_major());
+                m.set_factors(&theta, &phi)
+            }
+            AnyModel::Block(m) => {
+                let (theta, pi) = (m.theta().to_vec(), scaled(m.pi()));
+                m.set_factors(&theta, &pi)
+            }
+        }
+        .map_err(RunError)?;
+        Ok(true)
+    }
+}
+
 /// The root of a data set's streams: (master seed, replication, `e₀` index).
 fn dataset_streams(manifest: &Manifest, dataset: &DataSet) -> Streams {
     Streams::new(manifest.experiment.seed).child(dataset.replication as u64).child(dataset.e0_index as u64)
@@ -158,13 +197,22 @@ pub fn true_data(manifest: &Manifest, dataset: &DataSet) -> Result<TrueData, Run
     }
     for attempt in 0..MAX_DATA_ATTEMPTS {
         let streams = root.child(attempt);
-        let data = TrueData::generated(fresh_model(manifest, streams.child(0))?, streams.child(1));
+        let mut truth = fresh_model(manifest, streams.child(0))?;
+        if let Some(target) = manifest.data.mean_rate
+            && !truth.scale_to_mean_rate(target)?
+        {
+            continue;
+        }
+        let data = TrueData::generated(truth, streams.child(1));
         match manifest.data.mean_count_range {
             Some([lo, hi]) if !(lo..=hi).contains(&data.mean_count()) => continue,
             _ => return Ok(data),
         }
     }
-    Err(RunError(format!("no prior draw in {MAX_DATA_ATTEMPTS} attempts had its mean count in data.mean_count_range")))
+    Err(RunError(format!(
+        "no prior draw in {MAX_DATA_ATTEMPTS} attempts had its mean count in data.mean_count_range \
+         (or, with data.mean_rate, rates large enough to rescale); consider data.mean_rate"
+    )))
 }
 
 impl TrueData {

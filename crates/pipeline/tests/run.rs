@@ -78,3 +78,29 @@ fn epsilon_with_empirical_precision_and_row_levels() {
     assert_eq!(results[0].epsilon, Some(1.0));
     assert!((results[0].alpha.unwrap() - (-1.0 / n).exp()).abs() < 1e-15);
 }
+
+/// `mean_rate`: the prior draw's rates are scaled to the requested mean (the sparsity pattern of
+/// a₀ = 0.01 kept, no rejection loop); the Fig. 3 manifest uses it.
+#[test]
+fn mean_rate_scales_the_prior_draw() {
+    for (kind, extra) in [("block", ""), ("topic", "cols = 6\n")] {
+        let text = SMOKE
+            .replace("kind = \"topic\"", &format!("kind = \"{kind}\""))
+            .replace("cols = 6\n", "")
+            .replace("rows = 8\n", &format!("rows = 8\n{extra}mean_rate = 2.5\n"))
+            .replace("a0 = 1.0", "a0 = 0.01");
+        let manifest = parse(&text, Path::new("rate.toml")).unwrap();
+        for dataset in manifest.datasets() {
+            let data = true_data(&manifest, &dataset).unwrap();
+            let n = data.rates().len();
+            let modelled: Vec<f64> =
+                (0..n).filter(|&i| kind == "topic" || i / 8 != i % 8).map(|i| data.rates()[i]).collect();
+            let mean = modelled.iter().sum::<f64>() / modelled.len() as f64;
+            assert!((mean - 2.5).abs() < 1e-9, "{kind}: mean rate {mean}");
+        }
+    }
+    let bad = SMOKE.replace("rows = 8\n", "rows = 8\nmean_rate = 0.0\n");
+    assert!(parse(&bad, Path::new("bad.toml")).unwrap_err().to_string().contains("data.mean_rate"));
+    let both = SMOKE.replace("rows = 8\n", "rows = 8\nmean_rate = 1.0\nmean_count_range = [0.0, 1.0]\n");
+    assert!(parse(&both, Path::new("bad.toml")).unwrap_err().to_string().contains("data.mean_rate"));
+}
