@@ -8,8 +8,8 @@ mod progress;
 
 use clap::{Parser, Subcommand};
 use pipeline::{
-    FIGURE_PNG, FIGURE_SVG, RESULTS_FILE, SUMMARY_FILE, SweepOptions, claim_output, load, run_sweep, write_outputs,
-    write_summary_and_figure,
+    FIGURE_PNG, FIGURE_SVG, PrepareOptions, RESULTS_FILE, SUMMARY_FILE, SweepOptions, base_file_text, claim_output,
+    load, prepare_enron, run_sweep, write_outputs, write_summary_and_figure,
 };
 use progress::Reporter;
 use std::path::{Path, PathBuf};
@@ -64,6 +64,23 @@ enum Command {
         /// The output directory of a run, e.g. results/smoke.
         results: PathBuf,
     },
+    /// Build the Fig. 4 base parameters from the Enron corpus: count the network, keep the
+    /// paper's actors, choose C by held-out likelihood, fit the non-private block model, write
+    /// θ*, π*, labels and provenance (with the input's sha256). Same input and seed ⇒ same file.
+    PrepareEnron {
+        /// The cleaned table (a file, e.g. ../shared/data/enron/Enron.csv) or a maildir tree (a
+        /// directory, e.g. maildir/).
+        input: PathBuf,
+        /// Where to write the base parameters.
+        #[arg(long, default_value = "data/enron/base.toml")]
+        output: PathBuf,
+        /// Master seed of the held-out mask and the fits.
+        #[arg(long, default_value_t = PrepareOptions::default().seed)]
+        seed: u64,
+        /// Candidate numbers of communities, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = PrepareOptions::default().components)]
+        components: Vec<usize>,
+    },
 }
 
 /// A failure and its exit code.
@@ -86,6 +103,9 @@ fn main() -> ExitCode {
         Command::Run { manifest, force, quiet, shard } => run(&manifest, force, quiet, shard),
         Command::Summarize { results } => summarize(&results, true),
         Command::Plot { results } => summarize(&results, false),
+        Command::PrepareEnron { input, output, seed, components } => {
+            prepare(&input, &output, PrepareOptions { seed, components, ..PrepareOptions::default() })
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -106,6 +126,10 @@ fn validate(path: &Path) -> Result<(), Failure> {
 fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> Result<(), Failure> {
     let m = load(path).map_err(bad_input)?;
     claim_output(&m, force).map_err(bad_input)?;
+    let note = m.experiment.description.as_ref().map(|d| format!("{}: {d}", m.experiment.name));
+    if let (Some(note), false) = (&note, quiet) {
+        eprintln!("{note}");
+    }
     let start = Instant::now();
     let reporter = Reporter::new(&m, quiet);
     let rows = run_sweep(&m, SweepOptions { force, shard }, &reporter).map_err(|e| {
@@ -135,6 +159,9 @@ fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> 
         let table = results::summarize(&pipeline::result_rows(&m, &rows));
         print!("{}", results::summary_table(&table));
     }
+    if let Some(note) = note {
+        println!("{note}");
+    }
     Ok(())
 }
 
@@ -150,6 +177,25 @@ fn summarize(dir: &Path, print: bool) -> Result<(), Failure> {
     for path in written {
         eprintln!("wrote {}", path.display());
     }
+    Ok(())
+}
+
+fn prepare(input: &Path, output: &Path, options: PrepareOptions) -> Result<(), Failure> {
+    if !input.exists() {
+        return Err(bad_input(format!("{}: no such file or directory", input.display())));
+    }
+    if options.components.is_empty() || options.components.contains(&0) {
+        return Err(bad_input("--components: a comma-separated list of integers >= 1"));
+    }
+    eprintln!("reading {} and fitting C ∈ {:?} (a minute or two)…", input.display(), options.components);
+    let prepared = prepare_enron(input, &options).map_err(failed)?;
+    eprintln!("read: {}", prepared.report);
+    for (c, score) in &prepared.scores {
+        eprintln!("C = {c:>2}: held-out log-likelihood {score:.1}");
+    }
+    let text = base_file_text(&prepared.base).map_err(failed)?;
+    results::write_atomic(output, text.as_bytes()).map_err(failed)?;
+    println!("{}: {} actors, C = {}", output.display(), prepared.base.rows(), prepared.base.components());
     Ok(())
 }
 

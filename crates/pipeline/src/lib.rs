@@ -12,6 +12,7 @@
 mod base;
 mod manifest;
 mod outputs;
+mod prepare;
 mod run;
 mod sweep;
 
@@ -24,5 +25,6 @@ pub use outputs::{
     FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE, SUMMARY_FILE, claim_output, result_rows,
     write_outputs, write_summary_and_figure,
 };
+pub use prepare::{PrepareOptions, Prepared, base_file_text, prepare_enron};
 pub use run::{MethodResult, OnIteration, RunError, TrueData, run_cell, run_reference, true_data};
 pub use sweep::{Observer, Plan, SweepOptions, Unit, UnitDone, run_sweep};

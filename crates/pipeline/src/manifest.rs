@@ -31,13 +31,16 @@ pub struct Manifest {
     pub text: String,
 }
 
-/// `[experiment]`: name, master seed, output directory (default `results/<name>`).
+/// `[experiment]`: name, master seed, output directory (default `results/<name>`), and an
+/// optional description (printed by `lppf run` and stored in `provenance.toml`, e.g. how a
+/// reduced design deviates from the paper).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Experiment {
     pub name: String,
     pub seed: u64,
     pub output: Option<PathBuf>,
+    pub description: Option<String>,
 }
 
 /// The model family.

@@ -43,8 +43,10 @@ pub fn claim_output(manifest: &Manifest, force: bool) -> Result<(), RunError> {
         }
     }
     write_atomic(&stored, manifest.text.as_bytes()).map_err(err)?;
+    let description =
+        manifest.experiment.description.as_ref().map_or(String::new(), |d| format!("description = {d:?}\n"));
     let provenance = format!(
-        "# Software that produced the results in this directory.\nlppf_version = \"{}\"\n{}",
+        "# Software that produced the results in this directory.\nlppf_version = \"{}\"\n{}{description}",
         env!("CARGO_PKG_VERSION"),
         git_description()
     );

@@ -1,0 +1,182 @@
+//! `prepare-enron`: from the Enron corpus (the cleaned table or a maildir tree) to the base
+//! parameters of the Fig. 4 design (§5.1 of Schein et al. 2019).
+//!
+//! 1. Read the messages and count the directed network, one per recipient; keep the actors the
+//!    paper's rule keeps (sent ≥ 1 and sent + received ≥ 100, as row and column sums of `y`).
+//! 2. Choose the number of communities `C` by held-out likelihood: hide a random 10 % of the
+//!    off-diagonal entries, fit the non-private block model to the rest for each candidate `C`
+//!    (the hidden entries are imputed by the sampler), score `Σ_held-out ln Pois(y_ij; μ̂_ij)` with
+//!    the posterior-mean rates, keep the best `C`.
+//! 3. Fit the non-private block model with that `C` to all entries and keep the posterior means
+//!    `θ*`, `π*`.
+//!
+//! Everything is seeded (one stream per candidate), so the same input and seed give the same
+//! file, byte for byte, whatever the thread count.
+
+use crate::base::BaseParameters;
+use crate::manifest::ModelKind;
+use crate::run::RunError;
+use distributions::{Poisson, Streams};
+use enron::{CountNetwork, InclusionRule, ReadReport};
+use inference::{NonPrivate, Schedule, run_chain};
+use models::{BlockModel, GammaPrior};
+use rand::RngExt;
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+/// Settings of the base fit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrepareOptions {
+    pub seed: u64,
+    /// Candidate numbers of communities.
+    pub components: Vec<usize>,
+    /// Gamma prior shape and **rate** of θ and π.
+    pub a0: f64,
+    pub b0: f64,
+    /// Fraction of off-diagonal entries held out for choosing `C`.
+    pub holdout: f64,
+    /// Schedules of the selection fits and of the final fit: (iterations, burn-in, thin).
+    pub selection: (usize, usize, usize),
+    pub fit: (usize, usize, usize),
+}
+
+impl Default for PrepareOptions {
+    /// The settings of the committed `data/enron/base.toml` (see `docs/fig4.md`).
+    fn default() -> Self {
+        Self {
+            seed: 2019,
+            components: vec![2, 4, 6, 8, 10, 12],
+            a0: 0.1,
+            b0: 0.1,
+            holdout: 0.1,
+            selection: (2_000, 1_000, 10),
+            fit: (4_000, 2_000, 10),
+        }
+    }
+}
+
+/// The prepared base parameters and what was read.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    pub base: BaseParameters,
+    pub report: ReadReport,
+    /// `(C, held-out log-likelihood)` per candidate.
+    pub scores: Vec<(usize, f64)>,
+}
+
+fn err(e: impl std::fmt::Display) -> RunError {
+    RunError(e.to_string())
+}
+
+/// Reads `input` (a directory: maildir; a file: the cleaned table) and fits the base parameters.
+pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared, RunError> {
+    let (messages, report, reader, checksum) = if input.is_dir() {
+        let (m, r) = enron::read_maildir(input).map_err(err)?;
+        (m, r, "maildir", None)
+    } else {
+        let bytes = std::fs::read(input).map_err(|e| RunError(format!("{}: {e}", input.display())))?;
+        let (m, r) = enron::parse_table(&String::from_utf8_lossy(&bytes));
+        let hex: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        (m, r, "table", Some(hex))
+    };
+    let network = CountNetwork::from_messages(&messages).included(InclusionRule::PAPER);
+    let v = network.actors();
+    if v < 2 {
+        return Err(RunError(format!(
+            "{}: only {v} actors pass the inclusion rule (sent >= 1, sent + received >= 100); read: {report}",
+            input.display()
+        )));
+    }
+    let prior = GammaPrior::new(options.a0, options.b0).map_err(err)?;
+    let schedule = |(i, b, t): (usize, usize, usize)| Schedule::new(i, b, t).map_err(err);
+    let (selection, fit) = (schedule(options.selection)?, schedule(options.fit)?);
+    let root = Streams::new(options.seed);
+
+    // Held-out mask over the off-diagonal entries.
+    let mut rng = root.child(0).rng();
+    let held_out: Vec<bool> = (0..v * v).map(|n| n / v != n % v && rng.random::<f64>() < options.holdout).collect();
+    let scores: Vec<(usize, f64)> = options
+        .components
+        .par_iter()
+        .map(|&c| {
+            let streams = root.child(1).child(c as u64);
+            let model = BlockModel::new(v, c, prior, streams.child(0));
+            let mut sampler =
+                NonPrivate::new(model, network.counts.clone()).and_then(|s| s.with_missing(&held_out)).map_err(err)?;
+            let summary =
+                run_chain(&mut sampler, &selection, streams.child(1), |_| ControlFlow::Continue(())).map_err(err)?;
+            let mut score = 0.0;
+            for n in (0..v * v).filter(|&n| held_out[n]) {
+                score += Poisson::new(summary.mean_rates[n]).map_err(err)?.ln_pmf(u64::from(network.counts[n]));
+            }
+            Ok((c, score))
+        })
+        .collect::<Result<_, RunError>>()?;
+    let (best, _) = scores
+        .iter()
+        .copied()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .ok_or_else(|| RunError("no candidate number of communities".into()))?;
+
+    let streams = root.child(2);
+    let model = BlockModel::new(v, best, prior, streams.child(0));
+    let mut sampler = NonPrivate::new(model, network.counts.clone()).map_err(err)?;
+    let summary = run_chain(&mut sampler, &fit, streams.child(1), |_| ControlFlow::Continue(())).map_err(err)?;
+    let factor = |name: &str| {
+        summary.mean_factors.iter().find(|f| f.name == name).ok_or_else(|| RunError(format!("no factor {name}")))
+    };
+    let rows = |f: &inference::MeanFactor| -> Vec<Vec<f64>> {
+        f.mean.chunks_exact(f.cols).map(|r| r.iter().map(|x| x.max(f64::MIN_POSITIVE)).collect()).collect()
+    };
+    let (theta, pi) = (rows(factor("theta")?), rows(factor("pi")?));
+
+    let mut provenance = toml::Table::new();
+    let mut put = |k: &str, v: toml::Value| {
+        provenance.insert(k.to_string(), v);
+    };
+    let name = input.file_name().map_or_else(|| input.display().to_string(), |n| n.to_string_lossy().into_owned());
+    put("input", name.into());
+    put("reader", reader.into());
+    if let Some(sum) = checksum {
+        put("input_sha256", sum.into());
+    }
+    put("messages", (report.messages as i64).into());
+    put("malformed", (report.malformed.len() as i64).into());
+    put("inclusion_rule", "sent >= 1 and sent + received >= 100 (row and column sums of y)".into());
+    put("actors", (v as i64).into());
+    put("total_count", (network.total() as i64).into());
+    put("seed", (options.seed as i64).into());
+    put("a0", options.a0.into());
+    put("b0", options.b0.into());
+    put("holdout", options.holdout.into());
+    let triple = |(i, b, t): (usize, usize, usize)| toml::Value::from(vec![i as i64, b as i64, t as i64]);
+    put("selection_schedule", triple(options.selection));
+    put("fit_schedule", triple(options.fit));
+    put("candidates", toml::Value::from(scores.iter().map(|s| s.0 as i64).collect::<Vec<_>>()));
+    put("heldout_loglik", toml::Value::from(scores.iter().map(|s| s.1).collect::<Vec<_>>()));
+    put("chosen_components", (best as i64).into());
+    put("software", format!("lppf {}", env!("CARGO_PKG_VERSION")).into());
+
+    let base = BaseParameters {
+        model: ModelKind::Block,
+        row_labels: network.labels,
+        theta,
+        pi: Some(pi),
+        phi: None,
+        provenance,
+    };
+    base.check().map_err(err)?;
+    Ok(Prepared { base, report, scores })
+}
+
+/// The text of a base file: a header comment, then the TOML of `base`.
+pub fn base_file_text(base: &BaseParameters) -> Result<String, RunError> {
+    let body = toml::to_string(base).map_err(err)?;
+    Ok(format!(
+        "# Base parameters of the Fig. 4 design: posterior means of the non-private block model fitted\n\
+         # to the Enron network. Generated by `lppf prepare-enron` (see [provenance] and docs/fig4.md);\n\
+         # do not edit — rerun the preparation instead.\n{body}"
+    ))
+}
