@@ -2,7 +2,6 @@
 //! `Enron.csv` against the figures of its SOURCE.md.
 
 use enron::{CountNetwork, DocumentTerms, InclusionRule, TokenizerOptions, parse_table, read_table, tokenize};
-use std::path::PathBuf;
 
 #[test]
 fn quoting_line_ends_and_malformed_rows() {
@@ -31,26 +30,10 @@ fn tokenizer_drops_stop_words_digits_and_short_tokens() {
     assert_eq!(tokenize("RE: Don't forget the 2001 Gas-Forecast, é x", 2), vec!["forget", "gas", "forecast"]);
 }
 
-fn corpus() -> Option<PathBuf> {
-    let path = std::env::var_os("LPPF_ENRON_CSV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/enron/Enron.csv")));
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("LPPF_REQUIRE_CORPUS").is_none(),
-        "LPPF_REQUIRE_CORPUS is set but {} does not exist",
-        path.display()
-    );
-    eprintln!("NOTE: {} not found; the real-table checks did not run (set LPPF_ENRON_CSV)", path.display());
-    None
-}
-
 /// The figures SOURCE.md gives for the real table.
 #[test]
 fn real_table_matches_its_source_notes() {
-    let Some(path) = corpus() else { return };
+    let Some(path) = enron::table_for_tests() else { return };
     let (messages, report) = read_table(&path).unwrap();
     assert_eq!((report.items, report.messages, report.malformed.len()), (21_635, 21_635, 0), "{report}");
     let network = CountNetwork::from_messages(&messages);

@@ -2,29 +2,10 @@
 //! byte; on a generated maildir tree it runs end to end.
 
 use pipeline::{PrepareOptions, base_file_text, prepare_enron};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn workspace() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-}
-
-/// The real table: `LPPF_ENRON_CSV`, or `../shared/data/enron/Enron.csv` beside the workspace.
-/// `.ci/run` sets `LPPF_REQUIRE_CORPUS` whenever that file exists, so the check cannot be
-/// skipped silently where the data is available.
-fn corpus() -> Option<PathBuf> {
-    let path = std::env::var_os("LPPF_ENRON_CSV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared/data/enron/Enron.csv"));
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("LPPF_REQUIRE_CORPUS").is_none(),
-        "LPPF_REQUIRE_CORPUS is set but {} is missing",
-        path.display()
-    );
-    eprintln!("NOTE: {} not found; the committed base file was not re-derived (set LPPF_ENRON_CSV)", path.display());
-    None
 }
 
 #[test]
@@ -38,7 +19,7 @@ fn prepare_on_the_real_table_reproduces_the_committed_base_file() {
         Some("1106c63dd4c0917197e8cd3818357e35ef1066c6969d901391d5a6a3ce8193f3"),
         "the sha256 SOURCE.md gives for Enron.csv"
     );
-    let Some(path) = corpus() else { return };
+    let Some(path) = enron::table_for_tests() else { return };
     let prepared = prepare_enron(&path, &PrepareOptions::default()).unwrap();
     assert_eq!(prepared.report.malformed.len(), 0);
     let text = base_file_text(&prepared.base).unwrap();
