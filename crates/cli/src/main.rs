@@ -147,7 +147,7 @@ fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> 
         );
         return Ok(());
     }
-    write_outputs(&m, &rows).map_err(failed)?;
+    let summary = write_outputs(&m, &rows).map_err(failed)?;
     println!(
         "{}: {} rows in {:.1} s → {}/{{{RESULTS_FILE}, {SUMMARY_FILE}, {FIGURE_SVG}, {FIGURE_PNG}}}",
         m.experiment.name,
@@ -156,8 +156,7 @@ fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> 
         dir.display()
     );
     if !quiet {
-        let table = results::summarize(&pipeline::result_rows(&m, &rows));
-        print!("{}", results::summary_table(&table));
+        print!("{}", results::summary_table(&summary));
     }
     if let Some(note) = note {
         println!("{note}");
@@ -170,12 +169,12 @@ fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> 
 fn summarize(dir: &Path, print: bool) -> Result<(), Failure> {
     let rows = results::read_results(&dir.join(RESULTS_FILE)).map_err(bad_input)?;
     let title = rows.first().map_or_else(String::new, |r| r.experiment.clone());
-    let written = write_summary_and_figure(dir, &rows, &title).map_err(failed)?;
+    let summary = write_summary_and_figure(dir, &rows, &title).map_err(failed)?;
     if print {
-        print!("{}", results::summary_table(&results::summarize(&rows)));
+        print!("{}", results::summary_table(&summary));
     }
-    for path in written {
-        eprintln!("wrote {}", path.display());
+    for name in [SUMMARY_FILE, FIGURE_SVG, FIGURE_PNG] {
+        eprintln!("wrote {}", dir.join(name).display());
     }
     Ok(())
 }

@@ -11,8 +11,8 @@
 
 use crate::manifest::{Manifest, ModelKind, load};
 use crate::run::{MethodResult, RunError};
-use results::{ResultRow, plot, summarize, summary_csv, write_atomic, write_results};
-use std::path::{Path, PathBuf};
+use results::{ResultRow, SummaryRow, plot, summarize, summary_csv, write_atomic, write_results};
+use std::path::Path;
 
 /// File names inside the output directory.
 pub const MANIFEST_FILE: &str = "manifest.toml";
@@ -102,28 +102,25 @@ pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow>
         .collect()
 }
 
-/// After a complete run: `results.parquet`, `summary.csv` and the figures. Returns the paths
-/// written.
-pub fn write_outputs(manifest: &Manifest, rows: &[MethodResult]) -> Result<Vec<PathBuf>, RunError> {
+/// After a complete run: `results.parquet`, `summary.csv` and the figures. Returns the summary.
+pub fn write_outputs(manifest: &Manifest, rows: &[MethodResult]) -> Result<Vec<SummaryRow>, RunError> {
     let dir = manifest.output_dir();
     let table = result_rows(manifest, rows);
     let metadata = [("lppf.manifest", manifest.text.clone()), ("lppf.version", env!("CARGO_PKG_VERSION").to_string())];
-    let results = dir.join(RESULTS_FILE);
-    write_results(&results, &table, &metadata).map_err(err)?;
-    let mut written = vec![results];
-    written.extend(write_summary_and_figure(&dir, &table, &manifest.experiment.name)?);
-    Ok(written)
+    write_results(&dir.join(RESULTS_FILE), &table, &metadata).map_err(err)?;
+    write_summary_and_figure(&dir, &table, &manifest.experiment.name)
 }
 
 /// `summary.csv`, `figure.svg` and `figure.png` in `dir` from the rows of `results.parquet`.
-pub fn write_summary_and_figure(dir: &Path, table: &[ResultRow], title: &str) -> Result<Vec<PathBuf>, RunError> {
+/// Returns the summary.
+pub fn write_summary_and_figure(dir: &Path, table: &[ResultRow], title: &str) -> Result<Vec<SummaryRow>, RunError> {
     let summary = summarize(table);
-    let (csv, svg, png) = (dir.join(SUMMARY_FILE), dir.join(FIGURE_SVG), dir.join(FIGURE_PNG));
-    write_atomic(&csv, summary_csv(&summary).as_bytes()).map_err(err)?;
+    let (svg, png) = (dir.join(FIGURE_SVG), dir.join(FIGURE_PNG));
+    write_atomic(&dir.join(SUMMARY_FILE), summary_csv(&summary).as_bytes()).map_err(err)?;
     // Plot to temporary names, then rename: a figure is never half-written either.
     let (svg_tmp, png_tmp) = (dir.join("figure.tmp.svg"), dir.join("figure.tmp.png"));
     plot(&summary, title, Some(&svg_tmp), Some(&png_tmp)).map_err(err)?;
     std::fs::rename(&svg_tmp, &svg).map_err(|e| RunError(format!("{}: {e}", svg.display())))?;
     std::fs::rename(&png_tmp, &png).map_err(|e| RunError(format!("{}: {e}", png.display())))?;
-    Ok(vec![csv, svg, png])
+    Ok(summary)
 }

@@ -108,9 +108,13 @@ impl TrueData {
     }
 
     fn modelled(&self) -> impl Iterator<Item = usize> + '_ {
-        let block = matches!(self.truth, AnyModel::Block(_));
-        (0..self.rows * self.cols).filter(move |&n| !(block && n / self.cols == n % self.cols))
+        modelled(matches!(self.truth, AnyModel::Block(_)), self.rows, self.cols)
     }
+}
+
+/// The modelled entries of a `rows × cols` matrix: all, or all but the diagonal (block model).
+fn modelled(block: bool, rows: usize, cols: usize) -> impl Iterator<Item = usize> + Clone {
+    (0..rows * cols).filter(move |&n| !(block && n / cols == n % cols))
 }
 
 fn fresh_model(manifest: &Manifest, streams: Streams) -> Result<AnyModel, RunError> {
@@ -127,23 +131,28 @@ fn fresh_model(manifest: &Manifest, streams: Streams) -> Result<AnyModel, RunErr
 }
 
 impl AnyModel {
+    /// `(rows, cols, μ)`: the shape and the rates of the model (row-major).
+    fn rates(&self) -> (usize, usize, Vec<f64>) {
+        fn of<M: PoissonFactorization>(model: &M) -> (usize, usize, Vec<f64>) {
+            let (rows, cols) = model.shape();
+            let mut rates = vec![0.0; rows * cols];
+            model.rates_into(&mut rates);
+            (rows, cols, rates)
+        }
+        match self {
+            AnyModel::Topic(m) => of(m),
+            AnyModel::Block(m) => of(m),
+        }
+    }
+
     /// Scales the factors so that the mean rate over the modelled entries is `target`: `π` of the
     /// block model or `θ` of the topic model by `s = target / mean(μ)` (rates are linear in
     /// each, so every `μ_n` is multiplied by `s` and the prior's sparsity pattern is kept).
     /// Returns `false` for a draw whose rates are too small to rescale in floating point.
     fn scale_to_mean_rate(&mut self, target: f64) -> Result<bool, RunError> {
-        let (rows, cols) = match self {
-            AnyModel::Topic(m) => m.shape(),
-            AnyModel::Block(m) => m.shape(),
-        };
-        let mut rates = vec![0.0; rows * cols];
-        match self {
-            AnyModel::Topic(m) => m.rates_into(&mut rates),
-            AnyModel::Block(m) => m.rates_into(&mut rates),
-        }
-        let block = matches!(self, AnyModel::Block(_));
-        let modelled = (0..rows * cols).filter(|&n| !(block && n / cols == n % cols));
-        let mean = modelled.clone().map(|n| rates[n]).sum::<f64>() / modelled.count() as f64;
+        let (rows, cols, rates) = self.rates();
+        let entries = modelled(matches!(self, AnyModel::Block(_)), rows, cols);
+        let mean = entries.clone().map(|n| rates[n]).sum::<f64>() / entries.count() as f64;
         let s = target / mean;
         if !(s.is_finite() && mean > 1e-250) {
             return Ok(false);
@@ -218,19 +227,13 @@ pub fn true_data(manifest: &Manifest, dataset: &DataSet) -> Result<TrueData, Run
 impl TrueData {
     /// The rates of `truth` and counts drawn from them.
     fn generated(truth: AnyModel, streams: Streams) -> Self {
-        let (rows, cols, rates, counts) = match &truth {
-            AnyModel::Topic(m) => generated(m, streams),
-            AnyModel::Block(m) => generated(m, streams),
+        let (rows, cols, rates) = truth.rates();
+        let counts = match &truth {
+            AnyModel::Topic(m) => models::sample_counts(m, streams),
+            AnyModel::Block(m) => models::sample_counts(m, streams),
         };
         TrueData { truth, rates, counts, rows, cols, row_scales: None }
     }
-}
-
-fn generated<M: PoissonFactorization>(model: &M, streams: Streams) -> (usize, usize, Vec<f64>, Vec<u32>) {
-    let (rows, cols) = model.shape();
-    let mut rates = vec![0.0; rows * cols];
-    model.rates_into(&mut rates);
-    (rows, cols, rates, models::sample_counts(model, streams))
 }
 
 /// Metrics of one fitted chain.

@@ -4,7 +4,7 @@
 //! Sans, so the PNG looks the same on every machine).
 
 use crate::ResultsError;
-use crate::summary::SummaryRow;
+use crate::summary::{SummaryRow, distinct};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -16,12 +16,8 @@ const PANEL: (u32, u32) = (420, 380);
 pub fn plot(summary: &[SummaryRow], title: &str, svg: Option<&Path>, png: Option<&Path>) -> Result<(), ResultsError> {
     plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
         .map_err(|_| ResultsError::new(Path::new("DejaVuSans.ttf"), "the bundled font cannot be read"))?;
-    let mut panels: Vec<Option<f64>> = Vec::new();
-    for s in summary {
-        if !panels.iter().any(|p| p.map(f64::to_bits) == s.e0.map(f64::to_bits)) {
-            panels.push(s.e0);
-        }
-    }
+    let panels: Vec<Option<f64>> =
+        distinct(summary.iter().map(|s| s.e0.map(f64::to_bits))).into_iter().map(|b| b.map(f64::from_bits)).collect();
     if panels.is_empty() {
         return Err(ResultsError::new(svg.or(png).unwrap_or(Path::new("figure")), "nothing to plot: no results"));
     }
@@ -65,12 +61,7 @@ fn draw<DB: DrawingBackend>(
     let pad = ((x_hi - x_lo) * 0.05).max(0.02);
     let top = summary.iter().map(|s| s.mean_kl + s.sd_kl.unwrap_or(0.0)).fold(0.0, f64::max);
     let y_hi = if top > 0.0 { top * 1.08 } else { 1.0 };
-    let mut methods: Vec<&str> = Vec::new();
-    for s in summary {
-        if !methods.contains(&s.method.as_str()) {
-            methods.push(&s.method);
-        }
-    }
+    let methods = distinct(summary.iter().map(|s| s.method.as_str()));
     for (area, e0) in root.split_evenly((1, panels.len())).iter().zip(panels) {
         let caption = e0.map_or(String::new(), |v| format!("e₀ = {v}"));
         let mut chart = ChartBuilder::on(area)

@@ -29,6 +29,17 @@ pub struct SummaryRow {
     pub mean_seconds: f64,
 }
 
+/// The distinct items, in order of first appearance.
+pub(crate) fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
 /// Mean and sample standard deviation (`None` for fewer than two values).
 fn mean_sd(xs: &[f64]) -> (f64, Option<f64>) {
     let n = xs.len() as f64;
@@ -43,23 +54,13 @@ pub fn summarize(rows: &[ResultRow]) -> Vec<SummaryRow> {
     let by_epsilon = rows.iter().any(|r| r.epsilon.is_some());
     let axis = if by_epsilon { "epsilon" } else { "alpha" };
     let level = |r: &ResultRow| if by_epsilon { r.epsilon } else { r.alpha };
-    let mut methods: Vec<&str> = Vec::new();
-    for r in rows {
-        if !methods.contains(&r.method.as_str()) {
-            methods.push(&r.method);
-        }
-    }
+    let methods = distinct(rows.iter().map(|r| r.method.as_str()));
     // A group's key: (e₀, level, method index), floats by their bits.
     let group_of = |r: &ResultRow| {
         let method = methods.iter().position(|m| *m == r.method).unwrap_or(0);
         (r.e0.map(f64::to_bits), level(r).map(f64::to_bits), method)
     };
-    let mut groups: Vec<(Option<u64>, Option<u64>, usize)> = Vec::new();
-    for r in rows {
-        if !groups.contains(&group_of(r)) {
-            groups.push(group_of(r));
-        }
-    }
+    let mut groups = distinct(rows.iter().map(group_of));
     let value = |bits: Option<u64>| bits.map_or(f64::NEG_INFINITY, f64::from_bits);
     groups
         .sort_by(|a, b| value(a.0).total_cmp(&value(b.0)).then(value(a.1).total_cmp(&value(b.1))).then(a.2.cmp(&b.2)));
