@@ -39,7 +39,7 @@ pub use erlang::Erlang;
 pub use error::ParamError;
 pub use exponential::Exponential;
 pub use gamma::Gamma;
-pub use ln_gamma::{bd0, ln_gamma};
+pub use ln_gamma::{bd0, digamma, ln_gamma};
 pub use multinomial::Multinomial;
 pub use poisson::Poisson;
 pub use rng::{StreamRng, Streams, stream, stream_id};

@@ -10,7 +10,10 @@
 //!   log-probability of each kept sample and the best one; progress hook and cancellation.
 //! * [`geweke`]: the "getting it right" joint-distribution test (Geweke 2004) every sampler here
 //!   passes.
+//! * [`Cavi`]: coordinate-ascent variational inference for the same three settings (Schofield et
+//!   al.), with the privacy step written once for any [`models::MeanFieldFactorization`].
 
+mod cavi;
 mod chain;
 mod error;
 pub mod geweke;
@@ -18,6 +21,10 @@ mod non_private;
 mod private;
 mod private_step;
 
+pub use cavi::{
+    BesselArgument, Cavi, CaviProgress, CaviSettings, CaviSettingsError, CaviSummary, LocalStep, MEstimate,
+    delta_method_ln_mean, private_local_step,
+};
 pub use chain::{ChainSummary, MeanFactor, Progress, Schedule, ScheduleError, run_chain};
 pub use error::InferenceError;
 pub use non_private::NonPrivate;

@@ -26,12 +26,9 @@ pub struct NonPrivate<M> {
     rates: Vec<f64>,
 }
 
-pub(crate) fn check_shape<M: PoissonFactorization>(model: &M, rows: usize, cols: usize) -> Result<(), InferenceError> {
-    if model.shape() == (rows, cols) {
-        Ok(())
-    } else {
-        Err(InferenceError::Shape { data: (rows, cols), model: model.shape() })
-    }
+/// `Ok` if a model of shape `model` fits a `rows × cols` data matrix.
+pub(crate) fn check_shape(model: (usize, usize), rows: usize, cols: usize) -> Result<(), InferenceError> {
+    if model == (rows, cols) { Ok(()) } else { Err(InferenceError::Shape { data: (rows, cols), model }) }
 }
 
 /// A draw `y ~ Pois(μ)` (0 for `μ = 0`), saturating at `u32::MAX`.
@@ -63,7 +60,7 @@ impl<M: PoissonFactorization> NonPrivate<M> {
     /// The naïve method (footnote 2 of Schein et al. 2019): negative privatized counts truncated
     /// to 0, then inference as if the data were exact. Missing entries stay missing.
     pub fn naive(model: M, data: &Privatized) -> Result<Self, InferenceError> {
-        check_shape(&model, data.rows(), data.cols())?;
+        check_shape(model.shape(), data.rows(), data.cols())?;
         Self::new(model, data.truncated())?.with_missing(data.missing())
     }
 }

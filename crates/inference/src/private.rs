@@ -62,20 +62,9 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
         streams: Streams,
         lambda_rate: fn(f64) -> f64,
     ) -> Result<Self, InferenceError> {
-        check_shape(&model, data.rows(), data.cols())?;
+        check_shape(model.shape(), data.rows(), data.cols())?;
         let n_entries = data.values().len();
-        let entries: Vec<Entry> = (0..n_entries)
-            .map(|n| {
-                let alpha = data.alpha(n);
-                if data.missing()[n] || model.is_excluded(n) {
-                    Entry::Missing
-                } else if alpha == 0.0 {
-                    Entry::Exact
-                } else {
-                    Entry::Noisy { alpha, lambda_rate: lambda_rate(alpha) }
-                }
-            })
-            .collect();
+        let entries = classify_entries(data, |n| model.is_excluded(n), lambda_rate);
         let mut rng = streams.rng();
         let mut aux = vec![NoiseAux { lambda: [0.0; 2], g: [0; 2] }; n_entries];
         for (entry, a) in entries.iter().zip(&mut aux) {
@@ -121,6 +110,27 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
                 Ok::<(), InferenceError>(())
             })
     }
+}
+
+/// How each entry of `data` enters a private step: missing or excluded (`is_excluded`), exact
+/// (`α = 0`) or noisy, with the rate `lambda_rate(α)` of `λ | g` (Gibbs) or of `Q(λ)` (CAVI).
+pub(crate) fn classify_entries(
+    data: &Privatized,
+    is_excluded: impl Fn(usize) -> bool,
+    lambda_rate: fn(f64) -> f64,
+) -> Vec<Entry> {
+    (0..data.values().len())
+        .map(|n| {
+            let alpha = data.alpha(n);
+            if data.missing()[n] || is_excluded(n) {
+                Entry::Missing
+            } else if alpha == 0.0 {
+                Entry::Exact
+            } else {
+                Entry::Noisy { alpha, lambda_rate: lambda_rate(alpha) }
+            }
+        })
+        .collect()
 }
 
 /// `λ₁, λ₂ ~ Exp(mean α/(1−α))`, i.e. **rate** `(1−α)/α` (Theorem 3.1, eq. 10).

@@ -8,16 +8,23 @@
 //! layer in `inference` feeds them counts it has resampled.
 //!
 //! Two models: [`TopicModel`] (Poisson matrix factorization, LDA-like) and [`BlockModel`]
-//! (overlapping-community block model).
+//! (overlapping-community block model). Their mean-field variational counterparts for CAVI
+//! implement [`MeanFieldFactorization`]: [`TopicVariational`] and [`BlockVariational`].
 
 mod block;
+mod block_variational;
 pub mod chunks;
 mod prior;
 mod topic;
+mod topic_variational;
+mod variational;
 
 pub use block::BlockModel;
+pub use block_variational::BlockVariational;
 pub use prior::{GammaPrior, PriorError};
 pub use topic::TopicModel;
+pub use topic_variational::TopicVariational;
+pub use variational::{GammaFactors, MeanFieldFactorization, MeanMatrix};
 
 use distributions::{Poisson, Streams};
 use rand::distr::Distribution;

@@ -1,0 +1,283 @@
+//! Mean-field variational families for Poisson factorization: gamma factors `Q(z) = Gamma(a, b)`
+//! (shape, **rate**) and the contract a model implements for coordinate-ascent variational
+//! inference (CAVI) — non-private here, locally private in `inference`.
+//!
+//! With `E[y_nk] = r_n·G[μ_nk]` the expected sub-counts of every entry (`G[x] = e^{E[ln x]}`; the
+//! ratio `r_n` is `y_n/Σ_k G[μ_nk]` for exact counts, eq. 8 of Schofield et al. for privatized
+//! ones), each factor's optimal `Q` is the gamma of its complete conditional with the sub-counts
+//! replaced by their expectations and the other factors by their means (appendix E.1 of Schein et
+//! al. 2019, eqs. 51–57).
+
+use crate::GammaPrior;
+use crate::chunks::chunk_rows;
+use distributions::{Streams, digamma, ln_gamma};
+use rand::RngExt;
+use rayon::prelude::*;
+
+/// Independent gamma factors `Q(z_i) = Gamma(a_i, b_i)` (shape `a_i`, **rate** `b_i`), with the
+/// moments CAVI reads cached: `E[z] = a/b`, `G[z] = e^{E[ln z]} = e^{ψ(a)}/b` (eq. 57) and
+/// `E[z²] = a(a+1)/b²`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GammaFactors {
+    shape: Vec<f64>,
+    rate: Vec<f64>,
+    mean: Vec<f64>,
+    geometric: Vec<f64>,
+    second_moment: Vec<f64>,
+}
+
+impl GammaFactors {
+    /// `len` factors with `E[z] = scale·u`, `u ~ Uniform(0.5, 1.5)`, and shape 1 (a spread-out
+    /// start that breaks the symmetry between components).
+    pub fn random(len: usize, scale: f64, streams: Streams) -> Self {
+        let mut rng = streams.rng();
+        let mut factors = Self {
+            shape: vec![1.0; len],
+            rate: vec![1.0; len],
+            mean: vec![0.0; len],
+            geometric: vec![0.0; len],
+            second_moment: vec![0.0; len],
+        };
+        for i in 0..len {
+            let mean = scale * (0.5 + rng.random::<f64>());
+            factors.set(i, 1.0, 1.0 / mean);
+        }
+        factors
+    }
+
+    /// Sets `Q(z_i) = Gamma(shape, rate)` and its cached moments.
+    pub fn set(&mut self, i: usize, shape: f64, rate: f64) {
+        self.shape[i] = shape;
+        self.rate[i] = rate;
+        self.mean[i] = shape / rate;
+        self.geometric[i] = digamma(shape).exp() / rate;
+        self.second_moment[i] = shape * (shape + 1.0) / (rate * rate);
+    }
+
+    /// The conjugate update `Q(z_i) = Gamma(a₀ + count, b₀ + exposure)` (eqs. 53–55).
+    pub fn update(&mut self, i: usize, prior: GammaPrior, count: f64, exposure: f64) {
+        self.set(i, prior.shape() + count, prior.rate() + exposure.max(0.0));
+    }
+
+    /// Number of factors.
+    pub fn len(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// `true` if there are no factors.
+    pub fn is_empty(&self) -> bool {
+        self.shape.is_empty()
+    }
+
+    /// Shapes `a_i`.
+    pub fn shapes(&self) -> &[f64] {
+        &self.shape
+    }
+
+    /// Rates `b_i`.
+    pub fn rates(&self) -> &[f64] {
+        &self.rate
+    }
+
+    /// `E[z_i] = a_i/b_i`.
+    pub fn mean(&self) -> &[f64] {
+        &self.mean
+    }
+
+    /// `G[z_i] = exp(ψ(a_i) − ln b_i)`.
+    pub fn geometric(&self) -> &[f64] {
+        &self.geometric
+    }
+
+    /// `E[z_i²] = a_i(a_i+1)/b_i²`.
+    pub fn second_moment(&self) -> &[f64] {
+        &self.second_moment
+    }
+
+    /// `Σ_i E[ln p(z_i)] + H(Q(z_i))` under the prior `Gamma(a₀, b₀)`:
+    /// `E ln p = a₀ ln b₀ − ln Γ(a₀) + (a₀−1)(ψ(a) − ln b) − b₀ a/b` and
+    /// `H = a − ln b + ln Γ(a) + (1−a)ψ(a)`.
+    pub fn elbo_terms(&self, prior: GammaPrior) -> f64 {
+        let (a0, b0) = (prior.shape(), prior.rate());
+        let constant = a0 * b0.ln() - ln_gamma(a0);
+        self.shape
+            .iter()
+            .zip(&self.rate)
+            .map(|(&a, &b)| {
+                let (psi, ln_b) = (digamma(a), b.ln());
+                constant + (a0 - 1.0) * (psi - ln_b) - b0 * a / b + a - ln_b + ln_gamma(a) + (1.0 - a) * psi
+            })
+            .sum()
+    }
+}
+
+/// A named matrix of posterior means, row-major `rows × cols`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeanMatrix {
+    /// e.g. `"theta"` (documents × topics) or `"phi"` (topics × words).
+    pub name: &'static str,
+    pub rows: usize,
+    pub cols: usize,
+    pub values: Vec<f64>,
+}
+
+/// The mean-field variational approximation of a Poisson factorization model (the CAVI
+/// counterpart of [`crate::PoissonFactorization`]): gamma factors, and the per-entry moments of
+/// the rate `μ_n = Σ_k μ_nk` that inference needs. Knows nothing about privacy.
+pub trait MeanFieldFactorization: Clone + Send + Sync {
+    /// `(rows, cols)` of the count matrix.
+    fn shape(&self) -> (usize, usize);
+
+    /// `true` for entries that are not part of the model (rate 0, count ignored).
+    fn is_excluded(&self, _n: usize) -> bool {
+        false
+    }
+
+    /// Resets `Q` to a random start whose expected rates average about `mean_rate`.
+    fn initialize(&mut self, mean_rate: f64, streams: Streams);
+
+    /// `W_n = Σ_k G[μ_nk]` for every entry, row-major (0 at excluded entries): the normalizer of
+    /// the multinomial `Q` of the sub-counts (eq. 8 of Schofield et al.).
+    fn geometric_rates_into(&self, out: &mut [f64]);
+
+    /// `E[μ_n] = Σ_k E[μ_nk]` and `Σ_k V[μ_nk]` for every entry (0 at excluded entries): the
+    /// inputs of the delta method (eqs. 70–72 of Schein et al.; `V[xy] = E[x²]E[y²] − E[x]²E[y]²`
+    /// for independent factors, which is eq. 72 expanded).
+    fn rate_moments_into(&self, mean: &mut [f64], variance: &mut [f64]);
+
+    /// `E[μ_n]` for every entry: the estimate `μ̂` of the rates.
+    fn mean_rates_into(&self, out: &mut [f64]);
+
+    /// `Σ_n E[μ_n]` over the modelled entries.
+    fn total_mean_rate(&self) -> f64;
+
+    /// One coordinate-ascent pass over every factor given the expected sub-counts
+    /// `E[y_nk] = ratios[n]·G[μ_nk]` (computed with `Q` as it is on entry). Each factor (or block
+    /// of factors that do not interact) is set to its optimum given the others.
+    fn update_factors(&mut self, ratios: &[f64]);
+
+    /// `Σ_factors E[ln p(z)] + H(Q(z))`.
+    fn factor_elbo(&self) -> f64;
+
+    /// The posterior means of the factors (topic-major `phi` for the topic model).
+    fn mean_factors(&self) -> Vec<MeanMatrix>;
+}
+
+/// `out[i·cols + j] = Σ_k a[i·K + k]·b[k·cols + j]` for a row-major `rows × K` matrix `a` and a
+/// `K × cols` matrix `b` (an `a·b` product, parallel over fixed row chunks: each row is summed in
+/// the same order whatever the thread count). The inner loop is an axpy over a row of `b`, which
+/// vectorizes.
+pub(crate) fn product_into(out: &mut [f64], a: &[f64], b: &[f64], k: usize, cols: usize) {
+    let rows = out.len() / cols;
+    let per_chunk = chunk_rows(rows);
+    out.par_chunks_mut(per_chunk * cols).zip(a.par_chunks(per_chunk * k)).for_each(|(out, a)| {
+        for (out_i, a_i) in out.chunks_exact_mut(cols).zip(a.chunks_exact(k)) {
+            out_i.fill(0.0);
+            for (&x, b_k) in a_i.iter().zip(b.chunks_exact(cols)) {
+                for (o, &y) in out_i.iter_mut().zip(b_k) {
+                    *o += x * y;
+                }
+            }
+        }
+    });
+}
+
+/// The transpose of a row-major `rows × cols` matrix.
+pub(crate) fn transpose(values: &[f64], rows: usize, cols: usize) -> Vec<f64> {
+    let mut out = vec![0.0; values.len()];
+    for i in 0..rows {
+        for j in 0..cols {
+            out[j * rows + i] = values[i * cols + j];
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use distributions::Gamma;
+    use rand::distr::Distribution;
+
+    /// The cached moments and the ELBO terms against Monte Carlo and numerical integration.
+    #[test]
+    fn gamma_factor_moments_and_entropy() {
+        let prior = GammaPrior::new(0.3, 2.0).unwrap();
+        let mut q = GammaFactors::random(1, 1.0, Streams::new(1));
+        q.set(0, 2.5, 4.0);
+        let gamma = Gamma::new(2.5, 4.0).unwrap();
+        let mut rng = distributions::stream(5, 0);
+        let n = 400_000;
+        let (mut ln_sum, mut sq) = (0.0, 0.0);
+        for _ in 0..n {
+            let x: f64 = gamma.sample(&mut rng);
+            ln_sum += x.ln();
+            sq += x * x;
+        }
+        // Monte Carlo standard errors: sd(ln x) ≈ 0.7, sd(x²) ≈ 0.8 → 5σ bounds below.
+        assert!((q.geometric()[0].ln() - ln_sum / n as f64).abs() < 5.0 * 0.7 / (n as f64).sqrt());
+        assert!((q.second_moment()[0] - sq / n as f64).abs() < 5.0 * 0.8 / (n as f64).sqrt());
+        assert_eq!(q.mean()[0], 2.5 / 4.0);
+        // E ln p + H = ∫ q (ln p − ln q) by the midpoint rule on a fine grid.
+        let (mut integral, h) = (0.0, 1e-5);
+        let mut x = h / 2.0;
+        while x < 20.0 {
+            let lq = gamma.ln_pdf(x);
+            integral += lq.exp() * (prior.ln_pdf(x) - lq) * h;
+            x += h;
+        }
+        assert!((q.elbo_terms(prior) - integral).abs() < 1e-6, "{} vs {integral}", q.elbo_terms(prior));
+    }
+
+    #[test]
+    fn product_matches_the_definition() {
+        let (rows, k, cols) = (37, 3, 5);
+        let a: Vec<f64> = (0..rows * k).map(|i| (i as f64 * 0.37).sin().abs()).collect();
+        let b: Vec<f64> = (0..k * cols).map(|i| (i as f64 * 0.11).cos().abs()).collect();
+        let mut out = vec![0.0; rows * cols];
+        product_into(&mut out, &a, &b, k, cols);
+        for i in 0..rows {
+            for j in 0..cols {
+                let direct: f64 = (0..k).map(|kk| a[i * k + kk] * b[kk * cols + j]).sum();
+                assert!((out[i * cols + j] - direct).abs() < 1e-14);
+            }
+        }
+        assert_eq!(transpose(&transpose(&b, k, cols), cols, k), b);
+    }
+}
+
+/// Test support: the ELBO of a model with the sub-count `Q` held fixed.
+#[cfg(test)]
+pub(crate) mod fixed_allocation {
+    use distributions::ln_gamma;
+
+    /// `Σ_n Σ_k y_n π_nk (E[ln μ_nk] − ln π_nk) − ln y_n! − E[μ_n]` summed, plus `factor_elbo`:
+    /// the ELBO when `Q(y_n·) = Mult(y_n, π_n·)` is held fixed. `ln_weights(n)` gives
+    /// `E[ln μ_nk]` under the current `Q` of the factors; `allocation(n)` gives `π_n·`.
+    pub(crate) fn elbo(
+        y: &[u32],
+        ln_weights: impl Fn(usize) -> Vec<f64>,
+        allocation: &[Vec<f64>],
+        total_mean_rate: f64,
+        factor_elbo: f64,
+    ) -> f64 {
+        let mut sum = factor_elbo - total_mean_rate;
+        for (n, &count) in y.iter().enumerate().filter(|(_, c)| **c > 0) {
+            let c = f64::from(count);
+            let expected: f64 = ln_weights(n)
+                .iter()
+                .zip(&allocation[n])
+                .map(|(lw, p)| if *p > 0.0 { p * (lw - p.ln()) } else { 0.0 })
+                .sum();
+            sum += c * expected - ln_gamma(c + 1.0);
+        }
+        sum
+    }
+
+    /// Normalized weights `G[μ_nk]/Σ_k G[μ_nk]` from `E[ln μ_nk]`.
+    pub(crate) fn normalized(ln_weights: &[f64]) -> Vec<f64> {
+        let w: Vec<f64> = ln_weights.iter().map(|x| x.exp()).collect();
+        let total: f64 = w.iter().sum();
+        w.iter().map(|x| x / total).collect()
+    }
+}
