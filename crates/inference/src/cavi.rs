@@ -51,6 +51,9 @@ use rayon::prelude::*;
 use std::fmt;
 use std::ops::ControlFlow;
 
+/// Non-private iterations on the truncated counts that start a private fit.
+const WARM_START: usize = 10;
+
 /// How `Q(m_n)`'s message `E[m_n]` is formed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MEstimate {
@@ -286,7 +289,24 @@ impl<M: MeanFieldFactorization> Cavi<M> {
             })
             .collect();
         let observed = Observed::Private { released: data.values().to_vec(), entries, expected_g };
-        Ok(Self::build(model, observed, settings, streams))
+        let mut cavi = Self::build(model, observed, settings, streams);
+        cavi.warm_start(&data.truncated())?;
+        Ok(cavi)
+    }
+
+    /// `WARM_START` non-private iterations on the truncated counts `max(ỹ, 0)` before the private
+    /// ones (not recorded in the trace). As for the Gibbs sampler: from a random start the noise
+    /// components can explain every count, after which the rates shrink to 0 and stay there.
+    fn warm_start(&mut self, truncated: &[u32]) -> Result<(), InferenceError> {
+        let Observed::Private { entries, .. } = &self.observed else { return Ok(()) };
+        let y = entries.iter().zip(truncated).map(|(e, &c)| (*e != Entry::Missing).then_some(c)).collect();
+        let private = std::mem::replace(&mut self.observed, Observed::Exact(y));
+        for _ in 0..WARM_START {
+            self.iterate()?;
+        }
+        self.observed = private;
+        self.elbo.clear();
+        Ok(())
     }
 
     /// The model's current `Q`.
