@@ -127,22 +127,30 @@ fn smoke_end_to_end() {
 
     let file = out_dir.join("results.parquet");
     let rows = results::read_results(&file).unwrap();
-    assert_eq!(rows.len(), 2 + 2 * 2 * 2); // 2 references + 2 replications × 2 levels × (naive, private)
+    // 2 replications × (2 references + 2 levels × (naive, private, naive-cavi, private-cavi))
+    assert_eq!(rows.len(), 2 * 2 + 2 * 2 * 4);
     let info = results::read_info(&file).unwrap();
     let columns = |s: &arrow_schema::Schema| -> Vec<(String, String, bool)> {
         s.fields().iter().map(|f| (f.name().clone(), f.data_type().to_string(), f.is_nullable())).collect()
     };
     assert_eq!(columns(&info.schema), columns(&results::schema()), "the documented schema");
     assert!(info.metadata.iter().any(|(k, v)| k == "lppf.manifest" && v == &smoke), "manifest in the file metadata");
-    assert!(rows.iter().all(|r| r.experiment == "smoke" && r.model == "topic" && r.iterations == 60));
+    assert!(rows.iter().all(|r| r.experiment == "smoke" && r.model == "topic"));
+    let gibbs = |r: &results::ResultRow| !r.method.contains("cavi");
+    assert!(
+        rows.iter().filter(|r| gibbs(r)).all(|r| r.iterations == 60 && r.burn_in == Some(20) && r.converged.is_none())
+    );
+    assert!(
+        rows.iter().filter(|r| !gibbs(r)).all(|r| r.iterations <= 50 && r.burn_in.is_none() && r.converged.is_some())
+    );
     assert!(rows.iter().all(|r| r.topic_error.is_some() && r.mean_kl.is_finite()));
-    assert_eq!(rows.iter().filter(|r| r.alpha.is_none()).count(), 2, "the references have no noise level");
+    assert_eq!(rows.iter().filter(|r| r.alpha.is_none()).count(), 4, "the references have no noise level");
     for name in ["summary.csv", "figure.svg", "figure.png", "manifest.toml", "provenance.toml"] {
         assert!(out_dir.join(name).metadata().is_ok_and(|m| m.len() > 0), "{name} missing");
     }
     assert_eq!(std::fs::read_to_string(out_dir.join("manifest.toml")).unwrap(), smoke);
     let summary = std::fs::read_to_string(out_dir.join("summary.csv")).unwrap();
-    assert_eq!(summary.lines().count(), 1 + 1 + 2 * 2, "{summary}"); // header, reference, 2 levels × 2 methods
+    assert_eq!(summary.lines().count(), 1 + 2 + 2 * 4, "{summary}"); // header, 2 references, 2 levels × 4 methods
 
     std::fs::remove_file(out_dir.join("figure.png")).unwrap();
     let out = lppf().args(["summarize", out_dir.to_str().unwrap()]).output().unwrap();
@@ -160,6 +168,6 @@ fn smoke_end_to_end() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("different manifest"));
     let out = lppf().args(["run", path.to_str().unwrap(), "--quiet", "--force"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(results::read_results(&file).unwrap().iter().all(|r| r.iterations == 70));
+    assert!(results::read_results(&file).unwrap().iter().filter(|r| gibbs(r)).all(|r| r.iterations == 70));
     let _ = std::fs::remove_dir_all(&dir);
 }

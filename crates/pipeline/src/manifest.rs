@@ -5,7 +5,7 @@
 //! *before any work starts* and names the file, the field, the bad value and what is allowed.
 
 use crate::base::BaseParameters;
-use inference::{Schedule, ScheduleError};
+use inference::{BesselArgument, CaviSettings, MEstimate, Schedule, ScheduleError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -21,7 +21,10 @@ pub struct Manifest {
     pub noise: NoiseSpec,
     pub sweep: SweepSpec,
     pub methods: Vec<Method>,
-    pub sampler: SamplerSpec,
+    /// Required when a Gibbs method is listed.
+    pub sampler: Option<SamplerSpec>,
+    /// CAVI settings (defaults when absent); only with a CAVI method.
+    pub cavi: Option<CaviSpec>,
     /// The base parameters of a semi-synthetic design, read from `data.base` by [`load`] /
     /// [`parse`] (not part of the TOML text).
     #[serde(skip)]
@@ -124,18 +127,24 @@ pub struct SweepSpec {
     pub e0: Option<Vec<f64>>,
 }
 
-/// An inference method.
+/// An inference method: Gibbs sampling (`non-private`, `naive`, `private`) or CAVI (`cavi`,
+/// `naive-cavi`, `private-cavi`), each on the true counts, the truncated privatized counts, or the
+/// privatized counts.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
     NonPrivate,
     Naive,
     Private,
+    Cavi,
+    NaiveCavi,
+    PrivateCavi,
 }
 
 impl Method {
     /// Every method, in manifest order.
-    pub const ALL: [Method; 3] = [Method::NonPrivate, Method::Naive, Method::Private];
+    pub const ALL: [Method; 6] =
+        [Method::NonPrivate, Method::Naive, Method::Private, Method::Cavi, Method::NaiveCavi, Method::PrivateCavi];
 
     /// The name used in manifests and result files (the serde name).
     pub fn name(self) -> &'static str {
@@ -143,6 +152,9 @@ impl Method {
             Method::NonPrivate => "non-private",
             Method::Naive => "naive",
             Method::Private => "private",
+            Method::Cavi => "cavi",
+            Method::NaiveCavi => "naive-cavi",
+            Method::PrivateCavi => "private-cavi",
         }
     }
 
@@ -150,6 +162,28 @@ impl Method {
     pub fn from_name(name: &str) -> Option<Method> {
         Self::ALL.into_iter().find(|m| m.name() == name)
     }
+
+    /// `true` for the methods that see the true counts (fitted once per data set).
+    pub fn is_reference(self) -> bool {
+        matches!(self, Method::NonPrivate | Method::Cavi)
+    }
+
+    /// `true` for the CAVI methods.
+    pub fn is_cavi(self) -> bool {
+        matches!(self, Method::Cavi | Method::NaiveCavi | Method::PrivateCavi)
+    }
+}
+
+/// `[cavi]`: stopping rule and local-step variant of the CAVI methods (docs/vi-vs-mcmc.md).
+/// `m_estimate`: `"mode"` (the paper's point mass) or `"mean"` (the full Bessel);
+/// `bessel_argument`: `"delta-method"` (the paper's) or `"exact"` (the exact mean-field one).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CaviSpec {
+    pub max_iterations: Option<usize>,
+    pub tolerance: Option<f64>,
+    pub m_estimate: Option<String>,
+    pub bessel_argument: Option<String>,
 }
 
 /// `[sampler]`: iterations, burn-in, thinning.
@@ -336,8 +370,9 @@ impl Manifest {
         if self.sweep.replications == 0 {
             return Err(invalid("sweep.replications", "0".into(), "an integer >= 1"));
         }
+        let names = Method::ALL.map(|m| format!("{:?}", m.name())).join(", ");
         if self.methods.is_empty() {
-            return Err(invalid("methods", "[]".into(), "a non-empty list of \"non-private\", \"naive\", \"private\""));
+            return Err(invalid("methods", "[]".into(), &format!("a non-empty list of {names}")));
         }
         let mut sorted = self.methods.clone();
         sorted.sort();
@@ -345,20 +380,67 @@ impl Manifest {
         if sorted.len() != self.methods.len() {
             return Err(invalid("methods", format!("{:?}", self.methods), "each method at most once"));
         }
-        self.schedule().map_err(|e| {
-            let field = match e.field {
-                "iterations" => "sampler.iterations",
-                "burn_in" => "sampler.burn_in",
-                _ => "sampler.thin",
-            };
-            invalid(field, e.value.to_string(), &e.allowed)
-        })?;
+        let gibbs = self.methods.iter().any(|m| !m.is_cavi());
+        match &self.sampler {
+            None if gibbs => {
+                let allowed = "a [sampler] table (iterations, burn_in, thin) for the Gibbs methods";
+                return Err(invalid("sampler", "missing".into(), allowed));
+            }
+            Some(_) if !gibbs => {
+                return Err(invalid("sampler", "set".into(), "absent unless a Gibbs method is listed"));
+            }
+            _ => {}
+        }
+        if gibbs {
+            self.schedule().map_err(|e| {
+                let field = match e.field {
+                    "iterations" => "sampler.iterations",
+                    "burn_in" => "sampler.burn_in",
+                    _ => "sampler.thin",
+                };
+                invalid(field, e.value.to_string(), &e.allowed)
+            })?;
+        }
+        if self.cavi.is_some() && !self.methods.iter().any(|m| m.is_cavi()) {
+            return Err(invalid("cavi", "set".into(), "absent unless a CAVI method is listed"));
+        }
+        self.cavi_settings(file)?;
         Ok(())
     }
 
-    /// The sampler schedule, validated by the sampler's own rules ([`Schedule::new`]).
+    /// The sampler schedule, validated by the sampler's own rules ([`Schedule::new`]); an error
+    /// naming `sampler` when the manifest has none.
     pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
-        Schedule::new(self.sampler.iterations, self.sampler.burn_in, self.sampler.thin)
+        let missing = || ScheduleError { field: "iterations", value: 0, allowed: "a [sampler] table".into() };
+        let s = self.sampler.as_ref().ok_or_else(missing)?;
+        Schedule::new(s.iterations, s.burn_in, s.thin)
+    }
+
+    /// The CAVI settings: `[cavi]` over [`CaviSettings::DEFAULT`], validated.
+    pub fn cavi_settings(&self, file: &Path) -> Result<CaviSettings, ManifestError> {
+        let d = CaviSettings::DEFAULT;
+        let Some(spec) = &self.cavi else { return Ok(d) };
+        let m_estimate = match spec.m_estimate.as_deref() {
+            None => d.m_estimate(),
+            Some("mode") => MEstimate::Mode,
+            Some("mean") => MEstimate::Mean,
+            Some(other) => return Err(invalid(file, "cavi.m_estimate", format!("{other:?}"), "\"mode\" or \"mean\"")),
+        };
+        let argument = match spec.bessel_argument.as_deref() {
+            None => d.bessel_argument(),
+            Some("delta-method") => BesselArgument::DeltaMethod,
+            Some("exact") => BesselArgument::Exact,
+            Some(other) => {
+                let allowed = "\"delta-method\" or \"exact\"";
+                return Err(invalid(file, "cavi.bessel_argument", format!("{other:?}"), allowed));
+            }
+        };
+        let (max, tolerance) =
+            (spec.max_iterations.unwrap_or(d.max_iterations()), spec.tolerance.unwrap_or(d.tolerance()));
+        CaviSettings::new(max, tolerance, m_estimate, argument).map_err(|e| {
+            let field = if e.field == "max_iterations" { "cavi.max_iterations" } else { "cavi.tolerance" };
+            invalid(file, field, e.value, e.allowed)
+        })
     }
 
     fn validate_data(&self, file: &Path) -> Result<(), ManifestError> {

@@ -9,7 +9,7 @@
 //!
 //! Every file is written atomically.
 
-use crate::manifest::{Manifest, ModelKind, load};
+use crate::manifest::{Manifest, Method, ModelKind, SamplerSpec, load};
 use crate::run::{MethodResult, RunError};
 use results::{ResultRow, SummaryRow, plot, summarize, summary_csv, write_atomic, write_results};
 use std::path::Path;
@@ -78,6 +78,9 @@ pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow>
         ModelKind::Topic => "topic",
         ModelKind::Block => "block",
     };
+    let gibbs = |method: Method, field: fn(&SamplerSpec) -> usize| {
+        manifest.sampler.as_ref().filter(|_| !method.is_cavi()).map(|s| field(s) as i64)
+    };
     rows.iter()
         .map(|r| ResultRow {
             experiment: manifest.experiment.name.clone(),
@@ -92,10 +95,12 @@ pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow>
             row_concentration: r.alpha.and(manifest.noise.row_concentration),
             method: r.method.name().to_string(),
             mean_kl: r.mean_kl,
+            rate_mae: r.rate_mae,
             topic_error: r.topic_error,
-            iterations: manifest.sampler.iterations as i64,
-            burn_in: manifest.sampler.burn_in as i64,
-            thin: manifest.sampler.thin as i64,
+            iterations: r.iterations as i64,
+            burn_in: gibbs(r.method, |s| s.burn_in),
+            thin: gibbs(r.method, |s| s.thin),
+            converged: r.converged,
             seconds: r.seconds,
             iterations_per_second: r.iterations_per_second,
         })

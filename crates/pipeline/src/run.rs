@@ -7,9 +7,12 @@
 
 use crate::manifest::{Cell, DataSet, Manifest, Method, ModelKind, NoiseLevel, Precision};
 use distributions::{Beta, Gamma, Streams, alpha_from_epsilon};
-use inference::{LocallyPrivate, NonPrivate, Sampler, run_chain};
+use inference::{Cavi, LocallyPrivate, NonPrivate, Sampler, run_chain};
 use mechanism::{Noise, Privatized, privatize};
-use models::{BlockModel, GammaPrior, PoissonFactorization, TopicModel};
+use models::{
+    BlockModel, BlockVariational, GammaPrior, MeanFieldFactorization, PoissonFactorization, TopicModel,
+    TopicVariational,
+};
 use rand::distr::Distribution;
 use std::fmt;
 use std::ops::ControlFlow;
@@ -57,8 +60,15 @@ pub struct MethodResult {
     pub precision: Option<f64>,
     /// Mean Poisson KL of `μ̂` against the true rates over the modelled entries.
     pub mean_kl: f64,
-    /// Topic models: MAE of the best sample's normalized topics after Hungarian alignment.
+    /// Mean absolute error of `μ̂` against the true rates over the modelled entries.
+    pub rate_mae: f64,
+    /// Topic models: MAE of the normalized topics after Hungarian alignment (Gibbs: the best
+    /// sample's; CAVI: the posterior means').
     pub topic_error: Option<f64>,
+    /// Iterations run (Gibbs: the schedule; CAVI: until convergence or the maximum).
+    pub iterations: usize,
+    /// CAVI only: whether the tolerance was reached.
+    pub converged: Option<bool>,
     pub seconds: f64,
     pub iterations_per_second: f64,
 }
@@ -236,12 +246,41 @@ impl TrueData {
     }
 }
 
-/// Metrics of one fitted chain.
+/// Metrics of one fit.
 struct Fit {
     mean_kl: f64,
+    rate_mae: f64,
     topic_error: Option<f64>,
+    iterations: usize,
+    converged: Option<bool>,
     seconds: f64,
-    iterations_per_second: f64,
+}
+
+impl Fit {
+    /// Scores the estimated rates (and, for a topic model, the topic-major topics) against the
+    /// truth.
+    fn score(
+        data: &TrueData,
+        mean_rates: &[f64],
+        topics: Option<Vec<f64>>,
+        iterations: usize,
+        converged: Option<bool>,
+        seconds: f64,
+    ) -> Result<Self, RunError> {
+        let pairs = || data.modelled().map(|n| (data.rates[n], mean_rates[n]));
+        let mean_kl = eval::mean_poisson_kl(pairs()).map_err(err)?;
+        let (truth, estimate): (Vec<f64>, Vec<f64>) = pairs().unzip();
+        let rate_mae = eval::mean_absolute_error(&truth, &estimate).map_err(err)?;
+        let topic_error = match (topics, &data.truth) {
+            (Some(estimate), AnyModel::Topic(truth)) => Some(
+                eval::align_topics(&truth.phi_topic_major(), &estimate, truth.topics(), data.cols)
+                    .map_err(err)?
+                    .mean_absolute_error,
+            ),
+            _ => None,
+        };
+        Ok(Fit { mean_kl, rate_mae, topic_error, iterations, converged, seconds })
+    }
 }
 
 /// Runs a chain and scores it against the truth.
@@ -261,20 +300,40 @@ fn fit<S: Sampler>(
     })
     .map_err(err)?;
     let seconds = start.elapsed().as_secs_f64();
-    let mean_kl =
-        eval::mean_poisson_kl(data.modelled().map(|n| (data.rates[n], summary.mean_rates[n]))).map_err(err)?;
-    let topic_error = match (&summary.best, &data.truth) {
-        (Some((_, _, best)), AnyModel::Topic(truth)) => match topics(best) {
-            Some(estimate) => Some(
-                eval::align_topics(&truth.phi_topic_major(), &estimate, truth.topics(), data.cols)
-                    .map_err(err)?
-                    .mean_absolute_error,
-            ),
-            None => None,
-        },
-        _ => None,
-    };
-    Ok(Fit { mean_kl, topic_error, seconds, iterations_per_second: schedule.iterations() as f64 / seconds.max(1e-12) })
+    let best_topics = summary.best.as_ref().and_then(|(_, _, best)| topics(best));
+    Fit::score(data, &summary.mean_rates, best_topics, schedule.iterations(), None, seconds)
+}
+
+/// Fits the variational approximation `q` with a CAVI method and scores it; `on_iteration` also
+/// receives the iterations a converged fit did not need, so progress totals stay exact.
+fn fit_cavi<Q: MeanFieldFactorization>(
+    method: Method,
+    q: Q,
+    manifest: &Manifest,
+    data: &TrueData,
+    released: Option<&Privatized>,
+    streams: Streams,
+    on_iteration: OnIteration,
+) -> Result<Fit, RunError> {
+    let settings = manifest.cavi_settings(std::path::Path::new("manifest")).map_err(err)?;
+    let missing = || RunError(format!("the {} method needs privatized data", method.name()));
+    let start = Instant::now();
+    let cavi = match method {
+        Method::Cavi => Cavi::non_private(q, &data.counts, None, settings, streams),
+        Method::NaiveCavi => Cavi::naive(q, released.ok_or_else(missing)?, settings, streams),
+        _ => Cavi::private(q, released.ok_or_else(missing)?, settings, streams),
+    }
+    .map_err(err)?;
+    let summary = cavi
+        .fit(|_| {
+            on_iteration();
+            ControlFlow::Continue(())
+        })
+        .map_err(err)?;
+    let seconds = start.elapsed().as_secs_f64();
+    (summary.iterations..settings.max_iterations()).for_each(|_| on_iteration());
+    let topics = summary.mean_factors.iter().find(|m| m.name == "phi").map(|m| m.values.clone());
+    Fit::score(data, &summary.mean_rates, topics, summary.iterations, Some(summary.converged), seconds)
 }
 
 /// Fits `model` with `method` (non-private on the true counts, naïve or private on `released`);
@@ -305,10 +364,14 @@ fn fit_method<M: PoissonFactorization>(
             let mut sampler = LocallyPrivate::new(model, released, streams.child(u64::MAX)).map_err(err)?;
             fit(&mut sampler, manifest, data, streams, topics, on_iteration)
         }
+        Method::Cavi | Method::NaiveCavi | Method::PrivateCavi => {
+            Err(RunError(format!("{} is not a Gibbs method", method.name())))
+        }
     }
 }
 
-/// Dispatches [`fit_method`] on the model kind; `streams.child(0)` draws the initial factors.
+/// Dispatches on the method family and the model kind; `streams.child(0)` draws the initial
+/// factors (Gibbs) or the start of `Q` (CAVI).
 fn fit_any(
     method: Method,
     manifest: &Manifest,
@@ -317,6 +380,21 @@ fn fit_any(
     streams: Streams,
     on_iteration: OnIteration,
 ) -> Result<Fit, RunError> {
+    if method.is_cavi() {
+        let m = &manifest.model;
+        let prior = GammaPrior::new(m.a0, m.b0).map_err(err)?;
+        let (rows, cols, start) = (manifest.rows(), manifest.cols(), streams.child(0));
+        return match m.kind {
+            ModelKind::Topic => {
+                let q = TopicVariational::new(rows, cols, m.components, prior, start);
+                fit_cavi(method, q, manifest, data, released, streams.child(1), on_iteration)
+            }
+            ModelKind::Block => {
+                let q = BlockVariational::new(rows, m.components, prior, start);
+                fit_cavi(method, q, manifest, data, released, streams.child(1), on_iteration)
+            }
+        };
+    }
     match fresh_model(manifest, streams.child(0))? {
         AnyModel::Topic(m) => {
             let topics = |m: &TopicModel| Some(m.phi_topic_major());
@@ -326,29 +404,51 @@ fn fit_any(
     }
 }
 
-/// The non-private reference on the true counts of `dataset` (once per data set).
+/// The reference fits (`non-private`, `cavi`: those of the manifest's methods that see the true
+/// counts) of `dataset`, once per data set.
 pub fn run_reference(
     manifest: &Manifest,
     data: &TrueData,
     dataset: &DataSet,
     on_iteration: OnIteration,
-) -> Result<MethodResult, RunError> {
-    let streams = dataset_streams(manifest, dataset).child(CHAIN).child(u64::MAX);
-    let fit = fit_any(Method::NonPrivate, manifest, data, None, streams, on_iteration)?;
-    Ok(MethodResult {
-        replication: dataset.replication,
-        e0_index: dataset.e0_index,
-        e0: dataset.e0,
-        noise_index: None,
-        method: Method::NonPrivate,
-        alpha: None,
-        epsilon: None,
-        precision: None,
-        mean_kl: fit.mean_kl,
-        topic_error: fit.topic_error,
-        seconds: fit.seconds,
-        iterations_per_second: fit.iterations_per_second,
-    })
+) -> Result<Vec<MethodResult>, RunError> {
+    let root = dataset_streams(manifest, dataset).child(CHAIN).child(u64::MAX);
+    let mut results = Vec::new();
+    for &method in manifest.methods.iter().filter(|m| m.is_reference()) {
+        // The Gibbs reference keeps the stream it always had.
+        let streams = if method == Method::NonPrivate { root } else { root.child(method as u64) };
+        let fit = fit_any(method, manifest, data, None, streams, on_iteration)?;
+        results.push(MethodResult::new(dataset, None, method, (None, None, None), fit));
+    }
+    Ok(results)
+}
+
+impl MethodResult {
+    fn new(
+        dataset: &DataSet,
+        noise_index: Option<usize>,
+        method: Method,
+        (alpha, epsilon, precision): (Option<f64>, Option<f64>, Option<f64>),
+        fit: Fit,
+    ) -> Self {
+        MethodResult {
+            replication: dataset.replication,
+            e0_index: dataset.e0_index,
+            e0: dataset.e0,
+            noise_index,
+            method,
+            alpha,
+            epsilon,
+            precision,
+            mean_kl: fit.mean_kl,
+            rate_mae: fit.rate_mae,
+            topic_error: fit.topic_error,
+            iterations: fit.iterations,
+            converged: fit.converged,
+            seconds: fit.seconds,
+            iterations_per_second: fit.iterations as f64 / fit.seconds.max(1e-12),
+        }
+    }
 }
 
 /// The naïve and private fits of one cell (the methods of the manifest other than non-private).
@@ -381,23 +481,11 @@ pub fn run_cell(
     let released =
         privatize(&data.counts, data.rows, data.cols, noise, &mut noise_streams.child(1).rng()).map_err(err)?;
     let mut results = Vec::new();
-    for &method in manifest.methods.iter().filter(|m| **m != Method::NonPrivate) {
+    for &method in manifest.methods.iter().filter(|m| !m.is_reference()) {
         let streams = root.child(CHAIN).child(cell.noise_index as u64).child(method as u64);
         let fit = fit_any(method, manifest, data, Some(&released), streams, on_iteration)?;
-        results.push(MethodResult {
-            replication: cell.dataset.replication,
-            e0_index: cell.dataset.e0_index,
-            e0: cell.dataset.e0,
-            noise_index: Some(cell.noise_index),
-            method,
-            alpha: Some(alpha),
-            epsilon,
-            precision,
-            mean_kl: fit.mean_kl,
-            topic_error: fit.topic_error,
-            seconds: fit.seconds,
-            iterations_per_second: fit.iterations_per_second,
-        });
+        let level = (Some(alpha), epsilon, precision);
+        results.push(MethodResult::new(&cell.dataset, Some(cell.noise_index), method, level, fit));
     }
     Ok(results)
 }

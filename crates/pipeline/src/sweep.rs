@@ -63,8 +63,9 @@ pub trait Observer: Sync {
 /// Observes nothing.
 impl Observer for () {}
 
-const HEADER: &str = "replication,e0_index,e0,noise_index,method,alpha,epsilon,precision,mean_kl,topic_error,\
-                      seconds,iterations_per_second";
+const HEADER: &str = "replication,e0_index,e0,noise_index,method,alpha,epsilon,precision,mean_kl,rate_mae,\
+                      topic_error,iterations,converged,seconds,iterations_per_second";
+const FIELDS: usize = 15;
 
 impl Manifest {
     /// Every unit of the sweep: per data set, its non-private reference (if requested) then one
@@ -73,23 +74,27 @@ impl Manifest {
         let levels = self.cells().len() / self.datasets().len().max(1);
         let mut units = Vec::new();
         for dataset in 0..self.datasets().len() {
-            if self.methods.contains(&Method::NonPrivate) {
+            if self.methods.iter().any(|m| m.is_reference()) {
                 units.push(Unit::Reference { dataset });
             }
-            if self.methods.iter().any(|m| *m != Method::NonPrivate) {
+            if self.methods.iter().any(|m| !m.is_reference()) {
                 units.extend((dataset * levels..(dataset + 1) * levels).map(|cell| Unit::Cell { cell }));
             }
         }
         units
     }
 
-    /// Gibbs iterations a unit runs (all its chains).
+    /// Iterations a unit runs (all its fits; CAVI fits count their maximum, and a fit that
+    /// converges early reports the rest as done).
     pub fn unit_iterations(&self, unit: Unit) -> u64 {
-        let chains = match unit {
-            Unit::Reference { .. } => 1,
-            Unit::Cell { .. } => self.methods.iter().filter(|m| **m != Method::NonPrivate).count(),
-        };
-        (chains * self.sampler.iterations) as u64
+        let reference = matches!(unit, Unit::Reference { .. });
+        let gibbs = self.sampler.as_ref().map_or(0, |s| s.iterations);
+        let cavi = self.cavi_settings(Path::new("manifest")).map_or(0, |s| s.max_iterations());
+        self.methods
+            .iter()
+            .filter(|m| m.is_reference() == reference)
+            .map(|m| if m.is_cavi() { cavi } else { gibbs } as u64)
+            .sum()
     }
 }
 
@@ -109,7 +114,7 @@ fn write_unit(path: &Path, rows: &[MethodResult]) -> Result<(), RunError> {
     let mut text = format!("{HEADER}\n");
     for r in rows {
         text.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{:?},{},{:?},{:?}\n",
+            "{},{},{},{},{},{},{},{},{:?},{:?},{},{},{},{:?},{:?}\n",
             r.replication,
             r.e0_index,
             opt(r.e0),
@@ -119,7 +124,10 @@ fn write_unit(path: &Path, rows: &[MethodResult]) -> Result<(), RunError> {
             opt(r.epsilon),
             opt(r.precision),
             r.mean_kl,
+            r.rate_mae,
             opt(r.topic_error),
+            r.iterations,
+            r.converged.map_or(String::new(), |c| c.to_string()),
             r.seconds,
             r.iterations_per_second
         ));
@@ -133,13 +141,13 @@ fn read_unit(path: &Path) -> Result<Vec<MethodResult>, RunError> {
     let text = fs::read_to_string(path).map_err(|e| RunError(format!("{}: {e}", path.display())))?;
     let mut lines = text.lines();
     if lines.next() != Some(HEADER) {
-        return Err(bad("unexpected header"));
+        return Err(bad("unexpected header (written by an older version?)"));
     }
     lines
         .map(|line| {
             let f: Vec<&str> = line.split(',').collect();
-            if f.len() != 12 {
-                return Err(bad("a row without 12 fields"));
+            if f.len() != FIELDS {
+                return Err(bad(&format!("a row without {FIELDS} fields")));
             }
             let num = |s: &str| s.parse::<f64>().map_err(|_| bad("a malformed number"));
             let opt_num = |s: &str| if s.is_empty() { Ok(None) } else { num(s).map(Some) };
@@ -155,9 +163,17 @@ fn read_unit(path: &Path) -> Result<Vec<MethodResult>, RunError> {
                 epsilon: opt_num(f[6])?,
                 precision: opt_num(f[7])?,
                 mean_kl: num(f[8])?,
-                topic_error: opt_num(f[9])?,
-                seconds: num(f[10])?,
-                iterations_per_second: num(f[11])?,
+                rate_mae: num(f[9])?,
+                topic_error: opt_num(f[10])?,
+                iterations: index(f[11])?,
+                converged: match f[12] {
+                    "" => None,
+                    "true" => Some(true),
+                    "false" => Some(false),
+                    _ => return Err(bad("a malformed `converged` flag")),
+                },
+                seconds: num(f[13])?,
+                iterations_per_second: num(f[14])?,
             })
         })
         .collect()
@@ -169,7 +185,7 @@ fn compute(manifest: &Manifest, unit: Unit, observer: &impl Observer) -> Result<
         Unit::Reference { dataset } => {
             let dataset = manifest.datasets()[dataset];
             let data = true_data(manifest, &dataset)?;
-            Ok(vec![run_reference(manifest, &data, &dataset, &on_iteration)?])
+            run_reference(manifest, &data, &dataset, &on_iteration)
         }
         Unit::Cell { cell } => {
             let cell = manifest.cells()[cell];

@@ -29,7 +29,7 @@ fn shipped_manifests_are_valid() {
 #[test]
 fn smoke_expands_into_replication_major_cells() {
     let m = parse(SMOKE, Path::new("smoke.toml")).unwrap();
-    assert_eq!(m.methods, vec![Method::NonPrivate, Method::Naive, Method::Private]);
+    assert_eq!(m.methods, Method::ALL.to_vec());
     assert_eq!(m.output_dir(), Path::new("results/smoke"));
     let cells = m.cells();
     assert_eq!(cells.len(), 4);
@@ -80,18 +80,38 @@ fn each_range_rule_names_its_field() {
     assert_invalid("alpha = [0.2, 0.6]", "alpha = [0.2]\nprecision = 3.0", "noise.precision", "absent");
     assert_invalid("alpha = [0.2, 0.6]", "alpha = [0.2]\nrow_concentration = 0.0", "noise.row_concentration", "> 0");
     assert_invalid("replications = 2", "replications = 0", "sweep.replications", ">= 1");
-    assert_invalid("methods = [\"non-private\", \"naive\", \"private\"]", "methods = []", "methods", "non-empty");
-    assert_invalid(
-        "methods = [\"non-private\", \"naive\", \"private\"]",
-        "methods = [\"naive\", \"naive\"]",
-        "methods",
-        "at most once",
-    );
+    assert_invalid(METHODS, "methods = []", "methods", "non-empty");
+    assert_invalid(METHODS, "methods = [\"naive\", \"naive\"]", "methods", "at most once");
     assert_invalid("iterations = 60", "iterations = 0", "sampler.iterations", ">= 1");
     assert_invalid("burn_in = 20", "burn_in = 60", "sampler.burn_in", "less than");
     assert_invalid("thin = 10", "thin = 41", "sampler.thin", "= 40");
     assert_invalid("thin = 10", "thin = 0", "sampler.thin", "between 1");
+    assert_invalid("max_iterations = 50", "max_iterations = 0", "cavi.max_iterations", ">= 1");
+    assert_invalid("tolerance = 1e-6", "tolerance = -1.0", "cavi.tolerance", ">= 0");
+    assert_invalid(
+        "tolerance = 1e-6",
+        "tolerance = 1e-6\nm_estimate = \"median\"",
+        "cavi.m_estimate",
+        "\"mode\" or \"mean\"",
+    );
+    assert_invalid(
+        "tolerance = 1e-6",
+        "tolerance = 1e-6\nbessel_argument = \"taylor\"",
+        "cavi.bessel_argument",
+        "delta-method",
+    );
+    // [sampler] goes with the Gibbs methods, [cavi] with the CAVI methods.
+    assert_invalid(METHODS, "methods = [\"cavi\"]", "sampler", "absent unless a Gibbs");
+    assert_invalid(METHODS, "methods = [\"private\"]", "cavi", "absent unless a CAVI");
+    let cavi_only = SMOKE.replacen(METHODS, "methods = [\"private-cavi\"]", 1);
+    let cavi_only = &cavi_only[..cavi_only.find("[sampler]").unwrap()];
+    assert!(parse(cavi_only, Path::new("cavi.toml")).is_ok(), "a CAVI-only manifest needs no [sampler]");
+    let no_sampler = SMOKE.replacen("[sampler]", "[unused]", 1);
+    assert!(matches!(parse(&no_sampler, Path::new("m.toml")), Err(ManifestError::Parse { .. })));
 }
+
+/// The methods line of `experiments/smoke.toml`.
+const METHODS: &str = "methods = [\"non-private\", \"naive\", \"private\", \"cavi\", \"naive-cavi\", \"private-cavi\"]";
 
 #[test]
 fn unknown_fields_and_values_are_named_by_the_parser() {
@@ -101,8 +121,8 @@ fn unknown_fields_and_values_are_named_by_the_parser() {
     };
     let typo = message("thin = 10", "thinning = 10");
     assert!(typo.contains("bad.toml") && typo.contains("thinning") && typo.contains("thin"), "{typo}");
-    let method = message("\"naive\", \"private\"]", "\"naive\", \"privat\"]");
-    assert!(method.contains("privat") && method.contains("non-private"), "{method}");
+    let method = message("\"private-cavi\"]", "\"private-cavy\"]");
+    assert!(method.contains("private-cavy") && method.contains("private-cavi"), "{method}");
     let kind = message("kind = \"topic\"", "kind = \"lda\"");
     assert!(kind.contains("lda") && kind.contains("block"), "{kind}");
     let wrong_type = message("seed = 1", "seed = \"one\"");
@@ -119,8 +139,16 @@ fn unreadable_file_is_an_io_error() {
 /// The names files use are the names manifests accept.
 #[test]
 fn method_names_round_trip_through_the_manifest_parser() {
+    let (cavi, sampler) = (SMOKE.find("[cavi]").unwrap(), SMOKE.find("[sampler]").unwrap());
+    assert!(sampler < cavi, "test bug: smoke.toml lists [sampler] before [cavi]");
     for method in Method::ALL {
-        let text = SMOKE.replace("[\"non-private\", \"naive\", \"private\"]", &format!("[{:?}]", method.name()));
+        let text = SMOKE.replacen(METHODS, &format!("methods = [{:?}]", method.name()), 1);
+        // keep only the settings table of the method's family
+        let text = if method.is_cavi() {
+            text.replacen(&SMOKE[sampler..cavi], "", 1)
+        } else {
+            text[..text.find("[cavi]").unwrap()].to_string()
+        };
         assert_eq!(parse(&text, Path::new("m.toml")).unwrap().methods, vec![method]);
         assert_eq!(Method::from_name(method.name()), Some(method));
     }

@@ -29,7 +29,7 @@ fn all_units(threads: usize, reverse: bool) -> Vec<Numbers> {
         for cell in &cells {
             let data = true_data(&manifest, &cell.dataset).unwrap();
             if cell.noise_index == 0 {
-                out.push(numbers(&run_reference(&manifest, &data, &cell.dataset, QUIET).unwrap()));
+                out.extend(run_reference(&manifest, &data, &cell.dataset, QUIET).unwrap().iter().map(numbers));
             }
             out.extend(run_cell(&manifest, &data, cell, QUIET).unwrap().iter().map(numbers));
         }
@@ -44,23 +44,31 @@ fn smoke_units_give_one_result_per_method_and_cell() {
     let dataset = manifest.datasets()[0];
     let data = true_data(&manifest, &dataset).unwrap();
     let reference = run_reference(&manifest, &data, &dataset, QUIET).unwrap();
-    assert_eq!(reference.method, Method::NonPrivate);
+    assert_eq!(reference.iter().map(|r| r.method).collect::<Vec<_>>(), vec![Method::NonPrivate, Method::Cavi]);
     let cell = &manifest.cells()[1];
     let results = run_cell(&manifest, &data, cell, QUIET).unwrap();
-    assert_eq!(results.iter().map(|r| r.method).collect::<Vec<_>>(), vec![Method::Naive, Method::Private]);
-    for r in results.iter().chain([&reference]) {
+    let methods = vec![Method::Naive, Method::Private, Method::NaiveCavi, Method::PrivateCavi];
+    assert_eq!(results.iter().map(|r| r.method).collect::<Vec<_>>(), methods);
+    for r in results.iter().chain(&reference) {
         assert!(r.mean_kl.is_finite() && r.mean_kl >= 0.0, "{r:?}");
+        assert!(r.rate_mae.is_finite() && r.rate_mae >= 0.0, "{r:?}");
         assert!(r.topic_error.is_some_and(|e| e.is_finite()), "{r:?}");
         assert!(r.iterations_per_second > 0.0);
+        // Gibbs runs its schedule; CAVI stops at convergence or the maximum, and says which.
+        match r.method.is_cavi() {
+            false => assert_eq!((r.iterations, r.converged), (60, None)),
+            true => assert!(r.iterations <= 50 && r.converged == Some(r.iterations < 50), "{r:?}"),
+        }
     }
     assert_eq!(results[0].alpha, Some(0.6));
-    assert_eq!(reference.alpha, None);
+    assert!(reference.iter().all(|r| r.alpha.is_none()));
 }
 
 #[test]
 fn units_are_reproducible_whatever_the_threads_and_order() {
     let one = all_units(1, false);
-    assert_eq!(one.len(), 2 + 4 * 2); // a reference per replication, naive + private per cell
+    // two references per replication; naive, private and their CAVI twins per cell
+    assert_eq!(one.len(), 2 * 2 + 4 * 4);
     assert_eq!(one, all_units(2, true));
 }
 

@@ -46,7 +46,7 @@ fn rerun_skips_finished_units_and_recomputes_only_missing_ones() {
 
     let (first, computed) = run(&manifest, false);
     assert_eq!(computed, units);
-    assert_eq!(first.len(), 2 + 4 * 2);
+    assert_eq!(first.len(), 2 * 2 + 4 * 4); // (non-private, cavi) per replication, 4 methods per cell
 
     let (second, computed) = run(&manifest, false);
     assert_eq!(computed, 0);
@@ -87,7 +87,7 @@ fn shards_split_the_units_and_an_unsharded_run_merges_them() {
     all.sort_by_key(|u| format!("{u:?}"));
     assert_eq!(seen, all);
     let (rows, computed) = run(&manifest, false);
-    assert_eq!((rows.len(), computed), (2 + 4 * 2, 0));
+    assert_eq!((rows.len(), computed), (2 * 2 + 4 * 4, 0));
     assert!(run_sweep(&manifest, SweepOptions { force: false, shard: Some((2, 2)) }, &()).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }

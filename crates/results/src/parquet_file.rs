@@ -7,7 +7,7 @@ use crate::atomic::write_atomic;
 use crate::row::{ResultRow, schema};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type, UInt64Type};
-use arrow_array::{Array, ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, UInt64Array};
+use arrow_array::{Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, UInt64Array};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::metadata::KeyValue;
@@ -28,6 +28,9 @@ pub fn write_results(path: &Path, rows: &[ResultRow], metadata: &[(&str, String)
     let nullable = |get: fn(&ResultRow) -> Option<f64>| -> ArrayRef {
         Arc::new(Float64Array::from(rows.iter().map(get).collect::<Vec<_>>()))
     };
+    let nullable_ints = |get: fn(&ResultRow) -> Option<i64>| -> ArrayRef {
+        Arc::new(Int64Array::from(rows.iter().map(get).collect::<Vec<_>>()))
+    };
     let columns: Vec<ArrayRef> = vec![
         strings(|r| &r.experiment),
         strings(|r| &r.model),
@@ -41,10 +44,12 @@ pub fn write_results(path: &Path, rows: &[ResultRow], metadata: &[(&str, String)
         nullable(|r| r.row_concentration),
         strings(|r| &r.method),
         floats(|r| r.mean_kl),
+        floats(|r| r.rate_mae),
         nullable(|r| r.topic_error),
         ints(|r| r.iterations),
-        ints(|r| r.burn_in),
-        ints(|r| r.thin),
+        nullable_ints(|r| r.burn_in),
+        nullable_ints(|r| r.thin),
+        Arc::new(BooleanArray::from(rows.iter().map(|r| r.converged).collect::<Vec<_>>())),
         floats(|r| r.seconds),
         floats(|r| r.iterations_per_second),
     ];
@@ -92,9 +97,11 @@ fn batch_rows(batch: &RecordBatch) -> Result<Vec<ResultRow>, &'static str> {
     let (iterations, burn_in, thin) = (ints("iterations")?, ints("burn_in")?, ints("thin")?);
     let (e0, alpha, epsilon) = (floats("e0")?, floats("alpha")?, floats("epsilon")?);
     let (precision, row_concentration) = (floats("precision")?, floats("row_concentration")?);
-    let (mean_kl, topic_error) = (floats("mean_kl")?, floats("topic_error")?);
+    let (mean_kl, rate_mae, topic_error) = (floats("mean_kl")?, floats("rate_mae")?, floats("topic_error")?);
+    let converged = column("converged")?.as_boolean_opt().ok_or("converged")?;
     let (seconds, ips) = (floats("seconds")?, floats("iterations_per_second")?);
     let opt = |a: &arrow_array::Float64Array, i: usize| a.is_valid(i).then(|| a.value(i));
+    let opt_int = |a: &arrow_array::Int64Array, i: usize| a.is_valid(i).then(|| a.value(i));
     Ok((0..batch.num_rows())
         .map(|i| ResultRow {
             experiment: experiment.value(i).to_string(),
@@ -109,10 +116,12 @@ fn batch_rows(batch: &RecordBatch) -> Result<Vec<ResultRow>, &'static str> {
             row_concentration: opt(row_concentration, i),
             method: method.value(i).to_string(),
             mean_kl: mean_kl.value(i),
+            rate_mae: rate_mae.value(i),
             topic_error: opt(topic_error, i),
             iterations: iterations.value(i),
-            burn_in: burn_in.value(i),
-            thin: thin.value(i),
+            burn_in: opt_int(burn_in, i),
+            thin: opt_int(thin, i),
+            converged: converged.is_valid(i).then(|| converged.value(i)),
             seconds: seconds.value(i),
             iterations_per_second: ips.value(i),
         })

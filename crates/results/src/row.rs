@@ -27,15 +27,23 @@ pub struct ResultRow {
     pub precision: Option<f64>,
     /// Concentration `c` of per-row levels `α_d ~ Beta(cα, c(1−α))`; null for one level.
     pub row_concentration: Option<f64>,
-    /// `"non-private"`, `"naive"`, `"private"`.
+    /// `"non-private"`, `"naive"`, `"private"` (Gibbs); `"cavi"`, `"naive-cavi"`, `"private-cavi"`.
     pub method: String,
     /// Mean Poisson KL of the posterior-mean rates against the true rates.
     pub mean_kl: f64,
-    /// Topic models: MAE of the best sample's normalized topics after Hungarian alignment.
+    /// Mean absolute error of the posterior-mean rates against the true rates (the error measure
+    /// of Schofield et al.'s speed study).
+    pub rate_mae: f64,
+    /// Topic models: MAE of the normalized topics after Hungarian alignment (Gibbs: the best
+    /// sample's; CAVI: the posterior means').
     pub topic_error: Option<f64>,
+    /// Iterations run: the schedule's sweeps (Gibbs) or the iterations to convergence (CAVI).
     pub iterations: i64,
-    pub burn_in: i64,
-    pub thin: i64,
+    /// Gibbs schedule; null for CAVI.
+    pub burn_in: Option<i64>,
+    pub thin: Option<i64>,
+    /// CAVI: whether the relative ELBO change fell below the tolerance; null for Gibbs.
+    pub converged: Option<bool>,
     /// Wall time of the chain, seconds.
     pub seconds: f64,
     pub iterations_per_second: f64,
@@ -57,10 +65,12 @@ pub fn schema() -> Arc<Schema> {
         f("row_concentration", DataType::Float64, true),
         f("method", DataType::Utf8, false),
         f("mean_kl", DataType::Float64, false),
+        f("rate_mae", DataType::Float64, false),
         f("topic_error", DataType::Float64, true),
         f("iterations", DataType::Int64, false),
-        f("burn_in", DataType::Int64, false),
-        f("thin", DataType::Int64, false),
+        f("burn_in", DataType::Int64, true),
+        f("thin", DataType::Int64, true),
+        f("converged", DataType::Boolean, true),
         f("seconds", DataType::Float64, false),
         f("iterations_per_second", DataType::Float64, false),
     ]))

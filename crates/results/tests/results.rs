@@ -26,10 +26,12 @@ fn row(e0: Option<f64>, alpha: Option<f64>, method: &str, replication: i64, mean
         row_concentration: None,
         method: method.into(),
         mean_kl,
+        rate_mae: 0.25,
         topic_error: None,
         iterations: 100,
-        burn_in: 10,
-        thin: 5,
+        burn_in: Some(10),
+        thin: Some(5),
+        converged: None,
         seconds: 1.5,
         iterations_per_second: 66.7,
     }
@@ -58,6 +60,8 @@ fn parquet_round_trip_keeps_values_nulls_and_metadata() {
     rows[1].precision = Some(3.25);
     rows[1].row_concentration = Some(10.0);
     rows[1].topic_error = Some(0.0625);
+    rows[1].method = "private-cavi".into();
+    (rows[1].burn_in, rows[1].thin, rows[1].converged) = (None, None, Some(true));
     rows[2].mean_kl = f64::MIN_POSITIVE;
     let path = dir.join("sub/results.parquet");
     write_results(&path, &rows, &[("lppf.manifest", "name = \"x\"".into())]).unwrap();
