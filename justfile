@@ -59,6 +59,14 @@ bench:
 bench-gibbs:
     cargo bench -p inference --bench gibbs
 
+# Criterion benchmark of one CAVI iteration on the 1000x1000 K=50 problem (BENCHMARKS.md).
+bench-cavi:
+    cargo bench -p inference --bench cavi
+
+# The MCMC-vs-VI speed study of Schofield et al. (about 2 min; docs/vi-vs-mcmc.md).
+schofield-speed:
+    cargo run --release -p cli -- run experiments/schofield-speed.toml
+
 # Regenerate the 50-digit Bessel reference table and the Debye coefficients (needs python3 + mpmath).
 reference:
     python3 tools/reference/make_bessel_reference.py
