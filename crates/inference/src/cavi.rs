@@ -201,7 +201,7 @@ pub struct Cavi<M> {
     elbo: Vec<f64>,
 }
 
-/// `(mean count, number of modelled entries)` for the starting scale.
+/// The mean of `values` (at least 1e-3; 1 when empty): the starting scale of `Q`.
 fn mean_of(values: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = values.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
     if n == 0 { 1.0 } else { (sum / n as f64).max(1e-3) }
@@ -336,14 +336,9 @@ impl<M: MeanFieldFactorization> Cavi<M> {
                 .map(|(ratios, (y, w))| {
                     let mut sum = 0.0;
                     for ((r, y), &w) in ratios.iter_mut().zip(y).zip(w) {
-                        (*r, sum) = match *y {
-                            None => (if w > 0.0 { 1.0 } else { 0.0 }, sum + w),
-                            Some(0) => (0.0, sum),
-                            Some(c) => {
-                                let (c, w) = (f64::from(c), w.max(f64::MIN_POSITIVE));
-                                (c / w, sum + c * w.ln() - ln_gamma(c + 1.0))
-                            }
-                        };
+                        let value;
+                        (*r, value) = exact_entry(y.map(f64::from), w);
+                        sum += value;
                     }
                     sum
                 })
@@ -366,12 +361,8 @@ impl<M: MeanFieldFactorization> Cavi<M> {
                                 (mean[n], variance[n])
                             });
                             let (ratio, value) = match entries[i] {
-                                Entry::Missing => (if w[i] > 0.0 { 1.0 } else { 0.0 }, w[i]),
-                                Entry::Exact => {
-                                    let c = f64::from(released[i].max(0));
-                                    let wi = w[i].max(f64::MIN_POSITIVE);
-                                    if c == 0.0 { (0.0, 0.0) } else { (c / wi, c * wi.ln() - ln_gamma(c + 1.0)) }
-                                }
+                                Entry::Missing => exact_entry(None, w[i]),
+                                Entry::Exact => exact_entry(Some(f64::from(released[i].max(0))), w[i]),
                                 Entry::Noisy { alpha, .. } => {
                                     let step =
                                         private_local_step(released[i], alpha, expected_g[i], w[i], moments, settings)?;
@@ -426,6 +417,21 @@ impl<M: MeanFieldFactorization> Cavi<M> {
             elbo: self.elbo,
             converged,
         })
+    }
+}
+
+/// The local step of an entry whose count is known or missing, given `w = Σ_k G[μ_nk]`:
+/// `(ratio, objective terms except −E[μ_n])`. A count `y` gives `(y/w, y ln w − ln y!)` (the
+/// optimal multinomial's collapsed ELBO); a missing entry is marginalized,
+/// `E[y_nk] = G[μ_nk]`, giving `(1, w)` (`(0, 0)` where the model excludes it, `w = 0`).
+fn exact_entry(count: Option<f64>, w: f64) -> (f64, f64) {
+    match count {
+        None => (if w > 0.0 { 1.0 } else { 0.0 }, w),
+        Some(0.0) => (0.0, 0.0),
+        Some(c) => {
+            let w = w.max(f64::MIN_POSITIVE);
+            (c / w, c * w.ln() - ln_gamma(c + 1.0))
+        }
     }
 }
 

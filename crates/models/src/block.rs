@@ -186,18 +186,27 @@ impl BlockModel {
                 theta_i[cc] = new;
             }
         }
-        column_sums_into(&mut self.sums, &self.theta);
-        let sums = &self.sums;
         let mut rng = streams.child(PI).rng();
-        for cc in 0..c {
-            for d in 0..c {
-                let self_pairs: f64 = self.theta.chunks_exact(c).map(|t| t[cc] * t[d]).sum();
-                let exposure = sums[cc] * sums[d] - self_pairs;
-                self.pi[cc * c + d] = self.prior.draw(f64::from(self.pair_counts[cc * c + d]), exposure, &mut rng);
-            }
+        for (cd, exposure) in pair_exposures(&self.theta, c).into_iter().enumerate() {
+            self.pi[cd] = self.prior.draw(f64::from(self.pair_counts[cd]), exposure, &mut rng);
         }
         self.refresh_w();
     }
+}
+
+/// The exposure of every `π_cd` (row-major `C × C`) for a `V × C` matrix `theta`:
+/// `Σ_{i≠j} θ_ic θ_jd = S_c S_d − Σ_i θ_ic θ_id` with `S_c = Σ_i θ_ic` (no self-loops).
+pub(crate) fn pair_exposures(theta: &[f64], c: usize) -> Vec<f64> {
+    let mut sums = vec![0.0; c];
+    column_sums_into(&mut sums, theta);
+    let mut exposures = vec![0.0; c * c];
+    for cc in 0..c {
+        for d in 0..c {
+            let self_pairs: f64 = theta.chunks_exact(c).map(|t| t[cc] * t[d]).sum();
+            exposures[cc * c + d] = sums[cc] * sums[d] - self_pairs;
+        }
+    }
+    exposures
 }
 
 impl PoissonFactorization for BlockModel {

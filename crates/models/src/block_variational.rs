@@ -1,6 +1,7 @@
 //! Mean-field CAVI for the overlapping-community block model.
 
 use crate::GammaPrior;
+use crate::block::pair_exposures;
 use crate::chunks::{chunk_rows, column_sums_into};
 use crate::variational::{GammaFactors, MeanFieldFactorization, MeanMatrix, product_into, transpose};
 use distributions::Streams;
@@ -39,13 +40,7 @@ impl BlockVariational {
     /// rate 1. Panics if a dimension is 0.
     pub fn new(actors: usize, communities: usize, prior: GammaPrior, streams: Streams) -> Self {
         assert!(actors > 0 && communities > 0, "BlockVariational dimensions must be positive");
-        let mut q = Self {
-            actors,
-            communities,
-            prior,
-            theta: GammaFactors::random(actors * communities, 1.0, streams.child(0)),
-            pi: GammaFactors::random(communities * communities, 1.0, streams.child(1)),
-        };
+        let mut q = Self { actors, communities, prior, theta: GammaFactors::default(), pi: GammaFactors::default() };
         q.initialize(1.0, streams);
         q
     }
@@ -98,17 +93,8 @@ impl MeanFieldFactorization for BlockVariational {
     }
 
     fn total_mean_rate(&self) -> f64 {
-        let c = self.communities;
-        let mut sums = vec![0.0; c];
-        column_sums_into(&mut sums, self.theta.mean());
-        let mut total = 0.0;
-        for cc in 0..c {
-            for d in 0..c {
-                let self_pairs: f64 = self.theta.mean().chunks_exact(c).map(|t| t[cc] * t[d]).sum();
-                total += self.pi.mean()[cc * c + d] * (sums[cc] * sums[d] - self_pairs);
-            }
-        }
-        total
+        let exposures = pair_exposures(self.theta.mean(), self.communities);
+        exposures.iter().zip(self.pi.mean()).map(|(e, p)| e * p).sum()
     }
 
     fn update_factors(&mut self, ratios: &[f64]) {
@@ -180,13 +166,8 @@ impl MeanFieldFactorization for BlockVariational {
                 sums[cc] += self.theta.mean()[i * c + cc] - theta_i[cc];
             }
         }
-        column_sums_into(&mut sums, self.theta.mean());
-        for cc in 0..c {
-            for d in 0..c {
-                let self_pairs: f64 = self.theta.mean().chunks_exact(c).map(|t| t[cc] * t[d]).sum();
-                let exposure = sums[cc] * sums[d] - self_pairs;
-                self.pi.update(cc * c + d, self.prior, pair_counts[cc * c + d], exposure);
-            }
+        for (cd, exposure) in pair_exposures(self.theta.mean(), c).into_iter().enumerate() {
+            self.pi.update(cd, self.prior, pair_counts[cd], exposure);
         }
     }
 

@@ -32,14 +32,7 @@ impl TopicVariational {
     /// (call [`MeanFieldFactorization::initialize`] to match the data). Panics if a dimension is 0.
     pub fn new(docs: usize, words: usize, topics: usize, prior: GammaPrior, streams: Streams) -> Self {
         assert!(docs > 0 && words > 0 && topics > 0, "TopicVariational dimensions must be positive");
-        let mut q = Self {
-            docs,
-            words,
-            topics,
-            prior,
-            theta: GammaFactors::random(docs * topics, 1.0, streams.child(0)),
-            phi: GammaFactors::random(words * topics, 1.0, streams.child(1)),
-        };
+        let mut q = Self { docs, words, topics, prior, theta: GammaFactors::default(), phi: GammaFactors::default() };
         q.initialize(1.0, streams);
         q
     }

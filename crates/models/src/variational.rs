@@ -17,7 +17,7 @@ use rayon::prelude::*;
 /// Independent gamma factors `Q(z_i) = Gamma(a_i, b_i)` (shape `a_i`, **rate** `b_i`), with the
 /// moments CAVI reads cached: `E[z] = a/b`, `G[z] = e^{E[ln z]} = e^{ψ(a)}/b` (eq. 57) and
 /// `E[z²] = a(a+1)/b²`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct GammaFactors {
     shape: Vec<f64>,
     rate: Vec<f64>,
