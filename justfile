@@ -67,6 +67,12 @@ bench-cavi:
 schofield-speed:
     cargo run --release -p cli -- run experiments/schofield-speed.toml
 
+# The small demonstration of Schofield et al. and its figure of true vs recovered topics (seconds):
+# results/schofield-small/{results.parquet, topics.png}.
+schofield-small:
+    cargo run --release -p cli -- run experiments/schofield-small.toml
+    cargo run --release -p cli -- topics experiments/schofield-small.toml
+
 # Regenerate the 50-digit Bessel reference table and the Debye coefficients (needs python3 + mpmath).
 reference:
     python3 tools/reference/make_bessel_reference.py

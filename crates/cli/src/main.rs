@@ -8,10 +8,12 @@ mod progress;
 
 use clap::{Parser, Subcommand};
 use pipeline::{
-    FIGURE_PNG, FIGURE_SVG, PrepareOptions, RESULTS_FILE, SUMMARY_FILE, SweepOptions, base_file_text, claim_output,
-    load, prepare_enron, run_sweep, write_outputs, write_summary_and_figure,
+    FIGURE_PNG, FIGURE_SVG, PrepareOptions, RESULTS_FILE, SUMMARY_FILE, SweepOptions, TOPICS_PNG, TOPICS_SVG,
+    base_file_text, claim_output, load, prepare_enron, recovered_topics, run_sweep, write_outputs,
+    write_summary_and_figure,
 };
 use progress::Reporter;
+use results::TopicPanel;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -64,6 +66,20 @@ enum Command {
         /// The output directory of a run, e.g. results/smoke.
         results: PathBuf,
     },
+    /// Draw the true topics of one data set of a topic-model manifest beside every method's
+    /// recovered topics after Hungarian alignment, refitting that data set with the sweep's
+    /// streams (the errors in the panel titles equal the results' topic_error). Writes
+    /// <output>/topics.svg and topics.png.
+    Topics {
+        /// A topic-model manifest, e.g. experiments/schofield-small.toml.
+        manifest: PathBuf,
+        /// The replication (data set) to draw.
+        #[arg(long, default_value_t = 0)]
+        replication: usize,
+        /// The index of the noise level on the manifest's axis.
+        #[arg(long, default_value_t = 0)]
+        noise_index: usize,
+    },
     /// Build the Fig. 4 base parameters from the Enron corpus: count the network, keep the
     /// paper's actors, choose C by held-out likelihood, fit the non-private block model, write
     /// θ*, π*, labels and provenance (with the input's sha256). Same input and seed ⇒ same file.
@@ -103,6 +119,7 @@ fn main() -> ExitCode {
         Command::Run { manifest, force, quiet, shard } => run(&manifest, force, quiet, shard),
         Command::Summarize { results } => summarize(&results, true),
         Command::Plot { results } => summarize(&results, false),
+        Command::Topics { manifest, replication, noise_index } => topics(&manifest, replication, noise_index),
         Command::PrepareEnron { input, output, seed, components } => {
             prepare(&input, &output, PrepareOptions { seed, components, ..PrepareOptions::default() })
         }
@@ -176,6 +193,30 @@ fn summarize(dir: &Path, print: bool) -> Result<(), Failure> {
     for name in [SUMMARY_FILE, FIGURE_SVG, FIGURE_PNG] {
         eprintln!("wrote {}", dir.join(name).display());
     }
+    Ok(())
+}
+
+fn topics(path: &Path, replication: usize, noise_index: usize) -> Result<(), Failure> {
+    let m = load(path).map_err(bad_input)?;
+    let dataset =
+        m.datasets().into_iter().find(|d| d.replication == replication).ok_or_else(|| {
+            bad_input(format!("--replication {replication}: the manifest has {}", m.datasets().len()))
+        })?;
+    let (truth, recovered) = recovered_topics(&m, &dataset, noise_index).map_err(bad_input)?;
+    let (k, words) = (m.model.components, m.cols());
+    let mut panels = vec![TopicPanel { label: "true topics".into(), topics: truth }];
+    for r in recovered {
+        let level = r.epsilon.map(|e| format!(" (ε = {e})")).or(r.alpha.map(|a| format!(" (α = {a:.3})")));
+        let label = format!("{}{} — aligned MAE {:.4}", r.method.name(), level.unwrap_or_default(), r.error);
+        eprintln!("{label}");
+        panels.push(TopicPanel { label, topics: r.topics });
+    }
+    let dir = m.output_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| failed(format!("{}: {e}", dir.display())))?;
+    let (svg, png) = (dir.join(TOPICS_SVG), dir.join(TOPICS_PNG));
+    let title = format!("{}: true vs recovered topics (replication {replication})", m.experiment.name);
+    results::plot_topics(&panels, k, words, &title, Some(&svg), Some(&png)).map_err(failed)?;
+    println!("wrote {} and {}", svg.display(), png.display());
     Ok(())
 }
 

@@ -22,9 +22,12 @@ pub use manifest::{
     parse,
 };
 pub use outputs::{
-    FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE, SUMMARY_FILE, claim_output, result_rows,
-    write_outputs, write_summary_and_figure,
+    FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE, SUMMARY_FILE, TOPICS_PNG, TOPICS_SVG,
+    claim_output, result_rows, write_outputs, write_summary_and_figure,
 };
 pub use prepare::{PrepareOptions, Prepared, base_file_text, prepare_enron};
-pub use run::{MethodResult, OnIteration, RunError, TrueData, run_cell, run_reference, true_data};
+pub use run::{
+    MethodResult, OnIteration, RecoveredTopics, RunError, TrueData, recovered_topics, run_cell, run_reference,
+    true_data,
+};
 pub use sweep::{Observer, Plan, SweepOptions, Unit, UnitDone, run_sweep};

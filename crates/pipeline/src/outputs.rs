@@ -21,6 +21,9 @@ pub const RESULTS_FILE: &str = "results.parquet";
 pub const SUMMARY_FILE: &str = "summary.csv";
 pub const FIGURE_SVG: &str = "figure.svg";
 pub const FIGURE_PNG: &str = "figure.png";
+/// The figure of true vs recovered topics (`lppf topics`).
+pub const TOPICS_SVG: &str = "topics.svg";
+pub const TOPICS_PNG: &str = "topics.png";
 
 fn err(e: impl std::fmt::Display) -> RunError {
     RunError(e.to_string())

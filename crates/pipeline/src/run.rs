@@ -254,6 +254,8 @@ struct Fit {
     iterations: usize,
     converged: Option<bool>,
     seconds: f64,
+    /// Topic models: the estimated topics (topic-major, as fitted, before alignment).
+    topics: Option<Vec<f64>>,
 }
 
 impl Fit {
@@ -271,15 +273,15 @@ impl Fit {
         let mean_kl = eval::mean_poisson_kl(pairs()).map_err(err)?;
         let (truth, estimate): (Vec<f64>, Vec<f64>) = pairs().unzip();
         let rate_mae = eval::mean_absolute_error(&truth, &estimate).map_err(err)?;
-        let topic_error = match (topics, &data.truth) {
+        let topic_error = match (&topics, &data.truth) {
             (Some(estimate), AnyModel::Topic(truth)) => Some(
-                eval::align_topics(&truth.phi_topic_major(), &estimate, truth.topics(), data.cols)
+                eval::align_topics(&truth.phi_topic_major(), estimate, truth.topics(), data.cols)
                     .map_err(err)?
                     .mean_absolute_error,
             ),
             _ => None,
         };
-        Ok(Fit { mean_kl, rate_mae, topic_error, iterations, converged, seconds })
+        Ok(Fit { mean_kl, rate_mae, topic_error, iterations, converged, seconds, topics })
     }
 }
 
@@ -404,6 +406,9 @@ fn fit_any(
     }
 }
 
+/// A result and, for a topic model, the fit's estimated topics (topic-major, unaligned).
+type WithTopics = (MethodResult, Option<Vec<f64>>);
+
 /// The reference fits (`non-private`, `cavi`: those of the manifest's methods that see the true
 /// counts) of `dataset`, once per data set.
 pub fn run_reference(
@@ -412,6 +417,16 @@ pub fn run_reference(
     dataset: &DataSet,
     on_iteration: OnIteration,
 ) -> Result<Vec<MethodResult>, RunError> {
+    Ok(reference_fits(manifest, data, dataset, on_iteration)?.into_iter().map(|(r, _)| r).collect())
+}
+
+/// [`run_reference`] with each fit's estimated topics.
+fn reference_fits(
+    manifest: &Manifest,
+    data: &TrueData,
+    dataset: &DataSet,
+    on_iteration: OnIteration,
+) -> Result<Vec<WithTopics>, RunError> {
     let root = dataset_streams(manifest, dataset).child(CHAIN).child(u64::MAX);
     let mut results = Vec::new();
     for &method in manifest.methods.iter().filter(|m| m.is_reference()) {
@@ -429,9 +444,10 @@ impl MethodResult {
         noise_index: Option<usize>,
         method: Method,
         (alpha, epsilon, precision): (Option<f64>, Option<f64>, Option<f64>),
-        fit: Fit,
-    ) -> Self {
-        MethodResult {
+        mut fit: Fit,
+    ) -> (Self, Option<Vec<f64>>) {
+        let topics = fit.topics.take();
+        let result = MethodResult {
             replication: dataset.replication,
             e0_index: dataset.e0_index,
             e0: dataset.e0,
@@ -447,7 +463,8 @@ impl MethodResult {
             converged: fit.converged,
             seconds: fit.seconds,
             iterations_per_second: fit.iterations as f64 / fit.seconds.max(1e-12),
-        }
+        };
+        (result, topics)
     }
 }
 
@@ -458,6 +475,16 @@ pub fn run_cell(
     cell: &Cell,
     on_iteration: OnIteration,
 ) -> Result<Vec<MethodResult>, RunError> {
+    Ok(cell_fits(manifest, data, cell, on_iteration)?.into_iter().map(|(r, _)| r).collect())
+}
+
+/// [`run_cell`] with each fit's estimated topics.
+fn cell_fits(
+    manifest: &Manifest,
+    data: &TrueData,
+    cell: &Cell,
+    on_iteration: OnIteration,
+) -> Result<Vec<WithTopics>, RunError> {
     let root = dataset_streams(manifest, &cell.dataset);
     let (alpha, epsilon, precision) = match cell.noise {
         NoiseLevel::Alpha(a) => (a, None, None),
@@ -488,4 +515,56 @@ pub fn run_cell(
         results.push(MethodResult::new(&cell.dataset, Some(cell.noise_index), method, level, fit));
     }
     Ok(results)
+}
+
+/// Topics recovered by one method, aligned to the true ones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecoveredTopics {
+    pub method: Method,
+    /// The noise level of the fit (`None` for the references).
+    pub epsilon: Option<f64>,
+    pub alpha: Option<f64>,
+    /// `K × V` topic-major, each row normalized to sum 1, row `k` matched to true topic `k`.
+    pub topics: Vec<f64>,
+    /// Mean absolute error against the normalized true topics (the results' `topic_error`).
+    pub error: f64,
+}
+
+/// The true topics of a topic-model data set and every method's recovered topics after
+/// Hungarian alignment (the figure of true vs recovered factors): the references and the cell
+/// at `noise_index` of `dataset`, with exactly the streams of the sweep, so the errors equal the
+/// `topic_error` of the results.
+pub fn recovered_topics(
+    manifest: &Manifest,
+    dataset: &DataSet,
+    noise_index: usize,
+) -> Result<(Vec<f64>, Vec<RecoveredTopics>), RunError> {
+    let data = true_data(manifest, dataset)?;
+    let AnyModel::Topic(truth) = &data.truth else {
+        return Err(RunError("recovered topics: the manifest's model is not a topic model".into()));
+    };
+    let (k, words, truth_topics) = (truth.topics(), data.cols, truth.phi_topic_major());
+    let cell = manifest
+        .cells()
+        .into_iter()
+        .find(|c| c.dataset == *dataset && c.noise_index == noise_index)
+        .ok_or_else(|| RunError(format!("recovered topics: the manifest has no noise level {noise_index}")))?;
+    let mut fits = reference_fits(manifest, &data, dataset, &|| ())?;
+    fits.extend(cell_fits(manifest, &data, &cell, &|| ())?);
+    let mut recovered = Vec::new();
+    for (result, topics) in fits {
+        let Some(estimate) = topics else { continue };
+        let alignment = eval::align_topics(&truth_topics, &estimate, k, words).map_err(err)?;
+        let normalized = eval::normalize_rows(&estimate, words);
+        let topics =
+            alignment.estimate_for.iter().flat_map(|&j| normalized[j * words..(j + 1) * words].to_vec()).collect();
+        recovered.push(RecoveredTopics {
+            method: result.method,
+            epsilon: result.epsilon,
+            alpha: result.alpha,
+            topics,
+            error: alignment.mean_absolute_error,
+        });
+    }
+    Ok((eval::normalize_rows(&truth_topics, words), recovered))
 }

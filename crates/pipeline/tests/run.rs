@@ -1,7 +1,7 @@
 //! Executing work units of `experiments/smoke.toml`: every method produces finite metrics, and a
 //! unit's numbers do not depend on the thread count or on which other units ran before.
 
-use pipeline::{Method, MethodResult, OnIteration, parse, run_cell, run_reference, true_data};
+use pipeline::{Method, MethodResult, OnIteration, parse, recovered_topics, run_cell, run_reference, true_data};
 use std::path::Path;
 
 const SMOKE: &str = include_str!("../../../experiments/smoke.toml");
@@ -111,4 +111,35 @@ fn mean_rate_scales_the_prior_draw() {
     assert!(parse(&bad, Path::new("bad.toml")).unwrap_err().to_string().contains("data.mean_rate"));
     let both = SMOKE.replace("rows = 8\n", "rows = 8\nmean_rate = 1.0\nmean_count_range = [0.0, 1.0]\n");
     assert!(parse(&both, Path::new("bad.toml")).unwrap_err().to_string().contains("data.mean_rate"));
+}
+
+#[test]
+fn recovered_topics_are_aligned_normalized_and_score_as_the_results_do() {
+    let manifest = parse(SMOKE, Path::new("smoke.toml")).unwrap();
+    let dataset = manifest.datasets()[1];
+    let data = true_data(&manifest, &dataset).unwrap();
+    let cell = manifest.cells().into_iter().find(|c| c.dataset == dataset && c.noise_index == 1).unwrap();
+    let mut results = run_reference(&manifest, &data, &dataset, QUIET).unwrap();
+    results.extend(run_cell(&manifest, &data, &cell, QUIET).unwrap());
+    let (truth, recovered) = recovered_topics(&manifest, &dataset, 1).unwrap();
+    let (k, words) = (2, 6);
+    assert_eq!(truth.len(), k * words);
+    assert_eq!(
+        recovered.iter().map(|r| r.method).collect::<Vec<_>>(),
+        results.iter().map(|r| r.method).collect::<Vec<_>>()
+    );
+    for (r, result) in recovered.iter().zip(&results) {
+        // The same fit as the sweep's: the error equals the results' topic_error bit for bit.
+        assert_eq!(Some(r.error), result.topic_error, "{:?}", r.method);
+        assert_eq!(r.alpha, result.alpha);
+        // Rows are distributions, and row k is the one matched to true topic k: the aligned
+        // error recomputed row by row is the reported one.
+        for row in r.topics.chunks(words) {
+            assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        }
+        let l1: f64 = r.topics.iter().zip(&truth).map(|(a, b)| (a - b).abs()).sum();
+        assert!((l1 / (k * words) as f64 - r.error).abs() < 1e-12, "{:?}", r.method);
+    }
+    let e = recovered_topics(&manifest, &dataset, 7).unwrap_err();
+    assert!(e.0.contains("noise level 7"), "{e}");
 }

@@ -14,8 +14,7 @@ const PANEL: (u32, u32) = (420, 380);
 
 /// Draws `summary` to `svg` and `png` (either may be `None`); `title` heads the figure.
 pub fn plot(summary: &[SummaryRow], title: &str, svg: Option<&Path>, png: Option<&Path>) -> Result<(), ResultsError> {
-    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
-        .map_err(|_| ResultsError::new(Path::new("DejaVuSans.ttf"), "the bundled font cannot be read"))?;
+    register_font(svg.or(png).unwrap_or(Path::new("figure")))?;
     let panels: Vec<Option<f64>> =
         distinct(summary.iter().map(|s| s.e0.map(f64::to_bits))).into_iter().map(|b| b.map(f64::from_bits)).collect();
     if panels.is_empty() {
@@ -33,6 +32,12 @@ pub fn plot(summary: &[SummaryRow], title: &str, svg: Option<&Path>, png: Option
         root.present().map_err(|e| ResultsError::new(path, e))?;
     }
     Ok(())
+}
+
+/// Registers the bundled font as "sans-serif" (errors name `file`, the figure being drawn).
+pub(crate) fn register_font(file: &Path) -> Result<(), ResultsError> {
+    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
+        .map_err(|_| ResultsError::new(file, "the bundled font (DejaVuSans.ttf) cannot be read"))
 }
 
 fn colour(method: &str, index: usize) -> RGBColor {

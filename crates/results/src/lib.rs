@@ -1,5 +1,6 @@
 //! Tidy experiment results: the schema of `results.parquet` ([`ResultRow`]), writing and reading
-//! it, the summary over replications ([`summarize`]) and the Fig. 4-style figure ([`plot`]).
+//! it, the summary over replications ([`summarize`]) the Fig. 4-style figure ([`plot`]) and
+//! the figure of true vs recovered topics ([`plot_topics`]).
 //!
 //! This crate knows nothing about models or manifests: the pipeline turns its runs into rows.
 
@@ -8,12 +9,14 @@ mod figure;
 mod parquet_file;
 mod row;
 mod summary;
+mod topics_figure;
 
 pub use atomic::write_atomic;
 pub use figure::plot;
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
 pub use row::{ResultRow, schema};
 pub use summary::{SummaryRow, summarize, summary_csv, summary_table};
+pub use topics_figure::{TopicPanel, plot_topics};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

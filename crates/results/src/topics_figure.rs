@@ -1,0 +1,128 @@
+//! The figure of true vs recovered topics: one heatmap per panel (the truth, then each method's
+//! topics after Hungarian alignment), topics as rows and words as columns, all on one colour
+//! scale so a recovered topic can be read against the true one above it.
+
+use crate::ResultsError;
+use crate::figure::register_font;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+
+/// One heatmap: `topics` is `K × V` topic-major (normalized rows, aligned to the truth).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopicPanel {
+    pub label: String,
+    pub topics: Vec<f64>,
+}
+
+const WIDTH: u32 = 760;
+const PANEL_HEIGHT: u32 = 150;
+
+/// Draws the panels (`k` topics × `words` words each) to `svg` and `png` (either may be `None`).
+pub fn plot_topics(
+    panels: &[TopicPanel],
+    k: usize,
+    words: usize,
+    title: &str,
+    svg: Option<&Path>,
+    png: Option<&Path>,
+) -> Result<(), ResultsError> {
+    let file = svg.or(png).unwrap_or(Path::new("topics"));
+    if panels.is_empty() || k == 0 || words == 0 {
+        return Err(ResultsError::new(file, "nothing to plot: no topics"));
+    }
+    if let Some(p) = panels.iter().find(|p| p.topics.len() != k * words) {
+        let message = format!("panel {:?} has {} values, expected {k}×{words}", p.label, p.topics.len());
+        return Err(ResultsError::new(file, message));
+    }
+    register_font(file)?;
+    let size = (WIDTH, PANEL_HEIGHT * panels.len() as u32 + 50);
+    if let Some(path) = svg {
+        let root = SVGBackend::new(path, size).into_drawing_area();
+        draw(&root, panels, k, words, title).map_err(|e| ResultsError::new(path, e))?;
+        root.present().map_err(|e| ResultsError::new(path, e))?;
+    }
+    if let Some(path) = png {
+        let root = BitMapBackend::new(path, size).into_drawing_area();
+        draw(&root, panels, k, words, title).map_err(|e| ResultsError::new(path, e))?;
+        root.present().map_err(|e| ResultsError::new(path, e))?;
+    }
+    Ok(())
+}
+
+/// White (0) to dark blue (`top` and above).
+fn shade(value: f64, top: f64) -> RGBColor {
+    let t = (value / top).clamp(0.0, 1.0);
+    let mix = |light: f64, dark: f64| (light + (dark - light) * t).round() as u8;
+    RGBColor(mix(255.0, 8.0), mix(255.0, 48.0), mix(255.0, 107.0))
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    panels: &[TopicPanel],
+    k: usize,
+    words: usize,
+    title: &str,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let root = root.titled(title, ("sans-serif", 18)).map_err(e)?;
+    let top = panels.iter().flat_map(|p| p.topics.iter().copied()).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
+    for (area, panel) in root.split_evenly((panels.len(), 1)).iter().zip(panels) {
+        let mut chart = ChartBuilder::on(area)
+            .caption(&panel.label, ("sans-serif", 14))
+            .margin(6)
+            .x_label_area_size(22)
+            .y_label_area_size(52)
+            .build_cartesian_2d(0..words, 0..k)
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_labels(words.min(20))
+            .y_labels(k.min(10))
+            .y_desc("topic")
+            .label_style(("sans-serif", 11))
+            .axis_desc_style(("sans-serif", 12))
+            .draw()
+            .map_err(e)?;
+        chart
+            .draw_series((0..k * words).map(|i| {
+                let (topic, word) = (i / words, i % words);
+                let row = k - 1 - topic; // topic 0 at the top
+                Rectangle::new([(word, row), (word + 1, row + 1)], shade(panel.topics[i], top).filled())
+            }))
+            .map_err(e)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_panels_of_the_wrong_size() {
+        let panels = [TopicPanel { label: "truth".into(), topics: vec![0.5; 5] }];
+        let e = plot_topics(&panels, 2, 3, "t", None, None).unwrap_err();
+        assert!(e.message.contains("2×3"), "{}", e.message);
+        assert!(plot_topics(&[], 2, 3, "t", None, None).is_err());
+    }
+
+    #[test]
+    fn writes_an_svg_with_one_cell_per_topic_and_word() {
+        let dir = std::env::temp_dir().join(format!("topics-figure-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let svg = dir.join("topics.svg");
+        let panels = [
+            TopicPanel { label: "truth".into(), topics: vec![0.25, 0.75, 0.0, 0.5, 0.5, 0.0] },
+            TopicPanel { label: "private-cavi".into(), topics: vec![0.3, 0.7, 0.0, 0.4, 0.6, 0.0] },
+        ];
+        plot_topics(&panels, 2, 3, "true vs recovered", Some(&svg), None).unwrap();
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(text.contains("private-cavi") && text.contains("true vs recovered"));
+        // The largest value (0.75) is drawn in the darkest shade, a zero in white.
+        assert!(text.contains("#08306B"), "darkest cell missing");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
