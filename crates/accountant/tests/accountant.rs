@@ -76,8 +76,8 @@ fn abadi_et_al_example() {
 /// the order grid: 0.02).
 #[test]
 fn published_mnist_dp_sgd_values() {
-    let q = 256.0 / 60_000.0;
-    for (sigma, epochs, published) in [(1.3, 20.0, 1.34), (0.7, 70.0, 8.68)] {
+    let q: f64 = 256.0 / 60_000.0;
+    for (sigma, epochs, published) in [(1.3, 20.0f64, 1.34), (0.7, 70.0, 8.68)] {
         let steps = (epochs / q).ceil() as u64;
         let eps = epsilon(Accounting::MomentsAccountant, Neighbouring::AddRemove, q, sigma, steps, 1e-5).unwrap();
         assert!((eps - published).abs() < 0.02, "σ {sigma}, {epochs} epochs: ε = {eps}, published {published}");
