@@ -1,7 +1,8 @@
-//! The Fig. 4-style figure: one panel per e₀, the noise level on the x axis, mean Poisson KL with
-//! ±1 sd error bars, one line per method; the non-private reference (which has no noise level)
-//! as a horizontal line with a ±1 sd band. Written as SVG and PNG (text in the bundled DejaVu
-//! Sans, so the PNG looks the same on every machine).
+//! Line figures with error bars, one panel per value of a grouping variable: the Fig. 4-style
+//! figure of the factorization sweeps ([`plot`]: one panel per e₀, the noise level on the x axis,
+//! mean Poisson KL ±1 sd, the non-private reference as a horizontal line with a ±1 sd band) and
+//! the same layout for any other sweep ([`plot_curves`], e.g. DPVI accuracy vs ε). Written as
+//! SVG and PNG (text in the bundled DejaVu Sans, so the PNG looks the same on every machine).
 
 use crate::ResultsError;
 use crate::summary::{SummaryRow, distinct};
@@ -12,26 +13,31 @@ use std::path::Path;
 const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 const PANEL: (u32, u32) = (420, 380);
 
-/// Draws `summary` to `svg` and `png` (either may be `None`); `title` heads the figure.
-pub fn plot(summary: &[SummaryRow], title: &str, svg: Option<&Path>, png: Option<&Path>) -> Result<(), ResultsError> {
-    register_font(svg.or(png).unwrap_or(Path::new("figure")))?;
-    let panels: Vec<Option<f64>> =
-        distinct(summary.iter().map(|s| s.e0.map(f64::to_bits))).into_iter().map(|b| b.map(f64::from_bits)).collect();
-    if panels.is_empty() {
-        return Err(ResultsError::new(svg.or(png).unwrap_or(Path::new("figure")), "nothing to plot: no results"));
-    }
-    let size = (PANEL.0 * panels.len() as u32, PANEL.1 + 40);
-    if let Some(path) = svg {
-        let root = SVGBackend::new(path, size).into_drawing_area();
-        draw(&root, summary, &panels, title).map_err(|e| ResultsError::new(path, e))?;
-        root.present().map_err(|e| ResultsError::new(path, e))?;
-    }
-    if let Some(path) = png {
-        let root = BitMapBackend::new(path, size).into_drawing_area();
-        draw(&root, summary, &panels, title).map_err(|e| ResultsError::new(path, e))?;
-        root.present().map_err(|e| ResultsError::new(path, e))?;
-    }
-    Ok(())
+/// One line of a panel: points `(x, mean, error)` joined in x order with ±error bars, or — for
+/// a reference without an x coordinate — a horizontal line at `mean` with a ±error band.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Curve {
+    pub label: String,
+    pub points: Vec<(f64, f64, f64)>,
+    pub reference: Option<(f64, f64)>,
+}
+
+/// A panel: its caption and its curves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurvePanel {
+    pub caption: String,
+    pub curves: Vec<Curve>,
+}
+
+/// Axis descriptions and the y range rule of a curve figure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurveLabels {
+    pub x: String,
+    pub y: String,
+    /// Start the y axis at 0 (else at the smallest lower error bar).
+    pub y_from_zero: bool,
+    /// A log-scaled x axis (all x must be > 0).
+    pub log_x: bool,
 }
 
 /// Registers the bundled font as "sans-serif" (errors name `file`, the figure being drawn).
@@ -40,95 +46,182 @@ pub(crate) fn register_font(file: &Path) -> Result<(), ResultsError> {
         .map_err(|_| ResultsError::new(file, "the bundled font (DejaVuSans.ttf) cannot be read"))
 }
 
-fn colour(method: &str, index: usize) -> RGBColor {
-    match method {
+/// Draws the Fig. 4-style figure of `summary` to `svg` and `png` (either may be `None`).
+pub fn plot(summary: &[SummaryRow], title: &str, svg: Option<&Path>, png: Option<&Path>) -> Result<(), ResultsError> {
+    let e0s: Vec<Option<f64>> =
+        distinct(summary.iter().map(|s| s.e0.map(f64::to_bits))).into_iter().map(|b| b.map(f64::from_bits)).collect();
+    let methods = distinct(summary.iter().map(|s| s.method.as_str()));
+    let panels: Vec<CurvePanel> = e0s
+        .iter()
+        .map(|e0| {
+            let here: Vec<&SummaryRow> =
+                summary.iter().filter(|s| s.e0.map(f64::to_bits) == e0.map(f64::to_bits)).collect();
+            let curves = methods
+                .iter()
+                .map(|method| {
+                    let rows: Vec<&&SummaryRow> = here.iter().filter(|s| s.method == *method).collect();
+                    let reference =
+                        rows.iter().find(|s| s.level.is_none()).map(|s| (s.mean_kl, s.sd_kl.unwrap_or(0.0)));
+                    let points =
+                        rows.iter().filter_map(|s| Some((s.level?, s.mean_kl, s.sd_kl.unwrap_or(0.0)))).collect();
+                    Curve { label: method.to_string(), points, reference }
+                })
+                .collect();
+            CurvePanel { caption: e0.map_or(String::new(), |v| format!("e₀ = {v}")), curves }
+        })
+        .collect();
+    let axis = summary.first().map_or("alpha", |s| s.axis);
+    let labels = CurveLabels {
+        x: if axis == "epsilon" { "ε (privacy level)" } else { "α (noise level)" }.into(),
+        y: "mean Poisson KL to the true rates".into(),
+        y_from_zero: true,
+        log_x: false,
+    };
+    plot_curves(&panels, &labels, title, svg, png)
+}
+
+/// Draws `panels` side by side to `svg` and `png` (either may be `None`).
+pub fn plot_curves(
+    panels: &[CurvePanel],
+    labels: &CurveLabels,
+    title: &str,
+    svg: Option<&Path>,
+    png: Option<&Path>,
+) -> Result<(), ResultsError> {
+    let file = svg.or(png).unwrap_or(Path::new("figure"));
+    register_font(file)?;
+    if panels.is_empty() {
+        return Err(ResultsError::new(file, "nothing to plot: no results"));
+    }
+    let size = (PANEL.0 * panels.len() as u32, PANEL.1 + 40);
+    if let Some(path) = svg {
+        let root = SVGBackend::new(path, size).into_drawing_area();
+        draw(&root, panels, labels, title).map_err(|e| ResultsError::new(path, e))?;
+        root.present().map_err(|e| ResultsError::new(path, e))?;
+    }
+    if let Some(path) = png {
+        let root = BitMapBackend::new(path, size).into_drawing_area();
+        draw(&root, panels, labels, title).map_err(|e| ResultsError::new(path, e))?;
+        root.present().map_err(|e| ResultsError::new(path, e))?;
+    }
+    Ok(())
+}
+
+pub(crate) fn colour(label: &str, index: usize) -> RGBColor {
+    match label {
         "non-private" => RGBColor(40, 40, 40),
         "naive" => RGBColor(214, 39, 40),
         "private" => RGBColor(31, 119, 180),
-        _ => [RGBColor(44, 160, 44), RGBColor(148, 103, 189), RGBColor(140, 86, 75)][index % 3],
+        _ => [
+            RGBColor(44, 160, 44),
+            RGBColor(148, 103, 189),
+            RGBColor(140, 86, 75),
+            RGBColor(255, 127, 14),
+            RGBColor(23, 190, 207),
+            RGBColor(227, 119, 194),
+        ][index % 6],
     }
+}
+
+/// The x and y ranges covering every point, error bar and reference band.
+fn ranges(panels: &[CurvePanel], labels: &CurveLabels) -> ((f64, f64), (f64, f64)) {
+    let curves = || panels.iter().flat_map(|p| &p.curves);
+    let xs: Vec<f64> = curves().flat_map(|c| c.points.iter().map(|p| p.0)).collect();
+    let (x_lo, x_hi) = xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let (x_lo, x_hi) = if x_lo.is_finite() { (x_lo, x_hi) } else { (0.5, 1.0) };
+    let x = if labels.log_x {
+        (x_lo / 1.3, x_hi * 1.3)
+    } else {
+        let pad = ((x_hi - x_lo) * 0.05).max(0.02);
+        (x_lo - pad, x_hi + pad)
+    };
+    let spans = curves()
+        .flat_map(|c| c.points.iter().map(|p| (p.1 - p.2, p.1 + p.2)).chain(c.reference.map(|(m, e)| (m - e, m + e))));
+    let (lo, hi) = spans.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (l, h)| (a.min(l), b.max(h)));
+    let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
+    let y = if labels.y_from_zero {
+        (0.0, if hi > 0.0 { hi * 1.08 } else { 1.0 })
+    } else {
+        let pad = ((hi - lo) * 0.08).max(1e-3);
+        (lo - pad, hi + pad)
+    };
+    (x, y)
 }
 
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    summary: &[SummaryRow],
-    panels: &[Option<f64>],
+    panels: &[CurvePanel],
+    labels: &CurveLabels,
     title: &str,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
     let root = root.titled(title, ("sans-serif", 20)).map_err(e)?;
-    let axis = summary.first().map_or("alpha", |s| s.axis);
-    let x_label = if axis == "epsilon" { "ε (privacy level)" } else { "α (noise level)" };
-    let levels: Vec<f64> = summary.iter().filter_map(|s| s.level).collect();
-    let (x_lo, x_hi) = levels.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-    let (x_lo, x_hi) = if x_lo.is_finite() { (x_lo, x_hi) } else { (0.0, 1.0) };
-    let pad = ((x_hi - x_lo) * 0.05).max(0.02);
-    let top = summary.iter().map(|s| s.mean_kl + s.sd_kl.unwrap_or(0.0)).fold(0.0, f64::max);
-    let y_hi = if top > 0.0 { top * 1.08 } else { 1.0 };
-    let methods = distinct(summary.iter().map(|s| s.method.as_str()));
-    for (area, e0) in root.split_evenly((1, panels.len())).iter().zip(panels) {
-        let caption = e0.map_or(String::new(), |v| format!("e₀ = {v}"));
-        let mut chart = ChartBuilder::on(area)
-            .caption(caption, ("sans-serif", 17))
-            .margin(12)
-            .x_label_area_size(42)
-            .y_label_area_size(58)
-            .build_cartesian_2d((x_lo - pad)..(x_hi + pad), 0.0..y_hi)
-            .map_err(e)?;
-        chart
-            .configure_mesh()
-            .x_desc(x_label)
-            .y_desc("mean Poisson KL to the true rates")
-            .label_style(("sans-serif", 13))
-            .axis_desc_style(("sans-serif", 14))
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(e)?;
-        let here: Vec<&SummaryRow> =
-            summary.iter().filter(|s| s.e0.map(f64::to_bits) == e0.map(f64::to_bits)).collect();
-        for (index, method) in methods.iter().enumerate() {
-            let c = colour(method, index);
-            let mut points: Vec<&SummaryRow> = here.iter().copied().filter(|s| s.method == *method).collect();
-            points.sort_by(|a, b| a.level.unwrap_or(0.0).total_cmp(&b.level.unwrap_or(0.0)));
-            let Some(first) = points.first() else { continue };
-            let series = if first.level.is_none() {
-                // The reference: no noise level, a horizontal line and a ±1 sd band.
-                let (m, sd) = (first.mean_kl, first.sd_kl.unwrap_or(0.0));
-                let band =
-                    Rectangle::new([(x_lo - pad, (m - sd).max(0.0)), (x_hi + pad, m + sd)], c.mix(0.12).filled());
-                chart.draw_series(std::iter::once(band)).map_err(e)?;
-                chart.draw_series(LineSeries::new([(x_lo - pad, m), (x_hi + pad, m)], c.stroke_width(2))).map_err(e)?
-            } else {
-                let xy: Vec<(f64, f64)> = points.iter().filter_map(|s| s.level.map(|x| (x, s.mean_kl))).collect();
-                chart
-                    .draw_series(points.iter().filter_map(|s| {
-                        let (x, sd) = (s.level?, s.sd_kl.unwrap_or(0.0));
-                        Some(ErrorBar::new_vertical(
-                            x,
-                            (s.mean_kl - sd).max(0.0),
-                            s.mean_kl,
-                            s.mean_kl + sd,
-                            c.filled(),
-                            8,
-                        ))
-                    }))
-                    .map_err(e)?;
-                chart.draw_series(xy.iter().map(|&p| Circle::new(p, 3, c.filled()))).map_err(e)?;
-                chart.draw_series(LineSeries::new(xy, c.stroke_width(2))).map_err(e)?
-            };
-            series
-                .label(method.to_string())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+    let ((x_lo, x_hi), (y_lo, y_hi)) = ranges(panels, labels);
+    let all_labels = distinct(panels.iter().flat_map(|p| p.curves.iter().map(|c| c.label.as_str())));
+    for (area, panel) in root.split_evenly((1, panels.len())).iter().zip(panels) {
+        let builder = |area| {
+            let mut b = ChartBuilder::on(area);
+            b.caption(&panel.caption, ("sans-serif", 17)).margin(12).x_label_area_size(42).y_label_area_size(58);
+            b
+        };
+        if labels.log_x {
+            let chart = builder(area).build_cartesian_2d((x_lo..x_hi).log_scale(), y_lo..y_hi).map_err(e)?;
+            draw_curves(chart, panel, labels, &all_labels, (x_lo, x_hi)).map_err(e)?;
+        } else {
+            let chart = builder(area).build_cartesian_2d(x_lo..x_hi, y_lo..y_hi).map_err(e)?;
+            draw_curves(chart, panel, labels, &all_labels, (x_lo, x_hi)).map_err(e)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(("sans-serif", 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .draw()
-            .map_err(e)?;
     }
+    Ok(())
+}
+
+fn draw_curves<'a, DB: DrawingBackend + 'a, X>(
+    mut chart: ChartContext<'a, DB, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>,
+    panel: &CurvePanel,
+    labels: &CurveLabels,
+    all_labels: &[&str],
+    (x_lo, x_hi): (f64, f64),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+where
+    X: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
+{
+    chart
+        .configure_mesh()
+        .x_desc(labels.x.as_str())
+        .y_desc(labels.y.as_str())
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 14))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()?;
+    for curve in &panel.curves {
+        let index = all_labels.iter().position(|l| *l == curve.label).unwrap_or(0);
+        let c = colour(&curve.label, index);
+        let series = if let Some((m, sd)) = curve.reference {
+            let band = Rectangle::new([(x_lo, m - sd), (x_hi, m + sd)], c.mix(0.12).filled());
+            chart.draw_series(std::iter::once(band))?;
+            chart.draw_series(LineSeries::new([(x_lo, m), (x_hi, m)], c.stroke_width(2)))?
+        } else {
+            let mut points = curve.points.clone();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let bars = points.iter().map(|&(x, m, sd)| {
+                let low = if labels.y_from_zero { (m - sd).max(0.0) } else { m - sd };
+                ErrorBar::new_vertical(x, low, m, m + sd, c.filled(), 8)
+            });
+            chart.draw_series(bars)?;
+            chart.draw_series(points.iter().map(|&(x, m, _)| Circle::new((x, m), 3, c.filled())))?;
+            chart.draw_series(LineSeries::new(points.iter().map(|&(x, m, _)| (x, m)), c.stroke_width(2)))?
+        };
+        series
+            .label(curve.label.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", 13))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .draw()?;
     Ok(())
 }

@@ -12,7 +12,7 @@ mod summary;
 mod topics_figure;
 
 pub use atomic::write_atomic;
-pub use figure::plot;
+pub use figure::{Curve, CurveLabels, CurvePanel, plot, plot_curves};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
 pub use row::{ResultRow, schema};
 pub use summary::{SummaryRow, summarize, summary_csv, summary_table};
