@@ -175,6 +175,13 @@ impl RdpAccountant {
         Ok(())
     }
 
+    /// Adds a per-order RDP vector (e.g. one step's, computed once and added per step); it must
+    /// have one value per order of this account.
+    pub fn add_rdp(&mut self, rdp: &[f64]) {
+        assert_eq!(rdp.len(), self.rdp.len(), "one RDP value per order");
+        self.rdp.iter_mut().zip(rdp).for_each(|(a, b)| *a += b);
+    }
+
     /// The accumulated RDP at each order.
     pub fn rdp(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
         self.orders.iter().copied().zip(self.rdp.iter().copied())
