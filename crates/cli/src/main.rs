@@ -8,8 +8,9 @@ mod progress;
 
 use clap::{Parser, Subcommand};
 use pipeline::{
-    FIGURE_PNG, FIGURE_SVG, PrepareOptions, RESULTS_FILE, SUMMARY_FILE, SweepOptions, TOPICS_PNG, TOPICS_SVG,
-    base_file_text, claim_output, load, prepare_enron, recovered_topics, run_sweep, write_outputs,
+    AnyManifest, DpviManifest, DpviRow, FIGURE_PNG, FIGURE_SVG, PrepareOptions, RESULTS_FILE, SUMMARY_FILE,
+    SweepOptions, TOPICS_PNG, TOPICS_SVG, base_file_text, claim_dpvi_output, claim_output, dpvi_summary_table, load,
+    load_any, prepare_enron, recovered_topics, run_dpvi, run_sweep, write_dpvi_outputs, write_outputs,
     write_summary_and_figure,
 };
 use progress::Reporter;
@@ -134,14 +135,24 @@ fn main() -> ExitCode {
 }
 
 fn validate(path: &Path) -> Result<(), Failure> {
-    let m = load(path).map_err(bad_input)?;
+    let m = match load_any(path).map_err(bad_input)? {
+        AnyManifest::Factorization(m) => m,
+        AnyManifest::Dpvi(m) => {
+            println!("{}: valid DPVI manifest — {} runs", path.display(), m.cells().len());
+            return Ok(());
+        }
+    };
     let (datasets, cells, units) = (m.datasets().len(), m.cells().len(), m.units().len());
     println!("{}: valid — {datasets} data sets, {cells} cells, {units} units of work", path.display());
     Ok(())
 }
 
 fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> Result<(), Failure> {
-    let m = load(path).map_err(bad_input)?;
+    let m = match load_any(path).map_err(bad_input)? {
+        AnyManifest::Factorization(m) => m,
+        AnyManifest::Dpvi(_) if shard.is_some() => return Err(bad_input("--shard: DPVI sweeps are not sharded")),
+        AnyManifest::Dpvi(m) => return run_dpvi_sweep(&m, force, quiet),
+    };
     claim_output(&m, force).map_err(bad_input)?;
     let note = m.experiment.description.as_ref().map(|d| format!("{}: {d}", m.experiment.name));
     if let (Some(note), false) = (&note, quiet) {
@@ -177,6 +188,46 @@ fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> 
     }
     if let Some(note) = note {
         println!("{note}");
+    }
+    Ok(())
+}
+
+/// Runs a DPVI manifest (resumable; one progress line per finished run unless `quiet`).
+fn run_dpvi_sweep(m: &DpviManifest, force: bool, quiet: bool) -> Result<(), Failure> {
+    claim_dpvi_output(m, force).map_err(bad_input)?;
+    if let (Some(d), false) = (&m.experiment.description, quiet) {
+        eprintln!("{}: {d}", m.experiment.name);
+    }
+    let start = Instant::now();
+    let total = m.cells().len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let report = |row: &DpviRow, computed: bool| {
+        let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if !quiet {
+            let eps = row.target_epsilon.map_or(String::new(), |e| format!(" ε={e}"));
+            let metric =
+                row.accuracy.map_or(format!("test ll {:.4}", row.test_log_likelihood), |a| format!("accuracy {a:.4}"));
+            let how = if computed { format!("{:.1} s", row.seconds) } else { "kept".into() };
+            eprintln!(
+                "[{k}/{total}] rep {} {} q={}{eps}: {metric} ({how})",
+                row.replication,
+                row.method.name(),
+                row.sampling_rate
+            );
+        }
+    };
+    let rows = run_dpvi(m, force, &report)
+        .map_err(|e| failed(format!("{e}\nfinished runs are kept; run the same command again to resume")))?;
+    let summary = write_dpvi_outputs(m, &rows).map_err(failed)?;
+    println!(
+        "{}: {} runs in {:.1} s → {}/{{{RESULTS_FILE}, {SUMMARY_FILE}, {FIGURE_SVG}, {FIGURE_PNG}}}",
+        m.experiment.name,
+        rows.len(),
+        start.elapsed().as_secs_f64(),
+        m.output_dir().display()
+    );
+    if !quiet {
+        print!("{}", dpvi_summary_table(&summary));
     }
     Ok(())
 }

@@ -7,9 +7,13 @@
 //! - `run`: one unit of work (a data set's non-private reference, or a cell's naïve and private
 //!   fits), streams derived from (seed, replication, e₀ index, purpose, level, method);
 //! - `sweep`: all units in parallel, unit files, resume, shards, progress observer;
-//! - `outputs`: the files a run leaves in its output directory.
+//! - `outputs`: the files a run leaves in its output directory;
+//! - `dpvi_manifest`, `dpvi_run`: the DPVI experiment kind (`[experiment] kind = "dpvi"`,
+//!   [`load_any`] dispatches): central-DP baselines on UCI and synthetic mixture data.
 
 mod base;
+mod dpvi_manifest;
+mod dpvi_run;
 mod manifest;
 mod outputs;
 mod prepare;
@@ -17,13 +21,17 @@ mod run;
 mod sweep;
 
 pub use base::BaseParameters;
+pub use dpvi_manifest::{DpviCell, DpviDataset, DpviManifest, DpviMethod, DpviSpec};
+pub use dpvi_run::{
+    DpviRow, DpviSummary, MIXTURE_MEANS, dpvi_summary_table, run_dpvi, summarize_dpvi, write_dpvi_outputs,
+};
 pub use manifest::{
-    Cell, DEFAULT_F0, DataSet, DataSource, Manifest, ManifestError, Method, ModelKind, NoiseLevel, Precision, load,
-    parse,
+    AnyManifest, Cell, DEFAULT_F0, DataSet, DataSource, EXPERIMENT_KINDS, Manifest, ManifestError, Method, ModelKind,
+    NoiseLevel, Precision, load, load_any, parse,
 };
 pub use outputs::{
     FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE, SUMMARY_FILE, TOPICS_PNG, TOPICS_SVG,
-    claim_output, result_rows, write_outputs, write_summary_and_figure,
+    claim_dpvi_output, claim_output, result_rows, write_outputs, write_summary_and_figure,
 };
 pub use prepare::{PrepareOptions, Prepared, base_file_text, prepare_enron};
 pub use run::{

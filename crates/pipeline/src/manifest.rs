@@ -42,9 +42,39 @@ pub struct Manifest {
 pub struct Experiment {
     pub name: String,
     pub seed: u64,
+    /// `"factorization"` (the default: the Poisson-factorization sweeps of this file) or
+    /// `"dpvi"` (the central-DP baseline, [`crate::DpviManifest`]); see [`crate::load_any`].
+    pub kind: Option<String>,
     pub output: Option<PathBuf>,
     pub description: Option<String>,
 }
+
+impl Experiment {
+    /// Checks the name (it names the output directory) and that `kind` is absent or `expected`.
+    pub(crate) fn validate(&self, file: &Path, expected: &str) -> Result<(), ManifestError> {
+        if self.name.is_empty() || !self.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            let allowed = "a non-empty name of letters, digits, '-' and '_' (it names the output directory)";
+            return Err(invalid(file, "experiment.name", format!("{:?}", self.name), allowed));
+        }
+        match self.kind.as_deref() {
+            Some(kind) if kind != expected => Err(invalid(
+                file,
+                "experiment.kind",
+                format!("{kind:?}"),
+                &format!("{EXPERIMENT_KINDS} ({expected} here)"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The output directory: `output`, or `results/<name>`.
+    pub fn output_dir(&self) -> PathBuf {
+        self.output.clone().unwrap_or_else(|| Path::new("results").join(&self.name))
+    }
+}
+
+/// The experiment kinds a manifest may declare in `experiment.kind`.
+pub const EXPERIMENT_KINDS: &str = "one of \"factorization\" (the default), \"dpvi\"";
 
 /// The model family.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -222,8 +252,29 @@ impl fmt::Display for ManifestError {
 impl std::error::Error for ManifestError {}
 
 /// An out-of-range value of `field` in `file`.
-fn invalid(file: &Path, field: &'static str, value: String, allowed: &str) -> ManifestError {
+pub(crate) fn invalid(file: &Path, field: &'static str, value: String, allowed: &str) -> ManifestError {
     ManifestError::Invalid { file: file.to_path_buf(), field, value, allowed: allowed.to_string() }
+}
+
+/// A manifest of any experiment kind.
+#[derive(Clone, Debug)]
+pub enum AnyManifest {
+    Factorization(Manifest),
+    Dpvi(crate::DpviManifest),
+}
+
+/// Reads and validates a manifest of any kind, dispatching on `experiment.kind`.
+pub fn load_any(path: &Path) -> Result<AnyManifest, ManifestError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ManifestError::Io { file: path.to_path_buf(), message: e.to_string() })?;
+    let kind = toml::from_str::<toml::Table>(&text)
+        .ok()
+        .and_then(|t| t.get("experiment")?.get("kind")?.as_str().map(str::to_string));
+    match kind.as_deref() {
+        Some("dpvi") => crate::DpviManifest::parse(&text, path).map(AnyManifest::Dpvi),
+        // Factorization, or an unknown kind that its validation names with the allowed ones.
+        _ => parse(&text, path).map(AnyManifest::Factorization),
+    }
 }
 
 /// Reads and validates a manifest file.
@@ -296,7 +347,7 @@ impl Manifest {
 
     /// The output directory: `output`, or `results/<name>`.
     pub fn output_dir(&self) -> PathBuf {
-        self.experiment.output.clone().unwrap_or_else(|| Path::new("results").join(&self.experiment.name))
+        self.experiment.output_dir()
     }
 
     /// The data sets: replications × `e₀` levels, replication-major.
@@ -354,12 +405,7 @@ impl Manifest {
         let positive = |field: &'static str, x: f64| {
             if x.is_finite() && x > 0.0 { Ok(()) } else { Err(invalid(field, x.to_string(), "a finite number > 0")) }
         };
-        if self.experiment.name.is_empty()
-            || !self.experiment.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
-            let allowed = "a non-empty name of letters, digits, '-' and '_' (it names the output directory)";
-            return Err(invalid("experiment.name", format!("{:?}", self.experiment.name), allowed));
-        }
+        self.experiment.validate(file, "factorization")?;
         if self.model.components == 0 {
             return Err(invalid("model.components", "0".into(), "an integer >= 1"));
         }

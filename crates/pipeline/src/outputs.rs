@@ -9,6 +9,7 @@
 //!
 //! Every file is written atomically.
 
+use crate::dpvi_manifest::DpviManifest;
 use crate::manifest::{Manifest, Method, ModelKind, SamplerSpec, load};
 use crate::run::{MethodResult, RunError};
 use results::{ResultRow, SummaryRow, plot, summarize, summary_csv, write_atomic, write_results};
@@ -32,22 +33,40 @@ fn err(e: impl std::fmt::Display) -> RunError {
 /// Before a run: refuses an output directory that holds the results of a different manifest
 /// (unless `force`), then stores this manifest's text there.
 pub fn claim_output(manifest: &Manifest, force: bool) -> Result<(), RunError> {
-    let dir = manifest.output_dir();
+    let same = |stored: &Path| load(stored).map(|previous| manifest.same_experiment(&previous)).map_err(err);
+    claim_dir(&manifest.output_dir(), &manifest.text, manifest.experiment.description.as_deref(), same, force)
+}
+
+/// [`claim_output`] for a DPVI manifest.
+pub fn claim_dpvi_output(manifest: &DpviManifest, force: bool) -> Result<(), RunError> {
+    let same = |stored: &Path| {
+        let text = std::fs::read_to_string(stored).map_err(|e| RunError(format!("{}: {e}", stored.display())))?;
+        let previous = DpviManifest::parse(&text, stored).map_err(err)?;
+        Ok(previous.experiment == manifest.experiment && previous.dpvi == manifest.dpvi)
+    };
+    claim_dir(&manifest.output_dir(), &manifest.text, manifest.experiment.description.as_deref(), same, force)
+}
+
+/// Refuses `dir` if it holds a manifest that `same` says is a different experiment (unless
+/// `force`); then writes `text` and the provenance there.
+fn claim_dir(
+    dir: &Path,
+    text: &str,
+    description: Option<&str>,
+    same: impl FnOnce(&Path) -> Result<bool, RunError>,
+    force: bool,
+) -> Result<(), RunError> {
     let stored = dir.join(MANIFEST_FILE);
-    if stored.exists() && !force {
-        let previous = load(&stored).map_err(err)?;
-        if !manifest.same_experiment(&previous) {
-            return Err(RunError(format!(
-                "{} holds results of a different manifest ({}); rerun with --force to recompute everything, \
-                 or set experiment.output to a new directory",
-                dir.display(),
-                stored.display()
-            )));
-        }
+    if stored.exists() && !force && !same(&stored)? {
+        return Err(RunError(format!(
+            "{} holds results of a different manifest ({}); rerun with --force to recompute everything, \
+             or set experiment.output to a new directory",
+            dir.display(),
+            stored.display()
+        )));
     }
-    write_atomic(&stored, manifest.text.as_bytes()).map_err(err)?;
-    let description =
-        manifest.experiment.description.as_ref().map_or(String::new(), |d| format!("description = {d:?}\n"));
+    write_atomic(&stored, text.as_bytes()).map_err(err)?;
+    let description = description.map_or(String::new(), |d| format!("description = {d:?}\n"));
     let provenance = format!(
         "# Software that produced the results in this directory.\nlppf_version = \"{}\"\n{}{description}",
         env!("CARGO_PKG_VERSION"),

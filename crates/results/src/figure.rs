@@ -186,8 +186,15 @@ fn draw_curves<'a, DB: DrawingBackend + 'a, X>(
 where
     X: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
 {
+    // Short tick labels: 0.5, 1, 2.5 (not 0.5000000001).
+    let tick = |x: &f64| {
+        let s = format!("{:.3}", x);
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
     chart
         .configure_mesh()
+        .x_labels(8)
+        .x_label_formatter(&tick)
         .x_desc(labels.x.as_str())
         .y_desc(labels.y.as_str())
         .label_style(("sans-serif", 13))

@@ -9,6 +9,7 @@ mod figure;
 mod parquet_file;
 mod row;
 mod summary;
+mod table;
 mod topics_figure;
 
 pub use atomic::write_atomic;
@@ -16,6 +17,7 @@ pub use figure::{Curve, CurveLabels, CurvePanel, plot, plot_curves};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
 pub use row::{ResultRow, schema};
 pub use summary::{SummaryRow, summarize, summary_csv, summary_table};
+pub use table::{Values, write_table};
 pub use topics_figure::{TopicPanel, plot_topics};
 
 use std::fmt;

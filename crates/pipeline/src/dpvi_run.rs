@@ -1,0 +1,451 @@
+//! Running a DPVI manifest: per replication one data split (UCI) or one synthetic mixture data
+//! set, shared by all its runs; each run calibrates σ with the accountant for its (q, T, ε, δ),
+//! fits with DPVI and scores on the test split. Runs are independent units of work with their
+//! own streams (master seed → replication → method → q → c → ε), computed in parallel, each
+//! stored under `units/` as it finishes so an interrupted sweep resumes; then results.parquet,
+//! summary.csv and figure.svg/.png.
+
+use crate::dpvi_manifest::{DpviCell, DpviDataset, DpviManifest, DpviMethod};
+use crate::run::RunError;
+use distributions::{StreamRng, Streams};
+use dpvi::{Dpvi, GaussianMixture, LogisticRegression, MeanField, Privacy, Settings, evaluate, uci};
+use rand_distr::{Distribution, StandardNormal};
+use rayon::prelude::*;
+use results::{Curve, CurveLabels, CurvePanel, Values, plot_curves, write_atomic, write_table};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The five spherical components of the synthetic mixture (§4.2; the paper's exact means are not
+/// legible in our copy): a centre and four corners of a square, unit variance, equal weights.
+pub const MIXTURE_MEANS: [[f64; 2]; 5] = [[0.0, 0.0], [-4.0, -4.0], [-4.0, 4.0], [4.0, -4.0], [4.0, 4.0]];
+
+/// One finished run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DpviRow {
+    pub replication: usize,
+    pub method: DpviMethod,
+    pub sampling_rate: f64,
+    pub clip: Option<f64>,
+    pub target_epsilon: Option<f64>,
+    /// ε the run spent (its accounting, at `delta`).
+    pub epsilon_spent: Option<f64>,
+    pub delta: Option<f64>,
+    pub noise_multiplier: Option<f64>,
+    pub iterations: u64,
+    /// Test accuracy (classification only).
+    pub accuracy: Option<f64>,
+    /// Mean log predictive density of a test point.
+    pub test_log_likelihood: f64,
+    pub mean_batch: f64,
+    pub seconds: f64,
+}
+
+const UNIT_HEADER: &str = "replication,method,sampling_rate,clip,target_epsilon,epsilon_spent,delta,noise_multiplier,iterations,accuracy,test_log_likelihood,mean_batch,seconds";
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| format!("{v:?}"))
+}
+
+impl DpviRow {
+    fn to_csv(&self) -> String {
+        format!(
+            "{UNIT_HEADER}\n{},{},{:?},{},{},{},{},{},{},{},{:?},{:?},{:?}\n",
+            self.replication,
+            self.method.name(),
+            self.sampling_rate,
+            opt(self.clip),
+            opt(self.target_epsilon),
+            opt(self.epsilon_spent),
+            opt(self.delta),
+            opt(self.noise_multiplier),
+            self.iterations,
+            opt(self.accuracy),
+            self.test_log_likelihood,
+            self.mean_batch,
+            self.seconds
+        )
+    }
+
+    fn from_csv(text: &str) -> Option<Self> {
+        let mut lines = text.lines();
+        if lines.next()? != UNIT_HEADER {
+            return None;
+        }
+        let f: Vec<&str> = lines.next()?.split(',').collect();
+        if f.len() != 13 {
+            return None;
+        }
+        let num = |s: &str| s.parse::<f64>().ok();
+        let opt = |s: &str| if s.is_empty() { Some(None) } else { num(s).map(Some) };
+        let method = [DpviMethod::NonPrivate, DpviMethod::MomentsAccountant, DpviMethod::AdvancedComposition]
+            .into_iter()
+            .find(|m| m.name() == f[1])?;
+        Some(DpviRow {
+            replication: f[0].parse().ok()?,
+            method,
+            sampling_rate: num(f[2])?,
+            clip: opt(f[3])?,
+            target_epsilon: opt(f[4])?,
+            epsilon_spent: opt(f[5])?,
+            delta: opt(f[6])?,
+            noise_multiplier: opt(f[7])?,
+            iterations: f[8].parse().ok()?,
+            accuracy: opt(f[9])?,
+            test_log_likelihood: num(f[10])?,
+            mean_batch: num(f[11])?,
+            seconds: num(f[12])?,
+        })
+    }
+}
+
+/// The data of one replication.
+enum Data {
+    Classification(uci::Split),
+    Mixture { train: Vec<f64>, test: Vec<f64> },
+}
+
+fn load_table(m: &DpviManifest) -> Result<Option<Arc<uci::Table>>, RunError> {
+    let dir = m.dpvi.data_dir();
+    let table = match m.dpvi.dataset {
+        DpviDataset::Abalone => uci::abalone(&dir.join("abalone.data")),
+        DpviDataset::Adult => uci::adult(&dir),
+        DpviDataset::Gmm => return Ok(None),
+    }
+    .map_err(RunError)?;
+    Ok(Some(Arc::new(table)))
+}
+
+/// `n` points of the synthetic mixture.
+fn mixture_points(n: usize, rng: &mut StreamRng) -> Vec<f64> {
+    let mut out = Vec::with_capacity(2 * n);
+    for _ in 0..n {
+        let k = (rand::RngExt::random::<f64>(rng) * MIXTURE_MEANS.len() as f64) as usize;
+        for mean in MIXTURE_MEANS[k.min(MIXTURE_MEANS.len() - 1)] {
+            let z: f64 = StandardNormal.sample(rng);
+            out.push(mean + z);
+        }
+    }
+    out
+}
+
+fn replication_data(m: &DpviManifest, table: Option<&uci::Table>, replication: usize) -> Result<Data, RunError> {
+    let mut rng = Streams::new(m.experiment.seed).child(replication as u64).child(0).rng();
+    match table {
+        Some(t) => Ok(Data::Classification(uci::split(t, m.dpvi.train_fraction(), &mut rng).map_err(RunError)?)),
+        None => {
+            let (_, train, test, _) = m.dpvi.gmm();
+            let train = mixture_points(train, &mut rng);
+            Ok(Data::Mixture { train, test: mixture_points(test, &mut rng) })
+        }
+    }
+}
+
+/// Runs one cell on its replication's data.
+fn run_cell(m: &DpviManifest, cell: &DpviCell, data: &Data) -> Result<DpviRow, RunError> {
+    let d = &m.dpvi;
+    let streams = Streams::new(m.experiment.seed)
+        .child(cell.replication as u64)
+        .child(1)
+        .child(cell.method as u64)
+        .child(cell.sampling_rate.to_bits())
+        .child(cell.clip.map_or(0, f64::to_bits))
+        .child(cell.epsilon.map_or(0, f64::to_bits));
+    let iterations = match cell.method {
+        DpviMethod::NonPrivate => d.non_private_iterations.unwrap_or(d.iterations),
+        _ => d.iterations,
+    };
+    let privacy = match (cell.method.accounting(), cell.clip, cell.epsilon) {
+        (Some(accounting), Some(clip), Some(epsilon)) => {
+            let neighbouring = d.neighbouring();
+            let sigma = accountant::calibrate_noise(
+                accounting,
+                neighbouring,
+                cell.sampling_rate,
+                iterations,
+                epsilon,
+                d.delta(),
+            )
+            .map_err(|e| RunError(format!("calibrating σ for ε = {epsilon}: {e}")))?;
+            Some(Privacy {
+                clip,
+                noise_multiplier: sigma,
+                delta: d.delta(),
+                epsilon_budget: epsilon,
+                accounting,
+                neighbouring,
+            })
+        }
+        _ => None,
+    };
+    let settings = Settings {
+        iterations,
+        sampling_rate: cell.sampling_rate,
+        learning_rate: d.learning_rate(),
+        initial_log_std: -2.0,
+        privacy,
+    };
+    let start = Instant::now();
+    let (fit, accuracy, test_log_likelihood) = match data {
+        Data::Classification(split) => {
+            let model = LogisticRegression::new(split.train_x.clone(), split.train_y.clone(), d.prior_std())
+                .map_err(RunError)?;
+            let fit = Dpvi::new(&model, settings)
+                .map_err(RunError)?
+                .fit(MeanField::new(vec![0.0; split.dim], -2.0), &mut streams.child(0).rng())
+                .map_err(RunError)?;
+            let score = evaluate(&fit.q, &split.test_x, &split.test_y);
+            (fit, Some(score.accuracy), score.mean_log_likelihood)
+        }
+        Data::Mixture { train, test } => {
+            let (k, _, _, draws) = d.gmm();
+            let model = GaussianMixture::new(train.clone(), 2, k, 10.0, 2.0).map_err(RunError)?;
+            // Start: weights equal, means spread at random (data-independent), unit variances.
+            let mut rng = streams.child(1).rng();
+            let mut mean = vec![0.0; k];
+            mean.extend(
+                (0..2 * k).map(|_| 3.0 * <StandardNormal as Distribution<f64>>::sample(&StandardNormal, &mut rng)),
+            );
+            mean.extend(std::iter::repeat_n(0.0, 2 * k));
+            let fit = Dpvi::new(&model, settings)
+                .map_err(RunError)?
+                .fit(MeanField::new(mean, -2.0), &mut streams.child(0).rng())
+                .map_err(RunError)?;
+            let ll = model.predictive_log_likelihood(&fit.q, test, draws, &mut streams.child(2).rng());
+            (fit, None, ll)
+        }
+    };
+    Ok(DpviRow {
+        replication: cell.replication,
+        method: cell.method,
+        sampling_rate: cell.sampling_rate,
+        clip: cell.clip,
+        target_epsilon: cell.epsilon,
+        epsilon_spent: fit.epsilon,
+        delta: privacy.map(|p| p.delta),
+        noise_multiplier: privacy.map(|p| p.noise_multiplier),
+        iterations,
+        accuracy,
+        test_log_likelihood,
+        mean_batch: fit.mean_batch,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+fn unit_path(dir: &Path, cell: &DpviCell) -> PathBuf {
+    dir.join("units").join(format!("dpvi-{}.csv", cell.index))
+}
+
+/// Runs every cell not already stored under `<output>/units/` (all with `force`), in parallel,
+/// storing each as it finishes; `on_done(row, computed)` is called per cell. Returns the rows
+/// in cell order.
+pub fn run_dpvi(
+    m: &DpviManifest,
+    force: bool,
+    on_done: &(dyn Fn(&DpviRow, bool) + Sync),
+) -> Result<Vec<DpviRow>, RunError> {
+    let dir = m.output_dir();
+    std::fs::create_dir_all(dir.join("units")).map_err(|e| RunError(format!("{}: {e}", dir.display())))?;
+    let table = load_table(m)?;
+    let data: Vec<Data> =
+        (0..m.dpvi.replications).map(|r| replication_data(m, table.as_deref(), r)).collect::<Result<_, _>>()?;
+    m.cells()
+        .par_iter()
+        .map(|cell| {
+            let path = unit_path(&dir, cell);
+            if !force && let Ok(text) = std::fs::read_to_string(&path) {
+                let row = DpviRow::from_csv(&text).ok_or_else(|| {
+                    RunError(format!(
+                        "{}: not a unit file of this version; delete it to recompute the run",
+                        path.display()
+                    ))
+                })?;
+                on_done(&row, false);
+                return Ok(row);
+            }
+            let row = run_cell(m, cell, &data[cell.replication])?;
+            write_atomic(&path, row.to_csv().as_bytes()).map_err(|e| RunError(e.to_string()))?;
+            on_done(&row, true);
+            Ok(row)
+        })
+        .collect()
+}
+
+/// One line of the DPVI summary: a (method, q, c, ε) group over replications.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DpviSummary {
+    pub method: DpviMethod,
+    pub sampling_rate: f64,
+    pub clip: Option<f64>,
+    pub target_epsilon: Option<f64>,
+    pub replications: usize,
+    /// Accuracy (classification) or test log-likelihood (mixture): mean and standard error.
+    pub mean: f64,
+    pub standard_error: f64,
+    pub mean_noise_multiplier: Option<f64>,
+}
+
+/// The metric of a row: accuracy if present, else the test log-likelihood.
+fn metric(r: &DpviRow) -> f64 {
+    r.accuracy.unwrap_or(r.test_log_likelihood)
+}
+
+pub fn summarize_dpvi(rows: &[DpviRow]) -> Vec<DpviSummary> {
+    let key = |r: &DpviRow| {
+        (r.method, r.sampling_rate.to_bits(), r.clip.map(f64::to_bits), r.target_epsilon.map(f64::to_bits))
+    };
+    let mut keys = Vec::new();
+    for r in rows {
+        if !keys.contains(&key(r)) {
+            keys.push(key(r));
+        }
+    }
+    keys.iter()
+        .map(|k| {
+            let group: Vec<&DpviRow> = rows.iter().filter(|r| key(r) == *k).collect();
+            let n = group.len() as f64;
+            let mean = group.iter().map(|r| metric(r)).sum::<f64>() / n;
+            let var = if group.len() > 1 {
+                group.iter().map(|r| (metric(r) - mean).powi(2)).sum::<f64>() / (n - 1.0)
+            } else {
+                0.0
+            };
+            let sigmas: Vec<f64> = group.iter().filter_map(|r| r.noise_multiplier).collect();
+            DpviSummary {
+                method: group[0].method,
+                sampling_rate: group[0].sampling_rate,
+                clip: group[0].clip,
+                target_epsilon: group[0].target_epsilon,
+                replications: group.len(),
+                mean,
+                standard_error: (var / n).sqrt(),
+                mean_noise_multiplier: (!sigmas.is_empty()).then(|| sigmas.iter().sum::<f64>() / sigmas.len() as f64),
+            }
+        })
+        .collect()
+}
+
+/// Writes results.parquet, summary.csv and figure.svg/.png; returns the summary.
+pub fn write_dpvi_outputs(m: &DpviManifest, rows: &[DpviRow]) -> Result<Vec<DpviSummary>, RunError> {
+    let dir = m.output_dir();
+    let err = |e: results::ResultsError| RunError(e.to_string());
+    let floats = |f: fn(&DpviRow) -> Option<f64>| Values::Float(rows.iter().map(f).collect());
+    let columns = [
+        ("experiment", Values::Text(vec![m.experiment.name.clone(); rows.len()])),
+        ("dataset", Values::Text(vec![m.dpvi.dataset.name().to_string(); rows.len()])),
+        ("seed", Values::Int(vec![m.experiment.seed as i64; rows.len()])),
+        ("replication", Values::Int(rows.iter().map(|r| r.replication as i64).collect())),
+        ("method", Values::Text(rows.iter().map(|r| r.method.name().to_string()).collect())),
+        ("neighbouring", Values::Text(vec![m.dpvi.neighbouring().name().to_string(); rows.len()])),
+        ("sampling_rate", floats(|r| Some(r.sampling_rate))),
+        ("clip", floats(|r| r.clip)),
+        ("target_epsilon", floats(|r| r.target_epsilon)),
+        ("epsilon_spent", floats(|r| r.epsilon_spent)),
+        ("delta", floats(|r| r.delta)),
+        ("noise_multiplier", floats(|r| r.noise_multiplier)),
+        ("iterations", Values::Int(rows.iter().map(|r| r.iterations as i64).collect())),
+        ("accuracy", floats(|r| r.accuracy)),
+        ("test_log_likelihood", floats(|r| Some(r.test_log_likelihood))),
+        ("mean_batch", floats(|r| Some(r.mean_batch))),
+        ("seconds", floats(|r| Some(r.seconds))),
+    ];
+    let metadata = [("lppf.manifest", m.text.clone()), ("lppf.version", env!("CARGO_PKG_VERSION").to_string())];
+    write_table(&dir.join(crate::RESULTS_FILE), &columns, &metadata).map_err(err)?;
+    let summary = summarize_dpvi(rows);
+    write_atomic(&dir.join(crate::SUMMARY_FILE), dpvi_summary_csv(&summary).as_bytes()).map_err(err)?;
+    let classification = rows.iter().any(|r| r.accuracy.is_some());
+    let labels = CurveLabels {
+        x: "ε (target, δ fixed)".into(),
+        y: if classification { "test accuracy" } else { "test log-likelihood per point" }.into(),
+        y_from_zero: false,
+        log_x: true,
+    };
+    let (svg, png) = (dir.join(crate::FIGURE_SVG), dir.join(crate::FIGURE_PNG));
+    let (svg_tmp, png_tmp) = (dir.join("figure.tmp.svg"), dir.join("figure.tmp.png"));
+    let panel = CurvePanel { caption: m.dpvi.dataset.name().to_string(), curves: curves(&summary) };
+    plot_curves(&[panel], &labels, &m.experiment.name, Some(&svg_tmp), Some(&png_tmp)).map_err(err)?;
+    std::fs::rename(&svg_tmp, &svg).map_err(|e| RunError(format!("{}: {e}", svg.display())))?;
+    std::fs::rename(&png_tmp, &png).map_err(|e| RunError(format!("{}: {e}", png.display())))?;
+    Ok(summary)
+}
+
+/// One curve per (method, q, c) over ε (± standard error); the non-private runs as reference
+/// lines; q and c appear in the labels only where the sweep varies them.
+fn curves(summary: &[DpviSummary]) -> Vec<Curve> {
+    let many = |f: fn(&DpviSummary) -> Option<u64>| {
+        let mut v: Vec<u64> = summary.iter().filter_map(f).collect();
+        v.sort_unstable();
+        v.dedup();
+        v.len() > 1
+    };
+    let (many_q, many_c) = (many(|s| Some(s.sampling_rate.to_bits())), many(|s| s.clip.map(f64::to_bits)));
+    let label = |s: &DpviSummary| {
+        let mut l = s.method.name().to_string();
+        if many_q {
+            l += &format!(" q={}", s.sampling_rate);
+        }
+        if let (true, Some(c)) = (many_c, s.clip) {
+            l += &format!(" c={c}");
+        }
+        l
+    };
+    let mut out: Vec<Curve> = Vec::new();
+    for s in summary {
+        let name = label(s);
+        let curve = match out.iter_mut().find(|c| c.label == name) {
+            Some(c) => c,
+            None => {
+                out.push(Curve { label: name, points: Vec::new(), reference: None });
+                out.last_mut().expect("just pushed")
+            }
+        };
+        match s.target_epsilon {
+            Some(e) => curve.points.push((e, s.mean, s.standard_error)),
+            None => curve.reference = Some((s.mean, s.standard_error)),
+        }
+    }
+    out
+}
+
+fn dpvi_summary_csv(summary: &[DpviSummary]) -> String {
+    let mut out = String::from(
+        "method,sampling_rate,clip,target_epsilon,replications,mean,standard_error,mean_noise_multiplier\n",
+    );
+    for s in summary {
+        out += &format!(
+            "{},{},{},{},{},{},{},{}\n",
+            s.method.name(),
+            s.sampling_rate,
+            opt(s.clip),
+            opt(s.target_epsilon),
+            s.replications,
+            s.mean,
+            s.standard_error,
+            opt(s.mean_noise_multiplier)
+        );
+    }
+    out
+}
+
+/// A printable table of the summary.
+pub fn dpvi_summary_table(summary: &[DpviSummary]) -> String {
+    let mut out = format!(
+        "{:<26} {:>7} {:>6} {:>7} {:>4} {:>10} {:>9} {:>8}\n",
+        "method", "q", "clip", "ε", "n", "mean", "s.e.", "σ"
+    );
+    for s in summary {
+        let f = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v}"));
+        out += &format!(
+            "{:<26} {:>7} {:>6} {:>7} {:>4} {:>10.4} {:>9.4} {:>8}\n",
+            s.method.name(),
+            s.sampling_rate,
+            f(s.clip),
+            f(s.target_epsilon),
+            s.replications,
+            s.mean,
+            s.standard_error,
+            s.mean_noise_multiplier.map_or("—".to_string(), |v| format!("{v:.3}"))
+        );
+    }
+    out
+}
