@@ -1,0 +1,175 @@
+//! The DPVI experiment kind: dispatch, validation errors that name the field, cells, resume,
+//! and thread-count independence (on the synthetic mixture, which needs no external data).
+
+use pipeline::{AnyManifest, DpviManifest, DpviMethod, ManifestError, load_any, run_dpvi, write_dpvi_outputs};
+use std::path::{Path, PathBuf};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lppf-dpvi-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn tiny(output: &Path) -> String {
+    format!(
+        r#"
+[experiment]
+name = "tiny-dpvi"
+seed = 5
+kind = "dpvi"
+output = {output:?}
+
+[dpvi]
+dataset = "gmm"
+methods = ["non-private", "moments-accountant", "advanced-composition"]
+epsilon = [1.0, 4.0]
+sampling_rate = [0.1]
+clip = [5.0]
+iterations = 60
+replications = 2
+
+[dpvi.gmm]
+components = 3
+train_points = 60
+test_points = 20
+predictive_draws = 10
+"#,
+        output = output.display().to_string()
+    )
+}
+
+fn parse(text: &str) -> Result<DpviManifest, ManifestError> {
+    DpviManifest::parse(text, Path::new("tiny.toml"))
+}
+
+#[test]
+fn shipped_dpvi_manifests_are_valid_and_dispatch_by_kind() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments"));
+    // Validation checks the UCI files exist: run from the workspace root like the CLI.
+    std::env::set_current_dir(dir.join("..")).unwrap();
+    let uci = Path::new("../shared/data/uci/abalone.data").exists();
+    for name in [
+        "dpvi-gmm",
+        "dpvi-abalone",
+        "dpvi-adult",
+        "dpvi-abalone-q",
+        "dpvi-abalone-clip",
+        "dpvi-adult-q",
+        "dpvi-adult-clip",
+    ] {
+        let path = dir.join(format!("{name}.toml"));
+        match load_any(&path) {
+            Ok(AnyManifest::Dpvi(m)) => assert_eq!(m.experiment.name, name),
+            Ok(AnyManifest::Factorization(_)) => panic!("{name} parsed as a factorization manifest"),
+            Err(e) if !uci && name != "dpvi-gmm" => assert!(e.to_string().contains("dpvi.data_dir"), "{e}"),
+            Err(e) => panic!("{name}: {e}"),
+        }
+    }
+    assert!(matches!(load_any(&dir.join("smoke.toml")), Ok(AnyManifest::Factorization(_))));
+}
+
+#[test]
+fn invalid_values_name_their_field_and_the_allowed_values() {
+    let base = tiny(Path::new("out"));
+    let cases = [
+        ("epsilon = [1.0, 4.0]", "epsilon = [0.0]", "dpvi.epsilon"),
+        ("sampling_rate = [0.1]", "sampling_rate = [1.5]", "dpvi.sampling_rate"),
+        ("clip = [5.0]", "clip = []", "dpvi.clip"),
+        ("iterations = 60", "iterations = 0", "dpvi.iterations"),
+        ("replications = 2", "replications = 0", "dpvi.replications"),
+        ("seed = 5", "seed = 5\ndescription = \"x\"\n[dpvi.oops]", "oops"),
+        ("dataset = \"gmm\"", "dataset = \"abalone\"", "dpvi.gmm"),
+        ("sampling_rate = [0.1]", "sampling_rate = [0.1]\ndelta = 2.0", "dpvi.delta"),
+    ];
+    for (old, new, field) in cases {
+        let e = parse(&base.replace(old, new)).unwrap_err().to_string();
+        assert!(e.contains(field), "{new}: {e}");
+    }
+    let e = parse(&base.replace("\"advanced-composition\"", "\"laplace\"")).unwrap_err().to_string();
+    assert!(e.contains("laplace") && e.contains("moments-accountant"), "{e}");
+    let e = parse(&base.replace("dataset = \"gmm\"", "dataset = \"mnist\"")).unwrap_err().to_string();
+    assert!(e.contains("mnist") && e.contains("abalone"), "{e}");
+    // A factorization manifest that declares another kind is refused by name.
+    let dir = scratch("kind");
+    let path = dir.join("m.toml");
+    let smoke = include_str!("../../../experiments/smoke.toml").replace("seed = 1", "seed = 1\nkind = \"mcmc\"");
+    std::fs::write(&path, smoke).unwrap();
+    let e = load_any(&path).unwrap_err().to_string();
+    assert!(e.contains("experiment.kind") && e.contains("dpvi"), "{e}");
+}
+
+#[test]
+fn cells_cover_methods_clips_and_epsilons() {
+    let m = parse(&tiny(Path::new("out"))).unwrap();
+    let cells = m.cells();
+    // Per replication: 1 non-private + 2 private methods × 1 clip × 2 ε.
+    assert_eq!(cells.len(), 2 * 5);
+    assert_eq!(cells.iter().filter(|c| c.method == DpviMethod::NonPrivate).count(), 2);
+    assert!(cells.iter().enumerate().all(|(i, c)| c.index == i));
+    assert!(
+        cells.iter().filter(|c| c.method != DpviMethod::NonPrivate).all(|c| c.clip == Some(5.0) && c.epsilon.is_some())
+    );
+}
+
+fn numbers(rows: &[pipeline::DpviRow]) -> Vec<(u64, Option<u64>, Option<u64>)> {
+    rows.iter()
+        .map(|r| {
+            (r.test_log_likelihood.to_bits(), r.epsilon_spent.map(f64::to_bits), r.noise_multiplier.map(f64::to_bits))
+        })
+        .collect()
+}
+
+#[test]
+fn runs_resume_and_do_not_depend_on_the_thread_count() {
+    let dir = scratch("resume");
+    let m = parse(&tiny(&dir)).unwrap();
+    let quiet = |_: &pipeline::DpviRow, _: bool| {};
+    let one =
+        rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| run_dpvi(&m, true, &quiet)).unwrap();
+    let two =
+        rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap().install(|| run_dpvi(&m, true, &quiet)).unwrap();
+    assert_eq!(numbers(&one), numbers(&two));
+    // Every private run spent at most its target ε (σ is calibrated to it), and exactly the
+    // accountant's ε for its own (q, σ, T, δ).
+    for r in one.iter().filter(|r| r.method != DpviMethod::NonPrivate) {
+        let spent = r.epsilon_spent.unwrap();
+        assert!(spent <= r.target_epsilon.unwrap() * (1.0 + 1e-9), "{r:?}");
+        let accounting = r.method.accounting().unwrap();
+        let again = accountant::epsilon(
+            accounting,
+            accountant::Neighbouring::AddRemove,
+            r.sampling_rate,
+            r.noise_multiplier.unwrap(),
+            r.iterations,
+            r.delta.unwrap(),
+        )
+        .unwrap();
+        assert!((spent - again).abs() <= 1e-9 * again, "{r:?}");
+    }
+    // Remove two unit files: a rerun recomputes exactly those and keeps the others.
+    let units = dir.join("units");
+    std::fs::remove_file(units.join("dpvi-1.csv")).unwrap();
+    std::fs::remove_file(units.join("dpvi-7.csv")).unwrap();
+    let computed = std::sync::Mutex::new(Vec::new());
+    let record = |r: &pipeline::DpviRow, fresh: bool| {
+        if fresh {
+            computed.lock().unwrap().push((r.replication, r.method));
+        }
+    };
+    let again = run_dpvi(&m, false, &record).unwrap();
+    assert_eq!(numbers(&again), numbers(&one));
+    assert_eq!(computed.into_inner().unwrap().len(), 2);
+    // A corrupt unit file is named, not silently recomputed or used.
+    std::fs::write(units.join("dpvi-3.csv"), "garbage").unwrap();
+    let e = run_dpvi(&m, false, &quiet).unwrap_err();
+    assert!(e.0.contains("dpvi-3.csv"), "{e}");
+    std::fs::remove_file(units.join("dpvi-3.csv")).unwrap();
+    let rows = run_dpvi(&m, false, &quiet).unwrap();
+    let summary = write_dpvi_outputs(&m, &rows).unwrap();
+    assert_eq!(summary.len(), 5);
+    for file in ["results.parquet", "summary.csv", "figure.svg", "figure.png"] {
+        assert!(dir.join(file).exists(), "{file}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
