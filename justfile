@@ -73,6 +73,20 @@ schofield-small:
     cargo run --release -p cli -- run experiments/schofield-small.toml
     cargo run --release -p cli -- topics experiments/schofield-small.toml
 
+# The DPVI experiments of Jälkö et al. 2017 (Figs. 1–4; about 3 minutes): results/dpvi-*/.
+dpvi:
+    cargo run --release -p cli -- run experiments/dpvi-abalone.toml
+    cargo run --release -p cli -- run experiments/dpvi-adult.toml
+    cargo run --release -p cli -- run experiments/dpvi-abalone-q.toml
+    cargo run --release -p cli -- run experiments/dpvi-abalone-clip.toml
+    cargo run --release -p cli -- run experiments/dpvi-adult-q.toml
+    cargo run --release -p cli -- run experiments/dpvi-adult-clip.toml
+    cargo run --release -p cli -- run experiments/dpvi-gmm.toml
+
+# Privacy budgets of published DP-SGD settings and calibrated σ (seconds).
+budgets:
+    cargo run --release -p accountant --example budgets
+
 # Regenerate the 50-digit Bessel reference table and the Debye coefficients (needs python3 + mpmath).
 reference:
     python3 tools/reference/make_bessel_reference.py

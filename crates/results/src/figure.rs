@@ -7,6 +7,7 @@
 use crate::ResultsError;
 use crate::summary::{SummaryRow, distinct};
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -36,7 +37,7 @@ pub struct CurveLabels {
     pub y: String,
     /// Start the y axis at 0 (else at the smallest lower error bar).
     pub y_from_zero: bool,
-    /// A log-scaled x axis (all x must be > 0).
+    /// A log-scaled x axis (all x must be > 0): drawn on log₂ x, ticks labelled with x.
     pub log_x: bool,
 }
 
@@ -94,6 +95,24 @@ pub fn plot_curves(
         return Err(ResultsError::new(file, "nothing to plot: no results"));
     }
     let size = (PANEL.0 * panels.len() as u32, PANEL.1 + 40);
+    let log2 = |p: &CurvePanel| CurvePanel {
+        caption: p.caption.clone(),
+        curves: p
+            .curves
+            .iter()
+            .map(|c| Curve { points: c.points.iter().map(|&(x, m, e)| (x.log2(), m, e)).collect(), ..c.clone() })
+            .collect(),
+    };
+    let transformed: Vec<CurvePanel>;
+    let panels = if labels.log_x {
+        if let Some(bad) = panels.iter().flat_map(|p| &p.curves).flat_map(|c| &c.points).find(|p| !(p.0 > 0.0)) {
+            return Err(ResultsError::new(file, format!("a log x axis needs x > 0, got {}", bad.0)));
+        }
+        transformed = panels.iter().map(log2).collect();
+        &transformed[..]
+    } else {
+        panels
+    };
     if let Some(path) = svg {
         let root = SVGBackend::new(path, size).into_drawing_area();
         draw(&root, panels, labels, title).map_err(|e| ResultsError::new(path, e))?;
@@ -129,12 +148,8 @@ fn ranges(panels: &[CurvePanel], labels: &CurveLabels) -> ((f64, f64), (f64, f64
     let xs: Vec<f64> = curves().flat_map(|c| c.points.iter().map(|p| p.0)).collect();
     let (x_lo, x_hi) = xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
     let (x_lo, x_hi) = if x_lo.is_finite() { (x_lo, x_hi) } else { (0.5, 1.0) };
-    let x = if labels.log_x {
-        (x_lo / 1.3, x_hi * 1.3)
-    } else {
-        let pad = ((x_hi - x_lo) * 0.05).max(0.02);
-        (x_lo - pad, x_hi + pad)
-    };
+    let pad = ((x_hi - x_lo) * 0.05).max(0.02);
+    let x = (x_lo - pad, x_hi + pad);
     let spans = curves()
         .flat_map(|c| c.points.iter().map(|p| (p.1 - p.2, p.1 + p.2)).chain(c.reference.map(|(m, e)| (m - e, m + e))));
     let (lo, hi) = spans.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (l, h)| (a.min(l), b.max(h)));
@@ -160,40 +175,35 @@ fn draw<DB: DrawingBackend>(
     let ((x_lo, x_hi), (y_lo, y_hi)) = ranges(panels, labels);
     let all_labels = distinct(panels.iter().flat_map(|p| p.curves.iter().map(|c| c.label.as_str())));
     for (area, panel) in root.split_evenly((1, panels.len())).iter().zip(panels) {
-        let builder = |area| {
-            let mut b = ChartBuilder::on(area);
-            b.caption(&panel.caption, ("sans-serif", 17)).margin(12).x_label_area_size(42).y_label_area_size(58);
-            b
-        };
-        if labels.log_x {
-            let chart = builder(area).build_cartesian_2d((x_lo..x_hi).log_scale(), y_lo..y_hi).map_err(e)?;
-            draw_curves(chart, panel, labels, &all_labels, (x_lo, x_hi)).map_err(e)?;
-        } else {
-            let chart = builder(area).build_cartesian_2d(x_lo..x_hi, y_lo..y_hi).map_err(e)?;
-            draw_curves(chart, panel, labels, &all_labels, (x_lo, x_hi)).map_err(e)?;
-        }
+        let mut chart = ChartBuilder::on(area)
+            .caption(&panel.caption, ("sans-serif", 17))
+            .margin(12)
+            .x_label_area_size(42)
+            .y_label_area_size(58)
+            .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
+            .map_err(e)?;
+        draw_curves(&mut chart, panel, labels, &all_labels, (x_lo, x_hi)).map_err(e)?;
     }
     Ok(())
 }
 
-fn draw_curves<'a, DB: DrawingBackend + 'a, X>(
-    mut chart: ChartContext<'a, DB, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>,
+fn draw_curves<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
     panel: &CurvePanel,
     labels: &CurveLabels,
     all_labels: &[&str],
     (x_lo, x_hi): (f64, f64),
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
-where
-    X: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
-{
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     // Short tick labels: 0.5, 1, 2.5 (not 0.5000000001).
     let tick = |x: &f64| {
-        let s = format!("{:.3}", x);
+        let x = if labels.log_x { x.exp2() } else { *x };
+        let s = format!("{x:.3}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     };
     chart
         .configure_mesh()
-        .x_labels(8)
+        // On a log axis, about one tick per doubling (at integer log₂ x: 0.25, 0.5, 1, 2 …).
+        .x_labels(if labels.log_x { (x_hi - x_lo).ceil() as usize + 1 } else { 8 })
         .x_label_formatter(&tick)
         .x_desc(labels.x.as_str())
         .y_desc(labels.y.as_str())
@@ -225,7 +235,7 @@ where
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
+        .position(if labels.y_from_zero { SeriesLabelPosition::UpperLeft } else { SeriesLabelPosition::LowerRight })
         .label_font(("sans-serif", 13))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.3))
