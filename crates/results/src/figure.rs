@@ -105,7 +105,9 @@ pub fn plot_curves(
     };
     let transformed: Vec<CurvePanel>;
     let panels = if labels.log_x {
-        if let Some(bad) = panels.iter().flat_map(|p| &p.curves).flat_map(|c| &c.points).find(|p| !(p.0 > 0.0)) {
+        if let Some(bad) =
+            panels.iter().flat_map(|p| &p.curves).flat_map(|c| &c.points).find(|p| p.0.is_nan() || p.0 <= 0.0)
+        {
             return Err(ResultsError::new(file, format!("a log x axis needs x > 0, got {}", bad.0)));
         }
         transformed = panels.iter().map(log2).collect();
