@@ -10,9 +10,9 @@ fn experiments_dir() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments"))
 }
 
-/// Every shipped manifest is valid when run from the workspace root (where `data.base` paths
-/// are relative to); the test resolves those paths against the root instead of changing the
-/// working directory.
+/// Every shipped factorization manifest is valid when run from the workspace root (where
+/// `data.base` paths are relative to); the test resolves those paths against the root instead of
+/// changing the working directory. (DPVI manifests: `tests/dpvi.rs`.)
 #[test]
 fn shipped_manifests_are_valid() {
     let root = experiments_dir().join("..");
@@ -20,6 +20,9 @@ fn shipped_manifests_are_valid() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "toml") {
             let text = std::fs::read_to_string(&path).unwrap();
+            if text.contains("kind = \"dpvi\"") {
+                continue;
+            }
             let text = text.replace("base = \"data/", &format!("base = \"{}/data/", root.display()));
             parse(&text, &path).unwrap_or_else(|e| panic!("{e}"));
         }
