@@ -8,10 +8,10 @@ mod progress;
 
 use clap::{Parser, Subcommand};
 use pipeline::{
-    AnyManifest, DpviManifest, DpviRow, FIGURE_PNG, FIGURE_SVG, PrepareOptions, RESULTS_FILE, SUMMARY_FILE,
-    SweepOptions, TOPICS_PNG, TOPICS_SVG, base_file_text, claim_dpvi_output, claim_output, dpvi_summary_table, load,
-    load_any, prepare_enron, recovered_topics, run_dpvi, run_sweep, write_dpvi_outputs, write_outputs,
-    write_summary_and_figure,
+    AnyManifest, DpSepManifest, DpviManifest, DpviRow, FIGURE_PNG, FIGURE_SVG, PrepareOptions, RESULTS_FILE,
+    SUMMARY_FILE, SweepOptions, TOPICS_PNG, TOPICS_SVG, base_file_text, claim_dpsep_output, claim_dpvi_output,
+    claim_output, dpvi_summary_table, load, load_any, prepare_enron, recovered_topics, run_dpsep, run_dpvi, run_sweep,
+    write_dpsep_outputs, write_dpvi_outputs, write_outputs, write_summary_and_figure,
 };
 use progress::Reporter;
 use results::TopicPanel;
@@ -141,6 +141,10 @@ fn validate(path: &Path) -> Result<(), Failure> {
             println!("{}: valid DPVI manifest — {} runs", path.display(), m.cells().len());
             return Ok(());
         }
+        AnyManifest::DpSep(m) => {
+            println!("{}: valid DP-SEP manifest — {} replications", path.display(), m.dpsep.replications);
+            return Ok(());
+        }
     };
     let (datasets, cells, units) = (m.datasets().len(), m.cells().len(), m.units().len());
     println!("{}: valid — {datasets} data sets, {cells} cells, {units} units of work", path.display());
@@ -152,6 +156,8 @@ fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> 
         AnyManifest::Factorization(m) => m,
         AnyManifest::Dpvi(_) if shard.is_some() => return Err(bad_input("--shard: DPVI sweeps are not sharded")),
         AnyManifest::Dpvi(m) => return run_dpvi_sweep(&m, force, quiet),
+        AnyManifest::DpSep(_) if shard.is_some() => return Err(bad_input("--shard: DP-SEP sweeps are not sharded")),
+        AnyManifest::DpSep(m) => return run_dpsep_sweep(&m, force, quiet),
     };
     claim_output(&m, force).map_err(bad_input)?;
     let note = m.experiment.description.as_ref().map(|d| format!("{}: {d}", m.experiment.name));
@@ -228,6 +234,35 @@ fn run_dpvi_sweep(m: &DpviManifest, force: bool, quiet: bool) -> Result<(), Fail
     );
     if !quiet {
         print!("{}", dpvi_summary_table(&summary));
+    }
+    Ok(())
+}
+
+/// Runs a DP-SEP manifest (resumable per replication) and prints Table 1.
+fn run_dpsep_sweep(m: &DpSepManifest, force: bool, quiet: bool) -> Result<(), Failure> {
+    claim_dpsep_output(m, force).map_err(bad_input)?;
+    let start = Instant::now();
+    let total = m.dpsep.replications;
+    let report = |r: usize, computed: bool| {
+        if !quiet {
+            eprintln!("replication {r} of {total}: {}", if computed { "done" } else { "kept" });
+        }
+    };
+    let rows = run_dpsep(m, force, &report)
+        .map_err(|e| failed(format!("{e}\nfinished replications are kept; run the same command again to resume")))?;
+    let table = write_dpsep_outputs(m, &rows).map_err(failed)?;
+    println!(
+        "{}: {} fits in {:.1} s → {}/{{{RESULTS_FILE}, {SUMMARY_FILE}, {FIGURE_SVG}, {FIGURE_PNG}}}",
+        m.experiment.name,
+        rows.len(),
+        start.elapsed().as_secs_f64(),
+        m.output_dir().display()
+    );
+    if !quiet {
+        println!("{:<24} {:>12} {:>12} {:>12} {:>12}", "method", "F mean", "F cov", "F average", "median avg");
+        for (label, a, b, c, med, _) in &table {
+            println!("{label:<24} {a:>12.4} {b:>12.4} {c:>12.4} {med:>12.4}");
+        }
     }
     Ok(())
 }

@@ -26,7 +26,7 @@ pub struct Alignment {
     pub mean_absolute_error: f64,
 }
 
-/// Integer costs for Kuhn–Munkres (which needs an ordered type): L1 distances scaled so the
+/// Integer costs for Kuhn–Munkres (which needs an ordered type): distances scaled so the
 /// largest is 1e12 — resolution 1e-12 of the largest distance, far below any meaningful gap.
 struct Costs {
     k: usize,
@@ -46,6 +46,15 @@ impl Weights<i64> for Costs {
     fn neg(&self) -> Self {
         Self { k: self.k, values: self.values.iter().map(|v| -v).collect() }
     }
+}
+
+/// The assignment minimizing the total of a `k × k` row-major matrix of finite non-negative
+/// costs (Kuhn–Munkres from `pathfinding`): `result[row]` is the column matched to `row`.
+pub fn min_cost_matching(costs: &[f64], k: usize) -> Vec<usize> {
+    let largest = costs.iter().cloned().filter(|c| c.is_finite()).fold(0.0, f64::max);
+    let scale = if largest > 0.0 { 1e12 / largest } else { 0.0 };
+    let costs = Costs { k, values: costs.iter().map(|d| (d.min(largest) * scale).round() as i64).collect() };
+    kuhn_munkres_min(&costs).1
 }
 
 /// Matches estimated topics to true topics (both `K × V`, topic-major) by the Hungarian
@@ -69,10 +78,7 @@ pub fn align_topics(truth: &[f64], estimate: &[f64], topics: usize, words: usize
         t[a * words..(a + 1) * words].iter().zip(&e[b * words..(b + 1) * words]).map(|(x, y)| (x - y).abs()).sum()
     };
     let distances: Vec<f64> = (0..topics * topics).map(|i| l1(i / topics, i % topics)).collect();
-    let largest = distances.iter().cloned().fold(0.0, f64::max);
-    let scale = if largest > 0.0 { 1e12 / largest } else { 0.0 };
-    let costs = Costs { k: topics, values: distances.iter().map(|d| (d * scale).round() as i64).collect() };
-    let (_, estimate_for) = kuhn_munkres_min(&costs);
+    let estimate_for = min_cost_matching(&distances, topics);
     let total: f64 = estimate_for.iter().enumerate().map(|(k, &j)| l1(k, j)).sum();
     Ok(Alignment { estimate_for, mean_absolute_error: total / (topics * words) as f64 })
 }

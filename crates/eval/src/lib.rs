@@ -5,7 +5,7 @@
 mod align;
 mod kl;
 
-pub use align::{Alignment, align_topics, normalize_rows};
+pub use align::{Alignment, align_topics, min_cost_matching, normalize_rows};
 pub use kl::{mean_poisson_kl, poisson_kl};
 
 use std::fmt;

@@ -9,9 +9,11 @@
 //! - `sweep`: all units in parallel, unit files, resume, shards, progress observer;
 //! - `outputs`: the files a run leaves in its output directory;
 //! - `dpvi_manifest`, `dpvi_run`: the DPVI experiment kind (`[experiment] kind = "dpvi"`,
-//!   [`load_any`] dispatches): central-DP baselines on UCI and synthetic mixture data.
+//!   [`load_any`] dispatches): central-DP baselines on UCI and synthetic mixture data;
+//! - `dpsep`: the DP-SEP experiment kind (`kind = "dp-sep"`): Table 1 and Fig. 1 of Vinaroz & Park.
 
 mod base;
+mod dpsep;
 mod dpvi_manifest;
 mod dpvi_run;
 mod manifest;
@@ -21,6 +23,10 @@ mod run;
 mod sweep;
 
 pub use base::BaseParameters;
+pub use dpsep::{
+    DpSepManifest, DpSepMethod, DpSepRow, DpSepSpec, TableLine, dpsep_table, run_dpsep, run_replication,
+    write_dpsep_outputs,
+};
 pub use dpvi_manifest::{DpviCell, DpviDataset, DpviManifest, DpviMethod, DpviSpec};
 pub use dpvi_run::{
     DpviRow, DpviSummary, MIXTURE_MEANS, dpvi_summary_table, run_dpvi, summarize_dpvi, write_dpvi_outputs,
@@ -31,7 +37,7 @@ pub use manifest::{
 };
 pub use outputs::{
     FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE, SUMMARY_FILE, TOPICS_PNG, TOPICS_SVG,
-    claim_dpvi_output, claim_output, result_rows, write_outputs, write_summary_and_figure,
+    claim_dpsep_output, claim_dpvi_output, claim_output, result_rows, write_outputs, write_summary_and_figure,
 };
 pub use prepare::{PrepareOptions, Prepared, base_file_text, prepare_enron};
 pub use run::{

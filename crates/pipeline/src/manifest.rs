@@ -74,7 +74,7 @@ impl Experiment {
 }
 
 /// The experiment kinds a manifest may declare in `experiment.kind`.
-pub const EXPERIMENT_KINDS: &str = "one of \"factorization\" (the default), \"dpvi\"";
+pub const EXPERIMENT_KINDS: &str = "one of \"factorization\" (the default), \"dpvi\", \"dp-sep\"";
 
 /// The model family.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -261,6 +261,7 @@ pub(crate) fn invalid(file: &Path, field: &'static str, value: String, allowed: 
 pub enum AnyManifest {
     Factorization(Manifest),
     Dpvi(crate::DpviManifest),
+    DpSep(crate::DpSepManifest),
 }
 
 /// Reads and validates a manifest of any kind, dispatching on `experiment.kind`.
@@ -272,6 +273,7 @@ pub fn load_any(path: &Path) -> Result<AnyManifest, ManifestError> {
         .and_then(|t| t.get("experiment")?.get("kind")?.as_str().map(str::to_string));
     match kind.as_deref() {
         Some("dpvi") => crate::DpviManifest::parse(&text, path).map(AnyManifest::Dpvi),
+        Some("dp-sep") => crate::DpSepManifest::parse(&text, path).map(AnyManifest::DpSep),
         // Factorization, or an unknown kind that its validation names with the allowed ones.
         _ => parse(&text, path).map(AnyManifest::Factorization),
     }

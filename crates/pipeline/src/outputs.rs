@@ -9,6 +9,7 @@
 //!
 //! Every file is written atomically.
 
+use crate::dpsep::DpSepManifest;
 use crate::dpvi_manifest::DpviManifest;
 use crate::manifest::{Manifest, Method, ModelKind, SamplerSpec, load};
 use crate::run::{MethodResult, RunError};
@@ -43,6 +44,16 @@ pub fn claim_dpvi_output(manifest: &DpviManifest, force: bool) -> Result<(), Run
         let text = std::fs::read_to_string(stored).map_err(|e| RunError(format!("{}: {e}", stored.display())))?;
         let previous = DpviManifest::parse(&text, stored).map_err(err)?;
         Ok(previous.experiment == manifest.experiment && previous.dpvi == manifest.dpvi)
+    };
+    claim_dir(&manifest.output_dir(), &manifest.text, manifest.experiment.description.as_deref(), same, force)
+}
+
+/// [`claim_output`] for a DP-SEP manifest.
+pub fn claim_dpsep_output(manifest: &DpSepManifest, force: bool) -> Result<(), RunError> {
+    let same = |stored: &Path| {
+        let text = std::fs::read_to_string(stored).map_err(|e| RunError(format!("{}: {e}", stored.display())))?;
+        let previous = DpSepManifest::parse(&text, stored).map_err(err)?;
+        Ok(previous.experiment == manifest.experiment && previous.dpsep == manifest.dpsep)
     };
     claim_dir(&manifest.output_dir(), &manifest.text, manifest.experiment.description.as_deref(), same, force)
 }

@@ -5,6 +5,7 @@
 //! This crate knows nothing about models or manifests: the pipeline turns its runs into rows.
 
 mod atomic;
+mod ellipses;
 mod figure;
 mod parquet_file;
 mod row;
@@ -13,6 +14,7 @@ mod table;
 mod topics_figure;
 
 pub use atomic::write_atomic;
+pub use ellipses::{EllipsePanel, Gaussian2, plot_ellipses};
 pub use figure::{Curve, CurveLabels, CurvePanel, plot, plot_curves};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
 pub use row::{ResultRow, schema};

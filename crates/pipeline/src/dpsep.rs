@@ -1,0 +1,440 @@
+//! The DP-SEP experiment kind (`[experiment] kind = "dp-sep"`): Table 1 and Fig. 1 of Vinaroz &
+//! Park — per replication a synthetic mixture data set, a long Gibbs run as the reference
+//! posterior, then EP, SEP, clipped SEP (per C), DP-SEP (per ε, σ from the accountant) and DP-EM
+//! (per ε), each scored by the F-norms against the reference. A replication is one unit of work
+//! (its own stream, stored under `units/` as it finishes; a rerun resumes).
+
+use crate::manifest::{Experiment, ManifestError, invalid};
+use crate::run::RunError;
+use distributions::{StreamRng, Streams};
+use ep::sep::{SepSettings, ep, sep, start};
+use ep::{MixtureMeans, Natural, dp_em::dp_em, dp_sep_epsilon, dp_sep_noise, metrics::f_norms};
+use rayon::prelude::*;
+use results::{EllipsePanel, Gaussian2, Values, plot_ellipses, write_atomic, write_table};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// A DP-SEP manifest.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DpSepManifest {
+    pub experiment: Experiment,
+    pub dpsep: DpSepSpec,
+    #[serde(skip)]
+    pub text: String,
+}
+
+/// A method of the comparison.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum DpSepMethod {
+    Ep,
+    Sep,
+    ClippedSep,
+    DpSep,
+    DpEm,
+}
+
+impl DpSepMethod {
+    pub fn name(self) -> &'static str {
+        match self {
+            DpSepMethod::Ep => "ep",
+            DpSepMethod::Sep => "sep",
+            DpSepMethod::ClippedSep => "clipped-sep",
+            DpSepMethod::DpSep => "dp-sep",
+            DpSepMethod::DpEm => "dp-em",
+        }
+    }
+}
+
+/// `[dpsep]`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DpSepSpec {
+    pub methods: Vec<DpSepMethod>,
+    pub points: usize,
+    pub dim: usize,
+    pub clusters: usize,
+    /// Component standard deviation s (0.5 in the paper).
+    pub noise_sd: f64,
+    /// Every coordinate of the prior mean m (prior covariance I).
+    pub prior_mean: f64,
+    pub epochs: usize,
+    /// γ of eq. 4 (the factor moves by γ/N² per step).
+    pub damping: f64,
+    /// The thresholds of clipped SEP.
+    #[serde(default)]
+    pub clip_sep: Vec<f64>,
+    /// C of DP-SEP.
+    pub clip: f64,
+    #[serde(default)]
+    pub epsilon: Vec<f64>,
+    pub delta: f64,
+    pub replications: usize,
+    pub ep_epochs: usize,
+    pub em_iterations: usize,
+    /// Norm bound B of the points for DP-EM.
+    pub em_clip: f64,
+    pub gibbs_burn_in: usize,
+    pub gibbs_samples: usize,
+    /// Eigenvalue floor of the positive-definite repair of DP-SEP's noisy precisions.
+    pub pd_floor: f64,
+}
+
+impl DpSepManifest {
+    pub fn parse(text: &str, file: &Path) -> Result<Self, ManifestError> {
+        let mut m: DpSepManifest = toml::from_str(text)
+            .map_err(|e| ManifestError::Parse { file: file.to_path_buf(), message: e.to_string() })?;
+        m.text = text.to_string();
+        m.experiment.validate(file, "dp-sep")?;
+        let s = &m.dpsep;
+        let bad = |field, value: String, allowed: &str| Err(invalid(file, field, value, allowed));
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        if s.methods.is_empty() {
+            return bad(
+                "dpsep.methods",
+                "[]".into(),
+                "a non-empty list of \"ep\", \"sep\", \"clipped-sep\", \"dp-sep\", \"dp-em\"",
+            );
+        }
+        for (field, v) in [
+            ("dpsep.points", s.points),
+            ("dpsep.dim", s.dim),
+            ("dpsep.clusters", s.clusters),
+            ("dpsep.epochs", s.epochs),
+            ("dpsep.replications", s.replications),
+            ("dpsep.ep_epochs", s.ep_epochs),
+            ("dpsep.em_iterations", s.em_iterations),
+            ("dpsep.gibbs_samples", s.gibbs_samples),
+        ] {
+            if v == 0 {
+                return bad(field, "0".into(), "an integer >= 1");
+            }
+        }
+        for (field, v) in [
+            ("dpsep.noise_sd", s.noise_sd),
+            ("dpsep.damping", s.damping),
+            ("dpsep.clip", s.clip),
+            ("dpsep.em_clip", s.em_clip),
+            ("dpsep.pd_floor", s.pd_floor),
+        ] {
+            if !positive(v) {
+                return bad(field, v.to_string(), "a finite number > 0");
+            }
+        }
+        if s.damping > s.points as f64 {
+            return bad("dpsep.damping", s.damping.to_string(), "a number in (0, points] (γ/N is a damping fraction)");
+        }
+        if !(s.delta > 0.0 && s.delta < 1.0) {
+            return bad("dpsep.delta", s.delta.to_string(), "a number in (0, 1)");
+        }
+        let private = s.methods.iter().any(|x| matches!(x, DpSepMethod::DpSep | DpSepMethod::DpEm));
+        if private && (s.epsilon.is_empty() || !s.epsilon.iter().all(|e| positive(*e))) {
+            return bad(
+                "dpsep.epsilon",
+                format!("{:?}", s.epsilon),
+                "a non-empty list of finite numbers > 0 (a private method is listed)",
+            );
+        }
+        if s.methods.contains(&DpSepMethod::ClippedSep)
+            && (s.clip_sep.is_empty() || !s.clip_sep.iter().all(|c| positive(*c)))
+        {
+            return bad(
+                "dpsep.clip_sep",
+                format!("{:?}", s.clip_sep),
+                "a non-empty list of finite numbers > 0 (clipped-sep is listed)",
+            );
+        }
+        Ok(m)
+    }
+
+    pub fn output_dir(&self) -> PathBuf {
+        self.experiment.output_dir()
+    }
+}
+
+/// One method's fit on one replication.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DpSepRow {
+    pub replication: usize,
+    pub method: DpSepMethod,
+    pub clip: Option<f64>,
+    pub epsilon: Option<f64>,
+    pub noise_multiplier: Option<f64>,
+    /// ε spent by the run (its accountant); DP runs only.
+    pub epsilon_spent: Option<f64>,
+    pub f_mean: f64,
+    pub f_cov: f64,
+    pub f_average: f64,
+    pub skipped: usize,
+    pub seconds: f64,
+    /// The fitted (mean, covariance) per cluster (not stored; for the figure).
+    pub clusters: Vec<(Vec<f64>, Vec<f64>)>,
+}
+
+type Posterior = Vec<(Vec<f64>, Vec<f64>)>;
+
+fn moments(q: &[Natural]) -> Result<Posterior, RunError> {
+    q.iter()
+        .map(|g| g.moments().ok_or_else(|| RunError("a fitted precision is not positive definite".into())))
+        .collect()
+}
+
+/// Runs every method on replication `r`; returns the rows, the reference and the data.
+pub fn run_replication(m: &DpSepManifest, r: usize) -> Result<(Vec<DpSepRow>, Posterior, MixtureMeans), RunError> {
+    let s = &m.dpsep;
+    let root = Streams::new(m.experiment.seed).child(r as u64);
+    let rng = |id: u64| -> StreamRng { root.child(id).rng() };
+    let data = MixtureMeans::generate(s.points, s.dim, s.clusters, s.noise_sd, vec![s.prior_mean; s.dim], &mut rng(0));
+    let model = &data.model;
+    let reference = model.gibbs_reference(&data.true_means, s.gibbs_burn_in, s.gibbs_samples, &mut rng(1));
+    let q0 = start(model, &mut rng(2));
+    let base =
+        SepSettings { epochs: s.epochs, damping: s.damping, clip: None, noise_multiplier: None, pd_floor: s.pd_floor };
+    let mut rows = Vec::new();
+    let mut push = |method, clip, epsilon, sigma, spent, clusters: Posterior, skipped, t: Instant| {
+        let (f_mean, f_cov, f_average) = f_norms(&reference, &clusters);
+        rows.push(DpSepRow {
+            replication: r,
+            method,
+            clip,
+            epsilon,
+            noise_multiplier: sigma,
+            epsilon_spent: spent,
+            f_mean,
+            f_cov,
+            f_average,
+            skipped,
+            seconds: t.elapsed().as_secs_f64(),
+            clusters,
+        });
+    };
+    for &method in &s.methods {
+        match method {
+            DpSepMethod::Ep => {
+                let t = Instant::now();
+                let fit = ep(model, &q0, s.ep_epochs, &mut rng(3));
+                push(method, None, None, None, None, moments(&fit.q)?, fit.skipped, t);
+            }
+            DpSepMethod::Sep => {
+                let t = Instant::now();
+                let fit = sep(model, &q0, &base, &mut rng(4)).map_err(RunError)?;
+                push(method, None, None, None, None, moments(&fit.q)?, fit.skipped, t);
+            }
+            DpSepMethod::ClippedSep => {
+                for &c in &s.clip_sep {
+                    let t = Instant::now();
+                    let fit = sep(model, &q0, &SepSettings { clip: Some(c), ..base }, &mut rng(5)).map_err(RunError)?;
+                    push(method, Some(c), None, None, None, moments(&fit.q)?, fit.skipped, t);
+                }
+            }
+            DpSepMethod::DpSep => {
+                for &eps in &s.epsilon {
+                    let t = Instant::now();
+                    let sigma = dp_sep_noise(eps, s.delta, s.points, s.epochs).map_err(|e| RunError(e.to_string()))?;
+                    let spent =
+                        dp_sep_epsilon(sigma, s.delta, s.points, s.epochs).map_err(|e| RunError(e.to_string()))?;
+                    let settings = SepSettings { clip: Some(s.clip), noise_multiplier: Some(sigma), ..base };
+                    let fit = sep(model, &q0, &settings, &mut rng(6)).map_err(RunError)?;
+                    push(method, Some(s.clip), Some(eps), Some(sigma), Some(spent), moments(&fit.q)?, fit.skipped, t);
+                }
+            }
+            DpSepMethod::DpEm => {
+                let starts: Vec<Vec<f64>> = moments(&q0)?.into_iter().map(|(mean, _)| mean).collect();
+                for &eps in &s.epsilon {
+                    let t = Instant::now();
+                    let (accounting, neighbours) =
+                        (accountant::Accounting::MomentsAccountant, accountant::Neighbouring::AddRemove);
+                    let steps = s.em_iterations as u64;
+                    let sigma = accountant::calibrate_noise(accounting, neighbours, 1.0, steps, eps, s.delta)
+                        .map_err(|e| RunError(e.to_string()))?;
+                    let spent = accountant::epsilon(accounting, neighbours, 1.0, sigma, steps, s.delta)
+                        .map_err(|e| RunError(e.to_string()))?;
+                    let fit = dp_em(model, &starts, s.em_iterations, s.em_clip, Some(sigma), &mut rng(7));
+                    push(method, Some(s.em_clip), Some(eps), Some(sigma), Some(spent), fit, 0, t);
+                }
+            }
+        }
+    }
+    Ok((rows, reference, data.model))
+}
+
+const HEADER: &str =
+    "replication,method,clip,epsilon,noise_multiplier,epsilon_spent,f_mean,f_cov,f_average,skipped,seconds";
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| format!("{v:?}"))
+}
+
+fn unit_text(rows: &[DpSepRow]) -> String {
+    let mut out = format!("{HEADER}\n");
+    for r in rows {
+        out += &format!(
+            "{},{},{},{},{},{},{:?},{:?},{:?},{},{:?}\n",
+            r.replication,
+            r.method.name(),
+            opt(r.clip),
+            opt(r.epsilon),
+            opt(r.noise_multiplier),
+            opt(r.epsilon_spent),
+            r.f_mean,
+            r.f_cov,
+            r.f_average,
+            r.skipped,
+            r.seconds
+        );
+    }
+    out
+}
+
+fn parse_unit(text: &str) -> Option<Vec<DpSepRow>> {
+    let mut lines = text.lines();
+    if lines.next()? != HEADER {
+        return None;
+    }
+    let methods = [DpSepMethod::Ep, DpSepMethod::Sep, DpSepMethod::ClippedSep, DpSepMethod::DpSep, DpSepMethod::DpEm];
+    lines
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            if f.len() != 11 {
+                return None;
+            }
+            let opt = |s: &str| if s.is_empty() { Some(None) } else { s.parse().ok().map(Some) };
+            Some(DpSepRow {
+                replication: f[0].parse().ok()?,
+                method: methods.into_iter().find(|m| m.name() == f[1])?,
+                clip: opt(f[2])?,
+                epsilon: opt(f[3])?,
+                noise_multiplier: opt(f[4])?,
+                epsilon_spent: opt(f[5])?,
+                f_mean: f[6].parse().ok()?,
+                f_cov: f[7].parse().ok()?,
+                f_average: f[8].parse().ok()?,
+                skipped: f[9].parse().ok()?,
+                seconds: f[10].parse().ok()?,
+                clusters: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+/// Runs (or reads back) every replication in parallel; `on_done(replication, computed)`.
+pub fn run_dpsep(
+    m: &DpSepManifest,
+    force: bool,
+    on_done: &(dyn Fn(usize, bool) + Sync),
+) -> Result<Vec<DpSepRow>, RunError> {
+    let units = m.output_dir().join("units");
+    std::fs::create_dir_all(&units).map_err(|e| RunError(format!("{}: {e}", units.display())))?;
+    let per: Vec<Vec<DpSepRow>> = (0..m.dpsep.replications)
+        .into_par_iter()
+        .map(|r| {
+            let path = units.join(format!("dpsep-{r}.csv"));
+            if !force && let Ok(text) = std::fs::read_to_string(&path) {
+                let rows = parse_unit(&text).ok_or_else(|| {
+                    RunError(format!("{}: not a unit file of this version; delete it to recompute", path.display()))
+                })?;
+                on_done(r, false);
+                return Ok(rows);
+            }
+            let (rows, _, _) = run_replication(m, r)?;
+            write_atomic(&path, unit_text(&rows).as_bytes()).map_err(|e| RunError(e.to_string()))?;
+            on_done(r, true);
+            Ok(rows)
+        })
+        .collect::<Result<_, RunError>>()?;
+    Ok(per.into_iter().flatten().collect())
+}
+
+/// One line of Table 1: label, mean F-norms (mean, covariance, average) over replications, the
+/// median of the average F-norm (robust to one diverged run), replications.
+pub type TableLine = (String, f64, f64, f64, f64, usize);
+
+/// Table 1 per (method, C, ε), in manifest order.
+pub fn dpsep_table(rows: &[DpSepRow]) -> Vec<TableLine> {
+    let label = |r: &DpSepRow| match (r.method, r.clip, r.epsilon) {
+        (DpSepMethod::ClippedSep, Some(c), _) => format!("clipped-sep C={c}"),
+        (_, _, Some(e)) => format!("{} ε={e}", r.method.name()),
+        _ => r.method.name().to_string(),
+    };
+    let mut labels: Vec<String> = Vec::new();
+    for r in rows {
+        if !labels.contains(&label(r)) {
+            labels.push(label(r));
+        }
+    }
+    labels
+        .into_iter()
+        .map(|l| {
+            let g: Vec<&DpSepRow> = rows.iter().filter(|r| label(r) == l).collect();
+            let n = g.len() as f64;
+            let avg = |f: fn(&DpSepRow) -> f64| g.iter().map(|r| f(r)).sum::<f64>() / n;
+            let mut sorted: Vec<f64> = g.iter().map(|r| r.f_average).collect();
+            sorted.sort_by(f64::total_cmp);
+            let k = sorted.len();
+            let median = if k % 2 == 1 { sorted[k / 2] } else { 0.5 * (sorted[k / 2 - 1] + sorted[k / 2]) };
+            (l, avg(|r| r.f_mean), avg(|r| r.f_cov), avg(|r| r.f_average), median, g.len())
+        })
+        .collect()
+}
+
+/// Writes results.parquet, summary.csv (Table 1) and figure.svg/.png (Fig. 1: replication 0's
+/// posterior means and 98 % ellipses in the first two coordinates, refitted with its stream).
+pub fn write_dpsep_outputs(m: &DpSepManifest, rows: &[DpSepRow]) -> Result<Vec<TableLine>, RunError> {
+    let dir = m.output_dir();
+    let err = |e: results::ResultsError| RunError(e.to_string());
+    let floats = |f: fn(&DpSepRow) -> Option<f64>| Values::Float(rows.iter().map(f).collect());
+    let columns = [
+        ("experiment", Values::Text(vec![m.experiment.name.clone(); rows.len()])),
+        ("seed", Values::Int(vec![m.experiment.seed as i64; rows.len()])),
+        ("replication", Values::Int(rows.iter().map(|r| r.replication as i64).collect())),
+        ("method", Values::Text(rows.iter().map(|r| r.method.name().to_string()).collect())),
+        ("clip", floats(|r| r.clip)),
+        ("epsilon", floats(|r| r.epsilon)),
+        ("delta", Values::Float(rows.iter().map(|r| r.epsilon.map(|_| m.dpsep.delta)).collect())),
+        ("noise_multiplier", floats(|r| r.noise_multiplier)),
+        ("epsilon_spent", floats(|r| r.epsilon_spent)),
+        ("f_norm_mean", floats(|r| Some(r.f_mean))),
+        ("f_norm_covariance", floats(|r| Some(r.f_cov))),
+        ("f_norm_average", floats(|r| Some(r.f_average))),
+        ("skipped_steps", Values::Int(rows.iter().map(|r| r.skipped as i64).collect())),
+        ("seconds", floats(|r| Some(r.seconds))),
+    ];
+    let metadata = [("lppf.manifest", m.text.clone()), ("lppf.version", env!("CARGO_PKG_VERSION").to_string())];
+    write_table(&dir.join(crate::RESULTS_FILE), &columns, &metadata).map_err(err)?;
+    let table = dpsep_table(rows);
+    let mut csv =
+        String::from("method,f_norm_mean,f_norm_covariance,f_norm_average,median_f_norm_average,replications\n");
+    for (l, a, b, c, med, n) in &table {
+        csv += &format!("{l},{a},{b},{c},{med},{n}\n");
+    }
+    write_atomic(&dir.join(crate::SUMMARY_FILE), csv.as_bytes()).map_err(err)?;
+    // Fig. 1 from replication 0 (refitted: the unit files keep numbers, not posteriors).
+    let (fits, reference, model) = run_replication(m, 0)?;
+    let two = |(mean, cov): &(Vec<f64>, Vec<f64>)| -> Gaussian2 {
+        let d = mean.len();
+        ([mean[0], mean[1]], [cov[0], cov[1], cov[d], cov[d + 1]])
+    };
+    let panels: Vec<EllipsePanel> = fits
+        .iter()
+        .map(|r| EllipsePanel {
+            caption: match (r.clip, r.epsilon) {
+                (Some(c), None) => format!("{} C={c}", r.method.name()),
+                (_, Some(e)) => format!("{} ε={e}", r.method.name()),
+                _ => r.method.name().to_string(),
+            },
+            clusters: r.clusters.iter().map(two).collect(),
+        })
+        .collect();
+    let points: Vec<(f64, f64)> = (0..model.points()).map(|n| (model.point(n)[0], model.point(n)[1])).collect();
+    let refs: Vec<Gaussian2> = reference.iter().map(two).collect();
+    let (svg, png) = (dir.join(crate::FIGURE_SVG), dir.join(crate::FIGURE_PNG));
+    let (svg_tmp, png_tmp) = (dir.join("figure.tmp.svg"), dir.join("figure.tmp.png"));
+    let title =
+        format!("{}: posterior means and 98 % ellipses (coordinates 1–2; black: Gibbs reference)", m.experiment.name);
+    plot_ellipses(&panels, &refs, &points, 4, &title, Some(&svg_tmp), Some(&png_tmp)).map_err(err)?;
+    std::fs::rename(&svg_tmp, &svg).map_err(|e| RunError(format!("{}: {e}", svg.display())))?;
+    std::fs::rename(&png_tmp, &png).map_err(|e| RunError(format!("{}: {e}", png.display())))?;
+    Ok(table)
+}
