@@ -83,6 +83,10 @@ dpvi:
     cargo run --release -p cli -- run experiments/dpvi-adult-clip.toml
     cargo run --release -p cli -- run experiments/dpvi-gmm.toml
 
+# Table 1 and Fig. 1 of Vinaroz & Park (DP-SEP; about 30 s): results/dp-sep-mog/.
+dp-sep:
+    cargo run --release -p cli -- run experiments/dp-sep-mog.toml
+
 # Privacy budgets of published DP-SGD settings and calibrated σ (seconds).
 budgets:
     cargo run --release -p accountant --example budgets

@@ -1,0 +1,73 @@
+//! The DP-SEP experiment kind: dispatch, named validation errors, resume, outputs, and that each
+//! DP run's spent ε meets its target.
+
+use pipeline::{AnyManifest, DpSepManifest, DpSepMethod, load_any, run_dpsep, write_dpsep_outputs};
+use std::path::{Path, PathBuf};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lppf-dpsep-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn tiny(output: &Path) -> String {
+    let shipped = include_str!("../../../experiments/dp-sep-mog.toml");
+    shipped
+        .replace("name = \"dp-sep-mog\"", &format!("name = \"tiny\"\noutput = {:?}", output.display().to_string()))
+        .replace("points = 1000", "points = 60")
+        .replace("epochs = 100", "epochs = 3")
+        .replace("damping = 100.0", "damping = 10.0")
+        .replace("replications = 5", "replications = 2")
+        .replace("gibbs_burn_in = 1000", "gibbs_burn_in = 20")
+        .replace("gibbs_samples = 20000", "gibbs_samples = 100")
+}
+
+#[test]
+fn the_shipped_manifest_dispatches_and_bad_values_are_named() {
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments/dp-sep-mog.toml"));
+    assert!(matches!(load_any(path), Ok(AnyManifest::DpSep(_))));
+    let base = tiny(Path::new("out"));
+    for (old, new, field) in [
+        ("damping = 10.0", "damping = 100.0", "dpsep.damping"),
+        ("clip = 1.0", "clip = 0.0", "dpsep.clip"),
+        ("epsilon = [50.0, 5.0, 1.0]", "epsilon = []", "dpsep.epsilon"),
+        ("delta = 1e-5", "delta = 1.0", "dpsep.delta"),
+        ("replications = 2", "replications = 0", "dpsep.replications"),
+    ] {
+        let e = DpSepManifest::parse(&base.replace(old, new), Path::new("m.toml")).unwrap_err().to_string();
+        assert!(e.contains(field), "{new}: {e}");
+    }
+    let e = DpSepManifest::parse(&base.replace("\"dp-em\"]", "\"vi\"]"), Path::new("m.toml")).unwrap_err().to_string();
+    assert!(e.contains("vi") && e.contains("clipped-sep"), "{e}");
+}
+
+#[test]
+fn replications_resume_and_outputs_are_written() {
+    let dir = scratch("resume");
+    let m = DpSepManifest::parse(&tiny(&dir), Path::new("tiny.toml")).unwrap();
+    let rows = run_dpsep(&m, true, &|_, _| {}).unwrap();
+    // ep, sep, 3 clipped, 3 DP-SEP, 3 DP-EM per replication.
+    assert_eq!(rows.len(), 2 * 11);
+    for r in rows.iter().filter(|r| matches!(r.method, DpSepMethod::DpSep | DpSepMethod::DpEm)) {
+        let (target, spent) = (r.epsilon.unwrap(), r.epsilon_spent.unwrap());
+        assert!(spent <= target && spent > 0.999 * target, "{r:?}");
+    }
+    std::fs::remove_file(dir.join("units").join("dpsep-1.csv")).unwrap();
+    let computed = std::sync::Mutex::new(Vec::new());
+    let again = run_dpsep(&m, false, &|r, fresh| {
+        if fresh {
+            computed.lock().unwrap().push(r)
+        }
+    })
+    .unwrap();
+    assert_eq!(computed.into_inner().unwrap(), vec![1]);
+    let key = |r: &pipeline::DpSepRow| (r.replication, r.method, r.f_average.to_bits());
+    assert_eq!(again.iter().map(key).collect::<Vec<_>>(), rows.iter().map(key).collect::<Vec<_>>());
+    let table = write_dpsep_outputs(&m, &again).unwrap();
+    assert_eq!(table.len(), 11);
+    for file in ["results.parquet", "summary.csv", "figure.svg", "figure.png"] {
+        assert!(dir.join(file).exists(), "{file}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
