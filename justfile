@@ -83,7 +83,7 @@ dpvi:
     cargo run --release -p cli -- run experiments/dpvi-adult-clip.toml
     cargo run --release -p cli -- run experiments/dpvi-gmm.toml
 
-# Table 1 and Fig. 1 of Vinaroz & Park (DP-SEP; about 30 s): results/dp-sep-mog/.
+# Table 1 and Fig. 1 of Vinaroz & Park (DP-SEP; about 90 s): results/dp-sep-mog/.
 dp-sep:
     cargo run --release -p cli -- run experiments/dp-sep-mog.toml
 
