@@ -18,7 +18,7 @@ fn tiny(output: &Path) -> String {
         .replace("points = 1000", "points = 60")
         .replace("epochs = 100", "epochs = 3")
         .replace("damping = 100.0", "damping = 10.0")
-        .replace("replications = 5", "replications = 2")
+        .replace("replications = 10", "replications = 2")
         .replace("gibbs_burn_in = 1000", "gibbs_burn_in = 20")
         .replace("gibbs_samples = 20000", "gibbs_samples = 100")
 }
