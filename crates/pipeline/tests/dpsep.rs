@@ -13,14 +13,21 @@ fn scratch(name: &str) -> PathBuf {
 
 fn tiny(output: &Path) -> String {
     let shipped = include_str!("../../../experiments/dp-sep-mog.toml");
-    shipped
+    let text = shipped
         .replace("name = \"dp-sep-mog\"", &format!("name = \"tiny\"\noutput = {:?}", output.display().to_string()))
         .replace("points = 1000", "points = 60")
         .replace("epochs = 100", "epochs = 3")
         .replace("damping = 100.0", "damping = 10.0")
         .replace("replications = 10", "replications = 2")
         .replace("gibbs_burn_in = 1000", "gibbs_burn_in = 20")
-        .replace("gibbs_samples = 20000", "gibbs_samples = 100")
+        .replace("gibbs_samples = 20000", "gibbs_samples = 100");
+    // Every replacement must have applied (the shipped manifest may change).
+    for field in
+        ["points = 60", "epochs = 3", "damping = 10.0", "replications = 2", "gibbs_burn_in = 20", "gibbs_samples = 100"]
+    {
+        assert!(text.contains(field), "the shipped manifest no longer has the field replaced by {field}");
+    }
+    text
 }
 
 #[test]
