@@ -274,8 +274,8 @@ pub fn load_any(path: &Path) -> Result<AnyManifest, ManifestError> {
     match kind.as_deref() {
         Some("dpvi") => crate::DpviManifest::parse(&text, path).map(AnyManifest::Dpvi),
         Some("dp-sep") => crate::DpSepManifest::parse(&text, path).map(AnyManifest::DpSep),
-        // Factorization, or an unknown kind that its validation names with the allowed ones.
-        _ => parse(&text, path).map(AnyManifest::Factorization),
+        None | Some("factorization") => parse(&text, path).map(AnyManifest::Factorization),
+        Some(other) => Err(invalid(path, "experiment.kind", format!("{other:?}"), EXPERIMENT_KINDS)),
     }
 }
 
