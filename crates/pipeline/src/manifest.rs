@@ -32,6 +32,9 @@ pub struct Manifest {
     /// The TOML text the manifest was parsed from (stored next to the results).
     #[serde(skip)]
     pub text: String,
+    /// The CAVI settings of `[cavi]` (or the defaults), checked and set by [`parse`].
+    #[serde(skip)]
+    cavi_settings: Option<CaviSettings>,
 }
 
 /// `[experiment]`: name, master seed, output directory (default `results/<name>`), and an
@@ -304,6 +307,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Manifest, ManifestError> {
     }
     manifest.text = text.to_string();
     manifest.validate(file)?;
+    manifest.cavi_settings = Some(manifest.checked_cavi_settings(file)?);
     Ok(manifest)
 }
 
@@ -452,7 +456,7 @@ impl Manifest {
         if self.cavi.is_some() && !self.methods.iter().any(|m| m.is_cavi()) {
             return Err(invalid("cavi", "set".into(), "absent unless a CAVI method is listed"));
         }
-        self.cavi_settings(file)?;
+        self.checked_cavi_settings(file)?;
         Ok(())
     }
 
@@ -465,7 +469,12 @@ impl Manifest {
     }
 
     /// The CAVI settings: `[cavi]` over [`CaviSettings::DEFAULT`], validated.
-    pub fn cavi_settings(&self, file: &Path) -> Result<CaviSettings, ManifestError> {
+    /// The CAVI settings (those of `[cavi]`, defaults for absent fields), validated by [`parse`].
+    pub fn cavi_settings(&self) -> CaviSettings {
+        self.cavi_settings.unwrap_or(CaviSettings::DEFAULT)
+    }
+
+    fn checked_cavi_settings(&self, file: &Path) -> Result<CaviSettings, ManifestError> {
         let d = CaviSettings::DEFAULT;
         let Some(spec) = &self.cavi else { return Ok(d) };
         let m_estimate = match spec.m_estimate.as_deref() {

@@ -317,7 +317,7 @@ fn fit_cavi<Q: MeanFieldFactorization>(
     streams: Streams,
     on_iteration: OnIteration,
 ) -> Result<Fit, RunError> {
-    let settings = manifest.cavi_settings(std::path::Path::new("manifest")).map_err(err)?;
+    let settings = manifest.cavi_settings();
     let missing = || RunError(format!("the {} method needs privatized data", method.name()));
     let start = Instant::now();
     let cavi = match method {

@@ -89,7 +89,7 @@ impl Manifest {
     pub fn unit_iterations(&self, unit: Unit) -> u64 {
         let reference = matches!(unit, Unit::Reference { .. });
         let gibbs = self.sampler.as_ref().map_or(0, |s| s.iterations);
-        let cavi = self.cavi_settings(Path::new("manifest")).map_or(0, |s| s.max_iterations());
+        let cavi = self.cavi_settings().max_iterations();
         self.methods
             .iter()
             .filter(|m| m.is_reference() == reference)
