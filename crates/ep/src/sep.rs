@@ -37,11 +37,12 @@ pub struct SepFit {
     pub skipped: usize,
 }
 
-/// The starting q: μ_j ~ N(r_j, START_VARIANCE · I) with r_j drawn from the prior (data-independent; breaks
-/// the symmetry between clusters).
-/// Variance of the starting q around its random centres.
+/// Variance of the starting q around its random centres (the prior's: a narrower start, 0.1,
+/// left clusters stranded far from the data).
 pub const START_VARIANCE: f64 = 1.0;
 
+/// The starting q: μ_j ~ N(r_j, START_VARIANCE · I) with r_j drawn from the prior
+/// (data-independent, so it costs no privacy; it breaks the symmetry between clusters).
 pub fn start(model: &MixtureMeans, rng: &mut StreamRng) -> Vec<Natural> {
     let d = model.d;
     let mut cov = vec![0.0; d * d];
