@@ -5,6 +5,7 @@
 //! (its own stream, stored under `units/` as it finishes; a rerun resumes).
 
 use crate::manifest::{Experiment, ManifestError, invalid};
+use crate::outputs::{csv_opt as opt, write_figure};
 use crate::run::RunError;
 use distributions::{StreamRng, Streams};
 use ep::sep::{SepSettings, ep, sep, start};
@@ -263,10 +264,6 @@ pub fn run_replication(m: &DpSepManifest, r: usize) -> Result<(Vec<DpSepRow>, Po
 const HEADER: &str =
     "replication,method,clip,epsilon,noise_multiplier,epsilon_spent,f_mean,f_cov,f_average,skipped,seconds";
 
-fn opt(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| format!("{v:?}"))
-}
-
 fn unit_text(rows: &[DpSepRow]) -> String {
     let mut out = format!("{HEADER}\n");
     for r in rows {
@@ -429,12 +426,8 @@ pub fn write_dpsep_outputs(m: &DpSepManifest, rows: &[DpSepRow]) -> Result<Vec<T
         .collect();
     let points: Vec<(f64, f64)> = (0..model.points()).map(|n| (model.point(n)[0], model.point(n)[1])).collect();
     let refs: Vec<Gaussian2> = reference.iter().map(two).collect();
-    let (svg, png) = (dir.join(crate::FIGURE_SVG), dir.join(crate::FIGURE_PNG));
-    let (svg_tmp, png_tmp) = (dir.join("figure.tmp.svg"), dir.join("figure.tmp.png"));
     let title =
         format!("{}: posterior means and 98 % ellipses (coordinates 1–2; black: Gibbs reference)", m.experiment.name);
-    plot_ellipses(&panels, &refs, &points, 4, &title, Some(&svg_tmp), Some(&png_tmp)).map_err(err)?;
-    std::fs::rename(&svg_tmp, &svg).map_err(|e| RunError(format!("{}: {e}", svg.display())))?;
-    std::fs::rename(&png_tmp, &png).map_err(|e| RunError(format!("{}: {e}", png.display())))?;
+    write_figure(&dir, |svg, png| plot_ellipses(&panels, &refs, &points, 4, &title, Some(svg), Some(png)))?;
     Ok(table)
 }

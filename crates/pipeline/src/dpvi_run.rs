@@ -6,6 +6,7 @@
 //! summary.csv and figure.svg/.png.
 
 use crate::dpvi_manifest::{DpviCell, DpviDataset, DpviManifest, DpviMethod};
+use crate::outputs::{csv_opt as opt, write_figure};
 use crate::run::RunError;
 use distributions::{StreamRng, Streams};
 use dpvi::{Dpvi, GaussianMixture, LogisticRegression, MeanField, Privacy, Settings, evaluate, uci};
@@ -42,10 +43,6 @@ pub struct DpviRow {
 }
 
 const UNIT_HEADER: &str = "replication,method,sampling_rate,clip,target_epsilon,epsilon_spent,delta,noise_multiplier,iterations,accuracy,test_log_likelihood,mean_batch,seconds";
-
-fn opt(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| format!("{v:?}"))
-}
 
 impl DpviRow {
     fn to_csv(&self) -> String {
@@ -360,12 +357,8 @@ pub fn write_dpvi_outputs(m: &DpviManifest, rows: &[DpviRow]) -> Result<Vec<Dpvi
         y_from_zero: false,
         log_x: true,
     };
-    let (svg, png) = (dir.join(crate::FIGURE_SVG), dir.join(crate::FIGURE_PNG));
-    let (svg_tmp, png_tmp) = (dir.join("figure.tmp.svg"), dir.join("figure.tmp.png"));
     let panel = CurvePanel { caption: m.dpvi.dataset.name().to_string(), curves: curves(&summary) };
-    plot_curves(&[panel], &labels, &m.experiment.name, Some(&svg_tmp), Some(&png_tmp)).map_err(err)?;
-    std::fs::rename(&svg_tmp, &svg).map_err(|e| RunError(format!("{}: {e}", svg.display())))?;
-    std::fs::rename(&png_tmp, &png).map_err(|e| RunError(format!("{}: {e}", png.display())))?;
+    write_figure(&dir, |svg, png| plot_curves(&[panel], &labels, &m.experiment.name, Some(svg), Some(png)))?;
     Ok(summary)
 }
 

@@ -153,12 +153,25 @@ pub fn write_outputs(manifest: &Manifest, rows: &[MethodResult]) -> Result<Vec<S
 /// Returns the summary.
 pub fn write_summary_and_figure(dir: &Path, table: &[ResultRow], title: &str) -> Result<Vec<SummaryRow>, RunError> {
     let summary = summarize(table);
-    let (svg, png) = (dir.join(FIGURE_SVG), dir.join(FIGURE_PNG));
     write_atomic(&dir.join(SUMMARY_FILE), summary_csv(&summary).as_bytes()).map_err(err)?;
-    // Plot to temporary names, then rename: a figure is never half-written either.
-    let (svg_tmp, png_tmp) = (dir.join("figure.tmp.svg"), dir.join("figure.tmp.png"));
-    plot(&summary, title, Some(&svg_tmp), Some(&png_tmp)).map_err(err)?;
-    std::fs::rename(&svg_tmp, &svg).map_err(|e| RunError(format!("{}: {e}", svg.display())))?;
-    std::fs::rename(&png_tmp, &png).map_err(|e| RunError(format!("{}: {e}", png.display())))?;
+    write_figure(dir, |svg, png| plot(&summary, title, Some(svg), Some(png)))?;
     Ok(summary)
+}
+
+/// Writes `figure.svg` and `figure.png` in `dir` with `draw(svg, png)`: to temporary names, then
+/// renamed, so a figure is never half-written either.
+pub(crate) fn write_figure(
+    dir: &Path,
+    draw: impl FnOnce(&Path, &Path) -> Result<(), results::ResultsError>,
+) -> Result<(), RunError> {
+    let (svg, png) = (dir.join(FIGURE_SVG), dir.join(FIGURE_PNG));
+    let (svg_tmp, png_tmp) = (dir.join("figure.tmp.svg"), dir.join("figure.tmp.png"));
+    draw(&svg_tmp, &png_tmp).map_err(err)?;
+    std::fs::rename(&svg_tmp, &svg).map_err(|e| RunError(format!("{}: {e}", svg.display())))?;
+    std::fs::rename(&png_tmp, &png).map_err(|e| RunError(format!("{}: {e}", png.display())))
+}
+
+/// A nullable float in a unit CSV file: empty for `None`, round-trip precision otherwise.
+pub(crate) fn csv_opt(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| format!("{v:?}"))
 }

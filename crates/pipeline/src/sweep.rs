@@ -6,6 +6,7 @@
 //! written to a temporary name and renamed, so a killed run leaves either a whole file or none.
 
 use crate::manifest::{Manifest, Method};
+use crate::outputs::csv_opt as opt;
 use crate::run::{MethodResult, RunError, run_cell, run_reference, true_data};
 use rayon::prelude::*;
 use std::fs;
@@ -103,10 +104,6 @@ fn unit_path(dir: &Path, unit: Unit) -> PathBuf {
         Unit::Reference { dataset } => dir.join(format!("reference{dataset}.csv")),
         Unit::Cell { cell } => dir.join(format!("cell{cell}.csv")),
     }
-}
-
-fn opt(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| format!("{v:?}"))
 }
 
 /// Writes `rows` to `path` atomically (temporary file in the same directory, then rename).
