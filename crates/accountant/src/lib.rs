@@ -108,7 +108,7 @@ pub fn epsilon(
     let sigma = neighbouring.effective_noise(sigma);
     match accounting {
         Accounting::MomentsAccountant => {
-            let mut a = RdpAccountant::new(DEFAULT_ORDERS.to_vec())?;
+            let mut a = RdpAccountant::default();
             a.compose_subsampled_gaussian(q, sigma, steps)?;
             Ok(a.epsilon(delta)?.0)
         }

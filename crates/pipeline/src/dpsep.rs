@@ -11,7 +11,7 @@ use distributions::{StreamRng, Streams};
 use ep::sep::{SepSettings, ep, sep, start};
 use ep::{MixtureMeans, Natural, dp_em::dp_em, dp_sep_epsilon, dp_sep_noise, metrics::f_norms};
 use rayon::prelude::*;
-use results::{EllipsePanel, Gaussian2, Values, plot_ellipses, write_atomic, write_table};
+use results::{EllipsePanel, Gaussian2, Values, distinct, plot_ellipses, write_atomic, write_table};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -172,6 +172,18 @@ pub struct DpSepRow {
     pub seconds: f64,
     /// The fitted (mean, covariance) per cluster (not stored; for the figure).
     pub clusters: Vec<(Vec<f64>, Vec<f64>)>,
+}
+
+impl DpSepRow {
+    /// The row's name in Table 1 and Fig. 1: the method, with C for clipped SEP and ε for the
+    /// private methods.
+    pub fn label(&self) -> String {
+        match (self.method, self.clip, self.epsilon) {
+            (DpSepMethod::ClippedSep, Some(c), _) => format!("clipped-sep C={c}"),
+            (_, _, Some(e)) => format!("{} ε={e}", self.method.name()),
+            _ => self.method.name().to_string(),
+        }
+    }
 }
 
 type Posterior = Vec<(Vec<f64>, Vec<f64>)>;
@@ -350,21 +362,10 @@ pub type TableLine = (String, f64, f64, f64, f64, usize);
 
 /// Table 1 per (method, C, ε), in manifest order.
 pub fn dpsep_table(rows: &[DpSepRow]) -> Vec<TableLine> {
-    let label = |r: &DpSepRow| match (r.method, r.clip, r.epsilon) {
-        (DpSepMethod::ClippedSep, Some(c), _) => format!("clipped-sep C={c}"),
-        (_, _, Some(e)) => format!("{} ε={e}", r.method.name()),
-        _ => r.method.name().to_string(),
-    };
-    let mut labels: Vec<String> = Vec::new();
-    for r in rows {
-        if !labels.contains(&label(r)) {
-            labels.push(label(r));
-        }
-    }
-    labels
+    distinct(rows.iter().map(DpSepRow::label))
         .into_iter()
         .map(|l| {
-            let g: Vec<&DpSepRow> = rows.iter().filter(|r| label(r) == l).collect();
+            let g: Vec<&DpSepRow> = rows.iter().filter(|r| r.label() == l).collect();
             let n = g.len() as f64;
             let avg = |f: fn(&DpSepRow) -> f64| g.iter().map(|r| f(r)).sum::<f64>() / n;
             let mut sorted: Vec<f64> = g.iter().map(|r| r.f_average).collect();
@@ -415,14 +416,7 @@ pub fn write_dpsep_outputs(m: &DpSepManifest, rows: &[DpSepRow]) -> Result<Vec<T
     };
     let panels: Vec<EllipsePanel> = fits
         .iter()
-        .map(|r| EllipsePanel {
-            caption: match (r.clip, r.epsilon) {
-                (Some(c), None) => format!("{} C={c}", r.method.name()),
-                (_, Some(e)) => format!("{} ε={e}", r.method.name()),
-                _ => r.method.name().to_string(),
-            },
-            clusters: r.clusters.iter().map(two).collect(),
-        })
+        .map(|r| EllipsePanel { caption: r.label(), clusters: r.clusters.iter().map(two).collect() })
         .collect();
     let points: Vec<(f64, f64)> = (0..model.points()).map(|n| (model.point(n)[0], model.point(n)[1])).collect();
     let refs: Vec<Gaussian2> = reference.iter().map(two).collect();

@@ -12,7 +12,7 @@ use distributions::{StreamRng, Streams};
 use dpvi::{Dpvi, GaussianMixture, LogisticRegression, MeanField, Privacy, Settings, evaluate, uci};
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
-use results::{Curve, CurveLabels, CurvePanel, Values, plot_curves, write_atomic, write_table};
+use results::{Curve, CurveLabels, CurvePanel, Values, distinct, mean_sd, plot_curves, write_atomic, write_table};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -291,22 +291,12 @@ pub fn summarize_dpvi(rows: &[DpviRow]) -> Vec<DpviSummary> {
     let key = |r: &DpviRow| {
         (r.method, r.sampling_rate.to_bits(), r.clip.map(f64::to_bits), r.target_epsilon.map(f64::to_bits))
     };
-    let mut keys = Vec::new();
-    for r in rows {
-        if !keys.contains(&key(r)) {
-            keys.push(key(r));
-        }
-    }
-    keys.iter()
+    distinct(rows.iter().map(key))
+        .into_iter()
         .map(|k| {
-            let group: Vec<&DpviRow> = rows.iter().filter(|r| key(r) == *k).collect();
-            let n = group.len() as f64;
-            let mean = group.iter().map(|r| metric(r)).sum::<f64>() / n;
-            let var = if group.len() > 1 {
-                group.iter().map(|r| (metric(r) - mean).powi(2)).sum::<f64>() / (n - 1.0)
-            } else {
-                0.0
-            };
+            let group: Vec<&DpviRow> = rows.iter().filter(|r| key(r) == k).collect();
+            let metrics: Vec<f64> = group.iter().map(|r| metric(r)).collect();
+            let (mean, sd) = mean_sd(&metrics);
             let sigmas: Vec<f64> = group.iter().filter_map(|r| r.noise_multiplier).collect();
             DpviSummary {
                 method: group[0].method,
@@ -315,7 +305,8 @@ pub fn summarize_dpvi(rows: &[DpviRow]) -> Vec<DpviSummary> {
                 target_epsilon: group[0].target_epsilon,
                 replications: group.len(),
                 mean,
-                standard_error: (var / n).sqrt(),
+                // One replication: no spread to estimate, reported as 0.
+                standard_error: sd.unwrap_or(0.0) / (metrics.len() as f64).sqrt(),
                 mean_noise_multiplier: (!sigmas.is_empty()).then(|| sigmas.iter().sum::<f64>() / sigmas.len() as f64),
             }
         })

@@ -3,21 +3,17 @@
 //! software version) travels inside the file as well as beside it.
 
 use crate::ResultsError;
-use crate::atomic::write_atomic;
 use crate::row::{ResultRow, schema};
+use crate::table::write_batch;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type, UInt64Type};
 use arrow_array::{Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, UInt64Array};
-use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
 use std::path::Path;
 use std::sync::Arc;
 
 /// Writes `rows` to `path` atomically, with `metadata` as key–value pairs of the file.
 pub fn write_results(path: &Path, rows: &[ResultRow], metadata: &[(&str, String)]) -> Result<(), ResultsError> {
-    let pq = |e: parquet::errors::ParquetError| ResultsError::new(path, e);
     let strings = |get: fn(&ResultRow) -> &str| -> ArrayRef {
         Arc::new(StringArray::from(rows.iter().map(get).collect::<Vec<_>>()))
     };
@@ -54,16 +50,7 @@ pub fn write_results(path: &Path, rows: &[ResultRow], metadata: &[(&str, String)
         floats(|r| r.iterations_per_second),
     ];
     let batch = RecordBatch::try_new(schema(), columns).map_err(|e| ResultsError::new(path, e))?;
-    let kv = metadata.iter().map(|(k, v)| KeyValue::new(k.to_string(), v.clone())).collect();
-    let props = WriterProperties::builder()
-        .set_created_by(format!("lppf {}", env!("CARGO_PKG_VERSION")))
-        .set_key_value_metadata(Some(kv))
-        .build();
-    let mut bytes = Vec::new();
-    let mut writer = ArrowWriter::try_new(&mut bytes, schema(), Some(props)).map_err(pq)?;
-    writer.write(&batch).map_err(pq)?;
-    writer.close().map_err(pq)?;
-    write_atomic(path, &bytes)
+    write_batch(path, &batch, metadata)
 }
 
 /// Reads a file written by [`write_results`]; errors name the file and the offending column.

@@ -30,7 +30,7 @@ pub struct SummaryRow {
 }
 
 /// The distinct items, in order of first appearance.
-pub(crate) fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
     let mut out = Vec::new();
     for item in items {
         if !out.contains(&item) {
@@ -40,8 +40,8 @@ pub(crate) fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<
     out
 }
 
-/// Mean and sample standard deviation (`None` for fewer than two values).
-fn mean_sd(xs: &[f64]) -> (f64, Option<f64>) {
+/// Mean and sample standard deviation (divisor n − 1; `None` for fewer than two values).
+pub fn mean_sd(xs: &[f64]) -> (f64, Option<f64>) {
     let n = xs.len() as f64;
     let mean = xs.iter().sum::<f64>() / n;
     let sd = (xs.len() > 1).then(|| (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt());

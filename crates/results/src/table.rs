@@ -56,7 +56,13 @@ pub fn write_table(path: &Path, columns: &[(&str, Values)], metadata: &[(&str, S
             }
         })
         .collect();
-    let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| ResultsError::new(path, e))?;
+    let batch = RecordBatch::try_new(schema, arrays).map_err(|e| ResultsError::new(path, e))?;
+    write_batch(path, &batch, metadata)
+}
+
+/// Writes one record batch as a Parquet file (one row group, no compression, `metadata` as
+/// key–value pairs, created-by lppf) to `path` atomically.
+pub(crate) fn write_batch(path: &Path, batch: &RecordBatch, metadata: &[(&str, String)]) -> Result<(), ResultsError> {
     let pq = |e: parquet::errors::ParquetError| ResultsError::new(path, e);
     let kv = metadata.iter().map(|(k, v)| KeyValue::new(k.to_string(), v.clone())).collect();
     let props = WriterProperties::builder()
@@ -64,8 +70,8 @@ pub fn write_table(path: &Path, columns: &[(&str, Values)], metadata: &[(&str, S
         .set_key_value_metadata(Some(kv))
         .build();
     let mut bytes = Vec::new();
-    let mut writer = ArrowWriter::try_new(&mut bytes, schema, Some(props)).map_err(pq)?;
-    writer.write(&batch).map_err(pq)?;
+    let mut writer = ArrowWriter::try_new(&mut bytes, batch.schema(), Some(props)).map_err(pq)?;
+    writer.write(batch).map_err(pq)?;
     writer.close().map_err(pq)?;
     write_atomic(path, &bytes)
 }
