@@ -2,7 +2,7 @@
 # `just --list` shows the recipes.
 
 # The headline: Fig. 4 of Schein et al. (2019) on the Enron structure, the paper's schedule
-# (3 e0 × 9 alpha × 5 replications × 3 methods, 15,000 iterations; about an hour on 2 cores;
+# (3 e0 × 9 alpha × 5 replications × 3 methods, 15,000 iterations; about 45 minutes on 2 cores;
 # resumes if interrupted). Leaves results/fig4-enron/{results.parquet, summary.csv, figure.png}.
 reproduce-fig4:
     cargo run --release -p cli -- run experiments/fig4-enron.toml
