@@ -116,6 +116,16 @@ pub fn epsilon(
     }
 }
 
+/// The smallest δ for which `steps` steps of the subsampled Gaussian mechanism (rate `q`, noise
+/// multiplier `sigma`) under `neighbouring` are (`epsilon`, δ)-DP by the RDP accountant
+/// ([`RdpAccountant::delta`]); 1 when nothing better is established.
+pub fn delta(neighbouring: Neighbouring, q: f64, sigma: f64, steps: u64, epsilon: f64) -> Result<f64, AccountantError> {
+    check(epsilon >= 0.0 && epsilon.is_finite(), || format!("epsilon must be a finite number >= 0, got {epsilon}"))?;
+    let mut a = RdpAccountant::default();
+    a.compose_subsampled_gaussian(q, neighbouring.effective_noise(sigma), steps)?;
+    Ok(a.delta(epsilon))
+}
+
 /// The smallest noise multiplier σ (to relative precision 1e-6) for which `steps` steps at rate
 /// `q` are (`target_epsilon`, `delta`)-DP under `neighbouring` by `accounting`: bisection on the
 /// monotone map σ ↦ ε (ε shrinks as σ grows).

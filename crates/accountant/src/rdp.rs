@@ -14,17 +14,23 @@
 //! coefficients and z₀ = σ² ln(1/q − 1) + ½):
 //! `A_α = Σ_k C(α,k) (1−q)^{α−k} q^k e^{(k²−k)/(2σ²)} ½erfc((k − z₀)/(√2σ))
 //!      + Σ_k C(α,k) (1−q)^k q^{α−k} e^{((α−k)²−(α−k))/(2σ²)} ½erfc((z₀ − (α−k))/(√2σ))`.
-//! RDP composes additively over steps; (ε, δ) follows from Mironov 2017, Prop. 3:
-//! `ε = min_α  T·RDP(α) + ln(1/δ) / (α − 1)`.
+//! RDP composes additively over steps. The conversion to (ε, δ) is the one of Balle, Barthe,
+//! Gaboardi, Hsu & Sato 2020 (Thm 21) / Canonne, Kamath & Steinke 2020 (Prop. 12), which
+//! Google's dp-accounting, Opacus and TF Privacy use:
+//! `ε = min_α  R(α) + ln(1 − 1/α) − (ln δ + ln α)/(α − 1)`, `R(α) = T·RDP(α)`,
+//! which is tighter than Mironov 2017, Prop. 3 (`R(α) + ln(1/δ)/(α − 1)`) at every order by
+//! `ln(α/(α − 1)) + ln α/(α − 1) > 0` — see [`RdpAccountant::epsilon`].
 
 use crate::{AccountantError, check};
 
-/// The orders tried by [`RdpAccountant::default`]: 1.1, 1.2, …, 10.9, then 11 … 63, 64, 80, 96,
-/// 128, 256, 512 (the grid of TensorFlow Privacy's DP-SGD accountant, extended upwards).
-pub const DEFAULT_ORDERS: [f64; 158] = default_orders();
+/// The orders tried by [`RdpAccountant::default`]: 1.1, 1.2, …, 10.9, then 11 … 63, 128, 256,
+/// 512, 1024 — the default grid of Google's dp-accounting (`DEFAULT_RDP_ORDERS`), so that for
+/// the same mechanism our ε is the field's. A finer grid ([`RdpAccountant::new`]) can only lower
+/// ε (by up to a third for small budgets whose best order falls between 63 and 128).
+pub const DEFAULT_ORDERS: [f64; 156] = default_orders();
 
-const fn default_orders() -> [f64; 158] {
-    let mut out = [0.0; 158];
+const fn default_orders() -> [f64; 156] {
+    let mut out = [0.0; 156];
     let mut i = 0;
     while i < 99 {
         out[i] = 1.0 + (i + 1) as f64 / 10.0;
@@ -36,7 +42,7 @@ const fn default_orders() -> [f64; 158] {
         i += 1;
         order += 1;
     }
-    let tail = [64.0, 80.0, 96.0, 128.0, 256.0, 512.0];
+    let tail = [128.0, 256.0, 512.0, 1024.0];
     let mut j = 0;
     while j < tail.len() {
         out[i] = tail[j];
@@ -78,15 +84,25 @@ fn ln_a_integer(q: f64, sigma: f64, alpha: u64) -> f64 {
     total
 }
 
-/// ln A_α for a fractional order (the two series of §3.3, summed with signs until both terms
-/// are below e⁻⁴⁰ of the running total).
+/// Largest number of terms of the fractional-order series before the order is given up.
+const MAX_SERIES_TERMS: u32 = 100_000;
+
+/// ln A_α for a fractional order: the two series of §3.3, summed **with their signs** (the
+/// generalized binomial coefficients C(α, k) alternate in sign for k > α + 1; dp-accounting adds
+/// their absolute values, an upper bound). From k > α + 1 on, the k-th term's sign alternates, so
+/// once the terms decrease the truncation error is below the next term: the sum stops when a term
+/// is below e⁻²⁵ (1.4e-11) of A_α − 1 (of which ln A_α is a smooth function), or e⁻⁴⁰ of A_α. For large q and α near 1 the terms decay only like a
+/// power of k (a few thousand terms); if the series has not met that bound after
+/// [`MAX_SERIES_TERMS`] terms, the order is excluded (+∞, which can only raise ε), as
+/// dp-accounting does.
 fn ln_a_fractional(q: f64, sigma: f64, alpha: f64) -> Result<f64, AccountantError> {
     let s2 = sigma * sigma;
     let z0 = s2 * (1.0 / q - 1.0).ln() + 0.5;
     let (ln_q, ln_1mq) = (q.ln(), (-q).ln_1p());
     let (mut positive, mut negative) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
     let (mut ln_abs_binom, mut sign) = (0.0f64, 1.0f64); // C(α, 0) = 1
-    for k in 0..100_000u32 {
+    let mut last_term = f64::INFINITY;
+    for k in 0..MAX_SERIES_TERMS {
         if k > 0 {
             let factor = (alpha - f64::from(k) + 1.0) / f64::from(k);
             ln_abs_binom += factor.abs().ln();
@@ -113,12 +129,19 @@ fn ln_a_fractional(q: f64, sigma: f64, alpha: f64) -> Result<f64, AccountantErro
         } else {
             negative = log_add(negative, term);
         }
-        if k as f64 > alpha && term < positive - 40.0 {
+        if f64::from(k) > alpha + 1.0 && term < last_term && term < positive - 25.0 {
             check(positive > negative, || format!("A_α series lost precision at α = {alpha}, σ = {sigma}, q = {q}"))?;
-            return Ok(positive + (-(negative - positive).exp()).ln_1p());
+            let total = positive + (-(negative - positive).exp()).ln_1p();
+            // The RDP is ln A_α/(α − 1), and ln A_α ≈ A_α − 1 can be tiny: the error is measured
+            // against ln(A_α − 1) (but never asked below e⁻⁴⁰ of A_α).
+            let ln_excess = total + (-(-total).exp_m1()).ln();
+            if term < ln_excess.max(total - 15.0) - 25.0 {
+                return Ok(total);
+            }
         }
+        last_term = term;
     }
-    Err(AccountantError(format!("A_α series did not converge at α = {alpha}, σ = {sigma}, q = {q}")))
+    Ok(f64::INFINITY)
 }
 
 /// The RDP of **one** step of the subsampled Gaussian mechanism at order `alpha > 1` (add/remove
@@ -187,20 +210,53 @@ impl RdpAccountant {
         self.orders.iter().copied().zip(self.rdp.iter().copied())
     }
 
-    /// `(ε, order)`: the smallest ε over the orders for which the account is (ε, `delta`)-DP
-    /// (Mironov 2017, Prop. 3: ε = RDP(α) + ln(1/δ)/(α − 1)).
+    /// `(ε, order)`: the smallest ε over the orders for which the account is (ε, `delta`)-DP.
+    ///
+    /// At each order α the conversion of Balle et al. 2020 (Thm 21) / Canonne, Kamath & Steinke
+    /// 2020 (Prop. 12) gives `ε(α) = R(α) + ln(1 − 1/α) − (ln δ + ln α)/(α − 1)` (used for α > 1.01,
+    /// where it is numerically stable; as dp-accounting does). Independently of the order, an
+    /// account with R(α) ≤ r at some α ≥ 1 has KL ≤ r, so total variation ≤ √(1 − e^{−r})
+    /// (Bretagnolle–Huber) and it is (0, δ)-DP once δ² ≥ 1 − e^{−r}. The result is the minimum
+    /// over the orders, never below 0. The order is NaN when no order gives a finite ε.
     pub fn epsilon(&self, delta: f64) -> Result<(f64, f64), AccountantError> {
         check(delta > 0.0 && delta < 1.0, || format!("delta must be in (0, 1), got {delta}"))?;
         Ok(self
             .rdp()
-            .map(|(alpha, rdp)| (rdp - delta.ln() / (alpha - 1.0), alpha))
+            .map(|(alpha, rdp)| (epsilon_at_order(alpha, rdp, delta), alpha))
             .fold((f64::INFINITY, f64::NAN), |best, x| if x.0 < best.0 { x } else { best }))
     }
 
-    /// The smallest δ over the orders for which the account is (`epsilon`, δ)-DP:
-    /// δ = exp((α − 1)(RDP(α) − ε)), capped at 1.
+    /// The smallest δ over the orders for which the account is (`epsilon`, δ)-DP, capped at 1:
+    /// at each order α > 1.01, `ln δ(α) = (α − 1)(R(α) − ε + ln(1 − 1/α)) − ln α` (the inverse of
+    /// [`RdpAccountant::epsilon`]'s conversion), and at every order the KL bound
+    /// `δ ≤ √(1 − e^{−R(α)})`.
     pub fn delta(&self, epsilon: f64) -> f64 {
-        self.rdp().map(|(alpha, rdp)| ((alpha - 1.0) * (rdp - epsilon)).exp()).fold(1.0, f64::min)
+        self.rdp().map(|(alpha, rdp)| ln_delta_at_order(alpha, rdp, epsilon)).fold(0.0f64, f64::min).exp()
+    }
+}
+
+/// Below this order the conversion's `ln(1 − 1/α)/(α − 1)` terms lose precision; only the KL
+/// bound is used there (as dp-accounting does).
+const MIN_CONVERSION_ORDER: f64 = 1.01;
+
+/// ε at one order for a total RDP `rdp` (see [`RdpAccountant::epsilon`]).
+fn epsilon_at_order(alpha: f64, rdp: f64, delta: f64) -> f64 {
+    if delta * delta + (-rdp).exp_m1() > 0.0 {
+        0.0
+    } else if alpha > MIN_CONVERSION_ORDER {
+        (rdp + (-1.0 / alpha).ln_1p() - (delta.ln() + alpha.ln()) / (alpha - 1.0)).max(0.0)
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// ln δ at one order for a total RDP `rdp` and target ε (see [`RdpAccountant::delta`]).
+fn ln_delta_at_order(alpha: f64, rdp: f64, epsilon: f64) -> f64 {
+    let kl = if rdp == 0.0 { f64::NEG_INFINITY } else { 0.5 * (-(-rdp).exp()).ln_1p() };
+    if alpha > MIN_CONVERSION_ORDER {
+        kl.min((alpha - 1.0) * (rdp - epsilon + (-1.0 / alpha).ln_1p()) - alpha.ln())
+    } else {
+        kl
     }
 }
 
@@ -209,10 +265,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_orders_are_increasing_and_end_at_512() {
+    fn default_orders_are_dp_accountings() {
         assert!(DEFAULT_ORDERS.windows(2).all(|w| w[0] < w[1]));
         assert_eq!((DEFAULT_ORDERS[0], DEFAULT_ORDERS[98], DEFAULT_ORDERS[99]), (1.1, 10.9, 11.0));
-        assert_eq!(DEFAULT_ORDERS[157], 512.0);
+        assert_eq!((DEFAULT_ORDERS[151], DEFAULT_ORDERS[152], DEFAULT_ORDERS[155]), (63.0, 128.0, 1024.0));
     }
 
     #[test]

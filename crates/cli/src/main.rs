@@ -4,6 +4,7 @@
 //! output directory of another manifest — nothing was run); 1 a failure while running (finished
 //! units stay on disk; rerun to resume).
 
+mod budget;
 mod progress;
 
 use clap::{Parser, Subcommand};
@@ -81,6 +82,15 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         noise_index: usize,
     },
+    /// Privacy budget calculator: ε (or δ) of the central subsampled Gaussian mechanism, or the
+    /// pure ε of the local geometric mechanism.
+    ///
+    /// Central (DPVI, DP-SEP, DP-SGD): `lppf epsilon --sampling-rate Q
+    /// --noise-multiplier S --steps T --delta D` prints ε (with `--epsilon E` instead of
+    /// `--delta`, prints δ). Local (the geometric mechanism): `lppf epsilon --alpha A --precision
+    /// N` prints the pure ε = N ln(1/α) (`--epsilon E --precision N` prints α; `--row-counts C`
+    /// prints the ε of a whole row of C counts). The last line is the number alone.
+    Epsilon(budget::BudgetArgs),
     /// Build the Fig. 4 base parameters from the Enron corpus: count the network, keep the
     /// paper's actors, choose C by held-out likelihood, fit the non-private block model, write
     /// θ*, π*, labels and provenance (with the input's sha256). Same input and seed ⇒ same file.
@@ -121,6 +131,7 @@ fn main() -> ExitCode {
         Command::Summarize { results } => summarize(&results, true),
         Command::Plot { results } => summarize(&results, false),
         Command::Topics { manifest, replication, noise_index } => topics(&manifest, replication, noise_index),
+        Command::Epsilon(args) => budget::budget(&args).map(|lines| lines.iter().for_each(|l| println!("{l}"))),
         Command::PrepareEnron { input, output, seed, components } => {
             prepare(&input, &output, PrepareOptions { seed, components, ..PrepareOptions::default() })
         }

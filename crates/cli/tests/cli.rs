@@ -171,3 +171,75 @@ fn smoke_end_to_end() {
     assert!(results::read_results(&file).unwrap().iter().filter(|r| gibbs(r)).all(|r| r.iterations == 70));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `lppf epsilon`: the last line is the number alone and equals the accountant's (the Abadi et
+/// al. example: dp-accounting 0.6.0 gives 1.035490, see the accountant's tests); δ(ε) is its
+/// inverse; the local form is N ln(1/α); bad values exit 2 naming the flag.
+#[test]
+fn epsilon_calculator() {
+    let last = |args: &[&str]| -> f64 {
+        let out = lppf().arg("epsilon").args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().lines().last().unwrap().trim().parse().unwrap()
+    };
+    let central = ["--sampling-rate", "0.01", "--noise-multiplier", "4", "--steps", "10000"];
+    let eps = last(&[&central[..], &["--delta", "1e-5"]].concat());
+    assert!((eps / 1.035_490_066_036_243_6 - 1.0).abs() < 1e-3, "{eps}");
+    let delta = last(&[&central[..], &["--epsilon", &eps.to_string()]].concat());
+    assert!((delta / 1e-5 - 1.0).abs() < 1e-6, "{delta}");
+    let replace = last(&[
+        "--sampling-rate",
+        "0.01",
+        "--noise-multiplier",
+        "8",
+        "--steps",
+        "10000",
+        "--delta",
+        "1e-5",
+        "--neighbouring",
+        "replace-one",
+    ]);
+    assert_eq!(replace, eps);
+    assert_eq!(last(&["--alpha", "0.5", "--precision", "2"]), 2.0 * 2f64.ln());
+    assert!((last(&["--epsilon", "1.3862943611198906", "--precision", "2"]) - 0.5).abs() < 1e-15);
+    assert_eq!(last(&["--alpha", "0.5", "--precision", "2", "--row-counts", "10"]), 20.0 * 2f64.ln());
+    for (args, named) in [
+        (
+            vec!["--sampling-rate", "0", "--noise-multiplier", "1", "--steps", "10", "--delta", "1e-5"],
+            "--sampling-rate",
+        ),
+        (
+            vec!["--sampling-rate", "1.5", "--noise-multiplier", "1", "--steps", "10", "--delta", "1e-5"],
+            "--sampling-rate",
+        ),
+        (
+            vec!["--sampling-rate", "0.1", "--noise-multiplier", "0", "--steps", "10", "--delta", "1e-5"],
+            "--noise-multiplier",
+        ),
+        (
+            vec!["--sampling-rate", "0.1", "--noise-multiplier", "-1", "--steps", "10", "--delta", "1e-5"],
+            "--noise-multiplier",
+        ),
+        (
+            vec!["--sampling-rate", "0.1", "--noise-multiplier", "NaN", "--steps", "10", "--delta", "1e-5"],
+            "--noise-multiplier",
+        ),
+        (vec!["--sampling-rate", "0.1", "--noise-multiplier", "1", "--steps", "0", "--delta", "1e-5"], "--steps"),
+        (vec!["--sampling-rate", "0.1", "--noise-multiplier", "1", "--steps", "10", "--delta", "1"], "--delta"),
+        (vec!["--sampling-rate", "0.1", "--noise-multiplier", "1", "--steps", "10", "--delta", "0"], "--delta"),
+        (vec!["--sampling-rate", "0.1", "--noise-multiplier", "1", "--steps", "10"], "--delta"),
+        (vec!["--sampling-rate", "0.1", "--noise-multiplier", "1", "--steps", "10", "--epsilon", "-1"], "--epsilon"),
+        (vec!["--noise-multiplier", "1", "--steps", "10", "--delta", "1e-5"], "--sampling-rate"),
+        (vec!["--alpha", "1", "--precision", "1"], "--alpha"),
+        (vec!["--alpha", "0.5"], "--precision"),
+        (vec!["--alpha", "0.5", "--precision", "0"], "--precision"),
+    ] {
+        let out = lppf().arg("epsilon").args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(named), "{args:?}: {err}");
+    }
+    // A negative number that the shell passes as a value, and an unparsable one: clap's errors.
+    let out = lppf().args(["epsilon", "--steps", "-3"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

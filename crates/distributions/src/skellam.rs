@@ -63,7 +63,10 @@ impl Skellam {
         }
         let x = 2.0 * (mu1 * mu2).sqrt();
         let gap = mu1.sqrt() - mu2.sqrt();
-        let tilt = 0.5 * k as f64 * (mu1.ln() - mu2.ln());
+        // ln(μ₁/μ₂), not ln μ₁ − ln μ₂: at large, nearly equal rates the difference of two logarithms
+        // of size ln μ cancels to a few ulps of ln μ. (If the ratio over- or underflows the tilt is
+        // infinite and the second route, which does not use it, is taken.)
+        let tilt = 0.5 * k as f64 * (mu1 / mu2).ln();
         let order = k.unsigned_abs() as f64;
         if tilt.abs() + gap * gap <= LARGE_TERMS {
             return -gap * gap + tilt + ln_bessel_i_scaled(order, x);

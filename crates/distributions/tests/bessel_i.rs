@@ -78,6 +78,22 @@ fn bessel_mean_and_variance_match_reference() {
     }
 }
 
+/// At tiny `a`, `ln I_0(a) ≈ a²/4` is tiny itself: it is accurate in relative terms only if
+/// `ln Γ(1)` is exactly 0 (40-digit mpmath values of `log(besseli(ν, a))`).
+#[test]
+fn tiny_arguments_are_relatively_accurate() {
+    for (nu, a, exact) in [
+        (0.0, 1e-8, 2.499_999_999_999_999_984_4e-17),
+        (0.0, 1e-3, 2.499_999_843_750_017_361_1e-7),
+        (0.0, 0.1, 0.002_498_439_233_876_243_381_3),
+        (1.0, 1e-8, -19.113_827_924_512_310_769),
+        (0.5, 1e-3, -3.679_668_825_469_134_834_8),
+    ] {
+        let rel = (ln_bessel_i(nu, a) / exact - 1.0).abs();
+        assert!(rel <= 1e-13, "ν = {nu}, a = {a}: {} vs {exact}, relative error {rel:e}", ln_bessel_i(nu, a));
+    }
+}
+
 #[test]
 fn edge_arguments() {
     assert_eq!(ln_bessel_i(0.0, 0.0), 0.0);

@@ -77,6 +77,24 @@ fn skellam_ln_pmf_is_finite_and_accurate_at_the_extremes() {
     }
 }
 
+/// The Skellam pmf's asymmetry is exact: `ln P(k) − ln P(−k) = k ln(μ₁/μ₂)` (the Bessel factor
+/// is the same for ±k). At large, nearly equal rates the tilt must come from `ln(μ₁/μ₂)`, not
+/// `ln μ₁ − ln μ₂`, which cancels to a few ulps of `ln μ` (a relative error of 1e-5 here).
+#[test]
+fn skellam_tilt_is_accurate_at_large_equal_rates() {
+    let mut worst = 0.0f64;
+    for mu2 in [1e5, 3.7e5, 1e6, 2.9e6] {
+        for ratio in [1e-10, 3e-11, 7e-10] {
+            let skel = Skellam::new(mu2 * (1.0 + ratio), mu2).unwrap();
+            let (m1, m2) = skel.rates();
+            let exact = 40.0 * (m1 / m2).ln();
+            let got = skel.ln_pmf(40) - skel.ln_pmf(-40);
+            worst = worst.max((got / exact - 1.0).abs());
+        }
+    }
+    assert!(worst < 1e-6, "worst relative error of the tilt {worst:e}");
+}
+
 #[test]
 fn discrete_wrappers_and_two_sided_geometric_sum_to_one() {
     for alpha in [0.0, 0.01, 0.5, 0.9, 0.99] {

@@ -6,7 +6,14 @@
 //!   fresh `data ~ p(data | Z)`.
 //!
 //! If the sweep leaves `p(Z | data)` invariant, both have the joint as their distribution, so the
-//! means of any test function `g(Z, data)` agree. Each `g` is compared by a two-sample statistic
+//! means of any test function `g(Z, data)` agree. The successive-conditional state is recorded
+//! **right after the sweep**, before the data step: there the parameters were just drawn given
+//! the data (and the latent counts), so a conditional that reads the wrong data shows in the
+//! joint moments. Recorded after the data step instead, the data would be a fresh draw given the
+//! parameters and only the parameters' marginals would be tested. The test functions therefore
+//! include cross moments of parameters and data (`Σ μ·y`, `Σ λ_l g_l`), not only marginal sums:
+//! a sampler that feeds `g₂` to `λ₁` and `g₁` to `λ₂` keeps every marginal right and is caught
+//! only by `Σ λ_l g_l`. Each `g` is compared by a two-sample statistic
 //! `z = (ḡ_mc − ḡ_sc) / √(s²_mc/M + s²_bm/B)` where the successive-conditional variance comes from
 //! `B` batch means (it accounts for autocorrelation); `z` is referred to Student's t with `B − 1`
 //! degrees of freedom, two-sided. A wrong conditional anywhere shifts some mean and is rejected.
@@ -32,7 +39,8 @@ pub trait JointSimulator: Sampler {
     fn test_functions(&self) -> Vec<(String, f64)>;
 }
 
-/// Sums and sums of squares of every factor matrix, and of the counts.
+/// Sums and sums of squares of every factor matrix and of the counts, and the cross moment
+/// `Σ_n μ_n y_n` of the rates (a product of factors) with the counts.
 fn model_test_functions<M: PoissonFactorization>(model: &M, y: &[u32]) -> Vec<(String, f64)> {
     let mut out = Vec::new();
     for block in model.factors() {
@@ -41,6 +49,10 @@ fn model_test_functions<M: PoissonFactorization>(model: &M, y: &[u32]) -> Vec<(S
     }
     out.push(("sum y".into(), y.iter().map(|&v| f64::from(v)).sum()));
     out.push(("sum y²".into(), y.iter().map(|&v| f64::from(v).powi(2)).sum()));
+    let (rows, cols) = model.shape();
+    let mut rates = vec![0.0; rows * cols];
+    model.rates_into(&mut rates);
+    out.push(("sum mu·y".into(), rates.iter().zip(y).map(|(m, &v)| m * f64::from(v)).sum()));
     out
 }
 
@@ -119,6 +131,10 @@ impl<M: PoissonFactorization> JointSimulator for LocallyPrivate<M> {
         for l in 0..2 {
             out.push((format!("sum lambda{}", l + 1), self.aux.iter().map(|a| a.lambda[l]).sum()));
             out.push((format!("sum g{}", l + 1), self.aux.iter().map(|a| a.g[l] as f64).sum()));
+            out.push((
+                format!("sum lambda{0}·g{0}", l + 1),
+                self.aux.iter().map(|a| a.lambda[l] * a.g[l] as f64).sum(),
+            ));
         }
         out
     }
@@ -210,8 +226,8 @@ fn run_geweke<S: JointSimulator>(sim: &mut S, config: GewekeConfig, streams: Str
     for t in 0..config.successive_steps {
         let step = sc_streams.child(t as u64);
         sim.step(step.child(0)).expect("Geweke problems stay in range");
-        sim.simulate_data(step.child(1));
         record(sim, &mut successive);
+        sim.simulate_data(step.child(1));
     }
     let batch = config.successive_steps / config.batches;
     let t_dist = StudentsT::new(0.0, 1.0, (config.batches - 1) as f64).expect("dof >= 1");

@@ -20,7 +20,7 @@ pub struct NoiseAux {
 /// Likelihood: `g ~ Pois(λ)`, a factor `λ^g e^{−λ}`. Posterior:
 /// `λ^{g} e^{−λ((1−α)/α + 1)}`, i.e. `Gamma(1 + g, rate (1−α)/α + 1 = 1/α)`.
 /// (The typeset eq. 16 prints `α/(1−α) + 1`, which agrees only at `α = 1/2`; the Geweke test of
-/// the private samplers rejects it — see `tests/geweke.rs` in this crate.)
+/// the private samplers rejects it — see `wrong_lambda_rate_is_rejected` in `src/geweke/tests.rs` of this crate.)
 pub fn lambda_posterior_rate(alpha: f64) -> f64 {
     1.0 / alpha
 }

@@ -29,9 +29,14 @@ const SERIES_MAX_SPREAD: f64 = 8.0;
 const DEBYE_MIN_ORDER: f64 = 20.0;
 
 /// `ln I_ν(a)`. Returns NaN unless `ν >= 0` and `a >= 0` are finite; `ln I_ν(0)` is `0` for
-/// `ν = 0` and `-∞` otherwise.
+/// `ν = 0` and `-∞` otherwise. On the series route the value is returned as summed (not scaled by
+/// `e^{-a}` and back, which would cost tiny values such as `ln I_0(1e-8) ≈ 2.5e-17` their relative
+/// accuracy).
 pub fn ln_bessel_i(nu: f64, a: f64) -> f64 {
-    ln_bessel_i_scaled(nu, a) + a
+    match series_mode(nu, a) {
+        Some(m) => ln_series(nu, a, m),
+        None => ln_bessel_i_scaled(nu, a) + a,
+    }
 }
 
 /// `ln(I_ν(a) e^{-a})`, the exponentially scaled form: it stays of moderate size when `a` is huge,
@@ -43,15 +48,24 @@ pub fn ln_bessel_i_scaled(nu: f64, a: f64) -> f64 {
     if a == 0.0 {
         return if nu == 0.0 { 0.0 } else { f64::NEG_INFINITY };
     }
-    let m = bessel_mode(nu, a) as f64;
-    let spread = (1.0 / (m + 1.0) + 1.0 / (m + nu + 1.0)).sqrt().recip();
-    if spread <= SERIES_MAX_SPREAD {
+    if let Some(m) = series_mode(nu, a) {
         ln_series(nu, a, m) - a
     } else if nu >= DEBYE_MIN_ORDER {
         ln_debye_scaled(nu, a)
     } else {
         ln_hankel_scaled(nu, a)
     }
+}
+
+/// The mode `m` of the series when the series route applies (finite `ν >= 0`, `a > 0`, spread at
+/// most [`SERIES_MAX_SPREAD`]); `None` otherwise.
+fn series_mode(nu: f64, a: f64) -> Option<f64> {
+    if !(nu.is_finite() && a.is_finite() && nu >= 0.0 && a > 0.0) {
+        return None;
+    }
+    let m = bessel_mode(nu, a) as f64;
+    let spread = (1.0 / (m + 1.0) + 1.0 / (m + nu + 1.0)).sqrt().recip();
+    (spread <= SERIES_MAX_SPREAD).then_some(m)
 }
 
 /// The mode of the Bessel distribution `Bes(ν, a)`, equivalently the index of the largest term of
