@@ -1,9 +1,10 @@
 # Locally private Bayesian inference on count data — task runner.
 # `just --list` shows the recipes.
 
-# The headline: Fig. 4 of Schein et al. (2019) on the Enron structure, the paper's schedule
-# (3 e0 × 9 alpha × 5 replications × 3 methods, 15,000 iterations; about 45 minutes on 2 cores;
-# resumes if interrupted). Leaves results/fig4-enron/{results.parquet, summary.csv, figure.png}.
+# The paper's schedule: 3 e0 × 9 alpha × 5 replications × 3 methods, 15,000 iterations; resumes
+# if interrupted. Leaves results/fig4-enron/{results.parquet, summary.csv, figure.png}.
+#
+# The headline: Fig. 4 of Schein et al. (2019) on the Enron structure (about 45 min on 2 cores).
 reproduce-fig4:
     cargo run --release -p cli -- run experiments/fig4-enron.toml
 
@@ -15,7 +16,7 @@ reproduce-fig4-quick:
 prepare-enron INPUT="../shared/data/enron/Enron.csv":
     cargo run --release -p cli -- prepare-enron {{INPUT}}
 
-# A tour of the privacy noise and the Bessel recovery step (seconds).
+# A tour of the privacy noise and the Bessel recovery step (about a minute the first time: an example builds its crate's test dependencies; seconds after).
 demo:
     cargo run --release -p distributions --example privacy_noise_tour
 
@@ -35,17 +36,17 @@ smoke:
 fig3:
     cargo run --release -p cli -- run experiments/fig3-synthetic.toml
 
-# Reprint the summary of a results directory (and rewrite summary.csv and the figures).
+# Reprint the summary of a results directory (and rewrite its summary.csv).
 summarize DIR:
     cargo run --release -p cli -- summarize {{DIR}}
 
-# Redraw figure.svg and figure.png of a results directory.
-plot DIR:
-    cargo run --release -p cli -- plot {{DIR}}
+# Redraw figure.svg and figure.png of a results directory (add --log-y for a log KL axis).
+plot DIR *FLAGS:
+    cargo run --release -p cli -- plot {{DIR}} {{FLAGS}}
 
-# Every test, as CI runs it.
+# Every test, including those on the real data in ../shared/data (as CI runs them).
 test:
-    cargo test --workspace
+    cargo test --workspace -- --include-ignored
 
 # The full CI script (tests, clippy -D warnings, rustfmt --check).
 ci:
@@ -67,8 +68,9 @@ bench-cavi:
 schofield-speed:
     cargo run --release -p cli -- run experiments/schofield-speed.toml
 
-# The small demonstration of Schofield et al. and its figure of true vs recovered topics (seconds):
-# results/schofield-small/{results.parquet, topics.png}.
+# Leaves results/schofield-small/{results.parquet, topics.png}.
+#
+# The small demonstration of Schofield et al. and its figure of true vs recovered topics (seconds).
 schofield-small:
     cargo run --release -p cli -- run experiments/schofield-small.toml
     cargo run --release -p cli -- topics experiments/schofield-small.toml
@@ -87,7 +89,7 @@ dpvi:
 dp-sep:
     cargo run --release -p cli -- run experiments/dp-sep-mog.toml
 
-# Privacy budgets of published DP-SGD settings and calibrated σ (seconds).
+# Privacy budgets of published DP-SGD settings and calibrated σ (seconds; see also lppf epsilon).
 budgets:
     cargo run --release -p accountant --example budgets
 

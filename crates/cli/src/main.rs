@@ -12,7 +12,7 @@ use pipeline::{
     AnyManifest, DpSepManifest, DpviManifest, DpviRow, FIGURE_PNG, FIGURE_SVG, PrepareOptions, RESULTS_FILE,
     SUMMARY_FILE, SweepOptions, TOPICS_PNG, TOPICS_SVG, base_file_text, claim_dpsep_output, claim_dpvi_output,
     claim_output, dpvi_summary_table, load, load_any, prepare_enron, recovered_topics, run_dpsep, run_dpvi, run_sweep,
-    write_dpsep_outputs, write_dpvi_outputs, write_outputs, write_summary_and_figure,
+    stored_description, write_dpsep_outputs, write_dpvi_outputs, write_outputs, write_summary, write_summary_figure,
 };
 use progress::Reporter;
 use results::TopicPanel;
@@ -63,10 +63,13 @@ enum Command {
         /// The output directory of a run, e.g. results/smoke.
         results: PathBuf,
     },
-    /// (Re)draw figure.svg and figure.png of a results directory.
+    /// (Re)draw figure.svg and figure.png of a results directory (summary.csv is left as it is).
     Plot {
         /// The output directory of a run, e.g. results/smoke.
         results: PathBuf,
+        /// A log-scaled y axis (when one method's KL is orders of magnitude above the others').
+        #[arg(long)]
+        log_y: bool,
     },
     /// Draw the true topics of one data set of a topic-model manifest beside every method's
     /// recovered topics after Hungarian alignment, refitting that data set with the sweep's
@@ -128,8 +131,8 @@ fn main() -> ExitCode {
     let outcome = match Cli::parse().command {
         Command::Validate { manifest } => validate(&manifest),
         Command::Run { manifest, force, quiet, shard } => run(&manifest, force, quiet, shard),
-        Command::Summarize { results } => summarize(&results, true),
-        Command::Plot { results } => summarize(&results, false),
+        Command::Summarize { results } => summarize(&results),
+        Command::Plot { results, log_y } => plot(&results, log_y),
         Command::Topics { manifest, replication, noise_index } => topics(&manifest, replication, noise_index),
         Command::Epsilon(args) => budget::budget(&args).map(|lines| lines.iter().for_each(|l| println!("{l}"))),
         Command::PrepareEnron { input, output, seed, components } => {
@@ -171,9 +174,9 @@ fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> 
         AnyManifest::DpSep(m) => return run_dpsep_sweep(&m, force, quiet),
     };
     claim_output(&m, force).map_err(bad_input)?;
-    let note = m.experiment.description.as_ref().map(|d| format!("{}: {d}", m.experiment.name));
+    let note = m.experiment.description.clone();
     if let (Some(note), false) = (&note, quiet) {
-        eprintln!("{note}");
+        eprintln!("{}: {note}", m.experiment.name);
     }
     let start = Instant::now();
     let reporter = Reporter::new(&m, quiet);
@@ -200,11 +203,14 @@ fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> 
         start.elapsed().as_secs_f64(),
         dir.display()
     );
+    if let (Some(note), false) = (&note, quiet) {
+        println!("NOTE: {note}");
+    }
     if !quiet {
         print!("{}", results::summary_table(&summary));
     }
     if let Some(note) = note {
-        println!("{note}");
+        println!("NOTE: {note}");
     }
     Ok(())
 }
@@ -278,16 +284,33 @@ fn run_dpsep_sweep(m: &DpSepManifest, force: bool, quiet: bool) -> Result<(), Fa
     Ok(())
 }
 
-/// `summarize` (print the table and write summary.csv and figures) or `plot` (figures only; the
-/// summary file is rewritten as well, from the same rows).
-fn summarize(dir: &Path, print: bool) -> Result<(), Failure> {
+/// `lppf summarize`: print the summary table (with the manifest's description, e.g. its deviation
+/// from the paper) and rewrite summary.csv.
+fn summarize(dir: &Path) -> Result<(), Failure> {
     let rows = results::read_results(&dir.join(RESULTS_FILE)).map_err(bad_input)?;
-    let title = rows.first().map_or_else(String::new, |r| r.experiment.clone());
-    let summary = write_summary_and_figure(dir, &rows, &title).map_err(failed)?;
-    if print {
-        print!("{}", results::summary_table(&summary));
+    let summary = write_summary(dir, &rows).map_err(failed)?;
+    let note = stored_description(dir);
+    if let Some(note) = &note {
+        println!("NOTE: {note}");
     }
-    for name in [SUMMARY_FILE, FIGURE_SVG, FIGURE_PNG] {
+    print!("{}", results::summary_table(&summary));
+    if let Some(note) = &note {
+        println!("NOTE: {note}");
+    }
+    eprintln!("wrote {}", dir.join(SUMMARY_FILE).display());
+    Ok(())
+}
+
+/// `lppf plot`: redraw the figures (with the manifest's description under the title).
+fn plot(dir: &Path, log_y: bool) -> Result<(), Failure> {
+    let rows = results::read_results(&dir.join(RESULTS_FILE)).map_err(bad_input)?;
+    let text = results::FigureText {
+        title: rows.first().map_or_else(String::new, |r| r.experiment.clone()),
+        note: stored_description(dir),
+        log_y,
+    };
+    write_summary_figure(dir, &results::summarize(&rows), &text).map_err(failed)?;
+    for name in [FIGURE_SVG, FIGURE_PNG] {
         eprintln!("wrote {}", dir.join(name).display());
     }
     Ok(())

@@ -117,13 +117,18 @@ fn killed_run_resumes_without_redoing_or_duplicating() {
 fn smoke_end_to_end() {
     let dir = scratch("smoke");
     let out_dir = dir.join("out");
-    let smoke = include_str!("../../../experiments/smoke.toml")
-        .replace("seed = 1", &format!("seed = 1\noutput = {:?}", out_dir.display().to_string()));
+    let note = "SHORTER THAN THE PAPER, a deviation the reader must see";
+    let smoke = include_str!("../../../experiments/smoke.toml").replace(
+        "seed = 1",
+        &format!("seed = 1\ndescription = {note:?}\noutput = {:?}", out_dir.display().to_string()),
+    );
     let path = dir.join("smoke.toml");
     std::fs::write(&path, &smoke).unwrap();
     let out = lppf().args(["run", path.to_str().unwrap(), "--quiet"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).is_empty(), "--quiet must print nothing on stderr");
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("NOTE: {note}")), "the description is printed");
+    assert!(std::fs::read_to_string(out_dir.join("figure.svg")).unwrap().contains("SHORTER THAN THE PAPER"));
 
     let file = out_dir.join("results.parquet");
     let rows = results::read_results(&file).unwrap();
@@ -135,6 +140,8 @@ fn smoke_end_to_end() {
     };
     assert_eq!(columns(&info.schema), columns(&results::schema()), "the documented schema");
     assert!(info.metadata.iter().any(|(k, v)| k == "lppf.manifest" && v == &smoke), "manifest in the file metadata");
+    let provenance = std::fs::read_to_string(out_dir.join("provenance.toml")).unwrap();
+    assert_eq!(info.schema.metadata().get("lppf.provenance"), Some(&provenance), "provenance in the schema metadata");
     assert!(rows.iter().all(|r| r.experiment == "smoke" && r.model == "topic"));
     let gibbs = |r: &results::ResultRow| !r.method.contains("cavi");
     assert!(
@@ -153,11 +160,19 @@ fn smoke_end_to_end() {
     assert_eq!(summary.lines().count(), 1 + 2 + 2 * 4, "{summary}"); // header, 2 references, 2 levels × 4 methods
 
     std::fs::remove_file(out_dir.join("figure.png")).unwrap();
+    std::fs::write(out_dir.join("summary.csv"), "edited by hand\n").unwrap();
+    let out = lppf().args(["plot", out_dir.to_str().unwrap(), "--log-y"]).output().unwrap();
+    assert!(out.status.success() && out_dir.join("figure.png").exists());
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("summary.csv")).unwrap(),
+        "edited by hand\n",
+        "plot leaves summary.csv"
+    );
     let out = lppf().args(["summarize", out_dir.to_str().unwrap()]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("non-private"));
-    let out = lppf().args(["plot", out_dir.to_str().unwrap()]).output().unwrap();
-    assert!(out.status.success() && out_dir.join("figure.png").exists());
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("non-private") && printed.contains(&format!("NOTE: {note}")), "{printed}");
+    assert_eq!(std::fs::read_to_string(out_dir.join("summary.csv")).unwrap(), summary, "summarize rewrites it");
     let out = lppf().args(["summarize", dir.join("nowhere").to_str().unwrap()]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 

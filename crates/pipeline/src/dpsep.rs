@@ -399,7 +399,7 @@ pub fn write_dpsep_outputs(m: &DpSepManifest, rows: &[DpSepRow]) -> Result<Vec<T
         ("skipped_steps", Values::Int(rows.iter().map(|r| r.skipped as i64).collect())),
         ("seconds", floats(|r| Some(r.seconds))),
     ];
-    let metadata = [("lppf.manifest", m.text.clone()), ("lppf.version", env!("CARGO_PKG_VERSION").to_string())];
+    let metadata = crate::outputs::results_metadata(&dir, &m.text);
     write_table(&dir.join(crate::RESULTS_FILE), &columns, &metadata).map_err(err)?;
     let table = dpsep_table(rows);
     let mut csv =

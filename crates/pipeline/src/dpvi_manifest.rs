@@ -263,11 +263,18 @@ impl DpviManifest {
                 let name = if dataset == DpviDataset::Abalone { "abalone.data" } else { "adult.data" };
                 let path = d.data_dir().join(name);
                 if !path.exists() {
-                    return bad(
-                        "dpvi.data_dir",
-                        format!("{:?}", d.data_dir().display().to_string()),
-                        &format!("a directory holding {name} (see ../shared/data/uci/SOURCE.md)"),
-                    );
+                    return Err(ManifestError::MissingData {
+                        file: file.to_path_buf(),
+                        field: "dpvi.data_dir",
+                        path,
+                        help: format!(
+                            "The UCI data sets are not part of the repository: {name} is the unchanged UCI Machine \
+                             Learning Repository file (Dua & Graff 2019; ../shared/data/uci/SOURCE.md in the \
+                             project's layout gives its checksum). Put it in {} or set `data_dir` in [dpvi] to \
+                             the directory that holds it (a relative path is read from the working directory).",
+                            d.data_dir().display()
+                        ),
+                    });
                 }
             }
         }

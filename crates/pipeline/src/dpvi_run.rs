@@ -337,7 +337,7 @@ pub fn write_dpvi_outputs(m: &DpviManifest, rows: &[DpviRow]) -> Result<Vec<Dpvi
         ("mean_batch", floats(|r| Some(r.mean_batch))),
         ("seconds", floats(|r| Some(r.seconds))),
     ];
-    let metadata = [("lppf.manifest", m.text.clone()), ("lppf.version", env!("CARGO_PKG_VERSION").to_string())];
+    let metadata = crate::outputs::results_metadata(&dir, &m.text);
     write_table(&dir.join(crate::RESULTS_FILE), &columns, &metadata).map_err(err)?;
     let summary = summarize_dpvi(rows);
     write_atomic(&dir.join(crate::SUMMARY_FILE), dpvi_summary_csv(&summary).as_bytes()).map_err(err)?;
@@ -347,6 +347,8 @@ pub fn write_dpvi_outputs(m: &DpviManifest, rows: &[DpviRow]) -> Result<Vec<Dpvi
         y: if classification { "test accuracy" } else { "test log-likelihood per point" }.into(),
         y_from_zero: false,
         log_x: true,
+        log_y: false,
+        note: m.experiment.description.clone(),
     };
     let panel = CurvePanel { caption: m.dpvi.dataset.name().to_string(), curves: curves(&summary) };
     write_figure(&dir, |svg, png| plot_curves(&[panel], &labels, &m.experiment.name, Some(svg), Some(png)))?;

@@ -37,7 +37,8 @@ pub use manifest::{
 };
 pub use outputs::{
     FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE, SUMMARY_FILE, TOPICS_PNG, TOPICS_SVG,
-    claim_dpsep_output, claim_dpvi_output, claim_output, result_rows, write_outputs, write_summary_and_figure,
+    claim_dpsep_output, claim_dpvi_output, claim_output, result_rows, stored_description, write_outputs, write_summary,
+    write_summary_figure,
 };
 pub use prepare::{PrepareOptions, Prepared, base_file_text, prepare_enron};
 pub use run::{

@@ -238,6 +238,8 @@ pub enum ManifestError {
     Parse { file: PathBuf, message: String },
     /// A value out of range.
     Invalid { file: PathBuf, field: &'static str, value: String, allowed: String },
+    /// A data file the manifest needs is not where `field` says; `help` says where to get it.
+    MissingData { file: PathBuf, field: &'static str, path: PathBuf, help: String },
 }
 
 impl fmt::Display for ManifestError {
@@ -248,6 +250,12 @@ impl fmt::Display for ManifestError {
             Self::Invalid { file, field, value, allowed } => {
                 write!(f, "{}: field `{field}` = {value} is not allowed: {allowed}", file.display())
             }
+            Self::MissingData { file, field, path, help } => write!(
+                f,
+                "{}: the data file {} (from field `{field}`) is missing. {help}",
+                file.display(),
+                path.display()
+            ),
         }
     }
 }

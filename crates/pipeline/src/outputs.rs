@@ -13,7 +13,7 @@ use crate::dpsep::DpSepManifest;
 use crate::dpvi_manifest::DpviManifest;
 use crate::manifest::{Manifest, Method, ModelKind, SamplerSpec, load};
 use crate::run::{MethodResult, RunError};
-use results::{ResultRow, SummaryRow, plot, summarize, summary_csv, write_atomic, write_results};
+use results::{FigureText, ResultRow, SummaryRow, plot, summarize, summary_csv, write_atomic, write_results};
 use std::path::Path;
 
 /// File names inside the output directory.
@@ -105,6 +105,18 @@ fn git_description() -> String {
     }
 }
 
+/// The key–value metadata of a results file in `dir`: the manifest text, the lppf version and
+/// the provenance (`provenance.toml`: version, git commit, description), so a results file that
+/// travels alone still says what made it. In the Parquet footer and the Arrow schema.
+pub(crate) fn results_metadata(dir: &Path, manifest_text: &str) -> Vec<(&'static str, String)> {
+    let mut metadata =
+        vec![("lppf.manifest", manifest_text.to_string()), ("lppf.version", env!("CARGO_PKG_VERSION").to_string())];
+    if let Ok(provenance) = std::fs::read_to_string(dir.join(PROVENANCE_FILE)) {
+        metadata.push(("lppf.provenance", provenance));
+    }
+    metadata
+}
+
 /// The tidy rows of a run.
 pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow> {
     let model = match manifest.model.kind {
@@ -144,18 +156,33 @@ pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow>
 pub fn write_outputs(manifest: &Manifest, rows: &[MethodResult]) -> Result<Vec<SummaryRow>, RunError> {
     let dir = manifest.output_dir();
     let table = result_rows(manifest, rows);
-    let metadata = [("lppf.manifest", manifest.text.clone()), ("lppf.version", env!("CARGO_PKG_VERSION").to_string())];
-    write_results(&dir.join(RESULTS_FILE), &table, &metadata).map_err(err)?;
-    write_summary_and_figure(&dir, &table, &manifest.experiment.name)
+    write_results(&dir.join(RESULTS_FILE), &table, &results_metadata(&dir, &manifest.text)).map_err(err)?;
+    let summary = write_summary(&dir, &table)?;
+    let text = FigureText {
+        title: manifest.experiment.name.clone(),
+        note: manifest.experiment.description.clone(),
+        log_y: false,
+    };
+    write_summary_figure(&dir, &summary, &text)?;
+    Ok(summary)
 }
 
-/// `summary.csv`, `figure.svg` and `figure.png` in `dir` from the rows of `results.parquet`.
-/// Returns the summary.
-pub fn write_summary_and_figure(dir: &Path, table: &[ResultRow], title: &str) -> Result<Vec<SummaryRow>, RunError> {
+/// `summary.csv` in `dir` from the rows of `results.parquet`. Returns the summary.
+pub fn write_summary(dir: &Path, table: &[ResultRow]) -> Result<Vec<SummaryRow>, RunError> {
     let summary = summarize(table);
     write_atomic(&dir.join(SUMMARY_FILE), summary_csv(&summary).as_bytes()).map_err(err)?;
-    write_figure(dir, |svg, png| plot(&summary, title, Some(svg), Some(png)))?;
     Ok(summary)
+}
+
+/// `figure.svg` and `figure.png` in `dir` from a summary.
+pub fn write_summary_figure(dir: &Path, summary: &[SummaryRow], text: &FigureText) -> Result<(), RunError> {
+    write_figure(dir, |svg, png| plot(summary, text, Some(svg), Some(png)))
+}
+
+/// The description of the manifest stored in a results directory (its deviation from a paper,
+/// for example), if there is one.
+pub fn stored_description(dir: &Path) -> Option<String> {
+    load(&dir.join(MANIFEST_FILE)).ok().and_then(|m| m.experiment.description)
 }
 
 /// Writes `figure.svg` and `figure.png` in `dir` with `draw(svg, png)`: to temporary names, then

@@ -180,3 +180,19 @@ fn runs_resume_and_do_not_depend_on_the_thread_count() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Without the UCI files the error says the data is missing, names the file and the field, and
+/// says where it comes from — not that a directory "is not allowed".
+#[test]
+fn missing_uci_data_is_named_as_missing() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments"));
+    let text = std::fs::read_to_string(dir.join("dpvi-abalone.toml")).unwrap();
+    let text = text.replace("[dpvi]\n", "[dpvi]\ndata_dir = \"/nonexistent/uci\"\n");
+    let e = DpviManifest::parse(&text, Path::new("dpvi-abalone.toml")).unwrap_err().to_string();
+    for part in
+        ["dpvi-abalone.toml", "/nonexistent/uci/abalone.data", "is missing", "dpvi.data_dir", "UCI", "SOURCE.md"]
+    {
+        assert!(e.contains(part), "{part:?} not in: {e}");
+    }
+    assert!(!e.contains("not allowed"), "{e}");
+}

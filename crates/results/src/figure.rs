@@ -7,6 +7,7 @@
 use crate::ResultsError;
 use crate::summary::{SummaryRow, distinct};
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use std::path::Path;
@@ -39,6 +40,20 @@ pub struct CurveLabels {
     pub y_from_zero: bool,
     /// A log-scaled x axis (all x must be > 0): drawn on log₂ x, ticks labelled with x.
     pub log_x: bool,
+    /// A log-scaled y axis (for KL values spanning decades, where the naïve method's ~30 would
+    /// flatten every other curve). Lower error bars are cut at the axis' lower end.
+    pub log_y: bool,
+    /// A note drawn under the title (e.g. the manifest's description of a deviation from the
+    /// paper), wrapped to the figure's width.
+    pub note: Option<String>,
+}
+
+/// How a Fig. 4-style figure is drawn: its title, an optional note under it, a log y axis.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FigureText {
+    pub title: String,
+    pub note: Option<String>,
+    pub log_y: bool,
 }
 
 /// Registers the bundled font as "sans-serif" (errors name `file`, the figure being drawn).
@@ -48,7 +63,12 @@ pub(crate) fn register_font(file: &Path) -> Result<(), ResultsError> {
 }
 
 /// Draws the Fig. 4-style figure of `summary` to `svg` and `png` (either may be `None`).
-pub fn plot(summary: &[SummaryRow], title: &str, svg: Option<&Path>, png: Option<&Path>) -> Result<(), ResultsError> {
+pub fn plot(
+    summary: &[SummaryRow],
+    text: &FigureText,
+    svg: Option<&Path>,
+    png: Option<&Path>,
+) -> Result<(), ResultsError> {
     let e0s: Vec<Option<f64>> =
         distinct(summary.iter().map(|s| s.e0.map(f64::to_bits))).into_iter().map(|b| b.map(f64::from_bits)).collect();
     let methods = distinct(summary.iter().map(|s| s.method.as_str()));
@@ -77,8 +97,10 @@ pub fn plot(summary: &[SummaryRow], title: &str, svg: Option<&Path>, png: Option
         y: "mean Poisson KL to the true rates".into(),
         y_from_zero: true,
         log_x: false,
+        log_y: text.log_y,
+        note: text.note.clone(),
     };
-    plot_curves(&panels, &labels, title, svg, png)
+    plot_curves(&panels, &labels, &text.title, svg, png)
 }
 
 /// Draws `panels` side by side to `svg` and `png` (either may be `None`).
@@ -94,7 +116,18 @@ pub fn plot_curves(
     if panels.is_empty() {
         return Err(ResultsError::new(file, "nothing to plot: no results"));
     }
-    let size = (PANEL.0 * panels.len() as u32, PANEL.1 + 40);
+    if labels.log_y
+        && let Some(bad) = panels
+            .iter()
+            .flat_map(|p| &p.curves)
+            .flat_map(|c| c.points.iter().map(|p| p.1).chain(c.reference.map(|r| r.0)))
+            .find(|m| !(*m > 0.0))
+    {
+        return Err(ResultsError::new(file, format!("a log y axis needs values > 0, got {bad}")));
+    }
+    let width = PANEL.0 * panels.len() as u32;
+    let note = labels.note.as_deref().map_or_else(Vec::new, |n| wrap(n, (width / NOTE_CHAR_WIDTH) as usize));
+    let size = (width, PANEL.1 + 40 + NOTE_LINE_HEIGHT * note.len() as u32);
     let log2 = |p: &CurvePanel| CurvePanel {
         caption: p.caption.clone(),
         curves: p
@@ -117,12 +150,12 @@ pub fn plot_curves(
     };
     if let Some(path) = svg {
         let root = SVGBackend::new(path, size).into_drawing_area();
-        draw(&root, panels, labels, title).map_err(|e| ResultsError::new(path, e))?;
+        draw(&root, panels, labels, title, &note).map_err(|e| ResultsError::new(path, e))?;
         root.present().map_err(|e| ResultsError::new(path, e))?;
     }
     if let Some(path) = png {
         let root = BitMapBackend::new(path, size).into_drawing_area();
-        draw(&root, panels, labels, title).map_err(|e| ResultsError::new(path, e))?;
+        draw(&root, panels, labels, title, &note).map_err(|e| ResultsError::new(path, e))?;
         root.present().map_err(|e| ResultsError::new(path, e))?;
     }
     Ok(())
@@ -156,7 +189,13 @@ fn ranges(panels: &[CurvePanel], labels: &CurveLabels) -> ((f64, f64), (f64, f64
         .flat_map(|c| c.points.iter().map(|p| (p.1 - p.2, p.1 + p.2)).chain(c.reference.map(|(m, e)| (m - e, m + e))));
     let (lo, hi) = spans.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (l, h)| (a.min(l), b.max(h)));
     let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
-    let y = if labels.y_from_zero {
+    let y = if labels.log_y {
+        // From the smallest mean (or lower bar, if positive) to the largest upper bar.
+        let means = curves().flat_map(|c| c.points.iter().map(|p| p.1).chain(c.reference.map(|r| r.0)));
+        let low = means.fold(f64::INFINITY, f64::min).min(if lo > 0.0 { lo } else { f64::INFINITY });
+        let low = if low.is_finite() && low > 0.0 { low } else { 1e-3 };
+        (low / 1.5, if hi > low { hi * 1.5 } else { low * 10.0 })
+    } else if labels.y_from_zero {
         (0.0, if hi > 0.0 { hi * 1.08 } else { 1.0 })
     } else {
         let pad = ((hi - lo) * 0.08).max(1e-3);
@@ -165,36 +204,63 @@ fn ranges(panels: &[CurvePanel], labels: &CurveLabels) -> ((f64, f64), (f64, f64
     (x, y)
 }
 
+/// Width of a character of the note in pixels (for wrapping) and the height of one of its lines.
+const NOTE_CHAR_WIDTH: u32 = 7;
+const NOTE_LINE_HEIGHT: u32 = 18;
+
+/// `text` broken at spaces into lines of at most `width` characters (longer words stand alone).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     panels: &[CurvePanel],
     labels: &CurveLabels,
     title: &str,
+    note: &[String],
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
     let root = root.titled(title, ("sans-serif", 20)).map_err(e)?;
+    let (top, root) = root.split_vertically(NOTE_LINE_HEIGHT * note.len() as u32);
+    for (i, line) in note.iter().enumerate() {
+        let style = ("sans-serif", 13).into_font().color(&RGBColor(150, 20, 20));
+        top.draw_text(line, &style, (10, (NOTE_LINE_HEIGHT as usize * i) as i32 + 2)).map_err(e)?;
+    }
     let ((x_lo, x_hi), (y_lo, y_hi)) = ranges(panels, labels);
     let all_labels = distinct(panels.iter().flat_map(|p| p.curves.iter().map(|c| c.label.as_str())));
     for (area, panel) in root.split_evenly((1, panels.len())).iter().zip(panels) {
-        let mut chart = ChartBuilder::on(area)
-            .caption(&panel.caption, ("sans-serif", 17))
-            .margin(12)
-            .x_label_area_size(42)
-            .y_label_area_size(58)
-            .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
-            .map_err(e)?;
-        draw_curves(&mut chart, panel, labels, &all_labels, (x_lo, x_hi)).map_err(e)?;
+        let mut builder = ChartBuilder::on(area);
+        builder.caption(&panel.caption, ("sans-serif", 17)).margin(12).x_label_area_size(42).y_label_area_size(58);
+        if labels.log_y {
+            let mut chart = builder.build_cartesian_2d(x_lo..x_hi, (y_lo..y_hi).log_scale()).map_err(e)?;
+            draw_curves(&mut chart, panel, labels, &all_labels, (x_lo, x_hi), y_lo).map_err(e)?;
+        } else {
+            let mut chart = builder.build_cartesian_2d(x_lo..x_hi, y_lo..y_hi).map_err(e)?;
+            draw_curves(&mut chart, panel, labels, &all_labels, (x_lo, x_hi), y_lo).map_err(e)?;
+        }
     }
     Ok(())
 }
 
-fn draw_curves<'a, DB: DrawingBackend + 'a>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+fn draw_curves<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64> + ValueFormatter<f64>>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, Y>>,
     panel: &CurvePanel,
     labels: &CurveLabels,
     all_labels: &[&str],
     (x_lo, x_hi): (f64, f64),
+    y_lo: f64,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     // Short tick labels: 0.5, 1, 2.5 (not 0.5000000001).
     let tick = |x: &f64| {
@@ -217,14 +283,14 @@ fn draw_curves<'a, DB: DrawingBackend + 'a>(
         let index = all_labels.iter().position(|l| *l == curve.label).unwrap_or(0);
         let c = colour(&curve.label, index);
         let series = if let Some((m, sd)) = curve.reference {
-            let band = Rectangle::new([(x_lo, m - sd), (x_hi, m + sd)], c.mix(0.12).filled());
+            let band = Rectangle::new([(x_lo, (m - sd).max(y_lo)), (x_hi, m + sd)], c.mix(0.12).filled());
             chart.draw_series(std::iter::once(band))?;
             chart.draw_series(LineSeries::new([(x_lo, m), (x_hi, m)], c.stroke_width(2)))?
         } else {
             let mut points = curve.points.clone();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             let bars = points.iter().map(|&(x, m, sd)| {
-                let low = if labels.y_from_zero { (m - sd).max(0.0) } else { m - sd };
+                let low = if labels.y_from_zero || labels.log_y { (m - sd).max(y_lo) } else { m - sd };
                 ErrorBar::new_vertical(x, low, m, m + sd, c.filled(), 8)
             });
             chart.draw_series(bars)?;

@@ -15,7 +15,7 @@ mod topics_figure;
 
 pub use atomic::write_atomic;
 pub use ellipses::{EllipsePanel, Gaussian2, plot_ellipses};
-pub use figure::{Curve, CurveLabels, CurvePanel, plot, plot_curves};
+pub use figure::{Curve, CurveLabels, CurvePanel, FigureText, plot, plot_curves};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
 pub use row::{ResultRow, schema};
 pub use summary::{SummaryRow, distinct, mean_sd, summarize, summary_csv, summary_table};

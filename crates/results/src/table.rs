@@ -61,7 +61,7 @@ pub fn write_table(path: &Path, columns: &[(&str, Values)], metadata: &[(&str, S
 }
 
 /// Writes one record batch as a Parquet file (one row group, no compression, `metadata` as
-/// key–value pairs, created-by lppf) to `path` atomically.
+/// key–value pairs of the file and of the Arrow schema, created-by lppf) to `path` atomically.
 pub(crate) fn write_batch(path: &Path, batch: &RecordBatch, metadata: &[(&str, String)]) -> Result<(), ResultsError> {
     let pq = |e: parquet::errors::ParquetError| ResultsError::new(path, e);
     let kv = metadata.iter().map(|(k, v)| KeyValue::new(k.to_string(), v.clone())).collect();
@@ -69,9 +69,15 @@ pub(crate) fn write_batch(path: &Path, batch: &RecordBatch, metadata: &[(&str, S
         .set_created_by(format!("lppf {}", env!("CARGO_PKG_VERSION")))
         .set_key_value_metadata(Some(kv))
         .build();
+    // The same pairs on the Arrow schema, so readers that show the schema's metadata (pyarrow's
+    // `read_table(...).schema.metadata`, polars) show the manifest and provenance too.
+    let schema = std::sync::Arc::new(batch.schema().as_ref().clone().with_metadata(
+        metadata.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<std::collections::HashMap<_, _>>(),
+    ));
+    let batch = batch.clone().with_schema(schema.clone()).map_err(|e| ResultsError::new(path, e))?;
     let mut bytes = Vec::new();
-    let mut writer = ArrowWriter::try_new(&mut bytes, batch.schema(), Some(props)).map_err(pq)?;
-    writer.write(batch).map_err(pq)?;
+    let mut writer = ArrowWriter::try_new(&mut bytes, schema, Some(props)).map_err(pq)?;
+    writer.write(&batch).map_err(pq)?;
     writer.close().map_err(pq)?;
     write_atomic(path, &bytes)
 }

@@ -1,6 +1,7 @@
 //! The figure of true vs recovered topics: one heatmap per panel (the truth, then each method's
 //! topics after Hungarian alignment), topics as rows and words as columns, all on one colour
-//! scale so a recovered topic can be read against the true one above it.
+//! scale so a recovered topic can be read against the true one above it. A colour bar on the right
+//! gives the scale (the topic's probability of each word).
 
 use crate::ResultsError;
 use crate::figure::register_font;
@@ -15,8 +16,12 @@ pub struct TopicPanel {
     pub topics: Vec<f64>,
 }
 
-const WIDTH: u32 = 760;
+const WIDTH: u32 = 860;
 const PANEL_HEIGHT: u32 = 150;
+/// Width of the colour bar strip at the right.
+const SCALE_WIDTH: u32 = 100;
+/// Steps of the colour bar.
+const SCALE_STEPS: usize = 64;
 
 /// Draws the panels (`k` topics × `words` words each) to `svg` and `png` (either may be `None`).
 pub fn plot_topics(
@@ -68,11 +73,34 @@ fn draw<DB: DrawingBackend>(
     root.fill(&WHITE).map_err(e)?;
     let root = root.titled(title, ("sans-serif", 18)).map_err(e)?;
     let top = panels.iter().flat_map(|p| p.topics.iter().copied()).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
+    let (root, scale) = root.split_horizontally(WIDTH - SCALE_WIDTH);
+    let mut bar = ChartBuilder::on(&scale)
+        .margin_top(30)
+        .margin_bottom(40)
+        .margin_right(8)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..1.0, 0.0..top)
+        .map_err(e)?;
+    bar.configure_mesh()
+        .disable_mesh()
+        .disable_x_axis()
+        .y_labels(6)
+        .y_label_formatter(&|v| format!("{v:.2}"))
+        .y_desc("word probability")
+        .label_style(("sans-serif", 11))
+        .axis_desc_style(("sans-serif", 12))
+        .draw()
+        .map_err(e)?;
+    bar.draw_series((0..SCALE_STEPS).map(|i| {
+        let (lo, hi) = (top * i as f64 / SCALE_STEPS as f64, top * (i + 1) as f64 / SCALE_STEPS as f64);
+        Rectangle::new([(0.0, lo), (1.0, hi)], shade(0.5 * (lo + hi), top).filled())
+    }))
+    .map_err(e)?;
     for (area, panel) in root.split_evenly((panels.len(), 1)).iter().zip(panels) {
         let mut chart = ChartBuilder::on(area)
             .caption(&panel.label, ("sans-serif", 14))
             .margin(6)
-            .x_label_area_size(22)
+            .x_label_area_size(32)
             .y_label_area_size(52)
             .build_cartesian_2d(0..words, 0..k)
             .map_err(e)?;
@@ -81,6 +109,7 @@ fn draw<DB: DrawingBackend>(
             .disable_mesh()
             .x_labels(words.min(20))
             .y_labels(k.min(10))
+            .x_desc("word")
             .y_desc("topic")
             .label_style(("sans-serif", 11))
             .axis_desc_style(("sans-serif", 12))
@@ -121,6 +150,10 @@ mod tests {
         plot_topics(&panels, 2, 3, "true vs recovered", Some(&svg), None).unwrap();
         let text = std::fs::read_to_string(&svg).unwrap();
         assert!(text.contains("private-cavi") && text.contains("true vs recovered"));
+        // Axis descriptions and the colour scale.
+        for needle in [">\nword\n<", ">\ntopic\n<", "word probability", ">\n0.00\n<"] {
+            assert!(text.contains(needle), "{needle:?} missing");
+        }
         // The largest value (0.75) is drawn in the darkest shade, a zero in white.
         assert!(text.contains("#08306B"), "darkest cell missing");
         std::fs::remove_dir_all(&dir).unwrap();

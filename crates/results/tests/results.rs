@@ -2,7 +2,7 @@
 //! summary's means and sample sds match hand computation; the figure has one panel per e₀ and
 //! a legend entry per method; bad files are named.
 
-use results::{ResultRow, plot, read_info, read_results, summarize, summary_csv, write_results};
+use results::{FigureText, ResultRow, plot, read_info, read_results, summarize, summary_csv, write_results};
 use std::path::PathBuf;
 
 fn scratch(name: &str) -> PathBuf {
@@ -69,6 +69,8 @@ fn parquet_round_trip_keeps_values_nulls_and_metadata() {
     let info = read_info(&path).unwrap();
     assert!(info.metadata.contains(&("lppf.manifest".to_string(), "name = \"x\"".to_string())));
     assert_eq!(info.schema.fields().len(), results::schema().fields().len());
+    // Also on the Arrow schema, where pyarrow's `read_table(...).schema.metadata` looks.
+    assert_eq!(info.schema.metadata().get("lppf.manifest").map(String::as_str), Some("name = \"x\""));
     // Nothing but the file is left in the directory (the temporary file was renamed).
     assert_eq!(std::fs::read_dir(dir.join("sub")).unwrap().count(), 1);
     let _ = std::fs::remove_dir_all(&dir);
@@ -142,13 +144,38 @@ fn epsilon_sweeps_are_summarized_by_epsilon() {
 fn figure_has_a_panel_per_e0_and_a_line_per_method() {
     let dir = scratch("figure");
     let (svg, png) = (dir.join("f.svg"), dir.join("f.png"));
-    plot(&summarize(&sweep()), "test figure", Some(&svg), Some(&png)).unwrap();
-    let text = std::fs::read_to_string(&svg).unwrap();
+    let text = FigureText { title: "test figure".into(), ..FigureText::default() };
+    plot(&summarize(&sweep()), &text, Some(&svg), Some(&png)).unwrap();
+    let drawn = std::fs::read_to_string(&svg).unwrap();
     for needle in ["test figure", "e₀ = 0.75", "e₀ = 1.5", "non-private", "naive", "private", "α (noise level)"] {
-        assert!(text.contains(needle), "{needle:?} missing from the SVG");
+        assert!(drawn.contains(needle), "{needle:?} missing from the SVG");
     }
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[1..4], b"PNG");
-    assert!(plot(&[], "empty", Some(&svg), None).is_err());
+    assert!(plot(&[], &text, Some(&svg), None).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The manifest's description (a deviation from the paper) is drawn under the title, wrapped;
+/// a log y axis draws decades (ticks at powers of ten) and refuses values ≤ 0.
+#[test]
+fn figure_carries_the_note_and_draws_a_log_axis() {
+    let dir = scratch("figure-note");
+    let svg = dir.join("f.svg");
+    let note = "DEVIATION FROM THE PAPER: 2,500 Gibbs iterations, every 10th kept after the first 500 (paper: \
+                15,000, every 25th after 3,000); otherwise the Fig. 4 design.";
+    let text = FigureText { title: "quick".into(), note: Some(note.into()), log_y: true };
+    let mut rows = sweep();
+    rows[0].mean_kl = 30.0; // one naive-like outlier that a linear axis would flatten everything under
+    plot(&summarize(&rows), &text, Some(&svg), None).unwrap();
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawn.contains("DEVIATION FROM THE PAPER:") && drawn.contains("design."), "note missing:\n{drawn}");
+    let linear = dir.join("linear.svg");
+    plot(&summarize(&rows), &FigureText { log_y: false, ..text.clone() }, Some(&linear), None).unwrap();
+    assert_ne!(drawn, std::fs::read_to_string(&linear).unwrap());
+    let method = rows[1].method.clone();
+    rows.iter_mut().filter(|r| r.method == method).for_each(|r| r.mean_kl = 0.0);
+    let e = plot(&summarize(&rows), &text, Some(&svg), None).unwrap_err();
+    assert!(e.to_string().contains("log y axis"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
