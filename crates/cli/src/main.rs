@@ -94,6 +94,18 @@ enum Command {
     /// N` prints the pure ε = N ln(1/α) (`--epsilon E --precision N` prints α; `--row-counts C`
     /// prints the ε of a whole row of C counts). The last line is the number alone.
     Epsilon(budget::BudgetArgs),
+    /// Compare two results files value by value (floats bit for bit; timing columns skipped):
+    /// exit 0 if identical, 1 if not. For checking that a rerun, another thread count, another
+    /// machine or a new version reproduces the same numbers.
+    Diff {
+        /// A results.parquet (of any experiment kind).
+        left: PathBuf,
+        /// The results.parquet to compare it with.
+        right: PathBuf,
+        /// Compare the timing columns (seconds, …_per_second) too.
+        #[arg(long)]
+        with_timings: bool,
+    },
     /// Build the Fig. 4 base parameters from the Enron corpus: count the network, keep the
     /// paper's actors, choose C by held-out likelihood, fit the non-private block model, write
     /// θ*, π*, labels and provenance (with the input's sha256). Same input and seed ⇒ same file.
@@ -134,6 +146,7 @@ fn main() -> ExitCode {
         Command::Summarize { results } => summarize(&results),
         Command::Plot { results, log_y } => plot(&results, log_y),
         Command::Topics { manifest, replication, noise_index } => topics(&manifest, replication, noise_index),
+        Command::Diff { left, right, with_timings } => diff(&left, &right, with_timings),
         Command::Epsilon(args) => budget::budget(&args).map(|lines| lines.iter().for_each(|l| println!("{l}"))),
         Command::PrepareEnron { input, output, seed, components } => {
             prepare(&input, &output, PrepareOptions { seed, components, ..PrepareOptions::default() })
@@ -338,6 +351,29 @@ fn topics(path: &Path, replication: usize, noise_index: usize) -> Result<(), Fai
     results::plot_topics(&panels, k, words, &title, Some(&svg), Some(&png)).map_err(failed)?;
     println!("wrote {} and {}", svg.display(), png.display());
     Ok(())
+}
+
+fn diff(left: &Path, right: &Path, with_timings: bool) -> Result<(), Failure> {
+    let c = results::compare_files(left, right, with_timings, 10).map_err(bad_input)?;
+    for (name, file) in &c.unmatched {
+        println!("column {name} only in {}", if *file == 0 { left } else { right }.display());
+    }
+    if c.rows.0 != c.rows.1 {
+        println!("rows: {} vs {}", c.rows.0, c.rows.1);
+    }
+    for (column, row, l, r) in &c.differences {
+        println!("row {row}, {column}: {l} vs {r}");
+    }
+    if c.differing_cells > c.differences.len() {
+        println!("… {} differing values in all", c.differing_cells);
+    }
+    let skipped = if c.skipped.is_empty() { String::new() } else { format!(" (skipped: {})", c.skipped.join(", ")) };
+    if c.identical() {
+        println!("identical: {} rows × {} columns{skipped}", c.rows.0, c.compared.len());
+        Ok(())
+    } else {
+        Err(failed(format!("{} and {} differ", left.display(), right.display())))
+    }
 }
 
 fn prepare(input: &Path, output: &Path, options: PrepareOptions) -> Result<(), Failure> {

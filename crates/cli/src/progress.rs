@@ -3,7 +3,8 @@
 //! terminal (batch jobs, CI logs) there is no bar, only the log lines; `--quiet` prints neither.
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
-use pipeline::{Manifest, MethodResult, NoiseLevel, Observer, Plan, Unit, UnitDone};
+use pipeline::{FactorizationSweep, Manifest, MethodResult, NoiseLevel, Unit};
+use runner::{Observer, Plan};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -85,10 +86,10 @@ fn metrics(rows: &[MethodResult]) -> String {
     rows.iter().map(|r| format!("{} KL {:.4}", r.method.name(), r.mean_kl)).collect::<Vec<_>>().join(", ")
 }
 
-impl Observer for Reporter<'_> {
+impl<'a> Observer<FactorizationSweep<'a>> for Reporter<'_> {
     fn start(&self, plan: &Plan) {
         self.total.store(plan.units, Ordering::Relaxed);
-        self.bar.set_length(plan.iterations);
+        self.bar.set_length(plan.work);
         self.bar.set_message(format!("units 0/{}", plan.units));
         if plan.to_compute < plan.units {
             self.log(format!(
@@ -100,20 +101,20 @@ impl Observer for Reporter<'_> {
         }
     }
 
-    fn iteration(&self) {
+    fn progress(&self) {
         self.bar.inc(1);
     }
 
-    fn unit_done(&self, done: &UnitDone) {
+    fn unit_done(&self, unit: Unit, computed: bool, rows: &[MethodResult]) {
         let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         let total = self.total.load(Ordering::Relaxed);
         self.bar.set_message(format!("units {n}/{total}"));
-        if done.computed {
-            let seconds: f64 = done.rows.iter().map(|r| r.seconds).sum();
+        if computed {
+            let seconds: f64 = rows.iter().map(|r| r.seconds).sum();
             self.log(format!(
                 "[{n}/{total}] {}: {} ({seconds:.1} s of chains, {:.0} s elapsed)",
-                self.describe(done.unit),
-                metrics(&done.rows),
+                self.describe(unit),
+                metrics(rows),
                 self.start.elapsed().as_secs_f64()
             ));
         }

@@ -49,7 +49,7 @@ thin = 10
 
 fn unit_files(dir: &Path) -> usize {
     std::fs::read_dir(dir.join("out/units"))
-        .map_or(0, |d| d.filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "csv")).count())
+        .map_or(0, |d| d.filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "toml")).count())
 }
 
 #[test]

@@ -5,14 +5,13 @@
 //! (its own stream, stored under `units/` as it finishes; a rerun resumes).
 
 use crate::manifest::{Experiment, ManifestError, invalid};
-use crate::outputs::{csv_opt as opt, write_figure};
+use crate::outputs::write_figure;
 use crate::run::RunError;
 use distributions::{StreamRng, Streams};
 use ep::sep::{SepSettings, ep, sep, start};
 use ep::{MixtureMeans, Natural, dp_em::dp_em, dp_sep_epsilon, dp_sep_noise, metrics::f_norms};
-use rayon::prelude::*;
 use results::{EllipsePanel, Gaussian2, Values, distinct, plot_ellipses, write_atomic, write_table};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -27,7 +26,7 @@ pub struct DpSepManifest {
 }
 
 /// A method of the comparison.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum DpSepMethod {
     Ep,
@@ -156,7 +155,7 @@ impl DpSepManifest {
 }
 
 /// One method's fit on one replication.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DpSepRow {
     pub replication: usize,
     pub method: DpSepMethod,
@@ -171,6 +170,7 @@ pub struct DpSepRow {
     pub skipped: usize,
     pub seconds: f64,
     /// The fitted (mean, covariance) per cluster (not stored; for the figure).
+    #[serde(skip)]
     pub clusters: Vec<(Vec<f64>, Vec<f64>)>,
 }
 
@@ -273,87 +273,42 @@ pub fn run_replication(m: &DpSepManifest, r: usize) -> Result<(Vec<DpSepRow>, Po
     Ok((rows, reference, data.model))
 }
 
-const HEADER: &str =
-    "replication,method,clip,epsilon,noise_multiplier,epsilon_spent,f_mean,f_cov,f_average,skipped,seconds";
+/// A DP-SEP manifest as an experiment of the runner: one unit per replication, `dpsep-<r>`.
+struct DpSepSweep<'a>(&'a DpSepManifest);
 
-fn unit_text(rows: &[DpSepRow]) -> String {
-    let mut out = format!("{HEADER}\n");
-    for r in rows {
-        out += &format!(
-            "{},{},{},{},{},{},{:?},{:?},{:?},{},{:?}\n",
-            r.replication,
-            r.method.name(),
-            opt(r.clip),
-            opt(r.epsilon),
-            opt(r.noise_multiplier),
-            opt(r.epsilon_spent),
-            r.f_mean,
-            r.f_cov,
-            r.f_average,
-            r.skipped,
-            r.seconds
-        );
+impl runner::Experiment for DpSepSweep<'_> {
+    type Unit = usize;
+    type Row = DpSepRow;
+
+    fn output_dir(&self) -> PathBuf {
+        self.0.output_dir()
     }
-    out
+
+    fn units(&self) -> Vec<usize> {
+        (0..self.0.dpsep.replications).collect()
+    }
+
+    fn unit_name(&self, unit: usize) -> String {
+        format!("dpsep-{unit}")
+    }
+
+    fn run_unit(&self, unit: usize, progress: &(dyn Fn() + Sync)) -> Result<Vec<DpSepRow>, runner::UnitError> {
+        let (rows, _, _) = run_replication(self.0, unit)?;
+        progress();
+        Ok(rows)
+    }
 }
 
-fn parse_unit(text: &str) -> Option<Vec<DpSepRow>> {
-    let mut lines = text.lines();
-    if lines.next()? != HEADER {
-        return None;
-    }
-    let methods = [DpSepMethod::Ep, DpSepMethod::Sep, DpSepMethod::ClippedSep, DpSepMethod::DpSep, DpSepMethod::DpEm];
-    lines
-        .map(|line| {
-            let f: Vec<&str> = line.split(',').collect();
-            if f.len() != 11 {
-                return None;
-            }
-            let opt = |s: &str| if s.is_empty() { Some(None) } else { s.parse().ok().map(Some) };
-            Some(DpSepRow {
-                replication: f[0].parse().ok()?,
-                method: methods.into_iter().find(|m| m.name() == f[1])?,
-                clip: opt(f[2])?,
-                epsilon: opt(f[3])?,
-                noise_multiplier: opt(f[4])?,
-                epsilon_spent: opt(f[5])?,
-                f_mean: f[6].parse().ok()?,
-                f_cov: f[7].parse().ok()?,
-                f_average: f[8].parse().ok()?,
-                skipped: f[9].parse().ok()?,
-                seconds: f[10].parse().ok()?,
-                clusters: Vec::new(),
-            })
-        })
-        .collect()
-}
-
-/// Runs (or reads back) every replication in parallel; `on_done(replication, computed)`.
+/// Runs every replication not already stored under `<output>/units/` (all with `force`) through
+/// the runner; `on_done(replication, computed)` is called per replication. Returns the rows in
+/// replication order.
 pub fn run_dpsep(
     m: &DpSepManifest,
     force: bool,
     on_done: &(dyn Fn(usize, bool) + Sync),
-) -> Result<Vec<DpSepRow>, RunError> {
-    let units = m.output_dir().join("units");
-    std::fs::create_dir_all(&units).map_err(|e| RunError(format!("{}: {e}", units.display())))?;
-    let per: Vec<Vec<DpSepRow>> = (0..m.dpsep.replications)
-        .into_par_iter()
-        .map(|r| {
-            let path = units.join(format!("dpsep-{r}.csv"));
-            if !force && let Ok(text) = std::fs::read_to_string(&path) {
-                let rows = parse_unit(&text).ok_or_else(|| {
-                    RunError(format!("{}: not a unit file of this version; delete it to recompute", path.display()))
-                })?;
-                on_done(r, false);
-                return Ok(rows);
-            }
-            let (rows, _, _) = run_replication(m, r)?;
-            write_atomic(&path, unit_text(&rows).as_bytes()).map_err(|e| RunError(e.to_string()))?;
-            on_done(r, true);
-            Ok(rows)
-        })
-        .collect::<Result<_, RunError>>()?;
-    Ok(per.into_iter().flatten().collect())
+) -> Result<Vec<DpSepRow>, runner::RunnerError> {
+    let observer = runner::OnUnitDone(|r, computed, _: &[DpSepRow]| on_done(r, computed));
+    runner::run(&DpSepSweep(m), runner::RunOptions { force, shard: None }, &observer)
 }
 
 /// One line of Table 1: label, mean F-norms (mean, covariance, average) over replications, the
@@ -399,7 +354,7 @@ pub fn write_dpsep_outputs(m: &DpSepManifest, rows: &[DpSepRow]) -> Result<Vec<T
         ("skipped_steps", Values::Int(rows.iter().map(|r| r.skipped as i64).collect())),
         ("seconds", floats(|r| Some(r.seconds))),
     ];
-    let metadata = crate::outputs::results_metadata(&dir, &m.text);
+    let metadata = runner::results_metadata(&dir, &m.text);
     write_table(&dir.join(crate::RESULTS_FILE), &columns, &metadata).map_err(err)?;
     let table = dpsep_table(rows);
     let mut csv =

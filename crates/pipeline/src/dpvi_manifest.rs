@@ -42,7 +42,7 @@ impl DpviDataset {
 }
 
 /// A method: plain doubly stochastic VI, or DPVI calibrated by one accounting.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum DpviMethod {
     NonPrivate,

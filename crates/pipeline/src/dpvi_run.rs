@@ -11,9 +11,9 @@ use crate::run::RunError;
 use distributions::{StreamRng, Streams};
 use dpvi::{Dpvi, GaussianMixture, LogisticRegression, MeanField, Privacy, Settings, evaluate, uci};
 use rand_distr::{Distribution, StandardNormal};
-use rayon::prelude::*;
 use results::{Curve, CurveLabels, CurvePanel, Values, distinct, mean_sd, plot_curves, write_atomic, write_table};
-use std::path::{Path, PathBuf};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -21,8 +21,8 @@ use std::time::Instant;
 /// legible in our copy): a centre and four corners of a square, unit variance, equal weights.
 pub const MIXTURE_MEANS: [[f64; 2]; 5] = [[0.0, 0.0], [-4.0, -4.0], [-4.0, 4.0], [4.0, -4.0], [4.0, 4.0]];
 
-/// One finished run.
-#[derive(Clone, Debug, PartialEq)]
+/// One finished run (a row of the unit files and of results.parquet).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DpviRow {
     pub replication: usize,
     pub method: DpviMethod,
@@ -40,60 +40,6 @@ pub struct DpviRow {
     pub test_log_likelihood: f64,
     pub mean_batch: f64,
     pub seconds: f64,
-}
-
-const UNIT_HEADER: &str = "replication,method,sampling_rate,clip,target_epsilon,epsilon_spent,delta,noise_multiplier,iterations,accuracy,test_log_likelihood,mean_batch,seconds";
-
-impl DpviRow {
-    fn to_csv(&self) -> String {
-        format!(
-            "{UNIT_HEADER}\n{},{},{:?},{},{},{},{},{},{},{},{:?},{:?},{:?}\n",
-            self.replication,
-            self.method.name(),
-            self.sampling_rate,
-            opt(self.clip),
-            opt(self.target_epsilon),
-            opt(self.epsilon_spent),
-            opt(self.delta),
-            opt(self.noise_multiplier),
-            self.iterations,
-            opt(self.accuracy),
-            self.test_log_likelihood,
-            self.mean_batch,
-            self.seconds
-        )
-    }
-
-    fn from_csv(text: &str) -> Option<Self> {
-        let mut lines = text.lines();
-        if lines.next()? != UNIT_HEADER {
-            return None;
-        }
-        let f: Vec<&str> = lines.next()?.split(',').collect();
-        if f.len() != 13 {
-            return None;
-        }
-        let num = |s: &str| s.parse::<f64>().ok();
-        let opt = |s: &str| if s.is_empty() { Some(None) } else { num(s).map(Some) };
-        let method = [DpviMethod::NonPrivate, DpviMethod::MomentsAccountant, DpviMethod::AdvancedComposition]
-            .into_iter()
-            .find(|m| m.name() == f[1])?;
-        Some(DpviRow {
-            replication: f[0].parse().ok()?,
-            method,
-            sampling_rate: num(f[2])?,
-            clip: opt(f[3])?,
-            target_epsilon: opt(f[4])?,
-            epsilon_spent: opt(f[5])?,
-            delta: opt(f[6])?,
-            noise_multiplier: opt(f[7])?,
-            iterations: f[8].parse().ok()?,
-            accuracy: opt(f[9])?,
-            test_log_likelihood: num(f[10])?,
-            mean_batch: num(f[11])?,
-            seconds: num(f[12])?,
-        })
-    }
 }
 
 /// The data of one replication.
@@ -229,43 +175,52 @@ fn run_cell(m: &DpviManifest, cell: &DpviCell, data: &Data) -> Result<DpviRow, R
     })
 }
 
-fn unit_path(dir: &Path, cell: &DpviCell) -> PathBuf {
-    dir.join("units").join(format!("dpvi-{}.csv", cell.index))
+/// A DPVI manifest as an experiment of the runner: one unit per cell (run), named `dpvi-<index>`,
+/// on its replication's data (loaded and split once, before the units run).
+struct DpviSweep<'a> {
+    manifest: &'a DpviManifest,
+    data: Vec<Data>,
 }
 
-/// Runs every cell not already stored under `<output>/units/` (all with `force`), in parallel,
-/// storing each as it finishes; `on_done(row, computed)` is called per cell. Returns the rows
-/// in cell order.
+impl runner::Experiment for DpviSweep<'_> {
+    type Unit = usize;
+    type Row = DpviRow;
+
+    fn output_dir(&self) -> PathBuf {
+        self.manifest.output_dir()
+    }
+
+    fn units(&self) -> Vec<usize> {
+        (0..self.manifest.cells().len()).collect()
+    }
+
+    fn unit_name(&self, unit: usize) -> String {
+        format!("dpvi-{unit}")
+    }
+
+    fn run_unit(&self, unit: usize, progress: &(dyn Fn() + Sync)) -> Result<Vec<DpviRow>, runner::UnitError> {
+        let cell = &self.manifest.cells()[unit];
+        let row = run_cell(self.manifest, cell, &self.data[cell.replication])?;
+        progress();
+        Ok(vec![row])
+    }
+}
+
+/// Runs every cell not already stored under `<output>/units/` (all with `force`) through the
+/// runner (parallel, persisted as each finishes, resumable); `on_done(row, computed)` is called
+/// per cell. Returns the rows in cell order.
 pub fn run_dpvi(
     m: &DpviManifest,
     force: bool,
     on_done: &(dyn Fn(&DpviRow, bool) + Sync),
-) -> Result<Vec<DpviRow>, RunError> {
-    let dir = m.output_dir();
-    std::fs::create_dir_all(dir.join("units")).map_err(|e| RunError(format!("{}: {e}", dir.display())))?;
-    let table = load_table(m)?;
-    let data: Vec<Data> =
-        (0..m.dpvi.replications).map(|r| replication_data(m, table.as_deref(), r)).collect::<Result<_, _>>()?;
-    m.cells()
-        .par_iter()
-        .map(|cell| {
-            let path = unit_path(&dir, cell);
-            if !force && let Ok(text) = std::fs::read_to_string(&path) {
-                let row = DpviRow::from_csv(&text).ok_or_else(|| {
-                    RunError(format!(
-                        "{}: not a unit file of this version; delete it to recompute the run",
-                        path.display()
-                    ))
-                })?;
-                on_done(&row, false);
-                return Ok(row);
-            }
-            let row = run_cell(m, cell, &data[cell.replication])?;
-            write_atomic(&path, row.to_csv().as_bytes()).map_err(|e| RunError(e.to_string()))?;
-            on_done(&row, true);
-            Ok(row)
-        })
-        .collect()
+) -> Result<Vec<DpviRow>, runner::RunnerError> {
+    let table = load_table(m).map_err(|e| runner::RunnerError::Unit { unit: "data".into(), source: e.into() })?;
+    let data: Vec<Data> = (0..m.dpvi.replications)
+        .map(|r| replication_data(m, table.as_deref(), r))
+        .collect::<Result<_, _>>()
+        .map_err(|e| runner::RunnerError::Unit { unit: "data".into(), source: e.into() })?;
+    let observer = runner::OnUnitDone(|_, computed, rows: &[DpviRow]| rows.iter().for_each(|r| on_done(r, computed)));
+    runner::run(&DpviSweep { manifest: m, data }, runner::RunOptions { force, shard: None }, &observer)
 }
 
 /// One line of the DPVI summary: a (method, q, c, ε) group over replications.
@@ -337,7 +292,7 @@ pub fn write_dpvi_outputs(m: &DpviManifest, rows: &[DpviRow]) -> Result<Vec<Dpvi
         ("mean_batch", floats(|r| Some(r.mean_batch))),
         ("seconds", floats(|r| Some(r.seconds))),
     ];
-    let metadata = crate::outputs::results_metadata(&dir, &m.text);
+    let metadata = runner::results_metadata(&dir, &m.text);
     write_table(&dir.join(crate::RESULTS_FILE), &columns, &metadata).map_err(err)?;
     let summary = summarize_dpvi(rows);
     write_atomic(&dir.join(crate::SUMMARY_FILE), dpvi_summary_csv(&summary).as_bytes()).map_err(err)?;

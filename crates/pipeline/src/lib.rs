@@ -45,4 +45,4 @@ pub use run::{
     MethodResult, OnIteration, RecoveredTopics, RunError, TrueData, recovered_topics, run_cell, run_reference,
     true_data,
 };
-pub use sweep::{Observer, Plan, SweepOptions, Unit, UnitDone, run_sweep};
+pub use sweep::{FactorizationSweep, SweepOptions, Unit, run_sweep};

@@ -163,7 +163,7 @@ pub struct SweepSpec {
 /// An inference method: Gibbs sampling (`non-private`, `naive`, `private`) or CAVI (`cavi`,
 /// `naive-cavi`, `private-cavi`), each on the true counts, the truncated privatized counts, or the
 /// privatized counts.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
     NonPrivate,

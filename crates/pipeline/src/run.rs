@@ -44,7 +44,7 @@ fn err(e: impl fmt::Display) -> RunError {
 }
 
 /// One result row: a method fitted to one data set at one noise level (none for non-private).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MethodResult {
     pub replication: usize,
     /// Index on the `e₀` axis (0 without one).

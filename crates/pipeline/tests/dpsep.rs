@@ -60,7 +60,7 @@ fn replications_resume_and_outputs_are_written() {
         let (target, spent) = (r.epsilon.unwrap(), r.epsilon_spent.unwrap());
         assert!(spent <= target && spent > 0.999 * target, "{r:?}");
     }
-    std::fs::remove_file(dir.join("units").join("dpsep-1.csv")).unwrap();
+    std::fs::remove_file(dir.join("units").join("dpsep-1.toml")).unwrap();
     let computed = std::sync::Mutex::new(Vec::new());
     let again = run_dpsep(&m, false, &|r, fresh| {
         if fresh {

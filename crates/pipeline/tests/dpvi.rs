@@ -156,8 +156,8 @@ fn runs_resume_and_do_not_depend_on_the_thread_count() {
     }
     // Remove two unit files: a rerun recomputes exactly those and keeps the others.
     let units = dir.join("units");
-    std::fs::remove_file(units.join("dpvi-1.csv")).unwrap();
-    std::fs::remove_file(units.join("dpvi-7.csv")).unwrap();
+    std::fs::remove_file(units.join("dpvi-1.toml")).unwrap();
+    std::fs::remove_file(units.join("dpvi-7.toml")).unwrap();
     let computed = std::sync::Mutex::new(Vec::new());
     let record = |r: &pipeline::DpviRow, fresh: bool| {
         if fresh {
@@ -168,10 +168,10 @@ fn runs_resume_and_do_not_depend_on_the_thread_count() {
     assert_eq!(numbers(&again), numbers(&one));
     assert_eq!(computed.into_inner().unwrap().len(), 2);
     // A corrupt unit file is named, not silently recomputed or used.
-    std::fs::write(units.join("dpvi-3.csv"), "garbage").unwrap();
+    std::fs::write(units.join("dpvi-3.toml"), "garbage").unwrap();
     let e = run_dpvi(&m, false, &quiet).unwrap_err();
-    assert!(e.0.contains("dpvi-3.csv"), "{e}");
-    std::fs::remove_file(units.join("dpvi-3.csv")).unwrap();
+    assert!(e.to_string().contains("dpvi-3.toml"), "{e}");
+    std::fs::remove_file(units.join("dpvi-3.toml")).unwrap();
     let rows = run_dpvi(&m, false, &quiet).unwrap();
     let summary = write_dpvi_outputs(&m, &rows).unwrap();
     assert_eq!(summary.len(), 5);

@@ -1,7 +1,8 @@
 //! Resume: a rerun skips finished units and never duplicates rows; a missing unit is recomputed
 //! alone with the same numbers; `force` recomputes everything; a corrupt unit file is named.
 
-use pipeline::{Observer, SweepOptions, UnitDone, parse, run_sweep};
+use pipeline::{FactorizationSweep, MethodResult, SweepOptions, Unit, parse, run_sweep};
+use runner::Observer;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,12 +22,12 @@ struct Count {
     done: Mutex<Vec<pipeline::Unit>>,
 }
 
-impl Observer for Count {
-    fn unit_done(&self, done: &UnitDone) {
-        if done.computed {
+impl<'a> Observer<FactorizationSweep<'a>> for Count {
+    fn unit_done(&self, unit: Unit, computed: bool, _rows: &[MethodResult]) {
+        if computed {
             self.computed.fetch_add(1, Ordering::Relaxed);
         }
-        self.done.lock().unwrap().push(done.unit);
+        self.done.lock().unwrap().push(unit);
     }
 }
 
@@ -52,8 +53,8 @@ fn rerun_skips_finished_units_and_recomputes_only_missing_ones() {
     assert_eq!(computed, 0);
     assert_eq!(second, first, "rows read back must equal the rows written, without duplicates");
 
-    std::fs::remove_file(dir.join("units/cell2.csv")).unwrap();
-    std::fs::write(dir.join("units/cell3.csv.1234.tmp"), "half a file").unwrap(); // a killed write
+    std::fs::remove_file(dir.join("units/cell2.toml")).unwrap();
+    std::fs::write(dir.join("units/cell3.toml.1234.tmp"), "half a file").unwrap(); // a killed write
     let (third, computed) = run(&manifest, false);
     assert_eq!(computed, 1);
     let strip = |rows: &[pipeline::MethodResult]| -> Vec<(u64, u64)> {
@@ -64,9 +65,9 @@ fn rerun_skips_finished_units_and_recomputes_only_missing_ones() {
     let (_, computed) = run(&manifest, true);
     assert_eq!(computed, units);
 
-    std::fs::write(dir.join("units/cell0.csv"), "garbage").unwrap();
+    std::fs::write(dir.join("units/cell0.toml"), "garbage").unwrap();
     let err = run_sweep(&manifest, SweepOptions::default(), &()).unwrap_err();
-    assert!(err.to_string().contains("cell0.csv") && err.to_string().contains("delete the file"), "{err}");
+    assert!(err.to_string().contains("cell0.toml") && err.to_string().contains("delete the file"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -121,7 +121,7 @@ pub fn plot_curves(
             .iter()
             .flat_map(|p| &p.curves)
             .flat_map(|c| c.points.iter().map(|p| p.1).chain(c.reference.map(|r| r.0)))
-            .find(|m| !(*m > 0.0))
+            .find(|m| m.is_nan() || *m <= 0.0)
     {
         return Err(ResultsError::new(file, format!("a log y axis needs values > 0, got {bad}")));
     }

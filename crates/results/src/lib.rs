@@ -5,6 +5,7 @@
 //! This crate knows nothing about models or manifests: the pipeline turns its runs into rows.
 
 mod atomic;
+mod compare;
 mod ellipses;
 mod figure;
 mod parquet_file;
@@ -14,6 +15,7 @@ mod table;
 mod topics_figure;
 
 pub use atomic::write_atomic;
+pub use compare::{Comparison, compare_files, is_timing_column};
 pub use ellipses::{EllipsePanel, Gaussian2, plot_ellipses};
 pub use figure::{Curve, CurveLabels, CurvePanel, FigureText, plot, plot_curves};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};

@@ -1,0 +1,97 @@
+//! The output directory of a run: who owns it, what made it.
+
+use crate::{RunnerError, io_error};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The manifest text, stored in the output directory before any unit runs.
+pub const MANIFEST_FILE: &str = "manifest.toml";
+/// Software version, git commit and the manifest's description.
+pub const PROVENANCE_FILE: &str = "provenance.toml";
+
+/// Before a run: refuses `dir` if it holds a manifest that `same(stored_text)` says is another
+/// experiment (unless `force`); then writes `text` (the manifest) and `provenance.toml` there.
+pub fn claim(
+    dir: &Path,
+    text: &str,
+    description: Option<&str>,
+    same: impl FnOnce(&str) -> bool,
+    force: bool,
+) -> Result<(), RunnerError> {
+    let stored = dir.join(MANIFEST_FILE);
+    if stored.exists() && !force {
+        let previous = std::fs::read_to_string(&stored).map_err(|e| io_error(&stored, e))?;
+        if !same(&previous) {
+            return Err(RunnerError::OtherExperiment { dir: dir.to_path_buf(), stored });
+        }
+    }
+    results::write_atomic(&stored, text.as_bytes()).map_err(|e| io_error(&stored, e))?;
+    let description = description.map_or(String::new(), |d| format!("description = {d:?}\n"));
+    let provenance = format!(
+        "# Software that produced the results in this directory.\nlppf_version = \"{}\"\n{}{description}",
+        env!("CARGO_PKG_VERSION"),
+        git_description()
+    );
+    let path = dir.join(PROVENANCE_FILE);
+    results::write_atomic(&path, provenance.as_bytes()).map_err(|e| io_error(&path, e))
+}
+
+/// `git_commit = "…"` and `git_dirty = …` of the working directory, if it is a git checkout.
+fn git_description() -> String {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match git(&["rev-parse", "HEAD"]) {
+        Some(commit) => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+            format!("git_commit = \"{commit}\"\ngit_dirty = {dirty}\n")
+        }
+        None => "git_commit = \"unknown\" # not run inside a git checkout\n".to_string(),
+    }
+}
+
+/// The key–value metadata of a results file in `dir`: the manifest text, the lppf version and
+/// the provenance (`provenance.toml`), so a results file that travels alone still says what made
+/// it. Written into the Parquet footer and the Arrow schema.
+pub fn results_metadata(dir: &Path, manifest_text: &str) -> Vec<(&'static str, String)> {
+    let mut metadata =
+        vec![("lppf.manifest", manifest_text.to_string()), ("lppf.version", env!("CARGO_PKG_VERSION").to_string())];
+    if let Ok(provenance) = std::fs::read_to_string(dir.join(PROVENANCE_FILE)) {
+        metadata.push(("lppf.provenance", provenance));
+    }
+    metadata
+}
+
+/// Writes `figure.svg` and `figure.png` in `dir` with `draw(svg, png)`: to temporary names unique
+/// to this process and call, then renamed, so a figure is never half-written and two processes
+/// drawing into one directory do not collide. The temporary files are removed on error.
+pub fn write_figure<E: std::fmt::Display>(
+    dir: &Path,
+    stem: &str,
+    draw: impl FnOnce(&Path, &Path) -> Result<(), E>,
+) -> Result<(), RunnerError> {
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let tag = format!("{}-{}", std::process::id(), CALLS.fetch_add(1, Ordering::Relaxed));
+    let (svg, png) = (dir.join(format!("{stem}.svg")), dir.join(format!("{stem}.png")));
+    let (svg_tmp, png_tmp) = (dir.join(format!(".{stem}.{tag}.tmp.svg")), dir.join(format!(".{stem}.{tag}.tmp.png")));
+    let cleanup = || {
+        let _ = std::fs::remove_file(&svg_tmp);
+        let _ = std::fs::remove_file(&png_tmp);
+    };
+    if let Err(e) = draw(&svg_tmp, &png_tmp) {
+        cleanup();
+        return Err(io_error(&svg, e));
+    }
+    let renamed = std::fs::rename(&svg_tmp, &svg)
+        .map_err(|e| io_error(&svg, e))
+        .and_then(|()| std::fs::rename(&png_tmp, &png).map_err(|e| io_error(&png, e)));
+    if renamed.is_err() {
+        cleanup();
+    }
+    renamed
+}

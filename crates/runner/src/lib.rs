@@ -1,0 +1,214 @@
+//! The experiment runner: everything a sweep does that does not depend on what is computed.
+//!
+//! An experiment kind implements [`Experiment`]: its units of work (with stable names), how to
+//! run one unit, and the row type a unit produces (serde, so unit files are written and read by
+//! one codec). The runner owns the rest:
+//!
+//! - **claiming the output directory** ([`claim`]): a directory holding another experiment's
+//!   manifest is refused unless forced; the manifest text and `provenance.toml` are written;
+//! - **running** ([`run`]): the units (of one shard, if asked) in parallel, each unit's rows
+//!   persisted atomically under `<output>/units/<unit>.toml` as soon as it finishes, units
+//!   already on disk read back instead of recomputed (resume), progress reported to an
+//!   [`Observer`];
+//! - the key–value **metadata** of results files ([`results_metadata`]) and atomic figure writing
+//!   ([`write_figure`]).
+//!
+//! Determinism is the kind's business (each unit derives its streams from the master seed and
+//! its own id, so the thread count and the order of units do not matter); the runner never
+//! shares anything random between units.
+
+mod claim;
+mod unit_file;
+
+pub use claim::{MANIFEST_FILE, PROVENANCE_FILE, claim, results_metadata, write_figure};
+pub use unit_file::{read_unit, write_unit};
+
+use rayon::prelude::*;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// An error from running a unit: the kind's own error, boxed.
+pub type UnitError = Box<dyn std::error::Error + Send + Sync>;
+
+/// An experiment kind, resolved from its manifest: what the runner needs to run it.
+pub trait Experiment: Sync {
+    /// Identifies a unit of work (an index, a (replication, level) pair …).
+    type Unit: Copy + Send + Sync;
+    /// One result row; a unit produces several.
+    type Row: Serialize + DeserializeOwned + Clone + Send;
+
+    /// The output directory.
+    fn output_dir(&self) -> PathBuf;
+    /// Every unit, in the order rows are returned.
+    fn units(&self) -> Vec<Self::Unit>;
+    /// The unit's stable name: its unit file is `units/<name>.toml`. Letters, digits, `-`, `_`.
+    fn unit_name(&self, unit: Self::Unit) -> String;
+    /// Work of a unit for the progress total (e.g. its Gibbs iterations); 1 by default.
+    fn unit_work(&self, _unit: Self::Unit) -> u64 {
+        1
+    }
+    /// Runs one unit. `progress` is called once per unit of work done (see [`Experiment::unit_work`]).
+    fn run_unit(&self, unit: Self::Unit, progress: &(dyn Fn() + Sync)) -> Result<Vec<Self::Row>, UnitError>;
+}
+
+/// What a run does with units already on disk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Recompute every unit even if its file exists.
+    pub force: bool,
+    /// `Some((i, n))`: run only shard `i` of `n` (the units whose position is `i` modulo `n`),
+    /// e.g. one task of a Slurm array job; a final unsharded run finds every unit on disk and
+    /// merges them.
+    pub shard: Option<(usize, usize)>,
+}
+
+/// What a run is about to do, reported once before the first unit starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Units of this run (of the shard, if any).
+    pub units: usize,
+    /// Of these, the units that will be computed (the others are on disk).
+    pub to_compute: usize,
+    /// The work of the units to compute (sum of [`Experiment::unit_work`]).
+    pub work: u64,
+}
+
+/// Follows a run: progress bars, logs. Called from worker threads; keep it cheap.
+pub trait Observer<E: Experiment + ?Sized>: Sync {
+    /// Once, before any unit runs.
+    fn start(&self, _plan: &Plan) {}
+    /// After each unit of work of any unit.
+    fn progress(&self) {}
+    /// After each unit, computed now (`computed`) or read from disk.
+    fn unit_done(&self, _unit: E::Unit, _computed: bool, _rows: &[E::Row]) {}
+}
+
+/// Observes nothing.
+impl<E: Experiment + ?Sized> Observer<E> for () {}
+
+/// An observer that only wants to hear of finished units: `OnUnitDone(|unit, computed, rows| …)`.
+pub struct OnUnitDone<F>(pub F);
+
+impl<E, F> Observer<E> for OnUnitDone<F>
+where
+    E: Experiment + ?Sized,
+    F: Fn(E::Unit, bool, &[E::Row]) + Sync,
+{
+    fn unit_done(&self, unit: E::Unit, computed: bool, rows: &[E::Row]) {
+        (self.0)(unit, computed, rows)
+    }
+}
+
+/// Why a run failed.
+#[derive(Debug)]
+pub enum RunnerError {
+    /// A file or directory could not be read or written.
+    Io { path: PathBuf, message: String },
+    /// A unit file exists but is not a complete unit file of this version.
+    CorruptUnit { path: PathBuf, reason: String },
+    /// The output directory holds another experiment's manifest.
+    OtherExperiment { dir: PathBuf, stored: PathBuf },
+    /// A shard index not below the shard count.
+    BadShard { index: usize, count: usize },
+    /// A unit's own computation failed.
+    Unit { unit: String, source: UnitError },
+}
+
+impl fmt::Display for RunnerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Io { path, message } => write!(f, "{}: {message}", path.display()),
+            Self::CorruptUnit { path, reason } => {
+                write!(f, "{}: {reason}; delete the file to recompute the unit", path.display())
+            }
+            Self::OtherExperiment { dir, stored } => write!(
+                f,
+                "{} holds results of a different manifest ({}); rerun with --force to recompute everything, \
+                 or set experiment.output to a new directory",
+                dir.display(),
+                stored.display()
+            ),
+            Self::BadShard { index, count } => {
+                write!(f, "shard {index}/{count}: the shard index must be below the shard count")
+            }
+            Self::Unit { unit, source } => write!(f, "unit {unit}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for RunnerError {}
+
+impl RunnerError {
+    /// Bad input (exit code 2 in the CLI) rather than a failure while running.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(self, Self::OtherExperiment { .. } | Self::BadShard { .. })
+    }
+}
+
+pub(crate) fn io_error(path: &Path, e: impl fmt::Display) -> RunnerError {
+    RunnerError::Io { path: path.to_path_buf(), message: e.to_string() }
+}
+
+/// The directory of the unit files.
+pub fn units_dir(output: &Path) -> PathBuf {
+    output.join("units")
+}
+
+/// Runs every unit (of the shard, if any) not yet on disk (all with `force`) in parallel,
+/// persisting each as it finishes, and returns all rows of the run in unit order. A failed unit
+/// does not stop the others; the first error (in unit order) is returned after all units ran,
+/// and finished units stay on disk for the next run.
+pub fn run<E: Experiment>(
+    experiment: &E,
+    options: RunOptions,
+    observer: &impl Observer<E>,
+) -> Result<Vec<E::Row>, RunnerError> {
+    if let Some((index, count)) = options.shard
+        && index >= count
+    {
+        return Err(RunnerError::BadShard { index, count });
+    }
+    let dir = units_dir(&experiment.output_dir());
+    std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+    let units: Vec<(E::Unit, String, PathBuf, bool)> = experiment
+        .units()
+        .into_iter()
+        .enumerate()
+        .filter(|(position, _)| options.shard.is_none_or(|(i, n)| position % n == i))
+        .map(|(_, unit)| {
+            let name = experiment.unit_name(unit);
+            let path = dir.join(format!("{name}.toml"));
+            let compute = options.force || !path.exists();
+            (unit, name, path, compute)
+        })
+        .collect();
+    let to_compute: Vec<E::Unit> = units.iter().filter(|u| u.3).map(|u| u.0).collect();
+    observer.start(&Plan {
+        units: units.len(),
+        to_compute: to_compute.len(),
+        work: to_compute.iter().map(|&u| experiment.unit_work(u)).sum(),
+    });
+    let progress = || observer.progress();
+    let outcomes: Vec<Result<Vec<E::Row>, RunnerError>> = units
+        .into_par_iter()
+        .map(|(unit, name, path, computed)| {
+            let rows = if computed {
+                let rows =
+                    experiment.run_unit(unit, &progress).map_err(|source| RunnerError::Unit { unit: name, source })?;
+                write_unit(&path, &rows)?;
+                rows
+            } else {
+                read_unit(&path)?
+            };
+            observer.unit_done(unit, computed, &rows);
+            Ok(rows)
+        })
+        .collect();
+    let mut all = Vec::new();
+    for outcome in outcomes {
+        all.extend(outcome?);
+    }
+    Ok(all)
+}
