@@ -9,10 +9,8 @@ mod progress;
 
 use clap::{Parser, Subcommand};
 use pipeline::{
-    AnyManifest, DpSepManifest, DpviManifest, DpviRow, FIGURE_PNG, FIGURE_SVG, PrepareOptions, RESULTS_FILE,
-    SUMMARY_FILE, SweepOptions, TOPICS_PNG, TOPICS_SVG, base_file_text, claim_dpsep_output, claim_dpvi_output,
-    claim_output, dpvi_summary_table, load, load_any, prepare_enron, recovered_topics, run_dpsep, run_dpvi, run_sweep,
-    stored_description, write_dpsep_outputs, write_dpvi_outputs, write_outputs, write_summary, write_summary_figure,
+    ExperimentError, FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PrepareOptions, RESULTS_FILE, SUMMARY_FILE, SweepOptions,
+    TOPICS_PNG, TOPICS_SVG, base_file_text, load, load_experiment, prepare_enron, recovered_topics,
 };
 use progress::Reporter;
 use results::TopicPanel;
@@ -161,58 +159,48 @@ fn main() -> ExitCode {
     }
 }
 
+/// An experiment error with its exit code: 2 for bad input, 1 for a failure while running.
+fn experiment_failure(e: ExperimentError) -> Failure {
+    if e.is_bad_input() { bad_input(e) } else { failed(e) }
+}
+
 fn validate(path: &Path) -> Result<(), Failure> {
-    let m = match load_any(path).map_err(bad_input)? {
-        AnyManifest::Factorization(m) => m,
-        AnyManifest::Dpvi(m) => {
-            println!("{}: valid DPVI manifest — {} runs", path.display(), m.cells().len());
-            return Ok(());
-        }
-        AnyManifest::DpSep(m) => {
-            println!("{}: valid DP-SEP manifest — {} replications", path.display(), m.dpsep.replications);
-            return Ok(());
-        }
-    };
-    let (datasets, cells, units) = (m.datasets().len(), m.cells().len(), m.units().len());
-    println!("{}: valid — {datasets} data sets, {cells} cells, {units} units of work", path.display());
+    let loaded = load_experiment(path).map_err(bad_input)?;
+    println!("{}: {}", path.display(), loaded.validation_summary());
     Ok(())
 }
 
 fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> Result<(), Failure> {
-    let m = match load_any(path).map_err(bad_input)? {
-        AnyManifest::Factorization(m) => m,
-        AnyManifest::Dpvi(_) if shard.is_some() => return Err(bad_input("--shard: DPVI sweeps are not sharded")),
-        AnyManifest::Dpvi(m) => return run_dpvi_sweep(&m, force, quiet),
-        AnyManifest::DpSep(_) if shard.is_some() => return Err(bad_input("--shard: DP-SEP sweeps are not sharded")),
-        AnyManifest::DpSep(m) => return run_dpsep_sweep(&m, force, quiet),
-    };
-    claim_output(&m, force).map_err(bad_input)?;
-    let note = m.experiment.description.clone();
+    let loaded = load_experiment(path).map_err(bad_input)?;
+    let experiment = loaded.experiment().clone();
+    loaded.claim(force).map_err(|e| experiment_failure(e.into()))?;
+    let note = experiment.description.clone();
     if let (Some(note), false) = (&note, quiet) {
-        eprintln!("{}: {note}", m.experiment.name);
+        eprintln!("{}: {note}", experiment.name);
     }
     let start = Instant::now();
-    let reporter = Reporter::new(&m, quiet);
-    let rows = run_sweep(&m, SweepOptions { force, shard }, &reporter).map_err(|e| {
-        reporter.finish();
-        failed(format!("{e}\nfinished units are kept; run the same command again to resume"))
-    })?;
+    let reporter = Reporter::new(quiet);
+    let outcome = loaded.run(SweepOptions { force, shard }, &reporter);
     reporter.finish();
-    let dir = m.output_dir();
-    if let Some((i, n)) = shard {
+    let (rows, table) = outcome.map_err(|e| {
+        let resume =
+            if e.is_bad_input() { "" } else { "\nfinished units are kept; run the same command again to resume" };
+        let failure = experiment_failure(e);
+        Failure { message: format!("{}{resume}", failure.message), ..failure }
+    })?;
+    let dir = experiment.output_dir();
+    let Some(table) = table else {
+        let (i, n) = shard.unwrap_or((0, 1));
         println!(
-            "{}: shard {i}/{n} done ({} rows, {:.1} s); run without --shard to merge and write the results",
-            m.experiment.name,
-            rows.len(),
+            "{}: shard {i}/{n} done ({rows} rows, {:.1} s); run without --shard to merge and write the results",
+            experiment.name,
             start.elapsed().as_secs_f64()
         );
         return Ok(());
-    }
-    let summary = write_outputs(&m, &rows).map_err(failed)?;
+    };
     println!(
-        "{}: {} rows in {:.1} s → {}/{{{RESULTS_FILE}, {SUMMARY_FILE}, {FIGURE_SVG}, {FIGURE_PNG}}}",
-        m.experiment.name,
-        rows.len(),
+        "{}: {rows} rows in {:.1} s → {}/{{{RESULTS_FILE}, {SUMMARY_FILE}, {FIGURE_SVG}, {FIGURE_PNG}}}",
+        experiment.name,
         start.elapsed().as_secs_f64(),
         dir.display()
     );
@@ -220,7 +208,7 @@ fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> 
         println!("NOTE: {note}");
     }
     if !quiet {
-        print!("{}", results::summary_table(&summary));
+        print!("{table}");
     }
     if let Some(note) = note {
         println!("NOTE: {note}");
@@ -228,85 +216,23 @@ fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> 
     Ok(())
 }
 
-/// Runs a DPVI manifest (resumable; one progress line per finished run unless `quiet`).
-fn run_dpvi_sweep(m: &DpviManifest, force: bool, quiet: bool) -> Result<(), Failure> {
-    claim_dpvi_output(m, force).map_err(bad_input)?;
-    if let (Some(d), false) = (&m.experiment.description, quiet) {
-        eprintln!("{}: {d}", m.experiment.name);
-    }
-    let start = Instant::now();
-    let total = m.cells().len();
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    let report = |row: &DpviRow, computed: bool| {
-        let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if !quiet {
-            let eps = row.target_epsilon.map_or(String::new(), |e| format!(" ε={e}"));
-            let metric =
-                row.accuracy.map_or(format!("test ll {:.4}", row.test_log_likelihood), |a| format!("accuracy {a:.4}"));
-            let how = if computed { format!("{:.1} s", row.seconds) } else { "kept".into() };
-            eprintln!(
-                "[{k}/{total}] rep {} {} q={}{eps}: {metric} ({how})",
-                row.replication,
-                row.method.name(),
-                row.sampling_rate
-            );
-        }
-    };
-    let rows = run_dpvi(m, force, &report)
-        .map_err(|e| failed(format!("{e}\nfinished runs are kept; run the same command again to resume")))?;
-    let summary = write_dpvi_outputs(m, &rows).map_err(failed)?;
-    println!(
-        "{}: {} runs in {:.1} s → {}/{{{RESULTS_FILE}, {SUMMARY_FILE}, {FIGURE_SVG}, {FIGURE_PNG}}}",
-        m.experiment.name,
-        rows.len(),
-        start.elapsed().as_secs_f64(),
-        m.output_dir().display()
-    );
-    if !quiet {
-        print!("{}", dpvi_summary_table(&summary));
-    }
-    Ok(())
-}
-
-/// Runs a DP-SEP manifest (resumable per replication) and prints Table 1.
-fn run_dpsep_sweep(m: &DpSepManifest, force: bool, quiet: bool) -> Result<(), Failure> {
-    claim_dpsep_output(m, force).map_err(bad_input)?;
-    let start = Instant::now();
-    let total = m.dpsep.replications;
-    let report = |r: usize, computed: bool| {
-        if !quiet {
-            eprintln!("replication {r} of {total}: {}", if computed { "done" } else { "kept" });
-        }
-    };
-    let rows = run_dpsep(m, force, &report)
-        .map_err(|e| failed(format!("{e}\nfinished replications are kept; run the same command again to resume")))?;
-    let table = write_dpsep_outputs(m, &rows).map_err(failed)?;
-    println!(
-        "{}: {} fits in {:.1} s → {}/{{{RESULTS_FILE}, {SUMMARY_FILE}, {FIGURE_SVG}, {FIGURE_PNG}}}",
-        m.experiment.name,
-        rows.len(),
-        start.elapsed().as_secs_f64(),
-        m.output_dir().display()
-    );
-    if !quiet {
-        println!("{:<24} {:>12} {:>12} {:>12} {:>12}", "method", "F mean", "F cov", "F average", "median avg");
-        for (label, a, b, c, med, _) in &table {
-            println!("{label:<24} {a:>12.4} {b:>12.4} {c:>12.4} {med:>12.4}");
-        }
-    }
-    Ok(())
+/// The experiment whose results are in `dir`, from the manifest stored there.
+fn stored_experiment(dir: &Path) -> Result<Box<dyn pipeline::Loaded>, Failure> {
+    load_experiment(&dir.join(MANIFEST_FILE)).map_err(|e| {
+        bad_input(format!("{}: not a results directory of lppf (no readable {MANIFEST_FILE}: {e})", dir.display()))
+    })
 }
 
 /// `lppf summarize`: print the summary table (with the manifest's description, e.g. its deviation
-/// from the paper) and rewrite summary.csv.
+/// from the paper) and rewrite summary.csv, from the directory's unit files.
 fn summarize(dir: &Path) -> Result<(), Failure> {
-    let rows = results::read_results(&dir.join(RESULTS_FILE)).map_err(bad_input)?;
-    let summary = write_summary(dir, &rows).map_err(failed)?;
-    let note = stored_description(dir);
+    let loaded = stored_experiment(dir)?;
+    let table = loaded.summarize(dir).map_err(experiment_failure)?;
+    let note = loaded.experiment().description.clone();
     if let Some(note) = &note {
         println!("NOTE: {note}");
     }
-    print!("{}", results::summary_table(&summary));
+    print!("{table}");
     if let Some(note) = &note {
         println!("NOTE: {note}");
     }
@@ -316,13 +242,8 @@ fn summarize(dir: &Path) -> Result<(), Failure> {
 
 /// `lppf plot`: redraw the figures (with the manifest's description under the title).
 fn plot(dir: &Path, log_y: bool) -> Result<(), Failure> {
-    let rows = results::read_results(&dir.join(RESULTS_FILE)).map_err(bad_input)?;
-    let text = results::FigureText {
-        title: rows.first().map_or_else(String::new, |r| r.experiment.clone()),
-        note: stored_description(dir),
-        log_y,
-    };
-    write_summary_figure(dir, &results::summarize(&rows), &text).map_err(failed)?;
+    let loaded = stored_experiment(dir)?;
+    loaded.plot(dir, log_y).map_err(experiment_failure)?;
     for name in [FIGURE_SVG, FIGURE_PNG] {
         eprintln!("wrote {}", dir.join(name).display());
     }

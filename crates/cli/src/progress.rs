@@ -1,16 +1,15 @@
-//! Progress of a sweep on the terminal: a bar over the Gibbs iterations of the units to compute
-//! (units done/total, iterations/s, ETA) and one log line per finished unit. When stderr is not a
-//! terminal (batch jobs, CI logs) there is no bar, only the log lines; `--quiet` prints neither.
+//! Progress of a run on the terminal, for every experiment kind: a bar over the work of the units
+//! to compute (units done/total, rate, ETA) and one log line per finished unit. When stderr is
+//! not a terminal (batch jobs, CI logs) there is no bar, only the log lines; `--quiet` prints
+//! neither.
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
-use pipeline::{FactorizationSweep, Manifest, MethodResult, NoiseLevel, Unit};
-use runner::{Observer, Plan};
+use runner::{Plan, Progress};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-pub struct Reporter<'a> {
-    manifest: &'a Manifest,
+pub struct Reporter {
     quiet: bool,
     bar: ProgressBar,
     done: AtomicUsize,
@@ -18,22 +17,10 @@ pub struct Reporter<'a> {
     start: Instant,
 }
 
-impl<'a> Reporter<'a> {
-    pub fn new(manifest: &'a Manifest, quiet: bool) -> Self {
-        let bar = if quiet || !std::io::stderr().is_terminal() {
-            ProgressBar::hidden()
-        } else {
-            // The bar counts Gibbs/CAVI iterations over all units: the rate is iterations per
-            // second, to three significant digits (not indicatif's raw `402.1853/s`).
-            let style =
-                ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {msg} · {rate} · ETA {eta}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-                        let _ = write!(w, "{} iterations/s", three_digits(state.per_sec()));
-                    });
-            ProgressBar::new(0).with_style(style.progress_chars("=> "))
-        };
-        Self { manifest, quiet, bar, done: AtomicUsize::new(0), total: AtomicUsize::new(0), start: Instant::now() }
+impl Reporter {
+    pub fn new(quiet: bool) -> Self {
+        let bar = if quiet || !std::io::stderr().is_terminal() { ProgressBar::hidden() } else { ProgressBar::new(0) };
+        Self { quiet, bar, done: AtomicUsize::new(0), total: AtomicUsize::new(0), start: Instant::now() }
     }
 
     /// Removes the bar (the log lines stay).
@@ -51,26 +38,6 @@ impl<'a> Reporter<'a> {
             self.bar.println(line);
         }
     }
-
-    fn describe(&self, unit: Unit) -> String {
-        let data = |d: &pipeline::DataSet| match d.e0 {
-            Some(e0) => format!("replication {}, e0 = {e0}", d.replication),
-            None => format!("replication {}", d.replication),
-        };
-        match unit {
-            Unit::Reference { dataset } => {
-                format!("non-private reference ({})", data(&self.manifest.datasets()[dataset]))
-            }
-            Unit::Cell { cell } => {
-                let c = self.manifest.cells()[cell];
-                let level = match c.noise {
-                    NoiseLevel::Alpha(a) => format!("α = {a}"),
-                    NoiseLevel::Epsilon(e) => format!("ε = {e}"),
-                };
-                format!("cell {cell} ({}, {level})", data(&c.dataset))
-            }
-        }
-    }
 }
 
 /// `x` rounded to three significant digits, without trailing zeros (402, 40.2, 0.402).
@@ -82,13 +49,18 @@ fn three_digits(x: f64) -> String {
     format!("{x:.decimals$}")
 }
 
-fn metrics(rows: &[MethodResult]) -> String {
-    rows.iter().map(|r| format!("{} KL {:.4}", r.method.name(), r.mean_kl)).collect::<Vec<_>>().join(", ")
-}
-
-impl<'a> Observer<FactorizationSweep<'a>> for Reporter<'_> {
+impl Progress for Reporter {
     fn start(&self, plan: &Plan) {
         self.total.store(plan.units, Ordering::Relaxed);
+        // The rate is the kind's work per second (Gibbs/CAVI iterations, runs, replications), to
+        // three significant digits (not indicatif's raw `402.1853/s`).
+        let work_name = plan.work_name;
+        let style = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {msg} · {rate} · ETA {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key("rate", move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{} {work_name}/s", three_digits(state.per_sec()));
+            });
+        self.bar.set_style(style.progress_chars("=> "));
         self.bar.set_length(plan.work);
         self.bar.set_message(format!("units 0/{}", plan.units));
         if plan.to_compute < plan.units {
@@ -105,18 +77,12 @@ impl<'a> Observer<FactorizationSweep<'a>> for Reporter<'_> {
         self.bar.inc(1);
     }
 
-    fn unit_done(&self, unit: Unit, computed: bool, rows: &[MethodResult]) {
+    fn unit_done(&self, unit: &str, computed: bool, rows: &str) {
         let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         let total = self.total.load(Ordering::Relaxed);
         self.bar.set_message(format!("units {n}/{total}"));
         if computed {
-            let seconds: f64 = rows.iter().map(|r| r.seconds).sum();
-            self.log(format!(
-                "[{n}/{total}] {}: {} ({seconds:.1} s of chains, {:.0} s elapsed)",
-                self.describe(unit),
-                metrics(rows),
-                self.start.elapsed().as_secs_f64()
-            ));
+            self.log(format!("[{n}/{total}] {unit}: {rows} ({:.0} s elapsed)", self.start.elapsed().as_secs_f64()));
         }
     }
 }

@@ -258,3 +258,69 @@ fn epsilon_calculator() {
     let out = lppf().args(["epsilon", "--steps", "-3"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Every experiment kind goes through the same commands: `run` (with a log line per unit),
+/// then `summarize` and `plot` on its directory, and `run` again resumes (nothing recomputed).
+#[test]
+fn every_kind_runs_summarizes_and_plots() {
+    let dir = scratch("kinds");
+    let dpvi = format!(
+        r#"[experiment]
+name = "tiny-dpvi"
+seed = 5
+kind = "dpvi"
+output = {:?}
+[dpvi]
+dataset = "gmm"
+methods = ["non-private", "moments-accountant"]
+epsilon = [1.0]
+sampling_rate = [0.1]
+clip = [5.0]
+iterations = 40
+replications = 2
+[dpvi.gmm]
+components = 3
+train_points = 40
+test_points = 10
+predictive_draws = 5
+"#,
+        dir.join("dpvi").display().to_string()
+    );
+    let dpsep = include_str!("../../../experiments/dp-sep-mog.toml")
+        .replace(
+            "name = \"dp-sep-mog\"",
+            &format!("name = \"tiny-dpsep\"\noutput = {:?}", dir.join("dpsep").display().to_string()),
+        )
+        .replace("points = 1000", "points = 40")
+        .replace("epochs = 100", "epochs = 2")
+        .replace("damping = 100.0", "damping = 10.0")
+        .replace("replications = 10", "replications = 1")
+        .replace("gibbs_burn_in = 1000", "gibbs_burn_in = 10")
+        .replace("gibbs_samples = 20000", "gibbs_samples = 50");
+    assert!(dpsep.contains("replications = 1\n"), "the shipped DP-SEP manifest changed");
+    for (name, text, table_word) in [("dpvi", dpvi, "moments-accountant"), ("dpsep", dpsep, "clipped-sep")] {
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(&path, text).unwrap();
+        let out = lppf().args(["run", path.to_str().unwrap()]).output().unwrap();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("[1/"), "{name}: a log line per unit");
+        let results = dir.join(name);
+        std::fs::remove_file(results.join("summary.csv")).unwrap();
+        std::fs::remove_file(results.join("figure.png")).unwrap();
+        let out = lppf().args(["summarize", results.to_str().unwrap()]).output().unwrap();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains(table_word), "{name}");
+        assert!(results.join("summary.csv").exists(), "{name}");
+        let out = lppf().args(["plot", results.to_str().unwrap()]).output().unwrap();
+        assert!(out.status.success() && results.join("figure.png").exists(), "{name}");
+        let out = lppf().args(["plot", results.to_str().unwrap(), "--log-y"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}: --log-y is for KL figures");
+        // A second run computes nothing.
+        let out = lppf().args(["run", path.to_str().unwrap()]).output().unwrap();
+        assert!(out.status.success());
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("[1/"), "{name}: nothing recomputed");
+        let out = lppf().args(["run", path.to_str().unwrap(), "--shard", "0/2"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}: not sharded");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -4,6 +4,7 @@
 //! (per ε), each scored by the F-norms against the reference. A replication is one unit of work
 //! (its own stream, stored under `units/` as it finishes; a rerun resumes).
 
+use crate::kinds::{ExperimentError, Loaded, no_log_y, no_shard};
 use crate::manifest::{Experiment, ManifestError, invalid};
 use crate::outputs::write_figure;
 use crate::run::RunError;
@@ -11,6 +12,7 @@ use distributions::{StreamRng, Streams};
 use ep::sep::{SepSettings, ep, sep, start};
 use ep::{MixtureMeans, Natural, dp_em::dp_em, dp_sep_epsilon, dp_sep_noise, metrics::f_norms};
 use results::{EllipsePanel, Gaussian2, Values, distinct, plot_ellipses, write_atomic, write_table};
+use runner::{Progress, ProgressObserver, RunOptions};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -297,6 +299,19 @@ impl runner::Experiment for DpSepSweep<'_> {
         progress();
         Ok(rows)
     }
+
+    fn work_name(&self) -> &'static str {
+        "replications"
+    }
+
+    fn describe_unit(&self, unit: usize) -> String {
+        format!("replication {unit}")
+    }
+
+    fn describe_rows(&self, rows: &[DpSepRow]) -> String {
+        let seconds: f64 = rows.iter().map(|r| r.seconds).sum();
+        format!("{} fits ({seconds:.1} s)", rows.len())
+    }
 }
 
 /// Runs every replication not already stored under `<output>/units/` (all with `force`) through
@@ -308,7 +323,7 @@ pub fn run_dpsep(
     on_done: &(dyn Fn(usize, bool) + Sync),
 ) -> Result<Vec<DpSepRow>, runner::RunnerError> {
     let observer = runner::OnUnitDone(|r, computed, _: &[DpSepRow]| on_done(r, computed));
-    runner::run(&DpSepSweep(m), runner::RunOptions { force, shard: None }, &observer)
+    runner::run(&DpSepSweep(m), RunOptions { force, shard: None }, &observer)
 }
 
 /// One line of Table 1: label, mean F-norms (mean, covariance, average) over replications, the
@@ -334,8 +349,7 @@ pub fn dpsep_table(rows: &[DpSepRow]) -> Vec<TableLine> {
 
 /// Writes results.parquet, summary.csv (Table 1) and figure.svg/.png (Fig. 1: replication 0's
 /// posterior means and 98 % ellipses in the first two coordinates, refitted with its stream).
-pub fn write_dpsep_outputs(m: &DpSepManifest, rows: &[DpSepRow]) -> Result<Vec<TableLine>, RunError> {
-    let dir = m.output_dir();
+pub fn write_dpsep_outputs(m: &DpSepManifest, dir: &Path, rows: &[DpSepRow]) -> Result<Vec<TableLine>, RunError> {
     let err = |e: results::ResultsError| RunError(e.to_string());
     let floats = |f: fn(&DpSepRow) -> Option<f64>| Values::Float(rows.iter().map(f).collect());
     let columns = [
@@ -354,15 +368,37 @@ pub fn write_dpsep_outputs(m: &DpSepManifest, rows: &[DpSepRow]) -> Result<Vec<T
         ("skipped_steps", Values::Int(rows.iter().map(|r| r.skipped as i64).collect())),
         ("seconds", floats(|r| Some(r.seconds))),
     ];
-    let metadata = runner::results_metadata(&dir, &m.text);
+    let metadata = runner::results_metadata(dir, &m.text);
     write_table(&dir.join(crate::RESULTS_FILE), &columns, &metadata).map_err(err)?;
+    let table = write_dpsep_summary(dir, rows)?;
+    write_dpsep_figure(m, dir)?;
+    Ok(table)
+}
+
+/// summary.csv (Table 1) in `dir`.
+fn write_dpsep_summary(dir: &Path, rows: &[DpSepRow]) -> Result<Vec<TableLine>, RunError> {
     let table = dpsep_table(rows);
     let mut csv =
         String::from("method,f_norm_mean,f_norm_covariance,f_norm_average,median_f_norm_average,replications\n");
     for (l, a, b, c, med, n) in &table {
         csv += &format!("{l},{a},{b},{c},{med},{n}\n");
     }
-    write_atomic(&dir.join(crate::SUMMARY_FILE), csv.as_bytes()).map_err(err)?;
+    write_atomic(&dir.join(crate::SUMMARY_FILE), csv.as_bytes()).map_err(|e| RunError(e.to_string()))?;
+    Ok(table)
+}
+
+/// Table 1 as printed text.
+pub fn dpsep_table_text(table: &[TableLine]) -> String {
+    let mut out =
+        format!("{:<24} {:>12} {:>12} {:>12} {:>12}\n", "method", "F mean", "F cov", "F average", "median avg");
+    for (label, a, b, c, med, _) in table {
+        out += &format!("{label:<24} {a:>12.4} {b:>12.4} {c:>12.4} {med:>12.4}\n");
+    }
+    out
+}
+
+/// Fig. 1: replication 0's posterior means and 98 % ellipses in `dir`.
+fn write_dpsep_figure(m: &DpSepManifest, dir: &Path) -> Result<(), RunError> {
     // Fig. 1 from replication 0 (refitted: the unit files keep numbers, not posteriors).
     let (fits, reference, model) = run_replication(m, 0)?;
     let two = |(mean, cov): &(Vec<f64>, Vec<f64>)| -> Gaussian2 {
@@ -377,6 +413,42 @@ pub fn write_dpsep_outputs(m: &DpSepManifest, rows: &[DpSepRow]) -> Result<Vec<T
     let refs: Vec<Gaussian2> = reference.iter().map(two).collect();
     let title =
         format!("{}: posterior means and 98 % ellipses (coordinates 1–2; black: Gibbs reference)", m.experiment.name);
-    write_figure(&dir, |svg, png| plot_ellipses(&panels, &refs, &points, 4, &title, Some(svg), Some(png)))?;
-    Ok(table)
+    write_figure(dir, |svg, png| plot_ellipses(&panels, &refs, &points, 4, &title, Some(svg), Some(png)))
+}
+
+/// The DP-SEP kind's entry of [`crate::KINDS`].
+pub(crate) fn parse_loaded(text: &str, file: &Path) -> Result<Box<dyn Loaded>, ManifestError> {
+    Ok(Box::new(DpSepManifest::parse(text, file)?))
+}
+
+impl Loaded for DpSepManifest {
+    fn experiment(&self) -> &Experiment {
+        &self.experiment
+    }
+
+    fn validation_summary(&self) -> String {
+        format!("valid DP-SEP manifest — {} replications", self.dpsep.replications)
+    }
+
+    fn claim(&self, force: bool) -> Result<(), runner::RunnerError> {
+        crate::outputs::claim_dpsep_output(self, force)
+    }
+
+    fn run(&self, options: RunOptions, progress: &dyn Progress) -> Result<(usize, Option<String>), ExperimentError> {
+        no_shard(options, "DP-SEP")?;
+        let sweep = DpSepSweep(self);
+        let rows = runner::run(&sweep, options, &ProgressObserver { experiment: &sweep, progress })?;
+        let table = write_dpsep_outputs(self, &self.output_dir(), &rows)?;
+        Ok((rows.len(), Some(dpsep_table_text(&table))))
+    }
+
+    fn summarize(&self, dir: &Path) -> Result<String, ExperimentError> {
+        let rows = runner::collect(&DpSepSweep(self), dir)?;
+        Ok(dpsep_table_text(&write_dpsep_summary(dir, &rows)?))
+    }
+
+    fn plot(&self, dir: &Path, log_y: bool) -> Result<(), ExperimentError> {
+        no_log_y(log_y, "DP-SEP")?;
+        Ok(write_dpsep_figure(self, dir)?)
+    }
 }

@@ -6,14 +6,17 @@
 //! summary.csv and figure.svg/.png.
 
 use crate::dpvi_manifest::{DpviCell, DpviDataset, DpviManifest, DpviMethod};
+use crate::kinds::{ExperimentError, Loaded, no_log_y, no_shard};
+use crate::manifest::{Experiment, ManifestError};
 use crate::outputs::{csv_opt as opt, write_figure};
 use crate::run::RunError;
 use distributions::{StreamRng, Streams};
 use dpvi::{Dpvi, GaussianMixture, LogisticRegression, MeanField, Privacy, Settings, evaluate, uci};
 use rand_distr::{Distribution, StandardNormal};
 use results::{Curve, CurveLabels, CurvePanel, Values, distinct, mean_sd, plot_curves, write_atomic, write_table};
+use runner::{Progress, ProgressObserver, RunOptions};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -204,6 +207,78 @@ impl runner::Experiment for DpviSweep<'_> {
         progress();
         Ok(vec![row])
     }
+
+    fn work_name(&self) -> &'static str {
+        "runs"
+    }
+
+    fn describe_unit(&self, unit: usize) -> String {
+        let c = &self.manifest.cells()[unit];
+        let eps = c.epsilon.map_or(String::new(), |e| format!(" ε={e}"));
+        format!("run {unit} (rep {} {} q={}{eps})", c.replication, c.method.name(), c.sampling_rate)
+    }
+
+    fn describe_rows(&self, rows: &[DpviRow]) -> String {
+        rows.iter()
+            .map(|r| match r.accuracy {
+                Some(a) => format!("accuracy {a:.4} ({:.1} s)", r.seconds),
+                None => format!("test ll {:.4} ({:.1} s)", r.test_log_likelihood, r.seconds),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The runner's view of `m`: its data loaded and split once.
+fn dpvi_sweep(m: &DpviManifest) -> Result<DpviSweep<'_>, runner::RunnerError> {
+    let data_error = |e: RunError| runner::RunnerError::Unit { unit: "data".into(), source: e.into() };
+    let table = load_table(m).map_err(data_error)?;
+    let data: Vec<Data> = (0..m.dpvi.replications)
+        .map(|r| replication_data(m, table.as_deref(), r))
+        .collect::<Result<_, _>>()
+        .map_err(data_error)?;
+    Ok(DpviSweep { manifest: m, data })
+}
+
+/// The DPVI kind's entry of [`crate::KINDS`].
+pub(crate) fn parse_loaded(text: &str, file: &Path) -> Result<Box<dyn Loaded>, ManifestError> {
+    Ok(Box::new(DpviManifest::parse(text, file)?))
+}
+
+impl Loaded for DpviManifest {
+    fn experiment(&self) -> &Experiment {
+        &self.experiment
+    }
+
+    fn validation_summary(&self) -> String {
+        format!("valid DPVI manifest — {} runs", self.cells().len())
+    }
+
+    fn claim(&self, force: bool) -> Result<(), runner::RunnerError> {
+        crate::outputs::claim_dpvi_output(self, force)
+    }
+
+    fn run(&self, options: RunOptions, progress: &dyn Progress) -> Result<(usize, Option<String>), ExperimentError> {
+        no_shard(options, "DPVI")?;
+        let sweep = dpvi_sweep(self)?;
+        let rows = runner::run(&sweep, options, &ProgressObserver { experiment: &sweep, progress })?;
+        let summary = write_dpvi_outputs(self, &self.output_dir(), &rows)?;
+        Ok((rows.len(), Some(dpvi_summary_table(&summary))))
+    }
+
+    fn summarize(&self, dir: &Path) -> Result<String, ExperimentError> {
+        let rows = runner::collect(&DpviSweep { manifest: self, data: Vec::new() }, dir)?;
+        let summary = summarize_dpvi(&rows);
+        write_atomic(&dir.join(crate::SUMMARY_FILE), dpvi_summary_csv(&summary).as_bytes())
+            .map_err(|e| RunError(e.to_string()))?;
+        Ok(dpvi_summary_table(&summary))
+    }
+
+    fn plot(&self, dir: &Path, log_y: bool) -> Result<(), ExperimentError> {
+        no_log_y(log_y, "DPVI")?;
+        let rows = runner::collect(&DpviSweep { manifest: self, data: Vec::new() }, dir)?;
+        Ok(write_dpvi_figure(self, dir, &summarize_dpvi(&rows))?)
+    }
 }
 
 /// Runs every cell not already stored under `<output>/units/` (all with `force`) through the
@@ -214,13 +289,8 @@ pub fn run_dpvi(
     force: bool,
     on_done: &(dyn Fn(&DpviRow, bool) + Sync),
 ) -> Result<Vec<DpviRow>, runner::RunnerError> {
-    let table = load_table(m).map_err(|e| runner::RunnerError::Unit { unit: "data".into(), source: e.into() })?;
-    let data: Vec<Data> = (0..m.dpvi.replications)
-        .map(|r| replication_data(m, table.as_deref(), r))
-        .collect::<Result<_, _>>()
-        .map_err(|e| runner::RunnerError::Unit { unit: "data".into(), source: e.into() })?;
     let observer = runner::OnUnitDone(|_, computed, rows: &[DpviRow]| rows.iter().for_each(|r| on_done(r, computed)));
-    runner::run(&DpviSweep { manifest: m, data }, runner::RunOptions { force, shard: None }, &observer)
+    runner::run(&dpvi_sweep(m)?, RunOptions { force, shard: None }, &observer)
 }
 
 /// One line of the DPVI summary: a (method, q, c, ε) group over replications.
@@ -269,8 +339,7 @@ pub fn summarize_dpvi(rows: &[DpviRow]) -> Vec<DpviSummary> {
 }
 
 /// Writes results.parquet, summary.csv and figure.svg/.png; returns the summary.
-pub fn write_dpvi_outputs(m: &DpviManifest, rows: &[DpviRow]) -> Result<Vec<DpviSummary>, RunError> {
-    let dir = m.output_dir();
+pub fn write_dpvi_outputs(m: &DpviManifest, dir: &Path, rows: &[DpviRow]) -> Result<Vec<DpviSummary>, RunError> {
     let err = |e: results::ResultsError| RunError(e.to_string());
     let floats = |f: fn(&DpviRow) -> Option<f64>| Values::Float(rows.iter().map(f).collect());
     let columns = [
@@ -292,11 +361,17 @@ pub fn write_dpvi_outputs(m: &DpviManifest, rows: &[DpviRow]) -> Result<Vec<Dpvi
         ("mean_batch", floats(|r| Some(r.mean_batch))),
         ("seconds", floats(|r| Some(r.seconds))),
     ];
-    let metadata = runner::results_metadata(&dir, &m.text);
+    let metadata = runner::results_metadata(dir, &m.text);
     write_table(&dir.join(crate::RESULTS_FILE), &columns, &metadata).map_err(err)?;
     let summary = summarize_dpvi(rows);
     write_atomic(&dir.join(crate::SUMMARY_FILE), dpvi_summary_csv(&summary).as_bytes()).map_err(err)?;
-    let classification = rows.iter().any(|r| r.accuracy.is_some());
+    write_dpvi_figure(m, dir, &summary)?;
+    Ok(summary)
+}
+
+/// The accuracy (or test log-likelihood) vs ε figure of a DPVI summary.
+fn write_dpvi_figure(m: &DpviManifest, dir: &Path, summary: &[DpviSummary]) -> Result<(), RunError> {
+    let classification = m.dpvi.dataset != DpviDataset::Gmm;
     let labels = CurveLabels {
         x: "ε (target, δ fixed)".into(),
         y: if classification { "test accuracy" } else { "test log-likelihood per point" }.into(),
@@ -305,9 +380,8 @@ pub fn write_dpvi_outputs(m: &DpviManifest, rows: &[DpviRow]) -> Result<Vec<Dpvi
         log_y: false,
         note: m.experiment.description.clone(),
     };
-    let panel = CurvePanel { caption: m.dpvi.dataset.name().to_string(), curves: curves(&summary) };
-    write_figure(&dir, |svg, png| plot_curves(&[panel], &labels, &m.experiment.name, Some(svg), Some(png)))?;
-    Ok(summary)
+    let panel = CurvePanel { caption: m.dpvi.dataset.name().to_string(), curves: curves(summary) };
+    write_figure(dir, |svg, png| plot_curves(&[panel], &labels, &m.experiment.name, Some(svg), Some(png)))
 }
 
 /// One curve per (method, q, c) over ε (± standard error); the non-private runs as reference

@@ -1,21 +1,23 @@
-//! The experiment pipeline: a TOML manifest → validated experiment → data sets × noise levels
-//! (cells) → units of work run in parallel and persisted atomically (resume, shards) → tidy
-//! Parquet results, summary and figure (through the `results` crate).
+//! The experiment kinds of lppf, run by the `runner` crate: a TOML manifest → validated
+//! experiment ([`load_experiment`], which finds the kind in [`KINDS`]) → units of work (the
+//! runner: parallel, resumable, sharded) → tidy Parquet results, summary and figure (through the
+//! `results` crate).
 //!
-//! - `manifest`: schema, strict validation, expansion into data sets and cells;
-//! - `base`: stored base parameters of semi-synthetic designs;
-//! - `run`: one unit of work (a data set's non-private reference, or a cell's naïve and private
-//!   fits), streams derived from (seed, replication, e₀ index, purpose, level, method);
-//! - `sweep`: all units in parallel, unit files, resume, shards, progress observer;
-//! - `outputs`: the files a run leaves in its output directory;
-//! - `dpvi_manifest`, `dpvi_run`: the DPVI experiment kind (`[experiment] kind = "dpvi"`,
-//!   [`load_any`] dispatches): central-DP baselines on UCI and synthetic mixture data;
-//! - `dpsep`: the DP-SEP experiment kind (`kind = "dp-sep"`): Table 1 and Fig. 1 of Vinaroz & Park.
+//! - `kinds`: the table of kinds and the [`Loaded`] interface `lppf` drives them through;
+//! - the factorization kind (Schein et al.'s sweeps): `manifest` (schema, strict validation,
+//!   data sets and cells), `base` (base parameters of semi-synthetic designs), `run` (one unit:
+//!   a data set's non-private reference or a cell's naïve and private fits, streams derived from
+//!   (seed, replication, e₀ index, purpose, level, method)), `sweep` (its units for the runner)
+//!   and `outputs` (its files);
+//! - the DPVI kind (`[experiment] kind = "dpvi"`): `dpvi_manifest`, `dpvi_run`;
+//! - the DP-SEP kind (`kind = "dp-sep"`): `dpsep` — Table 1 and Fig. 1 of Vinaroz & Park;
+//! - `prepare`: building the Enron base parameters.
 
 mod base;
 mod dpsep;
 mod dpvi_manifest;
 mod dpvi_run;
+mod kinds;
 mod manifest;
 mod outputs;
 mod prepare;
@@ -24,20 +26,21 @@ mod sweep;
 
 pub use base::BaseParameters;
 pub use dpsep::{
-    DpSepManifest, DpSepMethod, DpSepRow, DpSepSpec, TableLine, dpsep_table, run_dpsep, run_replication,
-    write_dpsep_outputs,
+    DpSepManifest, DpSepMethod, DpSepRow, DpSepSpec, TableLine, dpsep_table, dpsep_table_text, run_dpsep,
+    run_replication, write_dpsep_outputs,
 };
 pub use dpvi_manifest::{DpviCell, DpviDataset, DpviManifest, DpviMethod, DpviSpec};
 pub use dpvi_run::{
     DpviRow, DpviSummary, MIXTURE_MEANS, dpvi_summary_table, run_dpvi, summarize_dpvi, write_dpvi_outputs,
 };
+pub use kinds::{ExperimentError, KINDS, Kind, Loaded, load_experiment, parse_experiment};
 pub use manifest::{
-    AnyManifest, Cell, DEFAULT_F0, DataSet, DataSource, EXPERIMENT_KINDS, Manifest, ManifestError, Method, ModelKind,
-    NoiseLevel, Precision, load, load_any, parse,
+    Cell, DEFAULT_F0, DataSet, DataSource, EXPERIMENT_KINDS, Manifest, ManifestError, Method, ModelKind, NoiseLevel,
+    Precision, load, parse,
 };
 pub use outputs::{
     FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE, SUMMARY_FILE, TOPICS_PNG, TOPICS_SVG,
-    claim_dpsep_output, claim_dpvi_output, claim_output, result_rows, stored_description, write_outputs, write_summary,
+    claim_dpsep_output, claim_dpvi_output, claim_output, result_rows, write_outputs, write_summary,
     write_summary_figure,
 };
 pub use prepare::{PrepareOptions, Prepared, base_file_text, prepare_enron};

@@ -267,29 +267,6 @@ pub(crate) fn invalid(file: &Path, field: &'static str, value: String, allowed: 
     ManifestError::Invalid { file: file.to_path_buf(), field, value, allowed: allowed.to_string() }
 }
 
-/// A manifest of any experiment kind.
-#[derive(Clone, Debug)]
-pub enum AnyManifest {
-    Factorization(Manifest),
-    Dpvi(crate::DpviManifest),
-    DpSep(crate::DpSepManifest),
-}
-
-/// Reads and validates a manifest of any kind, dispatching on `experiment.kind`.
-pub fn load_any(path: &Path) -> Result<AnyManifest, ManifestError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ManifestError::Io { file: path.to_path_buf(), message: e.to_string() })?;
-    let kind = toml::from_str::<toml::Table>(&text)
-        .ok()
-        .and_then(|t| t.get("experiment")?.get("kind")?.as_str().map(str::to_string));
-    match kind.as_deref() {
-        Some("dpvi") => crate::DpviManifest::parse(&text, path).map(AnyManifest::Dpvi),
-        Some("dp-sep") => crate::DpSepManifest::parse(&text, path).map(AnyManifest::DpSep),
-        None | Some("factorization") => parse(&text, path).map(AnyManifest::Factorization),
-        Some(other) => Err(invalid(path, "experiment.kind", format!("{other:?}"), EXPERIMENT_KINDS)),
-    }
-}
-
 /// Reads and validates a manifest file.
 pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
     let text = std::fs::read_to_string(path)

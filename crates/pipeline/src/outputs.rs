@@ -11,7 +11,7 @@
 
 use crate::dpsep::DpSepManifest;
 use crate::dpvi_manifest::DpviManifest;
-use crate::manifest::{Manifest, Method, ModelKind, SamplerSpec, load, parse};
+use crate::manifest::{Manifest, Method, ModelKind, SamplerSpec, parse};
 use crate::run::{MethodResult, RunError};
 use results::{FigureText, ResultRow, SummaryRow, plot, summarize, summary_csv, write_atomic, write_results};
 use std::path::Path;
@@ -91,17 +91,16 @@ pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow>
 }
 
 /// After a complete run: `results.parquet`, `summary.csv` and the figures. Returns the summary.
-pub fn write_outputs(manifest: &Manifest, rows: &[MethodResult]) -> Result<Vec<SummaryRow>, RunError> {
-    let dir = manifest.output_dir();
+pub fn write_outputs(manifest: &Manifest, dir: &Path, rows: &[MethodResult]) -> Result<Vec<SummaryRow>, RunError> {
     let table = result_rows(manifest, rows);
-    write_results(&dir.join(RESULTS_FILE), &table, &runner::results_metadata(&dir, &manifest.text)).map_err(err)?;
-    let summary = write_summary(&dir, &table)?;
+    write_results(&dir.join(RESULTS_FILE), &table, &runner::results_metadata(dir, &manifest.text)).map_err(err)?;
+    let summary = write_summary(dir, &table)?;
     let text = FigureText {
         title: manifest.experiment.name.clone(),
         note: manifest.experiment.description.clone(),
         log_y: false,
     };
-    write_summary_figure(&dir, &summary, &text)?;
+    write_summary_figure(dir, &summary, &text)?;
     Ok(summary)
 }
 
@@ -115,12 +114,6 @@ pub fn write_summary(dir: &Path, table: &[ResultRow]) -> Result<Vec<SummaryRow>,
 /// `figure.svg` and `figure.png` in `dir` from a summary.
 pub fn write_summary_figure(dir: &Path, summary: &[SummaryRow], text: &FigureText) -> Result<(), RunError> {
     write_figure(dir, |svg, png| plot(summary, text, Some(svg), Some(png)))
-}
-
-/// The description of the manifest stored in a results directory (its deviation from a paper,
-/// for example), if there is one.
-pub fn stored_description(dir: &Path) -> Option<String> {
-    load(&dir.join(MANIFEST_FILE)).ok().and_then(|m| m.experiment.description)
 }
 
 /// Writes `figure.svg` and `figure.png` in `dir` with `draw(svg, png)` ([`runner::write_figure`]).

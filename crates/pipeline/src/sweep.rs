@@ -3,9 +3,13 @@
 //! the naïve and private fits) and how one unit runs. Resume, shards, unit files and parallelism
 //! are the runner's.
 
-use crate::manifest::Manifest;
+use crate::kinds::{ExperimentError, Loaded};
+use crate::manifest::{Experiment, Manifest, ManifestError, NoiseLevel, parse};
+use crate::outputs::{claim_output, result_rows, write_outputs, write_summary, write_summary_figure};
 use crate::run::{MethodResult, RunError, run_cell, run_reference, true_data};
-use std::path::PathBuf;
+use results::FigureText;
+use runner::{Progress, ProgressObserver, RunOptions, RunnerError};
+use std::path::{Path, PathBuf};
 
 /// What a sweep does with units already on disk (the runner's options).
 pub type SweepOptions = runner::RunOptions;
@@ -92,8 +96,79 @@ impl runner::Experiment for FactorizationSweep<'_> {
         self.0.unit_iterations(unit)
     }
 
+    fn work_name(&self) -> &'static str {
+        "iterations"
+    }
+
     fn run_unit(&self, unit: Unit, progress: &(dyn Fn() + Sync)) -> Result<Vec<MethodResult>, runner::UnitError> {
         Ok(compute(self.0, unit, progress)?)
+    }
+
+    fn describe_unit(&self, unit: Unit) -> String {
+        let data = |d: &crate::DataSet| match d.e0 {
+            Some(e0) => format!("replication {}, e0 = {e0}", d.replication),
+            None => format!("replication {}", d.replication),
+        };
+        match unit {
+            Unit::Reference { dataset } => format!("non-private reference ({})", data(&self.0.datasets()[dataset])),
+            Unit::Cell { cell } => {
+                let c = self.0.cells()[cell];
+                let level = match c.noise {
+                    NoiseLevel::Alpha(a) => format!("α = {a}"),
+                    NoiseLevel::Epsilon(e) => format!("ε = {e}"),
+                };
+                format!("cell {cell} ({}, {level})", data(&c.dataset))
+            }
+        }
+    }
+
+    fn describe_rows(&self, rows: &[MethodResult]) -> String {
+        let seconds: f64 = rows.iter().map(|r| r.seconds).sum();
+        let kl = rows.iter().map(|r| format!("{} KL {:.4}", r.method.name(), r.mean_kl)).collect::<Vec<_>>();
+        format!("{} ({seconds:.1} s of chains)", kl.join(", "))
+    }
+}
+
+/// The factorization kind's entry of [`crate::KINDS`].
+pub(crate) fn parse_loaded(text: &str, file: &Path) -> Result<Box<dyn Loaded>, ManifestError> {
+    Ok(Box::new(parse(text, file)?))
+}
+
+impl Loaded for Manifest {
+    fn experiment(&self) -> &Experiment {
+        &self.experiment
+    }
+
+    fn validation_summary(&self) -> String {
+        let (datasets, cells, units) = (self.datasets().len(), self.cells().len(), self.units().len());
+        format!("valid — {datasets} data sets, {cells} cells, {units} units of work")
+    }
+
+    fn claim(&self, force: bool) -> Result<(), RunnerError> {
+        claim_output(self, force)
+    }
+
+    fn run(&self, options: RunOptions, progress: &dyn Progress) -> Result<(usize, Option<String>), ExperimentError> {
+        let sweep = FactorizationSweep(self);
+        let rows = runner::run(&sweep, options, &ProgressObserver { experiment: &sweep, progress })?;
+        if options.shard.is_some() {
+            return Ok((rows.len(), None));
+        }
+        let summary = write_outputs(self, &self.output_dir(), &rows)?;
+        Ok((rows.len(), Some(results::summary_table(&summary))))
+    }
+
+    fn summarize(&self, dir: &Path) -> Result<String, ExperimentError> {
+        let rows = runner::collect(&FactorizationSweep(self), dir)?;
+        let summary = write_summary(dir, &result_rows(self, &rows))?;
+        Ok(results::summary_table(&summary))
+    }
+
+    fn plot(&self, dir: &Path, log_y: bool) -> Result<(), ExperimentError> {
+        let rows = runner::collect(&FactorizationSweep(self), dir)?;
+        let summary = results::summarize(&result_rows(self, &rows));
+        let text = FigureText { title: self.experiment.name.clone(), note: self.experiment.description.clone(), log_y };
+        Ok(write_summary_figure(dir, &summary, &text)?)
     }
 }
 

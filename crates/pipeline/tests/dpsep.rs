@@ -1,7 +1,7 @@
 //! The DP-SEP experiment kind: dispatch, named validation errors, resume, outputs, and that each
 //! DP run's spent ε meets its target.
 
-use pipeline::{AnyManifest, DpSepManifest, DpSepMethod, load_any, run_dpsep, write_dpsep_outputs};
+use pipeline::{DpSepManifest, DpSepMethod, load_experiment, run_dpsep, write_dpsep_outputs};
 use std::path::{Path, PathBuf};
 
 fn scratch(name: &str) -> PathBuf {
@@ -33,7 +33,7 @@ fn tiny(output: &Path) -> String {
 #[test]
 fn the_shipped_manifest_dispatches_and_bad_values_are_named() {
     let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments/dp-sep-mog.toml"));
-    assert!(matches!(load_any(path), Ok(AnyManifest::DpSep(_))));
+    assert!(load_experiment(path).unwrap().validation_summary().contains("DP-SEP"));
     let base = tiny(Path::new("out"));
     for (old, new, field) in [
         ("damping = 10.0", "damping = 100.0", "dpsep.damping"),
@@ -71,7 +71,7 @@ fn replications_resume_and_outputs_are_written() {
     assert_eq!(computed.into_inner().unwrap(), vec![1]);
     let key = |r: &pipeline::DpSepRow| (r.replication, r.method, r.f_average.to_bits());
     assert_eq!(again.iter().map(key).collect::<Vec<_>>(), rows.iter().map(key).collect::<Vec<_>>());
-    let table = write_dpsep_outputs(&m, &again).unwrap();
+    let table = write_dpsep_outputs(&m, &dir, &again).unwrap();
     assert_eq!(table.len(), 11);
     for file in ["results.parquet", "summary.csv", "figure.svg", "figure.png"] {
         assert!(dir.join(file).exists(), "{file}");

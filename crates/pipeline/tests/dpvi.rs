@@ -1,7 +1,7 @@
 //! The DPVI experiment kind: dispatch, validation errors that name the field, cells, resume,
 //! and thread-count independence (on the synthetic mixture, which needs no external data).
 
-use pipeline::{AnyManifest, DpviManifest, DpviMethod, ManifestError, load_any, run_dpvi, write_dpvi_outputs};
+use pipeline::{DpviManifest, DpviMethod, ManifestError, load_experiment, run_dpvi, write_dpvi_outputs};
 use std::path::{Path, PathBuf};
 
 fn scratch(name: &str) -> PathBuf {
@@ -44,7 +44,7 @@ fn parse(text: &str) -> Result<DpviManifest, ManifestError> {
 }
 
 /// The shipped DPVI manifests that need no data outside the repository are valid, and
-/// `load_any` dispatches on the kind.
+/// `load_experiment` dispatches on the kind (through `pipeline::KINDS`).
 #[test]
 fn shipped_dpvi_manifests_are_valid_and_dispatch_by_kind() {
     let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments"));
@@ -52,8 +52,8 @@ fn shipped_dpvi_manifests_are_valid_and_dispatch_by_kind() {
     assert!(text.contains("kind = \"dpvi\""));
     assert_eq!(DpviManifest::parse(&text, &dir.join("dpvi-gmm.toml")).unwrap().experiment.name, "dpvi-gmm");
     let gmm = dir.join("dpvi-gmm.toml");
-    assert!(matches!(load_any(&gmm), Ok(AnyManifest::Dpvi(_))));
-    assert!(matches!(load_any(&dir.join("smoke.toml")), Ok(AnyManifest::Factorization(_))));
+    assert!(load_experiment(&gmm).unwrap().validation_summary().contains("DPVI"));
+    assert!(load_experiment(&dir.join("smoke.toml")).unwrap().validation_summary().contains("data sets"));
 }
 
 /// The shipped UCI manifests are valid (their default `data_dir` resolved against the workspace
@@ -102,7 +102,7 @@ fn invalid_values_name_their_field_and_the_allowed_values() {
     let path = dir.join("m.toml");
     let smoke = include_str!("../../../experiments/smoke.toml").replace("seed = 1", "seed = 1\nkind = \"mcmc\"");
     std::fs::write(&path, smoke).unwrap();
-    let e = load_any(&path).unwrap_err().to_string();
+    let e = load_experiment(&path).map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("experiment.kind") && e.contains("dpvi"), "{e}");
 }
 
@@ -173,7 +173,7 @@ fn runs_resume_and_do_not_depend_on_the_thread_count() {
     assert!(e.to_string().contains("dpvi-3.toml"), "{e}");
     std::fs::remove_file(units.join("dpvi-3.toml")).unwrap();
     let rows = run_dpvi(&m, false, &quiet).unwrap();
-    let summary = write_dpvi_outputs(&m, &rows).unwrap();
+    let summary = write_dpvi_outputs(&m, &dir, &rows).unwrap();
     assert_eq!(summary.len(), 5);
     for file in ["results.parquet", "summary.csv", "figure.svg", "figure.png"] {
         assert!(dir.join(file).exists(), "{file}");

@@ -25,7 +25,7 @@ fn tiny_fig4_runs_end_to_end() {
     assert_eq!((manifest.rows(), manifest.model.components), (117, 12));
     let rows = run_sweep(&manifest, Default::default(), &()).unwrap();
     assert_eq!(rows.len(), 1 + 2 * 2);
-    write_outputs(&manifest, &rows).unwrap();
+    write_outputs(&manifest, &manifest.output_dir(), &rows).unwrap();
     let table = results::read_results(&dir.join(RESULTS_FILE)).unwrap();
     assert_eq!(table.len(), 5);
     assert!(table.iter().all(|r| r.e0 == Some(1.0) && r.model == "block" && r.mean_kl.is_finite()));

@@ -49,8 +49,69 @@ pub trait Experiment: Sync {
     fn unit_work(&self, _unit: Self::Unit) -> u64 {
         1
     }
+    /// What [`Experiment::unit_work`] counts, in the plural ("iterations"); "units" by default.
+    fn work_name(&self) -> &'static str {
+        "units"
+    }
     /// Runs one unit. `progress` is called once per unit of work done (see [`Experiment::unit_work`]).
     fn run_unit(&self, unit: Self::Unit, progress: &(dyn Fn() + Sync)) -> Result<Vec<Self::Row>, UnitError>;
+    /// The unit in words, for log lines (its name by default).
+    fn describe_unit(&self, unit: Self::Unit) -> String {
+        self.unit_name(unit)
+    }
+    /// A unit's rows in a few words, for log lines (the row count by default).
+    fn describe_rows(&self, rows: &[Self::Row]) -> String {
+        format!("{} rows", rows.len())
+    }
+}
+
+/// A kind-agnostic observer (a progress bar, a log): what [`ProgressObserver`] hands on.
+pub trait Progress: Sync {
+    /// Once, before any unit runs.
+    fn start(&self, _plan: &Plan) {}
+    /// After each unit of work.
+    fn progress(&self) {}
+    /// After each unit: its description, whether it was computed now, its rows described.
+    fn unit_done(&self, _unit: &str, _computed: bool, _rows: &str) {}
+}
+
+/// Observes nothing.
+impl Progress for () {}
+
+/// Turns a [`Progress`] into an [`Observer`] of any experiment, describing units and rows with
+/// the experiment's own words.
+pub struct ProgressObserver<'a, E: ?Sized> {
+    pub experiment: &'a E,
+    pub progress: &'a dyn Progress,
+}
+
+impl<E: Experiment + ?Sized> Observer<E> for ProgressObserver<'_, E> {
+    fn start(&self, plan: &Plan) {
+        self.progress.start(plan)
+    }
+
+    fn progress(&self) {
+        self.progress.progress()
+    }
+
+    fn unit_done(&self, unit: E::Unit, computed: bool, rows: &[E::Row]) {
+        self.progress.unit_done(&self.experiment.describe_unit(unit), computed, &self.experiment.describe_rows(rows))
+    }
+}
+
+/// Every unit's rows, read from the unit files under `output` (e.g. to summarize or plot a
+/// finished run again); a missing unit is an error naming it.
+pub fn collect<E: Experiment>(experiment: &E, output: &Path) -> Result<Vec<E::Row>, RunnerError> {
+    let dir = units_dir(output);
+    let mut rows = Vec::new();
+    for unit in experiment.units() {
+        let path = dir.join(format!("{}.toml", experiment.unit_name(unit)));
+        if !path.exists() {
+            return Err(RunnerError::MissingUnit { path });
+        }
+        rows.extend(read_unit::<E::Row>(&path)?);
+    }
+    Ok(rows)
 }
 
 /// What a run does with units already on disk.
@@ -73,6 +134,8 @@ pub struct Plan {
     pub to_compute: usize,
     /// The work of the units to compute (sum of [`Experiment::unit_work`]).
     pub work: u64,
+    /// What the work counts ([`Experiment::work_name`]).
+    pub work_name: &'static str,
 }
 
 /// Follows a run: progress bars, logs. Called from worker threads; keep it cheap.
@@ -112,6 +175,8 @@ pub enum RunnerError {
     OtherExperiment { dir: PathBuf, stored: PathBuf },
     /// A shard index not below the shard count.
     BadShard { index: usize, count: usize },
+    /// A unit file that a finished run should have is not there.
+    MissingUnit { path: PathBuf },
     /// A unit's own computation failed.
     Unit { unit: String, source: UnitError },
 }
@@ -134,6 +199,9 @@ impl fmt::Display for RunnerError {
                 write!(f, "shard {index}/{count}: the shard index must be below the shard count")
             }
             Self::Unit { unit, source } => write!(f, "unit {unit}: {source}"),
+            Self::MissingUnit { path } => {
+                write!(f, "{} is missing: the run is not complete (run the manifest to finish it)", path.display())
+            }
         }
     }
 }
@@ -143,7 +211,7 @@ impl std::error::Error for RunnerError {}
 impl RunnerError {
     /// Bad input (exit code 2 in the CLI) rather than a failure while running.
     pub fn is_bad_input(&self) -> bool {
-        matches!(self, Self::OtherExperiment { .. } | Self::BadShard { .. })
+        matches!(self, Self::OtherExperiment { .. } | Self::BadShard { .. } | Self::MissingUnit { .. })
     }
 }
 
@@ -189,6 +257,7 @@ pub fn run<E: Experiment>(
         units: units.len(),
         to_compute: to_compute.len(),
         work: to_compute.iter().map(|&u| experiment.unit_work(u)).sum(),
+        work_name: experiment.work_name(),
     });
     let progress = || observer.progress();
     let outcomes: Vec<Result<Vec<E::Row>, RunnerError>> = units
