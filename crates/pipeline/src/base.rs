@@ -6,9 +6,18 @@
 //! `θ_ic = γ_i θ*_ic` with `γ_i ~ Gamma(e₀ f₀, rate f₀)` (so `E[γ_i] = e₀`), keeps `π*` / `φ*`,
 //! and draws `y ~ Pois(μ)` from the re-scaled rates.
 
-use crate::manifest::ModelKind;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+/// The model family.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelKind {
+    /// Poisson matrix factorization (`rows × cols`, `components` topics).
+    Topic,
+    /// Overlapping-community block model (`rows × rows`, `components` communities).
+    Block,
+}
 
 /// The file's contents. Matrices are lists of rows.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

@@ -369,7 +369,7 @@ pub fn write_dpsep_outputs(m: &DpSepManifest, dir: &Path, rows: &[DpSepRow]) -> 
         ("seconds", floats(|r| Some(r.seconds))),
     ];
     let metadata = runner::results_metadata(dir, &m.text);
-    write_table(&dir.join(crate::RESULTS_FILE), &columns, &metadata).map_err(err)?;
+    write_table(&dir.join(crate::outputs::RESULTS_FILE), &columns, &metadata).map_err(err)?;
     let table = write_dpsep_summary(dir, rows)?;
     write_dpsep_figure(m, dir)?;
     Ok(table)
@@ -383,7 +383,7 @@ fn write_dpsep_summary(dir: &Path, rows: &[DpSepRow]) -> Result<Vec<TableLine>, 
     for (l, a, b, c, med, n) in &table {
         csv += &format!("{l},{a},{b},{c},{med},{n}\n");
     }
-    write_atomic(&dir.join(crate::SUMMARY_FILE), csv.as_bytes()).map_err(|e| RunError(e.to_string()))?;
+    write_atomic(&dir.join(crate::outputs::SUMMARY_FILE), csv.as_bytes()).map_err(|e| RunError(e.to_string()))?;
     Ok(table)
 }
 
@@ -416,7 +416,7 @@ fn write_dpsep_figure(m: &DpSepManifest, dir: &Path) -> Result<(), RunError> {
     write_figure(dir, |svg, png| plot_ellipses(&panels, &refs, &points, 4, &title, Some(svg), Some(png)))
 }
 
-/// The DP-SEP kind's entry of [`crate::KINDS`].
+/// The DP-SEP kind's entry of [`crate::registry::KINDS`].
 pub(crate) fn parse_loaded(text: &str, file: &Path) -> Result<Box<dyn Loaded>, ManifestError> {
     Ok(Box::new(DpSepManifest::parse(text, file)?))
 }
@@ -431,7 +431,11 @@ impl Loaded for DpSepManifest {
     }
 
     fn claim(&self, force: bool) -> Result<(), runner::RunnerError> {
-        crate::outputs::claim_dpsep_output(self, force)
+        let same = |stored: &str| {
+            DpSepManifest::parse(stored, Path::new(crate::outputs::MANIFEST_FILE))
+                .is_ok_and(|p| p.experiment == self.experiment && p.dpsep == self.dpsep)
+        };
+        runner::claim(&self.output_dir(), &self.text, self.experiment.description.as_deref(), same, force)
     }
 
     fn run(&self, options: RunOptions, progress: &dyn Progress) -> Result<(usize, Option<String>), ExperimentError> {

@@ -240,7 +240,7 @@ fn dpvi_sweep(m: &DpviManifest) -> Result<DpviSweep<'_>, runner::RunnerError> {
     Ok(DpviSweep { manifest: m, data })
 }
 
-/// The DPVI kind's entry of [`crate::KINDS`].
+/// The DPVI kind's entry of [`crate::registry::KINDS`].
 pub(crate) fn parse_loaded(text: &str, file: &Path) -> Result<Box<dyn Loaded>, ManifestError> {
     Ok(Box::new(DpviManifest::parse(text, file)?))
 }
@@ -255,7 +255,11 @@ impl Loaded for DpviManifest {
     }
 
     fn claim(&self, force: bool) -> Result<(), runner::RunnerError> {
-        crate::outputs::claim_dpvi_output(self, force)
+        let same = |stored: &str| {
+            DpviManifest::parse(stored, Path::new(crate::outputs::MANIFEST_FILE))
+                .is_ok_and(|p| p.experiment == self.experiment && p.dpvi == self.dpvi)
+        };
+        runner::claim(&self.output_dir(), &self.text, self.experiment.description.as_deref(), same, force)
     }
 
     fn run(&self, options: RunOptions, progress: &dyn Progress) -> Result<(usize, Option<String>), ExperimentError> {
@@ -269,7 +273,7 @@ impl Loaded for DpviManifest {
     fn summarize(&self, dir: &Path) -> Result<String, ExperimentError> {
         let rows = runner::collect(&DpviSweep { manifest: self, data: Vec::new() }, dir)?;
         let summary = summarize_dpvi(&rows);
-        write_atomic(&dir.join(crate::SUMMARY_FILE), dpvi_summary_csv(&summary).as_bytes())
+        write_atomic(&dir.join(crate::outputs::SUMMARY_FILE), dpvi_summary_csv(&summary).as_bytes())
             .map_err(|e| RunError(e.to_string()))?;
         Ok(dpvi_summary_table(&summary))
     }
@@ -362,9 +366,9 @@ pub fn write_dpvi_outputs(m: &DpviManifest, dir: &Path, rows: &[DpviRow]) -> Res
         ("seconds", floats(|r| Some(r.seconds))),
     ];
     let metadata = runner::results_metadata(dir, &m.text);
-    write_table(&dir.join(crate::RESULTS_FILE), &columns, &metadata).map_err(err)?;
+    write_table(&dir.join(crate::outputs::RESULTS_FILE), &columns, &metadata).map_err(err)?;
     let summary = summarize_dpvi(rows);
-    write_atomic(&dir.join(crate::SUMMARY_FILE), dpvi_summary_csv(&summary).as_bytes()).map_err(err)?;
+    write_atomic(&dir.join(crate::outputs::SUMMARY_FILE), dpvi_summary_csv(&summary).as_bytes()).map_err(err)?;
     write_dpvi_figure(m, dir, &summary)?;
     Ok(summary)
 }

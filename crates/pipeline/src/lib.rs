@@ -3,7 +3,8 @@
 //! runner: parallel, resumable, sharded) → tidy Parquet results, summary and figure (through the
 //! `results` crate).
 //!
-//! - `kinds`: the table of kinds and the [`Loaded`] interface `lppf` drives them through;
+//! - `registry`: the table of kinds ([`KINDS`]); `kinds`: the [`Loaded`] interface `lppf`
+//!   drives them through, and [`ExperimentError`];
 //! - the factorization kind (Schein et al.'s sweeps): `manifest` (schema, strict validation,
 //!   data sets and cells), `base` (base parameters of semi-synthetic designs), `run` (one unit:
 //!   a data set's non-private reference or a cell's naïve and private fits, streams derived from
@@ -21,6 +22,7 @@ mod kinds;
 mod manifest;
 mod outputs;
 mod prepare;
+mod registry;
 mod run;
 mod sweep;
 
@@ -33,17 +35,17 @@ pub use dpvi_manifest::{DpviCell, DpviDataset, DpviManifest, DpviMethod, DpviSpe
 pub use dpvi_run::{
     DpviRow, DpviSummary, MIXTURE_MEANS, dpvi_summary_table, run_dpvi, summarize_dpvi, write_dpvi_outputs,
 };
-pub use kinds::{ExperimentError, KINDS, Kind, Loaded, load_experiment, parse_experiment};
+pub use kinds::{ExperimentError, Loaded};
 pub use manifest::{
     Cell, DEFAULT_F0, DataSet, DataSource, EXPERIMENT_KINDS, Manifest, ManifestError, Method, ModelKind, NoiseLevel,
     Precision, load, parse,
 };
 pub use outputs::{
     FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE, SUMMARY_FILE, TOPICS_PNG, TOPICS_SVG,
-    claim_dpsep_output, claim_dpvi_output, claim_output, result_rows, write_outputs, write_summary,
-    write_summary_figure,
+    claim_output, result_rows, write_outputs, write_summary, write_summary_figure,
 };
 pub use prepare::{PrepareOptions, Prepared, base_file_text, prepare_enron};
+pub use registry::{KINDS, Kind, ParseManifest, load_experiment, parse_experiment};
 pub use run::{
     MethodResult, OnIteration, RecoveredTopics, RunError, TrueData, recovered_topics, run_cell, run_reference,
     true_data,

@@ -5,6 +5,7 @@
 //! *before any work starts* and names the file, the field, the bad value and what is allowed.
 
 use crate::base::BaseParameters;
+pub use crate::base::ModelKind;
 use inference::{BesselArgument, CaviSettings, MEstimate, Schedule, ScheduleError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -46,7 +47,7 @@ pub struct Experiment {
     pub name: String,
     pub seed: u64,
     /// `"factorization"` (the default: the Poisson-factorization sweeps of this file) or
-    /// `"dpvi"` (the central-DP baseline, [`crate::DpviManifest`]); see [`crate::load_any`].
+    /// `"dpvi"` (the central-DP baseline, [`crate::DpviManifest`]); see [`crate::load_experiment`].
     pub kind: Option<String>,
     pub output: Option<PathBuf>,
     pub description: Option<String>,
@@ -78,16 +79,6 @@ impl Experiment {
 
 /// The experiment kinds a manifest may declare in `experiment.kind`.
 pub const EXPERIMENT_KINDS: &str = "one of \"factorization\" (the default), \"dpvi\", \"dp-sep\"";
-
-/// The model family.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum ModelKind {
-    /// Poisson matrix factorization (`rows × cols`, `components` topics).
-    Topic,
-    /// Overlapping-community block model (`rows × rows`, `components` communities).
-    Block,
-}
 
 /// `[model]`: family, number of components (K or C), gamma prior shape `a0` and **rate** `b0`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]

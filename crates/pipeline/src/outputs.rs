@@ -9,8 +9,6 @@
 //!
 //! Every file is written atomically.
 
-use crate::dpsep::DpSepManifest;
-use crate::dpvi_manifest::DpviManifest;
 use crate::manifest::{Manifest, Method, ModelKind, SamplerSpec, parse};
 use crate::run::{MethodResult, RunError};
 use results::{FigureText, ResultRow, SummaryRow, plot, summarize, summary_csv, write_atomic, write_results};
@@ -34,24 +32,6 @@ fn err(e: impl std::fmt::Display) -> RunError {
 /// (unless `force`), then stores this manifest's text and the provenance there ([`runner::claim`]).
 pub fn claim_output(manifest: &Manifest, force: bool) -> Result<(), runner::RunnerError> {
     let same = |stored: &str| parse(stored, Path::new(MANIFEST_FILE)).is_ok_and(|p| manifest.same_experiment(&p));
-    runner::claim(&manifest.output_dir(), &manifest.text, manifest.experiment.description.as_deref(), same, force)
-}
-
-/// [`claim_output`] for a DPVI manifest.
-pub fn claim_dpvi_output(manifest: &DpviManifest, force: bool) -> Result<(), runner::RunnerError> {
-    let same = |stored: &str| {
-        DpviManifest::parse(stored, Path::new(MANIFEST_FILE))
-            .is_ok_and(|p| p.experiment == manifest.experiment && p.dpvi == manifest.dpvi)
-    };
-    runner::claim(&manifest.output_dir(), &manifest.text, manifest.experiment.description.as_deref(), same, force)
-}
-
-/// [`claim_output`] for a DP-SEP manifest.
-pub fn claim_dpsep_output(manifest: &DpSepManifest, force: bool) -> Result<(), runner::RunnerError> {
-    let same = |stored: &str| {
-        DpSepManifest::parse(stored, Path::new(MANIFEST_FILE))
-            .is_ok_and(|p| p.experiment == manifest.experiment && p.dpsep == manifest.dpsep)
-    };
     runner::claim(&manifest.output_dir(), &manifest.text, manifest.experiment.description.as_deref(), same, force)
 }
 

@@ -105,7 +105,7 @@ impl runner::Experiment for FactorizationSweep<'_> {
     }
 
     fn describe_unit(&self, unit: Unit) -> String {
-        let data = |d: &crate::DataSet| match d.e0 {
+        let data = |d: &crate::manifest::DataSet| match d.e0 {
             Some(e0) => format!("replication {}, e0 = {e0}", d.replication),
             None => format!("replication {}", d.replication),
         };
@@ -129,7 +129,7 @@ impl runner::Experiment for FactorizationSweep<'_> {
     }
 }
 
-/// The factorization kind's entry of [`crate::KINDS`].
+/// The factorization kind's entry of [`crate::registry::KINDS`].
 pub(crate) fn parse_loaded(text: &str, file: &Path) -> Result<Box<dyn Loaded>, ManifestError> {
     Ok(Box::new(parse(text, file)?))
 }
