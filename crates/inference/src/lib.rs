@@ -12,10 +12,14 @@
 //!   passes.
 //! * [`Cavi`]: coordinate-ascent variational inference for the same three settings (Schofield et
 //!   al.), with the privacy step written once for any [`models::MeanFieldFactorization`].
+//! * [`fit`]: the one estimator interface over all of these — a [`models::ModelFamily`], an
+//!   [`Observation`] (exact, naïve, private) and an [`Algorithm`] (Gibbs, CAVI) give a
+//!   [`Posterior`].
 
 mod cavi;
 mod chain;
 mod error;
+mod estimator;
 pub mod geweke;
 mod non_private;
 mod private;
@@ -27,6 +31,7 @@ pub use cavi::{
 };
 pub use chain::{ChainSummary, MeanFactor, Progress, Schedule, ScheduleError, run_chain};
 pub use error::InferenceError;
+pub use estimator::{Algorithm, Observation, Posterior, fit};
 pub use non_private::NonPrivate;
 pub use private::LocallyPrivate;
 pub use private_step::{NoiseAux, lambda_posterior_rate, resample_entry};

@@ -14,6 +14,7 @@
 mod block;
 mod block_variational;
 pub mod chunks;
+mod family;
 mod prior;
 mod topic;
 mod topic_variational;
@@ -21,6 +22,7 @@ mod variational;
 
 pub use block::BlockModel;
 pub use block_variational::BlockVariational;
+pub use family::{BlockFamily, ModelFamily, TopicFamily};
 pub use prior::{GammaPrior, PriorError};
 pub use topic::TopicModel;
 pub use topic_variational::TopicVariational;

@@ -7,16 +7,11 @@
 
 use crate::manifest::{Cell, DataSet, Manifest, Method, ModelKind, NoiseLevel, Precision};
 use distributions::{Beta, Gamma, Streams, alpha_from_epsilon};
-use inference::{Cavi, LocallyPrivate, NonPrivate, Sampler, run_chain};
+use inference::{Algorithm, Observation};
 use mechanism::{Noise, Privatized, privatize};
-use models::{
-    BlockModel, BlockVariational, GammaPrior, MeanFieldFactorization, PoissonFactorization, TopicModel,
-    TopicVariational,
-};
+use models::{BlockFamily, BlockModel, GammaPrior, PoissonFactorization, TopicFamily, TopicModel};
 use rand::distr::Distribution;
 use std::fmt;
-use std::ops::ControlFlow;
-use std::time::Instant;
 
 /// Stream purposes under a replication.
 const TRUTH: u64 = 0;
@@ -285,95 +280,10 @@ impl Fit {
     }
 }
 
-/// Runs a chain and scores it against the truth.
-fn fit<S: Sampler>(
-    sampler: &mut S,
-    manifest: &Manifest,
-    data: &TrueData,
-    streams: Streams,
-    topics: fn(&S::Model) -> Option<Vec<f64>>,
-    on_iteration: OnIteration,
-) -> Result<Fit, RunError> {
-    let schedule = manifest.schedule().map_err(err)?;
-    let start = Instant::now();
-    let summary = run_chain(sampler, &schedule, streams, |_| {
-        on_iteration();
-        ControlFlow::Continue(())
-    })
-    .map_err(err)?;
-    let seconds = start.elapsed().as_secs_f64();
-    let best_topics = summary.best.as_ref().and_then(|(_, _, best)| topics(best));
-    Fit::score(data, &summary.mean_rates, best_topics, schedule.iterations(), None, seconds)
-}
-
-/// Fits the variational approximation `q` with a CAVI method and scores it; `on_iteration` also
-/// receives the iterations a converged fit did not need, so progress totals stay exact.
-fn fit_cavi<Q: MeanFieldFactorization>(
-    method: Method,
-    q: Q,
-    manifest: &Manifest,
-    data: &TrueData,
-    released: Option<&Privatized>,
-    streams: Streams,
-    on_iteration: OnIteration,
-) -> Result<Fit, RunError> {
-    let settings = manifest.cavi_settings();
-    let missing = || RunError(format!("the {} method needs privatized data", method.name()));
-    let start = Instant::now();
-    let cavi = match method {
-        Method::Cavi => Cavi::non_private(q, &data.counts, None, settings, streams),
-        Method::NaiveCavi => Cavi::naive(q, released.ok_or_else(missing)?, settings, streams),
-        _ => Cavi::private(q, released.ok_or_else(missing)?, settings, streams),
-    }
-    .map_err(err)?;
-    let summary = cavi
-        .fit(|_| {
-            on_iteration();
-            ControlFlow::Continue(())
-        })
-        .map_err(err)?;
-    let seconds = start.elapsed().as_secs_f64();
-    (summary.iterations..settings.max_iterations()).for_each(|_| on_iteration());
-    let topics = summary.mean_factors.iter().find(|m| m.name == "phi").map(|m| m.values.clone());
-    Fit::score(data, &summary.mean_rates, topics, summary.iterations, Some(summary.converged), seconds)
-}
-
-/// Fits `model` with `method` (non-private on the true counts, naïve or private on `released`);
-/// `topics` extracts the topic-major topics of a topic model for the alignment error.
-#[allow(clippy::too_many_arguments)]
-fn fit_method<M: PoissonFactorization>(
-    method: Method,
-    model: M,
-    manifest: &Manifest,
-    data: &TrueData,
-    released: Option<&Privatized>,
-    streams: Streams,
-    topics: fn(&M) -> Option<Vec<f64>>,
-    on_iteration: OnIteration,
-) -> Result<Fit, RunError> {
-    let missing = || RunError(format!("the {} method needs privatized data", method.name()));
-    match method {
-        Method::NonPrivate => {
-            let mut sampler = NonPrivate::new(model, data.counts.clone()).map_err(err)?;
-            fit(&mut sampler, manifest, data, streams, topics, on_iteration)
-        }
-        Method::Naive => {
-            let mut sampler = NonPrivate::naive(model, released.ok_or_else(missing)?).map_err(err)?;
-            fit(&mut sampler, manifest, data, streams, topics, on_iteration)
-        }
-        Method::Private => {
-            let released = released.ok_or_else(missing)?;
-            let mut sampler = LocallyPrivate::new(model, released, streams.child(u64::MAX)).map_err(err)?;
-            fit(&mut sampler, manifest, data, streams, topics, on_iteration)
-        }
-        Method::Cavi | Method::NaiveCavi | Method::PrivateCavi => {
-            Err(RunError(format!("{} is not a Gibbs method", method.name())))
-        }
-    }
-}
-
-/// Dispatches on the method family and the model kind; `streams.child(0)` draws the initial
-/// factors (Gibbs) or the start of `Q` (CAVI).
+/// Fits `method` (non-private or CAVI on the true counts, naïve or private on `released`) with
+/// the one estimator interface ([`inference::fit`]) and scores it against the truth. Streams:
+/// see [`inference::fit`]. A CAVI fit that converges early reports the iterations it did not
+/// need to `on_iteration` as well, so progress totals stay exact.
 fn fit_any(
     method: Method,
     manifest: &Manifest,
@@ -382,28 +292,45 @@ fn fit_any(
     streams: Streams,
     on_iteration: OnIteration,
 ) -> Result<Fit, RunError> {
-    if method.is_cavi() {
-        let m = &manifest.model;
-        let prior = GammaPrior::new(m.a0, m.b0).map_err(err)?;
-        let (rows, cols, start) = (manifest.rows(), manifest.cols(), streams.child(0));
-        return match m.kind {
-            ModelKind::Topic => {
-                let q = TopicVariational::new(rows, cols, m.components, prior, start);
-                fit_cavi(method, q, manifest, data, released, streams.child(1), on_iteration)
-            }
-            ModelKind::Block => {
-                let q = BlockVariational::new(rows, m.components, prior, start);
-                fit_cavi(method, q, manifest, data, released, streams.child(1), on_iteration)
-            }
-        };
+    let missing = || RunError(format!("the {} method needs privatized data", method.name()));
+    let observation = match method {
+        Method::NonPrivate | Method::Cavi => Observation::Exact(&data.counts),
+        Method::Naive | Method::NaiveCavi => Observation::Naive(released.ok_or_else(missing)?),
+        Method::Private | Method::PrivateCavi => Observation::Private(released.ok_or_else(missing)?),
+    };
+    let algorithm = if method.is_cavi() {
+        Algorithm::Cavi(manifest.cavi_settings())
+    } else {
+        Algorithm::Gibbs(manifest.schedule().map_err(err)?)
+    };
+    let m = &manifest.model;
+    let prior = GammaPrior::new(m.a0, m.b0).map_err(err)?;
+    let (rows, cols) = (manifest.rows(), manifest.cols());
+    if rows == 0 || cols == 0 {
+        return Err(RunError("the manifest has no matrix size (validate it with `parse`/`load`)".into()));
     }
-    match fresh_model(manifest, streams.child(0))? {
-        AnyModel::Topic(m) => {
-            let topics = |m: &TopicModel| Some(m.phi_topic_major());
-            fit_method(method, m, manifest, data, released, streams, topics, on_iteration)
+    let posterior = match m.kind {
+        ModelKind::Topic => {
+            let family = TopicFamily { docs: rows, words: cols, topics: m.components, prior };
+            inference::fit(&family, observation, &algorithm, streams, on_iteration)
         }
-        AnyModel::Block(m) => fit_method(method, m, manifest, data, released, streams, |_| None, on_iteration),
+        ModelKind::Block => {
+            let family = BlockFamily { actors: rows, communities: m.components, prior };
+            inference::fit(&family, observation, &algorithm, streams, on_iteration)
+        }
     }
+    .map_err(err)?;
+    if let Algorithm::Cavi(settings) = algorithm {
+        (posterior.iterations..settings.max_iterations()).for_each(|_| on_iteration());
+    }
+    Fit::score(
+        data,
+        &posterior.mean_rates,
+        posterior.topics,
+        posterior.iterations,
+        posterior.converged,
+        posterior.seconds,
+    )
 }
 
 /// A result and, for a topic model, the fit's estimated topics (topic-major, unaligned).

@@ -1,0 +1,126 @@
+//! One estimator interface: a model family, the observed data in one of three views, and an
+//! algorithm give one posterior summary. The six methods of the paper's experiments are
+//! (Gibbs | CAVI) × (exact | naïve | private); code that fits a model calls [`fit`] and never
+//! chooses a sampler type itself.
+
+use crate::{Cavi, CaviSettings, InferenceError, LocallyPrivate, NonPrivate, Schedule, run_chain};
+use distributions::Streams;
+use mechanism::Privatized;
+use models::ModelFamily;
+use std::ops::ControlFlow;
+use std::time::Instant;
+
+/// The data a fit sees.
+#[derive(Clone, Copy, Debug)]
+pub enum Observation<'a> {
+    /// The true counts (the non-private reference; also the only view of exact data).
+    Exact(&'a [u32]),
+    /// Privatized counts treated as exact after truncation at 0 (the naïve method).
+    Naive(&'a Privatized),
+    /// Privatized counts with their noise model (locally private inference).
+    Private(&'a Privatized),
+}
+
+/// How the posterior is approximated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Algorithm {
+    /// Gibbs sampling for a schedule (iterations, burn-in, thinning).
+    Gibbs(Schedule),
+    /// Coordinate-ascent variational inference.
+    Cavi(CaviSettings),
+}
+
+/// What a fit reports, whatever the algorithm.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Posterior {
+    /// Posterior mean rates `E[μ_n]` (row-major): over the kept Gibbs samples (eq. 17), or under
+    /// the final variational `Q`.
+    pub mean_rates: Vec<f64>,
+    /// A topic model's estimated topics (`K × V`, topic-major, unaligned): Gibbs, the kept sample
+    /// with the highest joint probability (as the paper does); CAVI, the posterior means.
+    pub topics: Option<Vec<f64>>,
+    /// Per-iteration trace: `ln p(Z, Y)` of every kept Gibbs sample, or the ELBO of every CAVI
+    /// iteration.
+    pub trace: Vec<f64>,
+    /// Iterations run (Gibbs: the schedule's; CAVI: until convergence or the maximum).
+    pub iterations: usize,
+    /// CAVI: whether the relative ELBO change fell below the tolerance; `None` for Gibbs.
+    pub converged: Option<bool>,
+    /// Wall-clock seconds of the fit (Gibbs: the chain after its sampler was built; CAVI: all).
+    pub seconds: f64,
+}
+
+/// Fits `family` to `observation` with `algorithm`; every random draw comes from `streams`:
+/// `streams.child(0)` draws the Gibbs model's initial factors or the variational start, a private
+/// sampler's noise auxiliaries come from `streams.child(u64::MAX)`, the chain's sweeps from
+/// `streams` itself (sweep `t` from `child(t)`), CAVI from `streams.child(1)`. `on_iteration` is
+/// called after every iteration (progress reporting; must be cheap).
+pub fn fit<F: ModelFamily>(
+    family: &F,
+    observation: Observation<'_>,
+    algorithm: &Algorithm,
+    streams: Streams,
+    on_iteration: &(dyn Fn() + Sync),
+) -> Result<Posterior, InferenceError> {
+    match algorithm {
+        Algorithm::Gibbs(schedule) => {
+            let model = family.gibbs(streams.child(0));
+            match observation {
+                Observation::Exact(counts) => {
+                    gibbs(family, &mut NonPrivate::new(model, counts.to_vec())?, schedule, streams, on_iteration)
+                }
+                Observation::Naive(released) => {
+                    gibbs(family, &mut NonPrivate::naive(model, released)?, schedule, streams, on_iteration)
+                }
+                Observation::Private(released) => {
+                    let mut sampler = LocallyPrivate::new(model, released, streams.child(u64::MAX))?;
+                    gibbs(family, &mut sampler, schedule, streams, on_iteration)
+                }
+            }
+        }
+        Algorithm::Cavi(settings) => {
+            let q = family.variational(streams.child(0));
+            let (cavi_streams, start) = (streams.child(1), Instant::now());
+            let cavi = match observation {
+                Observation::Exact(counts) => Cavi::non_private(q, counts, None, *settings, cavi_streams)?,
+                Observation::Naive(released) => Cavi::naive(q, released, *settings, cavi_streams)?,
+                Observation::Private(released) => Cavi::private(q, released, *settings, cavi_streams)?,
+            };
+            let summary = cavi.fit(|_| {
+                on_iteration();
+                ControlFlow::Continue(())
+            })?;
+            Ok(Posterior {
+                topics: family.variational_topics(&summary.mean_factors),
+                mean_rates: summary.mean_rates,
+                trace: summary.elbo,
+                iterations: summary.iterations,
+                converged: Some(summary.converged),
+                seconds: start.elapsed().as_secs_f64(),
+            })
+        }
+    }
+}
+
+/// Runs a built sampler's chain and summarizes it.
+fn gibbs<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
+    family: &F,
+    sampler: &mut S,
+    schedule: &Schedule,
+    streams: Streams,
+    on_iteration: &(dyn Fn() + Sync),
+) -> Result<Posterior, InferenceError> {
+    let start = Instant::now();
+    let summary = run_chain(sampler, schedule, streams, |_| {
+        on_iteration();
+        ControlFlow::Continue(())
+    })?;
+    Ok(Posterior {
+        topics: summary.best.as_ref().and_then(|(_, _, best)| family.gibbs_topics(best)),
+        mean_rates: summary.mean_rates,
+        trace: summary.kept_ln_joint.iter().map(|&(_, l)| l).collect(),
+        iterations: schedule.iterations(),
+        converged: None,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
