@@ -1,0 +1,60 @@
+//! The estimator interface: `fit` is exactly the samplers and CAVI it dispatches to, with the
+//! stream contract it documents (so experiments that moved onto it kept their numbers).
+
+use distributions::Streams;
+use inference::{Algorithm, Cavi, CaviSettings, LocallyPrivate, NonPrivate, Observation, Schedule, fit, run_chain};
+use mechanism::{Noise, privatize};
+use models::{GammaPrior, ModelFamily, PoissonFactorization, TopicFamily};
+use std::ops::ControlFlow;
+
+fn family() -> TopicFamily {
+    TopicFamily { docs: 10, words: 7, topics: 2, prior: GammaPrior::new(0.8, 0.8).unwrap() }
+}
+
+#[test]
+fn fit_is_the_samplers_it_dispatches_to() {
+    let f = family();
+    let truth = f.gibbs(Streams::new(1));
+    let counts = models::sample_counts(&truth, Streams::new(2));
+    let (rows, cols) = truth.shape();
+    let released = privatize(&counts, rows, cols, Noise::Scalar(0.4), &mut Streams::new(3).rng()).unwrap();
+    let schedule = Schedule::new(40, 20, 2).unwrap();
+    let streams = Streams::new(9);
+    let go = |_| ControlFlow::Continue(());
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let count = || {
+        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    };
+
+    // Gibbs, exact / naive / private.
+    let by_hand =
+        run_chain(&mut NonPrivate::new(f.gibbs(streams.child(0)), counts.clone()).unwrap(), &schedule, streams, go)
+            .unwrap();
+    let p = fit(&f, Observation::Exact(&counts), &Algorithm::Gibbs(schedule), streams, &count).unwrap();
+    assert_eq!(p.mean_rates, by_hand.mean_rates);
+    assert_eq!(p.topics, by_hand.best.as_ref().map(|(_, _, m)| m.phi_topic_major()));
+    assert_eq!(p.trace.len(), by_hand.kept_ln_joint.len());
+    assert_eq!((p.iterations, p.converged), (40, None));
+    assert_eq!(calls.swap(0, std::sync::atomic::Ordering::Relaxed), 40, "one call per iteration");
+    let by_hand =
+        run_chain(&mut NonPrivate::naive(f.gibbs(streams.child(0)), &released).unwrap(), &schedule, streams, go)
+            .unwrap();
+    let p = fit(&f, Observation::Naive(&released), &Algorithm::Gibbs(schedule), streams, &count).unwrap();
+    assert_eq!(p.mean_rates, by_hand.mean_rates);
+    let mut private = LocallyPrivate::new(f.gibbs(streams.child(0)), &released, streams.child(u64::MAX)).unwrap();
+    let by_hand = run_chain(&mut private, &schedule, streams, go).unwrap();
+    let p = fit(&f, Observation::Private(&released), &Algorithm::Gibbs(schedule), streams, &count).unwrap();
+    assert_eq!(p.mean_rates, by_hand.mean_rates);
+
+    // CAVI, private.
+    let settings = CaviSettings::default();
+    let by_hand = Cavi::private(f.variational(streams.child(0)), &released, settings, streams.child(1))
+        .unwrap()
+        .fit(|_| ControlFlow::Continue(()))
+        .unwrap();
+    let p = fit(&f, Observation::Private(&released), &Algorithm::Cavi(settings), streams, &count).unwrap();
+    assert_eq!(p.mean_rates, by_hand.mean_rates);
+    assert_eq!(p.trace, by_hand.elbo);
+    assert_eq!((p.iterations, p.converged), (by_hand.iterations, Some(by_hand.converged)));
+    assert!(p.topics.as_ref().is_some_and(|t| t.len() == 2 * 7));
+}

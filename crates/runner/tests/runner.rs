@@ -1,0 +1,104 @@
+//! The runner on a toy experiment: rows in unit order whatever the threads, resume reads finished
+//! units back, `force` recomputes, shards split the units and a final run merges them, a failed
+//! unit leaves the others on disk, another experiment's directory is refused.
+
+use runner::{Experiment, OnUnitDone, RunOptions, RunnerError, UnitError, claim, collect, run};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Row {
+    unit: usize,
+    value: f64,
+}
+
+struct Toy {
+    dir: PathBuf,
+    units: usize,
+    fail: Option<usize>,
+    computed: AtomicUsize,
+}
+
+impl Experiment for Toy {
+    type Unit = usize;
+    type Row = Row;
+
+    fn output_dir(&self) -> PathBuf {
+        self.dir.clone()
+    }
+
+    fn units(&self) -> Vec<usize> {
+        (0..self.units).collect()
+    }
+
+    fn unit_name(&self, unit: usize) -> String {
+        format!("toy-{unit}")
+    }
+
+    fn run_unit(&self, unit: usize, progress: &(dyn Fn() + Sync)) -> Result<Vec<Row>, UnitError> {
+        if self.fail == Some(unit) {
+            return Err("deliberate failure".into());
+        }
+        self.computed.fetch_add(1, Ordering::Relaxed);
+        progress();
+        Ok(vec![Row { unit, value: (unit as f64).sqrt() }, Row { unit, value: 1.0 / (unit as f64 + 3.0) }])
+    }
+}
+
+fn toy(dir: &Path, fail: Option<usize>) -> Toy {
+    Toy { dir: dir.to_path_buf(), units: 9, fail, computed: AtomicUsize::new(0) }
+}
+
+#[test]
+fn resume_force_shards_failures_and_claims() {
+    let dir = std::env::temp_dir().join(format!("runner-toy-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let all = RunOptions::default();
+    // A failing unit: the error names it, the other units are on disk.
+    let failing = toy(&dir, Some(4));
+    let e = run(&failing, all, &()).unwrap_err();
+    assert!(matches!(&e, RunnerError::Unit { unit, .. } if unit == "toy-4"), "{e}");
+    assert_eq!(failing.computed.load(Ordering::Relaxed), 8);
+    // Resume: only the failed unit is computed; rows come back in unit order.
+    let t = toy(&dir, None);
+    let rows = run(&t, all, &()).unwrap();
+    assert_eq!(t.computed.load(Ordering::Relaxed), 1);
+    assert_eq!(rows.iter().map(|r| r.unit).collect::<Vec<_>>(), (0..9).flat_map(|u| [u, u]).collect::<Vec<_>>());
+    assert_eq!(collect(&t, &dir).unwrap(), rows);
+    // Force recomputes all, with the same rows.
+    let t = toy(&dir, None);
+    assert_eq!(run(&t, RunOptions { force: true, shard: None }, &()).unwrap(), rows);
+    assert_eq!(t.computed.load(Ordering::Relaxed), 9);
+    // Shards: each computes its share; a final run merges without computing.
+    let fresh = dir.join("sharded");
+    for i in 0..3 {
+        let t = toy(&fresh, None);
+        let part = run(&t, RunOptions { force: false, shard: Some((i, 3)) }, &()).unwrap();
+        assert_eq!(t.computed.load(Ordering::Relaxed), 3);
+        assert!(part.iter().all(|r| r.unit % 3 == i));
+    }
+    let done = AtomicUsize::new(0);
+    let t = toy(&fresh, None);
+    let observer = OnUnitDone(|_: usize, computed: bool, _: &[Row]| {
+        assert!(!computed, "the merge run computed a unit");
+        done.fetch_add(1, Ordering::Relaxed);
+    });
+    let merged = run(&t, all, &observer).unwrap();
+    assert_eq!(done.load(Ordering::Relaxed), 9, "every unit reported");
+    assert_eq!((merged, t.computed.load(Ordering::Relaxed)), (rows.clone(), 0));
+    assert!(matches!(
+        run(&t, RunOptions { force: false, shard: Some((3, 3)) }, &()),
+        Err(RunnerError::BadShard { .. })
+    ));
+    // A missing unit is named by collect.
+    std::fs::remove_file(fresh.join("units/toy-5.toml")).unwrap();
+    assert!(matches!(collect(&t, &fresh), Err(RunnerError::MissingUnit { .. })));
+    // Claims: the same experiment may reuse its directory, another may not (unless forced).
+    claim(&dir, "name = \"a\"", None, |_| true, false).unwrap();
+    let e = claim(&dir, "name = \"b\"", None, |stored| stored == "name = \"b\"", false).unwrap_err();
+    assert!(e.is_bad_input() && e.to_string().contains("different manifest"), "{e}");
+    claim(&dir, "name = \"b\"", Some("a note"), |_| false, true).unwrap();
+    assert!(std::fs::read_to_string(dir.join("provenance.toml")).unwrap().contains("description = \"a note\""));
+    let _ = std::fs::remove_dir_all(&dir);
+}
