@@ -26,6 +26,18 @@ pub trait ModelFamily: Sync {
     fn variational_topics(&self, _means: &[MeanMatrix]) -> Option<Vec<f64>> {
         None
     }
+    /// Sets the factors of `model` from base parameters: `θ` (rows × components, row-major) and
+    /// the model's second factor (`φ` topic-major, or `π`).
+    fn set_base_factors(&self, model: &mut Self::Gibbs, theta: &[f64], second: &[f64]) -> Result<(), String>;
+    /// Multiplies every rate of `model` by `s` through one factor that rates are linear in (the
+    /// topic model's `θ`, the block model's `π`), each value floored at the smallest positive
+    /// double, keeping the prior's sparsity pattern.
+    fn scale_rates(&self, model: &mut Self::Gibbs, s: f64) -> Result<(), String>;
+}
+
+/// `x·s` floored at the smallest positive double, elementwise.
+fn scaled(x: &[f64], s: f64) -> Vec<f64> {
+    x.iter().map(|v| (v * s).max(f64::MIN_POSITIVE)).collect()
 }
 
 /// Poisson matrix factorization: `docs × words` counts, `topics` components.
@@ -57,6 +69,15 @@ impl ModelFamily for TopicFamily {
     fn variational_topics(&self, means: &[MeanMatrix]) -> Option<Vec<f64>> {
         means.iter().find(|m| m.name == "phi").map(|m| m.values.clone())
     }
+
+    fn set_base_factors(&self, model: &mut TopicModel, theta: &[f64], phi: &[f64]) -> Result<(), String> {
+        model.set_factors(theta, phi)
+    }
+
+    fn scale_rates(&self, model: &mut TopicModel, s: f64) -> Result<(), String> {
+        let (theta, phi) = (scaled(model.theta(), s), model.phi_topic_major());
+        model.set_factors(&theta, &phi)
+    }
 }
 
 /// The overlapping-community block model: `actors × actors` counts, `communities` components.
@@ -77,5 +98,14 @@ impl ModelFamily for BlockFamily {
 
     fn variational(&self, streams: Streams) -> BlockVariational {
         BlockVariational::new(self.actors, self.communities, self.prior, streams)
+    }
+
+    fn set_base_factors(&self, model: &mut BlockModel, theta: &[f64], pi: &[f64]) -> Result<(), String> {
+        model.set_factors(theta, pi)
+    }
+
+    fn scale_rates(&self, model: &mut BlockModel, s: f64) -> Result<(), String> {
+        let (theta, pi) = (model.theta().to_vec(), scaled(model.pi(), s));
+        model.set_factors(&theta, &pi)
     }
 }

@@ -9,7 +9,7 @@ use crate::manifest::{Cell, DataSet, Manifest, Method, ModelKind, NoiseLevel, Pr
 use distributions::{Beta, Gamma, Streams, alpha_from_epsilon};
 use inference::{Algorithm, Observation};
 use mechanism::{Noise, Privatized, privatize};
-use models::{BlockFamily, BlockModel, GammaPrior, PoissonFactorization, TopicFamily, TopicModel};
+use models::{BlockFamily, GammaPrior, ModelFamily, PoissonFactorization, TopicFamily};
 use rand::distr::Distribution;
 use std::fmt;
 
@@ -71,21 +71,17 @@ pub struct MethodResult {
 /// Called after every Gibbs iteration of every chain (progress reporting); must be cheap.
 pub type OnIteration<'a> = &'a (dyn Fn() + Sync);
 
-/// A model instance of the manifest's kind.
-#[derive(Clone, Debug)]
-enum AnyModel {
-    Topic(TopicModel),
-    Block(BlockModel),
-}
-
 /// The true data set of a replication.
 #[derive(Clone, Debug)]
 pub struct TrueData {
-    truth: AnyModel,
     rates: Vec<f64>,
     counts: Vec<u32>,
     rows: usize,
     cols: usize,
+    /// Entries the model does not model (the block model's diagonal).
+    excluded: Vec<bool>,
+    /// A topic model's true topics (`K × V`, topic-major) and `K`.
+    topics: Option<(Vec<f64>, usize)>,
     /// Semi-synthetic data: the row re-scalings `γ_i`.
     row_scales: Option<Vec<f64>>,
 }
@@ -113,69 +109,63 @@ impl TrueData {
     }
 
     fn modelled(&self) -> impl Iterator<Item = usize> + '_ {
-        modelled(matches!(self.truth, AnyModel::Block(_)), self.rows, self.cols)
+        (0..self.rates.len()).filter(|&n| !self.excluded[n])
+    }
+
+    /// The rates of `truth` and counts drawn from them.
+    fn generated<F: ModelFamily>(family: &F, truth: &F::Gibbs, streams: Streams) -> Self {
+        let (rows, cols) = truth.shape();
+        let rates = rates_of(truth);
+        let counts = models::sample_counts(truth, streams);
+        let excluded = (0..rows * cols).map(|n| truth.is_excluded(n)).collect();
+        // K × V topic-major, so K = len / V.
+        let topics = family.gibbs_topics(truth).map(|t| (t.len() / cols.max(1), t)).map(|(k, t)| (t, k));
+        TrueData { rates, counts, rows, cols, excluded, topics, row_scales: None }
     }
 }
 
-/// The modelled entries of a `rows × cols` matrix: all, or all but the diagonal (block model).
-fn modelled(block: bool, rows: usize, cols: usize) -> impl Iterator<Item = usize> + Clone {
-    (0..rows * cols).filter(move |&n| !(block && n / cols == n % cols))
+/// `μ` of a model (row-major).
+fn rates_of<M: PoissonFactorization>(model: &M) -> Vec<f64> {
+    let (rows, cols) = model.shape();
+    let mut rates = vec![0.0; rows * cols];
+    model.rates_into(&mut rates);
+    rates
 }
 
-fn fresh_model(manifest: &Manifest, streams: Streams) -> Result<AnyModel, RunError> {
+/// Something to do with the manifest's model family, generically over it.
+trait FamilyTask {
+    type Output;
+    fn run<F: ModelFamily>(self, family: &F) -> Result<Self::Output, RunError>;
+}
+
+/// Runs `task` with the manifest's model family: the one place the pipeline matches on the
+/// model kind.
+fn with_family<T: FamilyTask>(manifest: &Manifest, task: T) -> Result<T::Output, RunError> {
     let m = &manifest.model;
     let prior = GammaPrior::new(m.a0, m.b0).map_err(err)?;
     let (rows, cols) = (manifest.rows(), manifest.cols());
     if rows == 0 || cols == 0 {
         return Err(RunError("the manifest has no matrix size (validate it with `parse`/`load`)".into()));
     }
-    Ok(match m.kind {
-        ModelKind::Topic => AnyModel::Topic(TopicModel::new(rows, cols, m.components, prior, streams)),
-        ModelKind::Block => AnyModel::Block(BlockModel::new(rows, m.components, prior, streams)),
-    })
+    match m.kind {
+        ModelKind::Topic => task.run(&TopicFamily { docs: rows, words: cols, topics: m.components, prior }),
+        ModelKind::Block => task.run(&BlockFamily { actors: rows, communities: m.components, prior }),
+    }
 }
 
-impl AnyModel {
-    /// `(rows, cols, μ)`: the shape and the rates of the model (row-major).
-    fn rates(&self) -> (usize, usize, Vec<f64>) {
-        fn of<M: PoissonFactorization>(model: &M) -> (usize, usize, Vec<f64>) {
-            let (rows, cols) = model.shape();
-            let mut rates = vec![0.0; rows * cols];
-            model.rates_into(&mut rates);
-            (rows, cols, rates)
-        }
-        match self {
-            AnyModel::Topic(m) => of(m),
-            AnyModel::Block(m) => of(m),
-        }
+/// Scales the rates of `model` so that their mean over the modelled entries is `target`
+/// ([`ModelFamily::scale_rates`] by `s = target / mean(μ)`). Returns `false` for a draw whose
+/// rates are too small to rescale in floating point.
+fn scale_to_mean_rate<F: ModelFamily>(family: &F, model: &mut F::Gibbs, target: f64) -> Result<bool, RunError> {
+    let rates = rates_of(model);
+    let entries = || (0..rates.len()).filter(|&n| !model.is_excluded(n));
+    let mean = entries().map(|n| rates[n]).sum::<f64>() / entries().count() as f64;
+    let s = target / mean;
+    if !(s.is_finite() && mean > 1e-250) {
+        return Ok(false);
     }
-
-    /// Scales the factors so that the mean rate over the modelled entries is `target`: `π` of the
-    /// block model or `θ` of the topic model by `s = target / mean(μ)` (rates are linear in
-    /// each, so every `μ_n` is multiplied by `s` and the prior's sparsity pattern is kept).
-    /// Returns `false` for a draw whose rates are too small to rescale in floating point.
-    fn scale_to_mean_rate(&mut self, target: f64) -> Result<bool, RunError> {
-        let (rows, cols, rates) = self.rates();
-        let entries = modelled(matches!(self, AnyModel::Block(_)), rows, cols);
-        let mean = entries.clone().map(|n| rates[n]).sum::<f64>() / entries.count() as f64;
-        let s = target / mean;
-        if !(s.is_finite() && mean > 1e-250) {
-            return Ok(false);
-        }
-        let scaled = |x: &[f64]| -> Vec<f64> { x.iter().map(|v| (v * s).max(f64::MIN_POSITIVE)).collect() };
-        match self {
-            AnyModel::Topic(m) => {
-                let (theta, phi) = (scaled(m.theta()), m.phi_topic_major());
-                m.set_factors(&theta, &phi)
-            }
-            AnyModel::Block(m) => {
-                let (theta, pi) = (m.theta().to_vec(), scaled(m.pi()));
-                m.set_factors(&theta, &pi)
-            }
-        }
-        .map_err(RunError)?;
-        Ok(true)
-    }
+    family.scale_rates(model, s).map_err(RunError)?;
+    Ok(true)
 }
 
 /// The root of a data set's streams: (master seed, replication, `e₀` index).
@@ -187,57 +177,55 @@ fn dataset_streams(manifest: &Manifest, dataset: &DataSet) -> Streams {
 /// `mean_count_range`), or from the base parameters with rows re-scaled by
 /// `γ_i ~ Gamma(e₀f₀, rate f₀)`.
 pub fn true_data(manifest: &Manifest, dataset: &DataSet) -> Result<TrueData, RunError> {
-    let root = dataset_streams(manifest, dataset).child(TRUTH);
-    if let (Some(base), Some(e0)) = (&manifest.base, dataset.e0) {
-        let f0 = manifest.f0();
-        let gamma = Gamma::new(e0 * f0, f0).map_err(err)?;
-        let mut rng = root.child(0).rng();
-        let k = base.components();
-        // γ_i θ*_ic, floored at the smallest positive double (γ can underflow for tiny e₀f₀).
-        let mut theta = base.theta_flat();
-        let mut scales = Vec::with_capacity(base.rows());
-        for row in theta.chunks_exact_mut(k) {
-            let g = gamma.sample(&mut rng);
-            row.iter_mut().for_each(|x| *x = (*x * g).max(f64::MIN_POSITIVE));
-            scales.push(g);
-        }
-        let mut truth = fresh_model(manifest, root.child(1))?;
-        match &mut truth {
-            AnyModel::Topic(m) => m.set_factors(&theta, &base.second_factor_flat()),
-            AnyModel::Block(m) => m.set_factors(&theta, &base.second_factor_flat()),
-        }
-        .map_err(RunError)?;
-        return Ok(TrueData { row_scales: Some(scales), ..TrueData::generated(truth, root.child(2)) });
-    }
-    for attempt in 0..MAX_DATA_ATTEMPTS {
-        let streams = root.child(attempt);
-        let mut truth = fresh_model(manifest, streams.child(0))?;
-        if let Some(target) = manifest.data.mean_rate
-            && !truth.scale_to_mean_rate(target)?
-        {
-            continue;
-        }
-        let data = TrueData::generated(truth, streams.child(1));
-        match manifest.data.mean_count_range {
-            Some([lo, hi]) if !(lo..=hi).contains(&data.mean_count()) => continue,
-            _ => return Ok(data),
-        }
-    }
-    Err(RunError(format!(
-        "no prior draw in {MAX_DATA_ATTEMPTS} attempts had its mean count in data.mean_count_range \
-         (or, with data.mean_rate, rates large enough to rescale); consider data.mean_rate"
-    )))
+    with_family(manifest, GenerateTruth { manifest, dataset })
 }
 
-impl TrueData {
-    /// The rates of `truth` and counts drawn from them.
-    fn generated(truth: AnyModel, streams: Streams) -> Self {
-        let (rows, cols, rates) = truth.rates();
-        let counts = match &truth {
-            AnyModel::Topic(m) => models::sample_counts(m, streams),
-            AnyModel::Block(m) => models::sample_counts(m, streams),
-        };
-        TrueData { truth, rates, counts, rows, cols, row_scales: None }
+struct GenerateTruth<'a> {
+    manifest: &'a Manifest,
+    dataset: &'a DataSet,
+}
+
+impl FamilyTask for GenerateTruth<'_> {
+    type Output = TrueData;
+
+    fn run<F: ModelFamily>(self, family: &F) -> Result<TrueData, RunError> {
+        let (manifest, dataset) = (self.manifest, self.dataset);
+        let root = dataset_streams(manifest, dataset).child(TRUTH);
+        if let (Some(base), Some(e0)) = (&manifest.base, dataset.e0) {
+            let f0 = manifest.f0();
+            let gamma = Gamma::new(e0 * f0, f0).map_err(err)?;
+            let mut rng = root.child(0).rng();
+            let k = base.components();
+            // γ_i θ*_ic, floored at the smallest positive double (γ can underflow for tiny e₀f₀).
+            let mut theta = base.theta_flat();
+            let mut scales = Vec::with_capacity(base.rows());
+            for row in theta.chunks_exact_mut(k) {
+                let g = gamma.sample(&mut rng);
+                row.iter_mut().for_each(|x| *x = (*x * g).max(f64::MIN_POSITIVE));
+                scales.push(g);
+            }
+            let mut truth = family.gibbs(root.child(1));
+            family.set_base_factors(&mut truth, &theta, &base.second_factor_flat()).map_err(RunError)?;
+            return Ok(TrueData { row_scales: Some(scales), ..TrueData::generated(family, &truth, root.child(2)) });
+        }
+        for attempt in 0..MAX_DATA_ATTEMPTS {
+            let streams = root.child(attempt);
+            let mut truth = family.gibbs(streams.child(0));
+            if let Some(target) = manifest.data.mean_rate
+                && !scale_to_mean_rate(family, &mut truth, target)?
+            {
+                continue;
+            }
+            let data = TrueData::generated(family, &truth, streams.child(1));
+            match manifest.data.mean_count_range {
+                Some([lo, hi]) if !(lo..=hi).contains(&data.mean_count()) => continue,
+                _ => return Ok(data),
+            }
+        }
+        Err(RunError(format!(
+            "no prior draw in {MAX_DATA_ATTEMPTS} attempts had its mean count in data.mean_count_range \
+             (or, with data.mean_rate, rates large enough to rescale); consider data.mean_rate"
+        )))
     }
 }
 
@@ -268,12 +256,10 @@ impl Fit {
         let mean_kl = eval::mean_poisson_kl(pairs()).map_err(err)?;
         let (truth, estimate): (Vec<f64>, Vec<f64>) = pairs().unzip();
         let rate_mae = eval::mean_absolute_error(&truth, &estimate).map_err(err)?;
-        let topic_error = match (&topics, &data.truth) {
-            (Some(estimate), AnyModel::Topic(truth)) => Some(
-                eval::align_topics(&truth.phi_topic_major(), estimate, truth.topics(), data.cols)
-                    .map_err(err)?
-                    .mean_absolute_error,
-            ),
+        let topic_error = match (&topics, &data.topics) {
+            (Some(estimate), Some((truth, k))) => {
+                Some(eval::align_topics(truth, estimate, *k, data.cols).map_err(err)?.mean_absolute_error)
+            }
             _ => None,
         };
         Ok(Fit { mean_kl, rate_mae, topic_error, iterations, converged, seconds, topics })
@@ -303,23 +289,7 @@ fn fit_any(
     } else {
         Algorithm::Gibbs(manifest.schedule().map_err(err)?)
     };
-    let m = &manifest.model;
-    let prior = GammaPrior::new(m.a0, m.b0).map_err(err)?;
-    let (rows, cols) = (manifest.rows(), manifest.cols());
-    if rows == 0 || cols == 0 {
-        return Err(RunError("the manifest has no matrix size (validate it with `parse`/`load`)".into()));
-    }
-    let posterior = match m.kind {
-        ModelKind::Topic => {
-            let family = TopicFamily { docs: rows, words: cols, topics: m.components, prior };
-            inference::fit(&family, observation, &algorithm, streams, on_iteration)
-        }
-        ModelKind::Block => {
-            let family = BlockFamily { actors: rows, communities: m.components, prior };
-            inference::fit(&family, observation, &algorithm, streams, on_iteration)
-        }
-    }
-    .map_err(err)?;
+    let posterior = with_family(manifest, FitTask { observation, algorithm: &algorithm, streams, on_iteration })?;
     if let Algorithm::Cavi(settings) = algorithm {
         (posterior.iterations..settings.max_iterations()).for_each(|_| on_iteration());
     }
@@ -331,6 +301,21 @@ fn fit_any(
         posterior.converged,
         posterior.seconds,
     )
+}
+
+struct FitTask<'a> {
+    observation: Observation<'a>,
+    algorithm: &'a Algorithm,
+    streams: Streams,
+    on_iteration: OnIteration<'a>,
+}
+
+impl FamilyTask for FitTask<'_> {
+    type Output = inference::Posterior;
+
+    fn run<F: ModelFamily>(self, family: &F) -> Result<inference::Posterior, RunError> {
+        inference::fit(family, self.observation, self.algorithm, self.streams, self.on_iteration).map_err(err)
+    }
 }
 
 /// A result and, for a topic model, the fit's estimated topics (topic-major, unaligned).
@@ -467,10 +452,10 @@ pub fn recovered_topics(
     noise_index: usize,
 ) -> Result<(Vec<f64>, Vec<RecoveredTopics>), RunError> {
     let data = true_data(manifest, dataset)?;
-    let AnyModel::Topic(truth) = &data.truth else {
+    let Some((truth_topics, k)) = data.topics.clone() else {
         return Err(RunError("recovered topics: the manifest's model is not a topic model".into()));
     };
-    let (k, words, truth_topics) = (truth.topics(), data.cols, truth.phi_topic_major());
+    let words = data.cols;
     let cell = manifest
         .cells()
         .into_iter()
