@@ -192,7 +192,7 @@ type Posterior = Vec<(Vec<f64>, Vec<f64>)>;
 
 fn moments(q: &[Natural]) -> Result<Posterior, RunError> {
     q.iter()
-        .map(|g| g.moments().ok_or_else(|| RunError("a fitted precision is not positive definite".into())))
+        .map(|g| g.moments().ok_or_else(|| RunError::Baseline("a fitted precision is not positive definite".into())))
         .collect()
 }
 
@@ -234,24 +234,24 @@ pub fn run_replication(m: &DpSepManifest, r: usize) -> Result<(Vec<DpSepRow>, Po
             }
             DpSepMethod::Sep => {
                 let t = Instant::now();
-                let fit = sep(model, &q0, &base, &mut rng(4)).map_err(RunError)?;
+                let fit = sep(model, &q0, &base, &mut rng(4)).map_err(RunError::Baseline)?;
                 push(method, None, None, None, None, moments(&fit.q)?, fit.skipped, t);
             }
             DpSepMethod::ClippedSep => {
                 for &c in &s.clip_sep {
                     let t = Instant::now();
-                    let fit = sep(model, &q0, &SepSettings { clip: Some(c), ..base }, &mut rng(5)).map_err(RunError)?;
+                    let fit = sep(model, &q0, &SepSettings { clip: Some(c), ..base }, &mut rng(5))
+                        .map_err(RunError::Baseline)?;
                     push(method, Some(c), None, None, None, moments(&fit.q)?, fit.skipped, t);
                 }
             }
             DpSepMethod::DpSep => {
                 for &eps in &s.epsilon {
                     let t = Instant::now();
-                    let sigma = dp_sep_noise(eps, s.delta, s.points, s.epochs).map_err(|e| RunError(e.to_string()))?;
-                    let spent =
-                        dp_sep_epsilon(sigma, s.delta, s.points, s.epochs).map_err(|e| RunError(e.to_string()))?;
+                    let sigma = dp_sep_noise(eps, s.delta, s.points, s.epochs).map_err(RunError::from)?;
+                    let spent = dp_sep_epsilon(sigma, s.delta, s.points, s.epochs).map_err(RunError::from)?;
                     let settings = SepSettings { clip: Some(s.clip), noise_multiplier: Some(sigma), ..base };
-                    let fit = sep(model, &q0, &settings, &mut rng(6)).map_err(RunError)?;
+                    let fit = sep(model, &q0, &settings, &mut rng(6)).map_err(RunError::Baseline)?;
                     push(method, Some(s.clip), Some(eps), Some(sigma), Some(spent), moments(&fit.q)?, fit.skipped, t);
                 }
             }
@@ -263,9 +263,9 @@ pub fn run_replication(m: &DpSepManifest, r: usize) -> Result<(Vec<DpSepRow>, Po
                         (accountant::Accounting::MomentsAccountant, accountant::Neighbouring::AddRemove);
                     let steps = s.em_iterations as u64;
                     let sigma = accountant::calibrate_noise(accounting, neighbours, 1.0, steps, eps, s.delta)
-                        .map_err(|e| RunError(e.to_string()))?;
+                        .map_err(RunError::from)?;
                     let spent = accountant::epsilon(accounting, neighbours, 1.0, sigma, steps, s.delta)
-                        .map_err(|e| RunError(e.to_string()))?;
+                        .map_err(RunError::from)?;
                     let fit = dp_em(model, &starts, s.em_iterations, s.em_clip, Some(sigma), &mut rng(7));
                     push(method, Some(s.em_clip), Some(eps), Some(sigma), Some(spent), fit, 0, t);
                 }
@@ -350,7 +350,6 @@ pub fn dpsep_table(rows: &[DpSepRow]) -> Vec<TableLine> {
 /// Writes results.parquet, summary.csv (Table 1) and figure.svg/.png (Fig. 1: replication 0's
 /// posterior means and 98 % ellipses in the first two coordinates, refitted with its stream).
 pub fn write_dpsep_outputs(m: &DpSepManifest, dir: &Path, rows: &[DpSepRow]) -> Result<Vec<TableLine>, RunError> {
-    let err = |e: results::ResultsError| RunError(e.to_string());
     let floats = |f: fn(&DpSepRow) -> Option<f64>| Values::Float(rows.iter().map(f).collect());
     let columns = [
         ("experiment", Values::Text(vec![m.experiment.name.clone(); rows.len()])),
@@ -369,7 +368,7 @@ pub fn write_dpsep_outputs(m: &DpSepManifest, dir: &Path, rows: &[DpSepRow]) -> 
         ("seconds", floats(|r| Some(r.seconds))),
     ];
     let metadata = runner::results_metadata(dir, &m.text);
-    write_table(&dir.join(crate::outputs::RESULTS_FILE), &columns, &metadata).map_err(err)?;
+    write_table(&dir.join(crate::outputs::RESULTS_FILE), &columns, &metadata)?;
     let table = write_dpsep_summary(dir, rows)?;
     write_dpsep_figure(m, dir)?;
     Ok(table)
@@ -383,7 +382,7 @@ fn write_dpsep_summary(dir: &Path, rows: &[DpSepRow]) -> Result<Vec<TableLine>, 
     for (l, a, b, c, med, n) in &table {
         csv += &format!("{l},{a},{b},{c},{med},{n}\n");
     }
-    write_atomic(&dir.join(crate::outputs::SUMMARY_FILE), csv.as_bytes()).map_err(|e| RunError(e.to_string()))?;
+    write_atomic(&dir.join(crate::outputs::SUMMARY_FILE), csv.as_bytes()).map_err(RunError::from)?;
     Ok(table)
 }
 

@@ -58,7 +58,7 @@ fn load_table(m: &DpviManifest) -> Result<Option<Arc<uci::Table>>, RunError> {
         DpviDataset::Adult => uci::adult(&dir),
         DpviDataset::Gmm => return Ok(None),
     }
-    .map_err(RunError)?;
+    .map_err(RunError::Data)?;
     Ok(Some(Arc::new(table)))
 }
 
@@ -78,7 +78,7 @@ fn mixture_points(n: usize, rng: &mut StreamRng) -> Vec<f64> {
 fn replication_data(m: &DpviManifest, table: Option<&uci::Table>, replication: usize) -> Result<Data, RunError> {
     let mut rng = Streams::new(m.experiment.seed).child(replication as u64).child(0).rng();
     match table {
-        Some(t) => Ok(Data::Classification(uci::split(t, m.dpvi.train_fraction(), &mut rng).map_err(RunError)?)),
+        Some(t) => Ok(Data::Classification(uci::split(t, m.dpvi.train_fraction(), &mut rng).map_err(RunError::Data)?)),
         None => {
             let (_, train, test, _) = m.dpvi.gmm();
             let train = mixture_points(train, &mut rng);
@@ -112,7 +112,7 @@ fn run_cell(m: &DpviManifest, cell: &DpviCell, data: &Data) -> Result<DpviRow, R
                 epsilon,
                 d.delta(),
             )
-            .map_err(|e| RunError(format!("calibrating σ for ε = {epsilon}: {e}")))?;
+            .map_err(|e| RunError::Baseline(format!("calibrating σ for ε = {epsilon}: {e}")))?;
             Some(Privacy {
                 clip,
                 noise_multiplier: sigma,
@@ -135,17 +135,17 @@ fn run_cell(m: &DpviManifest, cell: &DpviCell, data: &Data) -> Result<DpviRow, R
     let (fit, accuracy, test_log_likelihood) = match data {
         Data::Classification(split) => {
             let model = LogisticRegression::new(split.train_x.clone(), split.train_y.clone(), d.prior_std())
-                .map_err(RunError)?;
+                .map_err(RunError::Baseline)?;
             let fit = Dpvi::new(&model, settings)
-                .map_err(RunError)?
+                .map_err(RunError::Baseline)?
                 .fit(MeanField::new(vec![0.0; split.dim], -2.0), &mut streams.child(0).rng())
-                .map_err(RunError)?;
+                .map_err(RunError::Baseline)?;
             let score = evaluate(&fit.q, &split.test_x, &split.test_y);
             (fit, Some(score.accuracy), score.mean_log_likelihood)
         }
         Data::Mixture { train, test } => {
             let (k, _, _, draws) = d.gmm();
-            let model = GaussianMixture::new(train.clone(), 2, k, 10.0, 2.0).map_err(RunError)?;
+            let model = GaussianMixture::new(train.clone(), 2, k, 10.0, 2.0).map_err(RunError::Baseline)?;
             // Start: weights equal, means spread at random (data-independent), unit variances.
             let mut rng = streams.child(1).rng();
             let mut mean = vec![0.0; k];
@@ -154,9 +154,9 @@ fn run_cell(m: &DpviManifest, cell: &DpviCell, data: &Data) -> Result<DpviRow, R
             );
             mean.extend(std::iter::repeat_n(0.0, 2 * k));
             let fit = Dpvi::new(&model, settings)
-                .map_err(RunError)?
+                .map_err(RunError::Baseline)?
                 .fit(MeanField::new(mean, -2.0), &mut streams.child(0).rng())
-                .map_err(RunError)?;
+                .map_err(RunError::Baseline)?;
             let ll = model.predictive_log_likelihood(&fit.q, test, draws, &mut streams.child(2).rng());
             (fit, None, ll)
         }
@@ -274,7 +274,7 @@ impl Loaded for DpviManifest {
         let rows = runner::collect(&DpviSweep { manifest: self, data: Vec::new() }, dir)?;
         let summary = summarize_dpvi(&rows);
         write_atomic(&dir.join(crate::outputs::SUMMARY_FILE), dpvi_summary_csv(&summary).as_bytes())
-            .map_err(|e| RunError(e.to_string()))?;
+            .map_err(RunError::from)?;
         Ok(dpvi_summary_table(&summary))
     }
 
@@ -344,7 +344,6 @@ pub fn summarize_dpvi(rows: &[DpviRow]) -> Vec<DpviSummary> {
 
 /// Writes results.parquet, summary.csv and figure.svg/.png; returns the summary.
 pub fn write_dpvi_outputs(m: &DpviManifest, dir: &Path, rows: &[DpviRow]) -> Result<Vec<DpviSummary>, RunError> {
-    let err = |e: results::ResultsError| RunError(e.to_string());
     let floats = |f: fn(&DpviRow) -> Option<f64>| Values::Float(rows.iter().map(f).collect());
     let columns = [
         ("experiment", Values::Text(vec![m.experiment.name.clone(); rows.len()])),
@@ -366,9 +365,9 @@ pub fn write_dpvi_outputs(m: &DpviManifest, dir: &Path, rows: &[DpviRow]) -> Res
         ("seconds", floats(|r| Some(r.seconds))),
     ];
     let metadata = runner::results_metadata(dir, &m.text);
-    write_table(&dir.join(crate::outputs::RESULTS_FILE), &columns, &metadata).map_err(err)?;
+    write_table(&dir.join(crate::outputs::RESULTS_FILE), &columns, &metadata)?;
     let summary = summarize_dpvi(rows);
-    write_atomic(&dir.join(crate::outputs::SUMMARY_FILE), dpvi_summary_csv(&summary).as_bytes()).map_err(err)?;
+    write_atomic(&dir.join(crate::outputs::SUMMARY_FILE), dpvi_summary_csv(&summary).as_bytes())?;
     write_dpvi_figure(m, dir, &summary)?;
     Ok(summary)
 }

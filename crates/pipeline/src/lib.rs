@@ -18,6 +18,7 @@ mod base;
 mod dpsep;
 mod dpvi_manifest;
 mod dpvi_run;
+mod error;
 mod kinds;
 mod manifest;
 mod outputs;

@@ -24,10 +24,6 @@ pub const FIGURE_PNG: &str = "figure.png";
 pub const TOPICS_SVG: &str = "topics.svg";
 pub const TOPICS_PNG: &str = "topics.png";
 
-fn err(e: impl std::fmt::Display) -> RunError {
-    RunError(e.to_string())
-}
-
 /// Before a run: refuses an output directory that holds the results of a different manifest
 /// (unless `force`), then stores this manifest's text and the provenance there ([`runner::claim`]).
 pub fn claim_output(manifest: &Manifest, force: bool) -> Result<(), runner::RunnerError> {
@@ -73,7 +69,7 @@ pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow>
 /// After a complete run: `results.parquet`, `summary.csv` and the figures. Returns the summary.
 pub fn write_outputs(manifest: &Manifest, dir: &Path, rows: &[MethodResult]) -> Result<Vec<SummaryRow>, RunError> {
     let table = result_rows(manifest, rows);
-    write_results(&dir.join(RESULTS_FILE), &table, &runner::results_metadata(dir, &manifest.text)).map_err(err)?;
+    write_results(&dir.join(RESULTS_FILE), &table, &runner::results_metadata(dir, &manifest.text))?;
     let summary = write_summary(dir, &table)?;
     let text = FigureText {
         title: manifest.experiment.name.clone(),
@@ -87,7 +83,7 @@ pub fn write_outputs(manifest: &Manifest, dir: &Path, rows: &[MethodResult]) -> 
 /// `summary.csv` in `dir` from the rows of `results.parquet`. Returns the summary.
 pub fn write_summary(dir: &Path, table: &[ResultRow]) -> Result<Vec<SummaryRow>, RunError> {
     let summary = summarize(table);
-    write_atomic(&dir.join(SUMMARY_FILE), summary_csv(&summary).as_bytes()).map_err(err)?;
+    write_atomic(&dir.join(SUMMARY_FILE), summary_csv(&summary).as_bytes())?;
     Ok(summary)
 }
 
@@ -101,7 +97,7 @@ pub(crate) fn write_figure(
     dir: &Path,
     draw: impl FnOnce(&Path, &Path) -> Result<(), results::ResultsError>,
 ) -> Result<(), RunError> {
-    runner::write_figure(dir, "figure", draw).map_err(err)
+    Ok(runner::write_figure(dir, "figure", draw)?)
 }
 
 /// A nullable float in a CSV file: empty for `None`, round-trip precision otherwise.

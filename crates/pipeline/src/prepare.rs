@@ -66,17 +66,15 @@ pub struct Prepared {
     pub scores: Vec<(usize, f64)>,
 }
 
-fn err(e: impl std::fmt::Display) -> RunError {
-    RunError(e.to_string())
-}
-
 /// Reads `input` (a directory: maildir; a file: the cleaned table) and fits the base parameters.
 pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared, RunError> {
     let (messages, report, reader, checksum) = if input.is_dir() {
-        let (m, r) = enron::read_maildir(input).map_err(err)?;
+        let (m, r) = enron::read_maildir(input)
+            .map_err(|e| RunError::Io { path: input.to_path_buf(), message: e.to_string() })?;
         (m, r, "maildir", None)
     } else {
-        let bytes = std::fs::read(input).map_err(|e| RunError(format!("{}: {e}", input.display())))?;
+        let bytes =
+            std::fs::read(input).map_err(|e| RunError::Io { path: input.to_path_buf(), message: e.to_string() })?;
         let (m, r) = enron::parse_table(&String::from_utf8_lossy(&bytes));
         let hex: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
         (m, r, "table", Some(hex))
@@ -84,13 +82,13 @@ pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared,
     let network = CountNetwork::from_messages(&messages).included(InclusionRule::PAPER);
     let v = network.actors();
     if v < 2 {
-        return Err(RunError(format!(
+        return Err(RunError::Data(format!(
             "{}: only {v} actors pass the inclusion rule (sent >= 1, sent + received >= 100); read: {report}",
             input.display()
         )));
     }
-    let prior = GammaPrior::new(options.a0, options.b0).map_err(err)?;
-    let schedule = |(i, b, t): (usize, usize, usize)| Schedule::new(i, b, t).map_err(err);
+    let prior = GammaPrior::new(options.a0, options.b0)?;
+    let schedule = |(i, b, t): (usize, usize, usize)| Schedule::new(i, b, t).map_err(RunError::from);
     let (selection, fit) = (schedule(options.selection)?, schedule(options.fit)?);
     let root = Streams::new(options.seed);
 
@@ -103,13 +101,11 @@ pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared,
         .map(|&c| {
             let streams = root.child(1).child(c as u64);
             let model = BlockModel::new(v, c, prior, streams.child(0));
-            let mut sampler =
-                NonPrivate::new(model, network.counts.clone()).and_then(|s| s.with_missing(&held_out)).map_err(err)?;
-            let summary =
-                run_chain(&mut sampler, &selection, streams.child(1), |_| ControlFlow::Continue(())).map_err(err)?;
+            let mut sampler = NonPrivate::new(model, network.counts.clone()).and_then(|s| s.with_missing(&held_out))?;
+            let summary = run_chain(&mut sampler, &selection, streams.child(1), |_| ControlFlow::Continue(()))?;
             let mut score = 0.0;
             for n in (0..v * v).filter(|&n| held_out[n]) {
-                score += Poisson::new(summary.mean_rates[n]).map_err(err)?.ln_pmf(u64::from(network.counts[n]));
+                score += Poisson::new(summary.mean_rates[n])?.ln_pmf(u64::from(network.counts[n]));
             }
             Ok((c, score))
         })
@@ -118,14 +114,14 @@ pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared,
         .iter()
         .copied()
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .ok_or_else(|| RunError("no candidate number of communities".into()))?;
+        .ok_or_else(|| RunError::Request("no candidate number of communities".into()))?;
 
     let streams = root.child(2);
     let model = BlockModel::new(v, best, prior, streams.child(0));
-    let mut sampler = NonPrivate::new(model, network.counts.clone()).map_err(err)?;
-    let summary = run_chain(&mut sampler, &fit, streams.child(1), |_| ControlFlow::Continue(())).map_err(err)?;
+    let mut sampler = NonPrivate::new(model, network.counts.clone())?;
+    let summary = run_chain(&mut sampler, &fit, streams.child(1), |_| ControlFlow::Continue(()))?;
     let factor = |name: &str| {
-        summary.mean_factors.iter().find(|f| f.name == name).ok_or_else(|| RunError(format!("no factor {name}")))
+        summary.mean_factors.iter().find(|f| f.name == name).ok_or_else(|| RunError::Data(format!("no factor {name}")))
     };
     let rows = |f: &inference::MeanFactor| -> Vec<Vec<f64>> {
         f.mean.chunks_exact(f.cols).map(|r| r.iter().map(|x| x.max(f64::MIN_POSITIVE)).collect()).collect()
@@ -167,13 +163,13 @@ pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared,
         phi: None,
         provenance,
     };
-    base.check().map_err(err)?;
+    base.check().map_err(RunError::Data)?;
     Ok(Prepared { base, report, scores })
 }
 
 /// The text of a base file: a header comment, then the TOML of `base`.
 pub fn base_file_text(base: &BaseParameters) -> Result<String, RunError> {
-    let body = toml::to_string(base).map_err(err)?;
+    let body = toml::to_string(base).map_err(|e| RunError::Data(e.to_string()))?;
     Ok(format!(
         "# Base parameters of the Fig. 4 design: posterior means of the non-private block model fitted\n\
          # to the Enron network. Generated by `lppf prepare-enron` (see [provenance] and docs/fig4.md);\n\

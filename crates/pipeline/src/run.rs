@@ -11,7 +11,6 @@ use inference::{Algorithm, Observation};
 use mechanism::{Noise, Privatized, privatize};
 use models::{BlockFamily, GammaPrior, ModelFamily, PoissonFactorization, TopicFamily};
 use rand::distr::Distribution;
-use std::fmt;
 
 /// Stream purposes under a replication.
 const TRUTH: u64 = 0;
@@ -22,21 +21,7 @@ const CHAIN: u64 = 2;
 /// negligible) are retried at most this often.
 const MAX_DATA_ATTEMPTS: u64 = 10_000;
 
-/// Why a unit of work failed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunError(pub String);
-
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for RunError {}
-
-fn err(e: impl fmt::Display) -> RunError {
-    RunError(e.to_string())
-}
+pub use crate::error::RunError;
 
 /// One result row: a method fitted to one data set at one noise level (none for non-private).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -142,10 +127,10 @@ trait FamilyTask {
 /// model kind.
 fn with_family<T: FamilyTask>(manifest: &Manifest, task: T) -> Result<T::Output, RunError> {
     let m = &manifest.model;
-    let prior = GammaPrior::new(m.a0, m.b0).map_err(err)?;
+    let prior = GammaPrior::new(m.a0, m.b0)?;
     let (rows, cols) = (manifest.rows(), manifest.cols());
     if rows == 0 || cols == 0 {
-        return Err(RunError("the manifest has no matrix size (validate it with `parse`/`load`)".into()));
+        return Err(RunError::Parameter("the manifest has no matrix size (validate it with `parse`/`load`)".into()));
     }
     match m.kind {
         ModelKind::Topic => task.run(&TopicFamily { docs: rows, words: cols, topics: m.components, prior }),
@@ -164,7 +149,7 @@ fn scale_to_mean_rate<F: ModelFamily>(family: &F, model: &mut F::Gibbs, target: 
     if !(s.is_finite() && mean > 1e-250) {
         return Ok(false);
     }
-    family.scale_rates(model, s).map_err(RunError)?;
+    family.scale_rates(model, s).map_err(RunError::Data)?;
     Ok(true)
 }
 
@@ -193,7 +178,7 @@ impl FamilyTask for GenerateTruth<'_> {
         let root = dataset_streams(manifest, dataset).child(TRUTH);
         if let (Some(base), Some(e0)) = (&manifest.base, dataset.e0) {
             let f0 = manifest.f0();
-            let gamma = Gamma::new(e0 * f0, f0).map_err(err)?;
+            let gamma = Gamma::new(e0 * f0, f0)?;
             let mut rng = root.child(0).rng();
             let k = base.components();
             // γ_i θ*_ic, floored at the smallest positive double (γ can underflow for tiny e₀f₀).
@@ -205,7 +190,7 @@ impl FamilyTask for GenerateTruth<'_> {
                 scales.push(g);
             }
             let mut truth = family.gibbs(root.child(1));
-            family.set_base_factors(&mut truth, &theta, &base.second_factor_flat()).map_err(RunError)?;
+            family.set_base_factors(&mut truth, &theta, &base.second_factor_flat()).map_err(RunError::Data)?;
             return Ok(TrueData { row_scales: Some(scales), ..TrueData::generated(family, &truth, root.child(2)) });
         }
         for attempt in 0..MAX_DATA_ATTEMPTS {
@@ -222,7 +207,7 @@ impl FamilyTask for GenerateTruth<'_> {
                 _ => return Ok(data),
             }
         }
-        Err(RunError(format!(
+        Err(RunError::Data(format!(
             "no prior draw in {MAX_DATA_ATTEMPTS} attempts had its mean count in data.mean_count_range \
              (or, with data.mean_rate, rates large enough to rescale); consider data.mean_rate"
         )))
@@ -253,12 +238,12 @@ impl Fit {
         seconds: f64,
     ) -> Result<Self, RunError> {
         let pairs = || data.modelled().map(|n| (data.rates[n], mean_rates[n]));
-        let mean_kl = eval::mean_poisson_kl(pairs()).map_err(err)?;
+        let mean_kl = eval::mean_poisson_kl(pairs())?;
         let (truth, estimate): (Vec<f64>, Vec<f64>) = pairs().unzip();
-        let rate_mae = eval::mean_absolute_error(&truth, &estimate).map_err(err)?;
+        let rate_mae = eval::mean_absolute_error(&truth, &estimate)?;
         let topic_error = match (&topics, &data.topics) {
             (Some(estimate), Some((truth, k))) => {
-                Some(eval::align_topics(truth, estimate, *k, data.cols).map_err(err)?.mean_absolute_error)
+                Some(eval::align_topics(truth, estimate, *k, data.cols)?.mean_absolute_error)
             }
             _ => None,
         };
@@ -278,7 +263,7 @@ fn fit_any(
     streams: Streams,
     on_iteration: OnIteration,
 ) -> Result<Fit, RunError> {
-    let missing = || RunError(format!("the {} method needs privatized data", method.name()));
+    let missing = || RunError::Request(format!("the {} method needs privatized data", method.name()));
     let observation = match method {
         Method::NonPrivate | Method::Cavi => Observation::Exact(&data.counts),
         Method::Naive | Method::NaiveCavi => Observation::Naive(released.ok_or_else(missing)?),
@@ -287,7 +272,7 @@ fn fit_any(
     let algorithm = if method.is_cavi() {
         Algorithm::Cavi(manifest.cavi_settings())
     } else {
-        Algorithm::Gibbs(manifest.schedule().map_err(err)?)
+        Algorithm::Gibbs(manifest.schedule()?)
     };
     let posterior = with_family(manifest, FitTask { observation, algorithm: &algorithm, streams, on_iteration })?;
     if let Algorithm::Cavi(settings) = algorithm {
@@ -314,7 +299,8 @@ impl FamilyTask for FitTask<'_> {
     type Output = inference::Posterior;
 
     fn run<F: ModelFamily>(self, family: &F) -> Result<inference::Posterior, RunError> {
-        inference::fit(family, self.observation, self.algorithm, self.streams, self.on_iteration).map_err(err)
+        inference::fit(family, self.observation, self.algorithm, self.streams, self.on_iteration)
+            .map_err(RunError::from)
     }
 }
 
@@ -405,20 +391,19 @@ fn cell_fits(
                 Some(Precision::Fixed(n)) => *n,
                 _ => data.mean_count(),
             };
-            (alpha_from_epsilon(e, n).map_err(err)?, Some(e), Some(n))
+            (alpha_from_epsilon(e, n)?, Some(e), Some(n))
         }
     };
     let noise_streams = root.child(NOISE).child(cell.noise_index as u64);
     let noise = match manifest.noise.row_concentration {
         Some(c) if alpha > 0.0 => {
-            let beta = Beta::new(c * alpha, c * (1.0 - alpha)).map_err(err)?;
+            let beta = Beta::new(c * alpha, c * (1.0 - alpha))?;
             let mut rng = noise_streams.child(0).rng();
             Noise::PerRow((0..data.rows).map(|_| beta.sample(&mut rng).min(0.999_999)).collect())
         }
         _ => Noise::Scalar(alpha),
     };
-    let released =
-        privatize(&data.counts, data.rows, data.cols, noise, &mut noise_streams.child(1).rng()).map_err(err)?;
+    let released = privatize(&data.counts, data.rows, data.cols, noise, &mut noise_streams.child(1).rng())?;
     let mut results = Vec::new();
     for &method in manifest.methods.iter().filter(|m| !m.is_reference()) {
         let streams = root.child(CHAIN).child(cell.noise_index as u64).child(method as u64);
@@ -453,20 +438,19 @@ pub fn recovered_topics(
 ) -> Result<(Vec<f64>, Vec<RecoveredTopics>), RunError> {
     let data = true_data(manifest, dataset)?;
     let Some((truth_topics, k)) = data.topics.clone() else {
-        return Err(RunError("recovered topics: the manifest's model is not a topic model".into()));
+        return Err(RunError::Request("recovered topics: the manifest's model is not a topic model".into()));
     };
     let words = data.cols;
-    let cell = manifest
-        .cells()
-        .into_iter()
-        .find(|c| c.dataset == *dataset && c.noise_index == noise_index)
-        .ok_or_else(|| RunError(format!("recovered topics: the manifest has no noise level {noise_index}")))?;
+    let cell =
+        manifest.cells().into_iter().find(|c| c.dataset == *dataset && c.noise_index == noise_index).ok_or_else(
+            || RunError::Request(format!("recovered topics: the manifest has no noise level {noise_index}")),
+        )?;
     let mut fits = reference_fits(manifest, &data, dataset, &|| ())?;
     fits.extend(cell_fits(manifest, &data, &cell, &|| ())?);
     let mut recovered = Vec::new();
     for (result, topics) in fits {
         let Some(estimate) = topics else { continue };
-        let alignment = eval::align_topics(&truth_topics, &estimate, k, words).map_err(err)?;
+        let alignment = eval::align_topics(&truth_topics, &estimate, k, words)?;
         let normalized = eval::normalize_rows(&estimate, words);
         let topics =
             alignment.estimate_for.iter().flat_map(|&j| normalized[j * words..(j + 1) * words].to_vec()).collect();
