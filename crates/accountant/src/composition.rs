@@ -8,8 +8,8 @@ use crate::{AccountantError, check};
 /// (ε₀, δ₀)-DP with ε₀ = √(2 ln(1.25/δ₀)) / σ. The theorem holds for ε₀ < 1 only: larger values
 /// return `f64::INFINITY` (no guarantee established).
 pub fn gaussian_mechanism_epsilon(sigma: f64, delta: f64) -> Result<f64, AccountantError> {
-    check(sigma >= 0.0 && !sigma.is_nan(), || format!("noise multiplier must be >= 0, got {sigma}"))?;
-    check(delta > 0.0 && delta < 1.0, || format!("delta must be in (0, 1), got {delta}"))?;
+    check(sigma >= 0.0 && !sigma.is_nan(), "noise multiplier sigma", sigma, ">= 0")?;
+    check(delta > 0.0 && delta < 1.0, "delta", delta, "in (0, 1)")?;
     let eps = (2.0 * (1.25 / delta).ln()).sqrt() / sigma;
     Ok(if eps < 1.0 { eps } else { f64::INFINITY })
 }
@@ -17,7 +17,7 @@ pub fn gaussian_mechanism_epsilon(sigma: f64, delta: f64) -> Result<f64, Account
 /// Eqs. 4–5: an (ε, δ)-DP mechanism run on a subsample that contains each example with
 /// probability `q` is (ln(1 + q(e^ε − 1)), qδ)-DP.
 pub fn amplify_by_subsampling(epsilon: f64, delta: f64, q: f64) -> Result<(f64, f64), AccountantError> {
-    check(q > 0.0 && q <= 1.0, || format!("sampling rate q must be in (0, 1], got {q}"))?;
+    check(q > 0.0 && q <= 1.0, "sampling rate q", q, "in (0, 1]")?;
     Ok(((q * epsilon.exp_m1()).ln_1p(), q * delta))
 }
 
@@ -33,9 +33,9 @@ pub fn advanced_composition(epsilon: f64, delta: f64, steps: u64, delta_slack: f
 /// split evenly: δ' = δ/2 for the composition slack and δ₀ = δ / (2 T q) per Gaussian step
 /// (so T·q·δ₀ + δ' = δ exactly).
 pub(crate) fn subsampled_gaussian_epsilon(q: f64, sigma: f64, steps: u64, delta: f64) -> Result<f64, AccountantError> {
-    check(delta > 0.0 && delta < 1.0, || format!("delta must be in (0, 1), got {delta}"))?;
-    check(steps >= 1, || "the number of steps must be >= 1".into())?;
-    check(q > 0.0 && q <= 1.0, || format!("sampling rate q must be in (0, 1], got {q}"))?;
+    check(delta > 0.0 && delta < 1.0, "delta", delta, "in (0, 1)")?;
+    check(steps >= 1, "number of steps", steps as f64, "an integer >= 1")?;
+    check(q > 0.0 && q <= 1.0, "sampling rate q", q, "in (0, 1]")?;
     let delta0 = delta / (2.0 * steps as f64 * q);
     let eps0 = gaussian_mechanism_epsilon(sigma, delta0.min(0.5))?;
     if !eps0.is_finite() {

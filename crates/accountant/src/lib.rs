@@ -78,20 +78,43 @@ impl Accounting {
     }
 }
 
-/// An invalid accounting parameter, named.
+/// Why an accounting request failed.
 #[derive(Clone, Debug, PartialEq)]
-pub struct AccountantError(pub String);
+pub enum AccountantError {
+    /// A parameter outside its range: its name, the value and what is allowed.
+    Parameter { parameter: &'static str, value: f64, allowed: &'static str },
+    /// No noise multiplier below `limit` reaches `target_epsilon` (calibration).
+    Unreachable { target_epsilon: f64, limit: f64 },
+    /// The fractional-order series of `A_α` lost its precision (cancellation) at these values.
+    Precision { q: f64, sigma: f64, alpha: f64 },
+}
 
 impl fmt::Display for AccountantError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            Self::Parameter { parameter, value, allowed } => {
+                write!(f, "{parameter} = {value} is not allowed: it must be {allowed}")
+            }
+            Self::Unreachable { target_epsilon, limit } => {
+                write!(f, "no noise multiplier below {limit:e} reaches target epsilon = {target_epsilon}")
+            }
+            Self::Precision { q, sigma, alpha } => {
+                write!(f, "the A_α series lost precision at α = {alpha}, σ = {sigma}, q = {q}")
+            }
+        }
     }
 }
 
 impl std::error::Error for AccountantError {}
 
-pub(crate) fn check(ok: bool, what: impl FnOnce() -> String) -> Result<(), AccountantError> {
-    if ok { Ok(()) } else { Err(AccountantError(what())) }
+/// `Ok` when `ok`, otherwise the error naming `parameter`, its `value` and what is `allowed`.
+pub(crate) fn check(
+    ok: bool,
+    parameter: &'static str,
+    value: f64,
+    allowed: &'static str,
+) -> Result<(), AccountantError> {
+    if ok { Ok(()) } else { Err(AccountantError::Parameter { parameter, value, allowed }) }
 }
 
 /// The (ε, δ) guarantee of `steps` steps of the subsampled Gaussian mechanism (rate `q`, noise
@@ -120,7 +143,7 @@ pub fn epsilon(
 /// multiplier `sigma`) under `neighbouring` are (`epsilon`, δ)-DP by the RDP accountant
 /// ([`RdpAccountant::delta`]); 1 when nothing better is established.
 pub fn delta(neighbouring: Neighbouring, q: f64, sigma: f64, steps: u64, epsilon: f64) -> Result<f64, AccountantError> {
-    check(epsilon >= 0.0 && epsilon.is_finite(), || format!("epsilon must be a finite number >= 0, got {epsilon}"))?;
+    check(epsilon >= 0.0 && epsilon.is_finite(), "epsilon", epsilon, "a finite number >= 0")?;
     let mut a = RdpAccountant::default();
     a.compose_subsampled_gaussian(q, neighbouring.effective_noise(sigma), steps)?;
     Ok(a.delta(epsilon))
@@ -137,15 +160,15 @@ pub fn calibrate_noise(
     target_epsilon: f64,
     delta: f64,
 ) -> Result<f64, AccountantError> {
-    check(target_epsilon > 0.0 && target_epsilon.is_finite(), || {
-        format!("target epsilon must be a finite number > 0, got {target_epsilon}")
-    })?;
+    check(target_epsilon > 0.0 && target_epsilon.is_finite(), "target epsilon", target_epsilon, "a finite number > 0")?;
     let eps = |s: f64| epsilon(accounting, neighbouring, q, s, steps, delta);
     let (mut lo, mut hi) = (1e-3, 1.0);
     while eps(hi)? > target_epsilon {
         lo = hi;
         hi *= 2.0;
-        check(hi < 1e7, || format!("no noise multiplier below 1e7 reaches ε = {target_epsilon}"))?;
+        if hi >= 1e7 {
+            return Err(AccountantError::Unreachable { target_epsilon, limit: 1e7 });
+        }
     }
     if eps(lo)? <= target_epsilon {
         return Ok(lo);

@@ -19,16 +19,14 @@ pub struct LocalGuarantee {
 impl LocalGuarantee {
     /// `epsilon > 0` protects changes of up to `precision = N > 0` in any one count.
     pub fn new(epsilon: f64, precision: f64) -> Result<Self, AccountantError> {
-        check(epsilon > 0.0 && epsilon.is_finite(), || format!("epsilon must be a finite number > 0, got {epsilon}"))?;
-        check(precision > 0.0 && precision.is_finite(), || {
-            format!("precision N must be a finite number > 0, got {precision}")
-        })?;
+        check(epsilon > 0.0 && epsilon.is_finite(), "epsilon", epsilon, "a finite number > 0")?;
+        check(precision > 0.0 && precision.is_finite(), "precision N", precision, "a finite number > 0")?;
         Ok(Self { epsilon, precision })
     }
 
     /// The guarantee of noise level `alpha ∈ (0, 1)` at precision `N`: ε = N·ln(1/α).
     pub fn from_alpha(alpha: f64, precision: f64) -> Result<Self, AccountantError> {
-        check(alpha > 0.0 && alpha < 1.0, || format!("alpha must be in (0, 1), got {alpha}"))?;
+        check(alpha > 0.0 && alpha < 1.0, "alpha", alpha, "in (0, 1)")?;
         Self::new(-precision * alpha.ln(), precision)
     }
 

@@ -130,7 +130,9 @@ fn ln_a_fractional(q: f64, sigma: f64, alpha: f64) -> Result<f64, AccountantErro
             negative = log_add(negative, term);
         }
         if f64::from(k) > alpha + 1.0 && term < last_term && term < positive - 25.0 {
-            check(positive > negative, || format!("A_α series lost precision at α = {alpha}, σ = {sigma}, q = {q}"))?;
+            if positive <= negative {
+                return Err(AccountantError::Precision { q, sigma, alpha });
+            }
             let total = positive + (-(negative - positive).exp()).ln_1p();
             // The RDP is ln A_α/(α − 1), and ln A_α ≈ A_α − 1 can be tiny: the error is measured
             // against ln(A_α − 1) (but never asked below e⁻⁴⁰ of A_α).
@@ -148,9 +150,9 @@ fn ln_a_fractional(q: f64, sigma: f64, alpha: f64) -> Result<f64, AccountantErro
 /// neighbouring; `q` the Poisson sampling rate, `sigma` the noise multiplier). `q = 1` is the
 /// plain Gaussian mechanism, α/(2σ²).
 pub fn rdp_subsampled_gaussian(q: f64, sigma: f64, alpha: f64) -> Result<f64, AccountantError> {
-    check((0.0..=1.0).contains(&q), || format!("sampling rate q must be in [0, 1], got {q}"))?;
-    check(sigma >= 0.0 && !sigma.is_nan(), || format!("noise multiplier must be >= 0, got {sigma}"))?;
-    check(alpha > 1.0 && alpha.is_finite(), || format!("RDP order must be a finite number > 1, got {alpha}"))?;
+    check((0.0..=1.0).contains(&q), "sampling rate q", q, "in [0, 1]")?;
+    check(sigma >= 0.0 && !sigma.is_nan(), "noise multiplier sigma", sigma, ">= 0")?;
+    check(alpha > 1.0 && alpha.is_finite(), "RDP order alpha", alpha, "a finite number > 1")?;
     if q == 0.0 {
         return Ok(0.0);
     }
@@ -181,9 +183,9 @@ impl Default for RdpAccountant {
 impl RdpAccountant {
     /// An empty account at the given orders (each finite and > 1).
     pub fn new(orders: Vec<f64>) -> Result<Self, AccountantError> {
-        check(!orders.is_empty(), || "at least one RDP order is needed".into())?;
-        if let Some(bad) = orders.iter().find(|a| !(**a > 1.0 && a.is_finite())) {
-            return Err(AccountantError(format!("RDP orders must be finite numbers > 1, got {bad}")));
+        check(!orders.is_empty(), "number of RDP orders", 0.0, "at least 1")?;
+        if let Some(&bad) = orders.iter().find(|a| !(**a > 1.0 && a.is_finite())) {
+            check(false, "RDP order", bad, "a finite number > 1")?;
         }
         let rdp = vec![0.0; orders.len()];
         Ok(Self { orders, rdp })
@@ -219,7 +221,7 @@ impl RdpAccountant {
     /// (Bretagnolle–Huber) and it is (0, δ)-DP once δ² ≥ 1 − e^{−r}. The result is the minimum
     /// over the orders, never below 0. The order is NaN when no order gives a finite ε.
     pub fn epsilon(&self, delta: f64) -> Result<(f64, f64), AccountantError> {
-        check(delta > 0.0 && delta < 1.0, || format!("delta must be in (0, 1), got {delta}"))?;
+        check(delta > 0.0 && delta < 1.0, "delta", delta, "in (0, 1)")?;
         Ok(self
             .rdp()
             .map(|(alpha, rdp)| (epsilon_at_order(alpha, rdp, delta), alpha))

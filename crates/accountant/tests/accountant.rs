@@ -1,7 +1,7 @@
 //! The accountant against values reproducible from first principles and published examples.
 
 use accountant::{
-    Accounting, Neighbouring, RdpAccountant, calibrate_noise, epsilon, gaussian_mechanism_epsilon,
+    AccountantError, Accounting, Neighbouring, RdpAccountant, calibrate_noise, epsilon, gaussian_mechanism_epsilon,
     rdp_subsampled_gaussian,
 };
 
@@ -304,11 +304,15 @@ fn calibration_inverts_the_accountant() {
 
 #[test]
 fn bad_parameters_are_named() {
-    assert!(rdp_subsampled_gaussian(1.5, 1.0, 2.0).unwrap_err().0.contains("sampling rate q"));
-    assert!(rdp_subsampled_gaussian(0.1, 1.0, 1.0).unwrap_err().0.contains("order"));
-    assert!(gaussian_mechanism_epsilon(1.0, 0.0).unwrap_err().0.contains("delta"));
+    assert_eq!(
+        rdp_subsampled_gaussian(1.5, 1.0, 2.0).unwrap_err(),
+        AccountantError::Parameter { parameter: "sampling rate q", value: 1.5, allowed: "in [0, 1]" }
+    );
+    assert!(rdp_subsampled_gaussian(1.5, 1.0, 2.0).unwrap_err().to_string().contains("sampling rate q = 1.5"));
+    assert!(rdp_subsampled_gaussian(0.1, 1.0, 1.0).unwrap_err().to_string().contains("order"));
+    assert!(gaussian_mechanism_epsilon(1.0, 0.0).unwrap_err().to_string().contains("delta"));
     assert!(RdpAccountant::new(vec![0.5]).is_err());
     let e = calibrate_noise(Accounting::MomentsAccountant, Neighbouring::AddRemove, 0.1, 10, -1.0, 1e-5).unwrap_err();
-    assert!(e.0.contains("target epsilon"), "{e}");
+    assert!(e.to_string().contains("target epsilon"), "{e}");
     assert_eq!(rdp_subsampled_gaussian(0.1, 0.0, 2.0).unwrap(), f64::INFINITY);
 }

@@ -9,11 +9,12 @@ mod progress;
 
 use clap::{Parser, Subcommand};
 use pipeline::{
-    ExperimentError, FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PrepareOptions, RESULTS_FILE, SUMMARY_FILE, SweepOptions,
-    TOPICS_PNG, TOPICS_SVG, base_file_text, load, load_experiment, prepare_enron, recovered_topics,
+    ExperimentError, FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, RESULTS_FILE, SUMMARY_FILE, SweepOptions, TOPICS_PNG,
+    TOPICS_SVG, load, load_experiment, recovered_topics,
 };
 use progress::Reporter;
 use results::TopicPanel;
+use semisynthetic::{PrepareOptions, base_file_text, prepare_enron};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;

@@ -4,6 +4,7 @@ use crate::chunks::{
     ChunkBuffers, allocate, chunk_count, chunk_rows, column_sums_into, cumulative_products, reduce_chunks_into,
     reduce_into,
 };
+use crate::error::{ModelError, check_factor};
 use crate::{FactorBlock, GammaPrior, PoissonFactorization};
 use distributions::Streams;
 use rayon::prelude::*;
@@ -80,18 +81,10 @@ impl BlockModel {
 
     /// Replaces the factors (`theta` is `V × C`, `pi` is `C × C`). Errors on a wrong length or a
     /// value that is not finite and `> 0`.
-    pub fn set_factors(&mut self, theta: &[f64], pi: &[f64]) -> Result<(), String> {
+    pub fn set_factors(&mut self, theta: &[f64], pi: &[f64]) -> Result<(), ModelError> {
         let (v, c) = (self.actors, self.communities);
-        if theta.len() != v * c || pi.len() != c * c {
-            return Err(format!(
-                "factor shapes: theta has {} values (expected {v}×{c}), pi has {} (expected {c}×{c})",
-                theta.len(),
-                pi.len()
-            ));
-        }
-        if let Some(x) = theta.iter().chain(pi).find(|x| !(x.is_finite() && **x > 0.0)) {
-            return Err(format!("factor value {x} is not a finite number > 0"));
-        }
+        check_factor("theta", theta, v, c)?;
+        check_factor("pi", pi, c, c)?;
         self.theta.copy_from_slice(theta);
         self.pi.copy_from_slice(pi);
         self.refresh_w();

@@ -1,11 +1,105 @@
-//! Model families: one value that builds a model of a given shape and prior for Gibbs sampling
-//! and its mean-field counterpart for CAVI, and knows which of its factors are topics. The
-//! estimator (`inference::fit`) and the experiment kinds work through [`ModelFamily`], so a new
-//! model is its files plus one family here.
+//! Model families, and the registry of them. A family is one value that builds a model of a
+//! given shape and prior for Gibbs sampling and its mean-field counterpart for CAVI, sets its
+//! factors from base parameters, and knows which of its factors are topics. [`ModelKind`] names
+//! the families (as manifests and base files spell them) with the layout of their factors, and
+//! [`with_family`] runs generic code with the family of a kind — the one place a kind is matched.
+//! The estimator (`inference::fit`) and the experiment kinds work through [`ModelFamily`], so a
+//! new model is its own files plus its family, its `ModelKind` variant and one arm here.
 
+use crate::error::ModelError;
 use crate::{BlockModel, BlockVariational, GammaPrior, MeanFieldFactorization, MeanMatrix, PoissonFactorization};
 use crate::{TopicModel, TopicVariational};
 use distributions::Streams;
+use serde::{Deserialize, Serialize};
+
+/// The registered model families, as manifests (`[model] kind`) and base files (`model`) name them.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelKind {
+    /// Poisson matrix factorization (`rows × cols`, `components` topics): [`TopicFamily`].
+    Topic,
+    /// Overlapping-community block model (`rows × rows`, `components` communities): [`BlockFamily`].
+    Block,
+}
+
+/// A dimension of a model: the count matrix's rows or columns, or the number of components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    Rows,
+    Cols,
+    Components,
+}
+
+/// One named factor matrix of a model, with the dimensions of its rows and columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FactorLayout {
+    /// As written in base files and the paper, e.g. `"theta"`.
+    pub name: &'static str,
+    pub rows: Axis,
+    pub cols: Axis,
+}
+
+const THETA: FactorLayout = FactorLayout { name: "theta", rows: Axis::Rows, cols: Axis::Components };
+
+impl ModelKind {
+    /// Every registered kind.
+    pub const ALL: [ModelKind; 2] = [ModelKind::Topic, ModelKind::Block];
+
+    /// The name manifests and base files use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Topic => "topic",
+            Self::Block => "block",
+        }
+    }
+
+    /// The factors that determine the rates, in base-file order: `θ` (rows × components) and
+    /// `φ` (components × columns, topic-major; eq. 1) or `π` (components × components; eq. 2).
+    pub fn factors(self) -> &'static [FactorLayout] {
+        match self {
+            Self::Topic => &[THETA, FactorLayout { name: "phi", rows: Axis::Components, cols: Axis::Cols }],
+            Self::Block => &[THETA, FactorLayout { name: "pi", rows: Axis::Components, cols: Axis::Components }],
+        }
+    }
+
+    /// Whether the count matrix is square with the same labels on both axes (a network).
+    pub fn square(self) -> bool {
+        matches!(self, Self::Block)
+    }
+}
+
+/// The shape and prior of a model to build: counts `rows × cols`, `components` components.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FamilyShape {
+    pub rows: usize,
+    pub cols: usize,
+    pub components: usize,
+    pub prior: GammaPrior,
+}
+
+/// Code to run generically over a model family (see [`with_family`]).
+pub trait FamilyVisitor {
+    type Output;
+    fn visit<F: ModelFamily>(self, family: &F) -> Self::Output;
+}
+
+/// Runs `visitor` with the family of `kind` at `shape` (a square kind uses `shape.rows` for both
+/// axes).
+pub fn with_family<V: FamilyVisitor>(kind: ModelKind, shape: FamilyShape, visitor: V) -> V::Output {
+    let FamilyShape { rows, cols, components, prior } = shape;
+    match kind {
+        ModelKind::Topic => visitor.visit(&TopicFamily { docs: rows, words: cols, topics: components, prior }),
+        ModelKind::Block => visitor.visit(&BlockFamily { actors: rows, communities: components, prior }),
+    }
+}
+
+/// The two factors of `factors`, or the error naming how many the model needs.
+fn two(factors: &[Vec<f64>]) -> Result<(&[f64], &[f64]), ModelError> {
+    match factors {
+        [a, b] => Ok((a, b)),
+        _ => Err(ModelError::FactorCount { expected: 2, got: factors.len() }),
+    }
+}
 
 /// A model of fixed shape and prior, for both inference algorithms.
 pub trait ModelFamily: Sync {
@@ -26,13 +120,15 @@ pub trait ModelFamily: Sync {
     fn variational_topics(&self, _means: &[MeanMatrix]) -> Option<Vec<f64>> {
         None
     }
-    /// Sets the factors of `model` from base parameters: `θ` (rows × components, row-major) and
-    /// the model's second factor (`φ` topic-major, or `π`).
-    fn set_base_factors(&self, model: &mut Self::Gibbs, theta: &[f64], second: &[f64]) -> Result<(), String>;
+    /// Sets the factors of `model` from base parameters: one row-major matrix per entry of
+    /// `self.kind().factors()`, in that order.
+    fn set_base_factors(&self, model: &mut Self::Gibbs, factors: &[Vec<f64>]) -> Result<(), ModelError>;
+    /// The kind this family belongs to.
+    fn kind(&self) -> ModelKind;
     /// Multiplies every rate of `model` by `s` through one factor that rates are linear in (the
     /// topic model's `θ`, the block model's `π`), each value floored at the smallest positive
     /// double, keeping the prior's sparsity pattern.
-    fn scale_rates(&self, model: &mut Self::Gibbs, s: f64) -> Result<(), String>;
+    fn scale_rates(&self, model: &mut Self::Gibbs, s: f64) -> Result<(), ModelError>;
 }
 
 /// `x·s` floored at the smallest positive double, elementwise.
@@ -70,11 +166,16 @@ impl ModelFamily for TopicFamily {
         means.iter().find(|m| m.name == "phi").map(|m| m.values.clone())
     }
 
-    fn set_base_factors(&self, model: &mut TopicModel, theta: &[f64], phi: &[f64]) -> Result<(), String> {
+    fn set_base_factors(&self, model: &mut TopicModel, factors: &[Vec<f64>]) -> Result<(), ModelError> {
+        let (theta, phi) = two(factors)?;
         model.set_factors(theta, phi)
     }
 
-    fn scale_rates(&self, model: &mut TopicModel, s: f64) -> Result<(), String> {
+    fn kind(&self) -> ModelKind {
+        ModelKind::Topic
+    }
+
+    fn scale_rates(&self, model: &mut TopicModel, s: f64) -> Result<(), ModelError> {
         let (theta, phi) = (scaled(model.theta(), s), model.phi_topic_major());
         model.set_factors(&theta, &phi)
     }
@@ -100,11 +201,16 @@ impl ModelFamily for BlockFamily {
         BlockVariational::new(self.actors, self.communities, self.prior, streams)
     }
 
-    fn set_base_factors(&self, model: &mut BlockModel, theta: &[f64], pi: &[f64]) -> Result<(), String> {
+    fn set_base_factors(&self, model: &mut BlockModel, factors: &[Vec<f64>]) -> Result<(), ModelError> {
+        let (theta, pi) = two(factors)?;
         model.set_factors(theta, pi)
     }
 
-    fn scale_rates(&self, model: &mut BlockModel, s: f64) -> Result<(), String> {
+    fn kind(&self) -> ModelKind {
+        ModelKind::Block
+    }
+
+    fn scale_rates(&self, model: &mut BlockModel, s: f64) -> Result<(), ModelError> {
         let (theta, pi) = (model.theta().to_vec(), scaled(model.pi(), s));
         model.set_factors(&theta, &pi)
     }

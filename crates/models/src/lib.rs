@@ -14,6 +14,7 @@
 mod block;
 mod block_variational;
 pub mod chunks;
+mod error;
 mod family;
 mod prior;
 mod topic;
@@ -22,7 +23,10 @@ mod variational;
 
 pub use block::BlockModel;
 pub use block_variational::BlockVariational;
-pub use family::{BlockFamily, ModelFamily, TopicFamily};
+pub use error::ModelError;
+pub use family::{
+    Axis, BlockFamily, FactorLayout, FamilyShape, FamilyVisitor, ModelFamily, ModelKind, TopicFamily, with_family,
+};
 pub use prior::{GammaPrior, PriorError};
 pub use topic::TopicModel;
 pub use topic_variational::TopicVariational;

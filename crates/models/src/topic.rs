@@ -3,6 +3,7 @@
 use crate::chunks::{
     ChunkBuffers, allocate, chunk_count, chunk_rows, column_sums_into, cumulative_products, reduce_chunks_into,
 };
+use crate::error::{ModelError, check_factor};
 use crate::{FactorBlock, GammaPrior, PoissonFactorization};
 use distributions::Streams;
 use rayon::prelude::*;
@@ -65,18 +66,10 @@ impl TopicModel {
 
     /// Replaces the factors: `theta` is `D × K`, `phi` is `K × V` (topic-major, as written in the
     /// paper). Errors on a wrong length or a value that is not finite and `> 0`.
-    pub fn set_factors(&mut self, theta: &[f64], phi_topic_major: &[f64]) -> Result<(), String> {
+    pub fn set_factors(&mut self, theta: &[f64], phi_topic_major: &[f64]) -> Result<(), ModelError> {
         let (d, v, k) = (self.docs, self.words, self.topics);
-        if theta.len() != d * k || phi_topic_major.len() != k * v {
-            return Err(format!(
-                "factor shapes: theta has {} values (expected {d}×{k}), phi has {} (expected {k}×{v})",
-                theta.len(),
-                phi_topic_major.len()
-            ));
-        }
-        if let Some(x) = theta.iter().chain(phi_topic_major).find(|x| !(x.is_finite() && **x > 0.0)) {
-            return Err(format!("factor value {x} is not a finite number > 0"));
-        }
+        check_factor("theta", theta, d, k)?;
+        check_factor("phi", phi_topic_major, k, v)?;
         self.theta.copy_from_slice(theta);
         for kk in 0..k {
             for vv in 0..v {

@@ -12,6 +12,8 @@ pub enum RunError {
     Parameter(String),
     /// The data could not be generated or read (e.g. no prior draw met `mean_count_range`).
     Data(String),
+    /// Base factors a model cannot take (shape, or a value outside `(0, ∞)`).
+    Model(models::ModelError),
     /// The local randomizer refused its input.
     Noise(mechanism::NoiseError),
     /// A sampler or CAVI failed.
@@ -35,6 +37,7 @@ impl fmt::Display for RunError {
         match self {
             Self::Parameter(m) => write!(f, "a parameter derived from the manifest is out of range: {m}"),
             Self::Data(m) | Self::Baseline(m) | Self::Request(m) => f.write_str(m),
+            Self::Model(e) => write!(f, "setting the model's factors: {e}"),
             Self::Noise(e) => write!(f, "privatizing: {e}"),
             Self::Inference(e) => write!(f, "inference: {e}"),
             Self::Eval(e) => write!(f, "scoring: {e}"),
@@ -57,6 +60,7 @@ macro_rules! from {
     };
 }
 
+from!(models::ModelError => Model);
 from!(mechanism::NoiseError => Noise);
 from!(inference::InferenceError => Inference);
 from!(eval::EvalError => Eval);

@@ -6,15 +6,13 @@
 //! - `registry`: the table of kinds ([`KINDS`]); `kinds`: the [`Loaded`] interface `lppf`
 //!   drives them through, and [`ExperimentError`];
 //! - the factorization kind (Schein et al.'s sweeps): `manifest` (schema, strict validation,
-//!   data sets and cells), `base` (base parameters of semi-synthetic designs), `run` (one unit:
+//!   data sets and cells), `run` (one unit:
 //!   a data set's non-private reference or a cell's naïve and private fits, streams derived from
 //!   (seed, replication, e₀ index, purpose, level, method)), `sweep` (its units for the runner)
 //!   and `outputs` (its files);
 //! - the DPVI kind (`[experiment] kind = "dpvi"`): `dpvi_manifest`, `dpvi_run`;
 //! - the DP-SEP kind (`kind = "dp-sep"`): `dpsep` — Table 1 and Fig. 1 of Vinaroz & Park;
-//! - `prepare`: building the Enron base parameters.
 
-mod base;
 mod dpsep;
 mod dpvi_manifest;
 mod dpvi_run;
@@ -22,12 +20,10 @@ mod error;
 mod kinds;
 mod manifest;
 mod outputs;
-mod prepare;
 mod registry;
 mod run;
 mod sweep;
 
-pub use base::BaseParameters;
 pub use dpsep::{
     DpSepManifest, DpSepMethod, DpSepRow, DpSepSpec, TableLine, dpsep_table, dpsep_table_text, run_dpsep,
     run_replication, write_dpsep_outputs,
@@ -45,10 +41,10 @@ pub use outputs::{
     FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE, SUMMARY_FILE, TOPICS_PNG, TOPICS_SVG,
     claim_output, result_rows, write_outputs, write_summary, write_summary_figure,
 };
-pub use prepare::{PrepareOptions, Prepared, base_file_text, prepare_enron};
 pub use registry::{KINDS, Kind, ParseManifest, load_experiment, parse_experiment};
 pub use run::{
     MethodResult, OnIteration, RecoveredTopics, RunError, TrueData, recovered_topics, run_cell, run_reference,
     true_data,
 };
+pub use semisynthetic::BaseParameters;
 pub use sweep::{FactorizationSweep, SweepOptions, Unit, run_sweep};

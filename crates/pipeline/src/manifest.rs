@@ -4,9 +4,9 @@
 //! enums, which serde does not check for unknown fields); validation then checks every value
 //! *before any work starts* and names the file, the field, the bad value and what is allowed.
 
-use crate::base::BaseParameters;
-pub use crate::base::ModelKind;
 use inference::{BesselArgument, CaviSettings, MEstimate, Schedule, ScheduleError};
+use semisynthetic::BaseParameters;
+pub use semisynthetic::ModelKind;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -370,10 +370,10 @@ impl Manifest {
 
     /// Columns of the count matrix (words; actors for the block model).
     pub fn cols(&self) -> usize {
-        match (self.model.kind, &self.base) {
-            (ModelKind::Block, _) => self.rows(),
-            (ModelKind::Topic, Some(base)) => base.cols(),
-            (ModelKind::Topic, None) => self.data.cols.unwrap_or(0),
+        match (self.model.kind.square(), &self.base) {
+            (true, _) => self.rows(),
+            (false, Some(base)) => base.cols(),
+            (false, None) => self.data.cols.unwrap_or(0),
         }
     }
 
@@ -542,20 +542,21 @@ impl Manifest {
                     return Err(invalid("data.rows", value, "an integer >= 2"));
                 }
             }
-            match (self.model.kind, d.cols) {
-                (ModelKind::Topic, None) => {
+            match (self.model.kind.square(), d.cols) {
+                (false, None) => {
                     return Err(invalid(
                         "data.cols",
                         "missing".into(),
-                        "an integer >= 1 (required by the topic model)",
+                        &format!("an integer >= 1 (required by the {} model)", self.model.kind.name()),
                     ));
                 }
-                (ModelKind::Topic, Some(0)) => return Err(invalid("data.cols", "0".into(), "an integer >= 1")),
+                (false, Some(0)) => return Err(invalid("data.cols", "0".into(), "an integer >= 1")),
                 _ => {}
             }
         }
-        if let (ModelKind::Block, Some(c)) = (self.model.kind, d.cols) {
-            return Err(invalid("data.cols", c.to_string(), "absent: the block model's matrix is rows × rows"));
+        if let (true, Some(c)) = (self.model.kind.square(), d.cols) {
+            let allowed = format!("absent: the {} model's matrix is rows × rows", self.model.kind.name());
+            return Err(invalid("data.cols", c.to_string(), &allowed));
         }
         if let Some([lo, hi]) = d.mean_count_range
             && !(lo.is_finite() && hi.is_finite() && 0.0 <= lo && lo < hi)

@@ -9,7 +9,7 @@
 //!
 //! Every file is written atomically.
 
-use crate::manifest::{Manifest, Method, ModelKind, SamplerSpec, parse};
+use crate::manifest::{Manifest, Method, SamplerSpec, parse};
 use crate::run::{MethodResult, RunError};
 use results::{FigureText, ResultRow, SummaryRow, plot, summarize, summary_csv, write_atomic, write_results};
 use std::path::Path;
@@ -33,10 +33,7 @@ pub fn claim_output(manifest: &Manifest, force: bool) -> Result<(), runner::Runn
 
 /// The tidy rows of a run.
 pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow> {
-    let model = match manifest.model.kind {
-        ModelKind::Topic => "topic",
-        ModelKind::Block => "block",
-    };
+    let model = manifest.model.kind.name();
     let gibbs = |method: Method, field: fn(&SamplerSpec) -> usize| {
         manifest.sampler.as_ref().filter(|_| !method.is_cavi()).map(|s| field(s) as i64)
     };

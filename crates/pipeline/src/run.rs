@@ -5,11 +5,11 @@
 //! method), so a unit's numbers do not depend on which other units run, in which order, or on how
 //! many threads.
 
-use crate::manifest::{Cell, DataSet, Manifest, Method, ModelKind, NoiseLevel, Precision};
+use crate::manifest::{Cell, DataSet, Manifest, Method, NoiseLevel, Precision};
 use distributions::{Beta, Gamma, Streams, alpha_from_epsilon};
 use inference::{Algorithm, Observation};
 use mechanism::{Noise, Privatized, privatize};
-use models::{BlockFamily, GammaPrior, ModelFamily, PoissonFactorization, TopicFamily};
+use models::{FamilyShape, FamilyVisitor, GammaPrior, ModelFamily, PoissonFactorization};
 use rand::distr::Distribution;
 
 /// Stream purposes under a replication.
@@ -123,8 +123,17 @@ trait FamilyTask {
     fn run<F: ModelFamily>(self, family: &F) -> Result<Self::Output, RunError>;
 }
 
-/// Runs `task` with the manifest's model family: the one place the pipeline matches on the
-/// model kind.
+/// A [`FamilyTask`] as the models' registry visits it.
+struct Visit<T>(T);
+
+impl<T: FamilyTask> FamilyVisitor for Visit<T> {
+    type Output = Result<T::Output, RunError>;
+    fn visit<F: ModelFamily>(self, family: &F) -> Self::Output {
+        self.0.run(family)
+    }
+}
+
+/// Runs `task` with the manifest's model family (`models::with_family`, the registry of models).
 fn with_family<T: FamilyTask>(manifest: &Manifest, task: T) -> Result<T::Output, RunError> {
     let m = &manifest.model;
     let prior = GammaPrior::new(m.a0, m.b0)?;
@@ -132,10 +141,7 @@ fn with_family<T: FamilyTask>(manifest: &Manifest, task: T) -> Result<T::Output,
     if rows == 0 || cols == 0 {
         return Err(RunError::Parameter("the manifest has no matrix size (validate it with `parse`/`load`)".into()));
     }
-    match m.kind {
-        ModelKind::Topic => task.run(&TopicFamily { docs: rows, words: cols, topics: m.components, prior }),
-        ModelKind::Block => task.run(&BlockFamily { actors: rows, communities: m.components, prior }),
-    }
+    models::with_family(m.kind, FamilyShape { rows, cols, components: m.components, prior }, Visit(task))
 }
 
 /// Scales the rates of `model` so that their mean over the modelled entries is `target`
@@ -149,7 +155,7 @@ fn scale_to_mean_rate<F: ModelFamily>(family: &F, model: &mut F::Gibbs, target: 
     if !(s.is_finite() && mean > 1e-250) {
         return Ok(false);
     }
-    family.scale_rates(model, s).map_err(RunError::Data)?;
+    family.scale_rates(model, s)?;
     Ok(true)
 }
 
@@ -182,15 +188,18 @@ impl FamilyTask for GenerateTruth<'_> {
             let mut rng = root.child(0).rng();
             let k = base.components();
             // γ_i θ*_ic, floored at the smallest positive double (γ can underflow for tiny e₀f₀).
-            let mut theta = base.theta_flat();
+            let mut factors = base.factors_flat();
+            let row_factor = base.row_factor().ok_or_else(|| {
+                RunError::Data(format!("a {} model has no factor along the rows to re-scale", base.model.name()))
+            })?;
             let mut scales = Vec::with_capacity(base.rows());
-            for row in theta.chunks_exact_mut(k) {
+            for row in factors[row_factor].chunks_exact_mut(k) {
                 let g = gamma.sample(&mut rng);
                 row.iter_mut().for_each(|x| *x = (*x * g).max(f64::MIN_POSITIVE));
                 scales.push(g);
             }
             let mut truth = family.gibbs(root.child(1));
-            family.set_base_factors(&mut truth, &theta, &base.second_factor_flat()).map_err(RunError::Data)?;
+            family.set_base_factors(&mut truth, &factors)?;
             return Ok(TrueData { row_scales: Some(scales), ..TrueData::generated(family, &truth, root.child(2)) });
         }
         for attempt in 0..MAX_DATA_ATTEMPTS {

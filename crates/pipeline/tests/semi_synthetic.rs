@@ -20,9 +20,10 @@ fn block_base() -> BaseParameters {
     BaseParameters {
         model: ModelKind::Block,
         row_labels: (0..6).map(|i| format!("actor{i}")).collect(),
-        theta: (0..6).map(|i| vec![1.0 + i as f64, 0.5 / (1.0 + i as f64)]).collect(),
-        pi: Some(vec![vec![2.0, 0.1], vec![0.2, 1.5]]),
-        phi: None,
+        factors: vec![
+            (0..6).map(|i| vec![1.0 + i as f64, 0.5 / (1.0 + i as f64)]).collect(),
+            vec![vec![2.0, 0.1], vec![0.2, 1.5]],
+        ],
         provenance: toml::Table::new(),
     }
 }
@@ -72,7 +73,8 @@ fn block_rates_are_the_base_rates_rescaled_by_gamma_i_gamma_j() {
     assert_eq!(m.cells().len(), 4);
     assert_eq!(m.units().len(), 8);
     let mut reference = BlockModel::new(6, 2, GammaPrior::new(1.0, 1.0).unwrap(), distributions::Streams::new(0));
-    reference.set_factors(&base.theta_flat(), &base.second_factor_flat()).unwrap();
+    let [theta, pi] = &base.factors_flat()[..] else { panic!("a block base has two factors") };
+    reference.set_factors(theta, pi).unwrap();
     let mut base_rates = vec![0.0; 36];
     reference.rates_into(&mut base_rates);
     for dataset in m.datasets() {
@@ -102,9 +104,7 @@ fn row_scales_follow_gamma_e0_f0_rate_f0() {
     let base = BaseParameters {
         model: ModelKind::Topic,
         row_labels: (0..rows).map(|i| format!("doc{i}")).collect(),
-        theta: vec![vec![1.0]; rows],
-        pi: None,
-        phi: Some(vec![vec![0.5, 0.5]]),
+        factors: vec![vec![vec![1.0]; rows], vec![vec![0.5, 0.5]]],
         provenance: toml::Table::new(),
     };
     let path = write_base(&dir, &base);
@@ -161,20 +161,28 @@ fn bad_base_files_fail_before_any_work() {
     assert_eq!(field_of(&range).0, "data.mean_count_range");
     // Inconsistent base files: each names what is wrong.
     type Breakage = fn(&mut BaseParameters);
-    let cases: [(Breakage, &str); 5] = [
-        (|b| b.theta[2].push(1.0), "row 2"),
-        (|b| b.theta[1][0] = -1.0, "> 0"),
+    let cases: [(Breakage, &str); 4] = [
+        (|b| b.factors[0][2].push(1.0), "`theta` row 2"),
+        (|b| b.factors[0][1][0] = -1.0, "> 0"),
+        (|b| b.factors[1].pop().map(drop).unwrap_or(()), "`pi` has 1 rows; expected 2"),
         (|b| b.row_labels.pop().map(drop).unwrap_or(()), "row_labels"),
-        (|b| b.pi = None, "missing `pi`"),
-        (|b| b.phi = Some(vec![vec![1.0]]), "`phi` does not belong"),
     ];
+    let rejected = |path: &Path, message: &str| {
+        let (field, allowed) = field_of(&manifest_text(path, "block", 2, "[1.0]"));
+        assert_eq!(field, "data.base");
+        assert!(allowed.contains(message), "{allowed} should mention {message}");
+    };
     for (break_it, message) in cases {
         let mut base = block_base();
         break_it(&mut base);
-        let path = write_base(&dir, &base);
-        let (field, allowed) = field_of(&manifest_text(&path, "block", 2, "[1.0]"));
-        assert_eq!(field, "data.base");
-        assert!(allowed.contains(message), "{allowed} should mention {message}");
+        rejected(&write_base(&dir, &base), message);
     }
+    // A factor missing, or one of another model: the file names the factors a block base holds.
+    let text = toml::to_string(&block_base()).unwrap();
+    let (no_pi, with_phi) = (dir.join("no-pi.toml"), dir.join("with-phi.toml"));
+    std::fs::write(&no_pi, text.lines().filter(|l| !l.starts_with("pi ")).collect::<Vec<_>>().join("\n")).unwrap();
+    std::fs::write(&with_phi, format!("phi = [[1.0]]\n{text}")).unwrap();
+    rejected(&no_pi, "missing `pi`: a block base file holds theta, pi");
+    rejected(&with_phi, "unknown field `phi`");
     let _ = std::fs::remove_dir_all(&dir);
 }

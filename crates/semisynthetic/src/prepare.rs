@@ -14,11 +14,11 @@
 //! file, byte for byte, whatever the thread count.
 
 use crate::base::BaseParameters;
-use crate::manifest::ModelKind;
-use crate::run::RunError;
+use crate::error::PrepareError;
 use distributions::{Poisson, Streams};
 use enron::{CountNetwork, InclusionRule, ReadReport};
 use inference::{NonPrivate, Schedule, run_chain};
+use models::ModelKind;
 use models::{BlockModel, GammaPrior};
 use rand::RngExt;
 use rayon::prelude::*;
@@ -67,14 +67,14 @@ pub struct Prepared {
 }
 
 /// Reads `input` (a directory: maildir; a file: the cleaned table) and fits the base parameters.
-pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared, RunError> {
+pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared, PrepareError> {
     let (messages, report, reader, checksum) = if input.is_dir() {
         let (m, r) = enron::read_maildir(input)
-            .map_err(|e| RunError::Io { path: input.to_path_buf(), message: e.to_string() })?;
+            .map_err(|e| PrepareError::Io { path: input.to_path_buf(), message: e.to_string() })?;
         (m, r, "maildir", None)
     } else {
         let bytes =
-            std::fs::read(input).map_err(|e| RunError::Io { path: input.to_path_buf(), message: e.to_string() })?;
+            std::fs::read(input).map_err(|e| PrepareError::Io { path: input.to_path_buf(), message: e.to_string() })?;
         let (m, r) = enron::parse_table(&String::from_utf8_lossy(&bytes));
         let hex: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
         (m, r, "table", Some(hex))
@@ -82,13 +82,13 @@ pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared,
     let network = CountNetwork::from_messages(&messages).included(InclusionRule::PAPER);
     let v = network.actors();
     if v < 2 {
-        return Err(RunError::Data(format!(
+        return Err(PrepareError::Data(format!(
             "{}: only {v} actors pass the inclusion rule (sent >= 1, sent + received >= 100); read: {report}",
             input.display()
         )));
     }
     let prior = GammaPrior::new(options.a0, options.b0)?;
-    let schedule = |(i, b, t): (usize, usize, usize)| Schedule::new(i, b, t).map_err(RunError::from);
+    let schedule = |(i, b, t): (usize, usize, usize)| Schedule::new(i, b, t).map_err(PrepareError::from);
     let (selection, fit) = (schedule(options.selection)?, schedule(options.fit)?);
     let root = Streams::new(options.seed);
 
@@ -109,24 +109,28 @@ pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared,
             }
             Ok((c, score))
         })
-        .collect::<Result<_, RunError>>()?;
+        .collect::<Result<_, PrepareError>>()?;
     let (best, _) = scores
         .iter()
         .copied()
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .ok_or_else(|| RunError::Request("no candidate number of communities".into()))?;
+        .ok_or_else(|| PrepareError::Options("no candidate number of communities".into()))?;
 
     let streams = root.child(2);
     let model = BlockModel::new(v, best, prior, streams.child(0));
     let mut sampler = NonPrivate::new(model, network.counts.clone())?;
     let summary = run_chain(&mut sampler, &fit, streams.child(1), |_| ControlFlow::Continue(()))?;
     let factor = |name: &str| {
-        summary.mean_factors.iter().find(|f| f.name == name).ok_or_else(|| RunError::Data(format!("no factor {name}")))
+        summary
+            .mean_factors
+            .iter()
+            .find(|f| f.name == name)
+            .ok_or_else(|| PrepareError::Data(format!("no factor {name}")))
     };
     let rows = |f: &inference::MeanFactor| -> Vec<Vec<f64>> {
         f.mean.chunks_exact(f.cols).map(|r| r.iter().map(|x| x.max(f64::MIN_POSITIVE)).collect()).collect()
     };
-    let (theta, pi) = (rows(factor("theta")?), rows(factor("pi")?));
+    let factors = ModelKind::Block.factors().iter().map(|l| factor(l.name).map(rows)).collect::<Result<_, _>>()?;
 
     let mut provenance = toml::Table::new();
     let mut put = |k: &str, v: toml::Value| {
@@ -155,21 +159,14 @@ pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared,
     put("chosen_components", (best as i64).into());
     put("software", format!("lppf {}", env!("CARGO_PKG_VERSION")).into());
 
-    let base = BaseParameters {
-        model: ModelKind::Block,
-        row_labels: network.labels,
-        theta,
-        pi: Some(pi),
-        phi: None,
-        provenance,
-    };
-    base.check().map_err(RunError::Data)?;
+    let base = BaseParameters { model: ModelKind::Block, row_labels: network.labels, factors, provenance };
+    base.check().map_err(PrepareError::Data)?;
     Ok(Prepared { base, report, scores })
 }
 
 /// The text of a base file: a header comment, then the TOML of `base`.
-pub fn base_file_text(base: &BaseParameters) -> Result<String, RunError> {
-    let body = toml::to_string(base).map_err(|e| RunError::Data(e.to_string()))?;
+pub fn base_file_text(base: &BaseParameters) -> Result<String, PrepareError> {
+    let body = toml::to_string(base).map_err(|e| PrepareError::Data(e.to_string()))?;
     Ok(format!(
         "# Base parameters of the Fig. 4 design: posterior means of the non-private block model fitted\n\
          # to the Enron network. Generated by `lppf prepare-enron` (see [provenance] and docs/fig4.md);\n\

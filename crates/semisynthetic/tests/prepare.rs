@@ -1,7 +1,7 @@
 //! `prepare-enron`: on the real table it reproduces the committed `data/enron/base.toml` byte for
 //! byte; on a generated maildir tree it runs end to end.
 
-use pipeline::{PrepareOptions, base_file_text, prepare_enron};
+use semisynthetic::{PrepareOptions, base_file_text, prepare_enron};
 use std::path::Path;
 
 fn workspace() -> &'static Path {
@@ -13,7 +13,7 @@ fn workspace() -> &'static Path {
 #[test]
 fn committed_base_file_is_well_formed() {
     let committed = std::fs::read_to_string(workspace().join("data/enron/base.toml")).unwrap();
-    let base: pipeline::BaseParameters = toml::from_str(&committed).unwrap();
+    let base: semisynthetic::BaseParameters = toml::from_str(&committed).unwrap();
     base.check().unwrap();
     assert_eq!((base.rows(), base.components()), (117, 12));
     assert_eq!(
