@@ -33,8 +33,8 @@ impl Poisson {
         self.rate
     }
 
-    /// `ln P(k) = k ln(rate) − rate − ln k!`, in Loader's (2000) saddle-point form (see
-    /// [`poisson_ln_pmf`]), accurate to a few ulps of the result even at rates of `1e6` and more.
+    /// `ln P(k) = k ln(rate) − rate − ln k!`, in Loader's (2000) saddle-point form (the crate's
+    /// `poisson_ln_pmf`), accurate to a few ulps of the result even at rates of `1e6` and more.
     pub fn ln_pmf(&self, k: u64) -> f64 {
         poisson_ln_pmf(k, self.rate)
     }
