@@ -8,8 +8,8 @@
 
 use distributions::gof::{Gof, chi_square, chi_square_continuous, chi_square_integer};
 use distributions::{
-    Bessel, Beta, Binomial, Erlang, Exponential, Gamma, Multinomial, Poisson, Skellam, TwoSidedGeometric, stream,
-    stream_id,
+    Bessel, Beta, Binomial, Erlang, ExactTwoSidedGeometric, Exponential, Gamma, Multinomial, Poisson, Skellam,
+    TwoSidedGeometric, stream, stream_id,
 };
 use rand::distr::Distribution;
 use std::collections::HashMap;
@@ -106,6 +106,46 @@ fn two_sided_geometric_sampler_fits_pmf() {
         })
         .collect();
     assert_family("2Geo direct", results);
+}
+
+/// The exact (integer-arithmetic) sampler a person's own release uses: the same pmf, at the
+/// noise levels of ALPHAS (α = 0 is no noise and not accepted) and at α = exp(−ε/N) for
+/// (ε, N) = (1, 10) and (0.5, 1).
+#[test]
+fn exact_two_sided_geometric_sampler_fits_pmf() {
+    let decays = [0.01f64, 0.1, 0.5, 0.9, 0.99].map(|a: f64| -a.ln()).into_iter().chain([0.1, 0.5]);
+    let results = decays
+        .enumerate()
+        .map(|(i, decay)| {
+            let exact = ExactTwoSidedGeometric::from_decay(decay).expect("valid");
+            let geo = TwoSidedGeometric::new(exact.alpha()).expect("valid");
+            let samples = draws(stream_id(&[30, i as u64]), &exact);
+            (format!("exact 2Geo({:.4})", exact.alpha()), chi_square_integer(&samples, |t| geo.ln_pmf(t)))
+        })
+        .collect();
+    assert_family("2Geo exact", results);
+}
+
+/// The exact sampler's test has power: samples at α = 0.5 are rejected against the pmf at 0.55,
+/// and samples whose sign is drawn after a zero is counted twice (the mutation CKS's restart
+/// avoids) are rejected against the right pmf.
+#[test]
+fn exact_two_sided_geometric_test_rejects_wrong_laws() {
+    let exact = ExactTwoSidedGeometric::from_alpha(0.5).unwrap();
+    let samples = draws(stream_id(&[31, 0]), &exact);
+    let wrong = TwoSidedGeometric::new(0.55).unwrap();
+    assert!(chi_square_integer(&samples, |t| wrong.ln_pmf(t)).rejects(FAMILY_ALPHA));
+    // Double-counted zero: Y ~ Geometric (P(y) ∝ α^y), a coin for the sign, no restart at −0.
+    let mut rng = stream(SEED, stream_id(&[31, 1]));
+    let geometric = rand_distr::Geometric::new(1.0 - exact.alpha()).unwrap();
+    let doubled: Vec<i64> = (0..DRAWS)
+        .map(|_| {
+            let magnitude = geometric.sample(&mut rng) as i64;
+            if rand::RngExt::random::<bool>(&mut rng) { -magnitude } else { magnitude }
+        })
+        .collect();
+    let right = TwoSidedGeometric::new(exact.alpha()).unwrap();
+    assert!(chi_square_integer(&doubled, |t| right.ln_pmf(t)).rejects(FAMILY_ALPHA));
 }
 
 /// Theorem 3.1: λ₁, λ₂ ~ Exp(mean α/(1−α)), τ ~ Skel(λ₁, λ₂) is 2Geo(α).

@@ -310,3 +310,22 @@ fn value_stability() {
          [\"0.299208196901\", \"0.276765406963\", \"1.252458875910\"] [0, 3, 4, 2] 17768673091408470947"
     );
 }
+
+/// The exact sampler's decay is the given double exactly (a double is a dyadic rational), its
+/// α is exp(−λ), and decays outside [2^-24, 2^60] or α outside (0, 1) are refused by name.
+#[test]
+fn exact_geometric_takes_its_decay_exactly() {
+    use distributions::{ExactTwoSidedGeometric, MAX_DECAY, MIN_DECAY};
+    for decay in [MIN_DECAY, 0.1, 1.0 / 3.0, 1.0, 2.5, 745.0, MAX_DECAY] {
+        let g = ExactTwoSidedGeometric::from_decay(decay).unwrap();
+        assert_eq!(g.decay(), decay);
+        assert_eq!(g.alpha(), (-decay).exp());
+    }
+    for bad in [0.0, MIN_DECAY / 2.0, MAX_DECAY * 2.0, f64::NAN, f64::INFINITY, -1.0] {
+        let e = ExactTwoSidedGeometric::from_decay(bad).unwrap_err();
+        assert!(e.to_string().contains("decay"), "{e}");
+    }
+    for bad in [0.0, 1.0, -0.5, f64::NAN, 1.0 - 1e-16] {
+        assert!(ExactTwoSidedGeometric::from_alpha(bad).is_err(), "alpha = {bad}");
+    }
+}
