@@ -6,10 +6,17 @@
 //! made by the mechanism here or, for data privatized elsewhere, by the explicit
 //! [`Privatized::from_released`].
 //!
-//! This crate depends on `distributions` only, so it can ship alone to the devices that privatize.
+//! Two randomizers: [`privatize`] for simulations (any seeded stream; experiments say so), and
+//! [`release`] for a person's own data (exact integer noise, operating-system entropy; a seed
+//! only for demos, and such a release says it is not private).
+//!
+//! This crate depends on `distributions` and the rand family only, so it can ship alone to the
+//! devices that privatize.
 
 mod noise;
 mod privatized;
+mod release;
 
 pub use noise::{Noise, NoiseError};
 pub use privatized::{Privatized, privatize};
+pub use release::{Randomness, ReleaseError, release};
