@@ -5,6 +5,7 @@
 //! units stay on disk; rerun to resume).
 
 mod budget;
+mod privatize;
 mod progress;
 
 use clap::{Parser, Subcommand};
@@ -105,6 +106,12 @@ enum Command {
         #[arg(long)]
         with_timings: bool,
     },
+    /// Privatize your own counts before sharing them (the data holder's side): every cell of the
+    /// grid, zeros included, gets exact two-sided geometric noise from fresh OS entropy. Writes
+    /// row,col,value and <output>.privacy.toml (mechanism, α and ε per row, precision, grid,
+    /// randomness; nothing computed from the counts). Example: `lppf privatize --input
+    /// counts.csv --output released.csv --epsilon 1 --precision 5`.
+    Privatize(privatize::PrivatizeArgs),
     /// Build the Fig. 4 base parameters from the Enron corpus: count the network, keep the
     /// paper's actors, choose C by held-out likelihood, fit the non-private block model, write
     /// θ*, π*, labels and provenance (with the input's sha256). Same input and seed ⇒ same file.
@@ -146,6 +153,7 @@ fn main() -> ExitCode {
         Command::Plot { results, log_y } => plot(&results, log_y),
         Command::Topics { manifest, replication, noise_index } => topics(&manifest, replication, noise_index),
         Command::Diff { left, right, with_timings } => diff(&left, &right, with_timings),
+        Command::Privatize(args) => privatize::privatize(&args),
         Command::Epsilon(args) => budget::budget(&args).map(|lines| lines.iter().for_each(|l| println!("{l}"))),
         Command::PrepareEnron { input, output, seed, components } => {
             prepare(&input, &output, PrepareOptions { seed, components, ..PrepareOptions::default() })

@@ -22,13 +22,105 @@ pub enum Values {
 }
 
 impl Values {
-    fn len(&self) -> usize {
+    /// Number of values.
+    pub fn len(&self) -> usize {
         match self {
             Values::Text(v) => v.len(),
             Values::Int(v) => v.len(),
             Values::Float(v) => v.len(),
         }
     }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Reads every column of a Parquet file: strings as [`Values::Text`], integers of any width as
+/// [`Values::Int`] (unsigned values above `i64::MAX` are an error), floats as [`Values::Float`];
+/// columns of other types are skipped. Nulls in a string or integer column are an error naming
+/// the column and row.
+pub fn read_table(path: &Path) -> Result<Vec<(String, Values)>, ResultsError> {
+    use arrow_array::Array;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type};
+    let file = std::fs::File::open(path).map_err(|e| ResultsError::new(path, e))?;
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.build())
+        .map_err(|e| ResultsError::new(path, e))?;
+    let mut columns: Vec<(String, Values)> = Vec::new();
+    let mut offset = 0;
+    for batch in reader {
+        let batch = batch.map_err(|e| ResultsError::new(path, e))?;
+        let schema = batch.schema();
+        if columns.is_empty() {
+            for field in schema.fields() {
+                let empty = match field.data_type() {
+                    DataType::Utf8 | DataType::LargeUtf8 => Values::Text(Vec::new()),
+                    DataType::Int32 | DataType::Int64 | DataType::UInt32 | DataType::UInt64 => Values::Int(Vec::new()),
+                    DataType::Float32 | DataType::Float64 => Values::Float(Vec::new()),
+                    _ => continue,
+                };
+                columns.push((field.name().clone(), empty));
+            }
+        }
+        for (name, values) in &mut columns {
+            let array = batch
+                .column_by_name(name)
+                .ok_or_else(|| ResultsError::new(path, format!("column {name} missing in a row group")))?;
+            let null = |i: usize| ResultsError::new(path, format!("column {name}, row {}: null value", offset + i + 1));
+            match values {
+                Values::Text(v) => {
+                    let (a, b) = (array.as_string_opt::<i32>(), array.as_string_opt::<i64>());
+                    for i in 0..array.len() {
+                        if array.is_null(i) {
+                            return Err(null(i));
+                        }
+                        v.push(a.map(|a| a.value(i)).or_else(|| b.map(|b| b.value(i))).unwrap_or_default().to_string());
+                    }
+                }
+                Values::Int(v) => {
+                    for i in 0..array.len() {
+                        if array.is_null(i) {
+                            return Err(null(i));
+                        }
+                        let x = if let Some(a) = array.as_primitive_opt::<Int64Type>() {
+                            a.value(i)
+                        } else if let Some(a) = array.as_primitive_opt::<Int32Type>() {
+                            i64::from(a.value(i))
+                        } else if let Some(a) = array.as_primitive_opt::<UInt32Type>() {
+                            i64::from(a.value(i))
+                        } else if let Some(a) = array.as_primitive_opt::<UInt64Type>() {
+                            i64::try_from(a.value(i)).map_err(|_| {
+                                ResultsError::new(
+                                    path,
+                                    format!("column {name}, row {}: {} exceeds 2^63 - 1", offset + i + 1, a.value(i)),
+                                )
+                            })?
+                        } else {
+                            return Err(ResultsError::new(path, format!("column {name}: unexpected integer type")));
+                        };
+                        v.push(x);
+                    }
+                }
+                Values::Float(v) => {
+                    for i in 0..array.len() {
+                        let x = if let Some(a) = array.as_primitive_opt::<Float64Type>() {
+                            a.value(i)
+                        } else if let Some(a) = array.as_primitive_opt::<Float32Type>() {
+                            f64::from(a.value(i))
+                        } else {
+                            return Err(ResultsError::new(path, format!("column {name}: unexpected float type")));
+                        };
+                        v.push((!array.is_null(i)).then_some(x));
+                    }
+                }
+            }
+        }
+        offset += batch.num_rows();
+    }
+    Ok(columns)
 }
 
 /// Writes the named columns (all of one length) to `path` atomically.

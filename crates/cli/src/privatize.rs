@@ -1,0 +1,147 @@
+//! `lppf privatize`: the data holder's side of the trust boundary. Reads `row,col,count`, noises
+//! every cell of the grid with the exact two-sided geometric mechanism (OS entropy unless
+//! `--seed`), writes `row,col,value` and `<output>.privacy.toml`.
+
+use crate::{Failure, bad_input, failed};
+use distributions::ExactTwoSidedGeometric;
+use mechanism::{Randomness, release};
+use std::path::PathBuf;
+use tables::{Level, PrivacySidecar, ReleasedTable, read_counts, read_levels, sidecar_path, write_released};
+
+/// How much noise: one level for every row, or a file with each row's own.
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("level").required(true).multiple(false).args(["epsilon", "alpha", "alpha_file"])))]
+pub struct PrivatizeArgs {
+    /// The counts: CSV with the header row,col,count (Parquet with those columns when the name
+    /// ends in .parquet). Cells not listed are zeros.
+    #[arg(long)]
+    input: PathBuf,
+    /// Where to write the release: row,col,value for every cell (same format rule), and beside it
+    /// <output>.privacy.toml.
+    #[arg(long)]
+    output: PathBuf,
+    /// The privacy level ε > 0 of every row: changes of up to --precision in one count are
+    /// ε-indistinguishable (α = exp(−ε/N)).
+    #[arg(long)]
+    epsilon: Option<f64>,
+    /// The noise level α ∈ (0, 1) of every row (ε = N ln(1/α)).
+    #[arg(long)]
+    alpha: Option<f64>,
+    /// Each row's own level: a CSV (or Parquet) with row,alpha or row,epsilon, one line per row.
+    #[arg(long)]
+    alpha_file: Option<PathBuf>,
+    /// The precision N > 0 (how large a change in one count is protected).
+    #[arg(long, default_value_t = 1.0)]
+    precision: f64,
+    /// A network: the grid is the union of all labels on both axes (rows × rows).
+    #[arg(long)]
+    square: bool,
+    /// Seed the noise — for demonstrations and tests only: the release is then NOT private.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Replace an existing release at --output (publishing two independent releases of the same
+    /// counts spends the privacy budget twice).
+    #[arg(long)]
+    force: bool,
+}
+
+pub fn privatize(args: &PrivatizeArgs) -> Result<(), Failure> {
+    let n = args.precision;
+    if !(n.is_finite() && n > 0.0) {
+        return Err(bad_input(format!("--precision {n}: must be a finite number > 0")));
+    }
+    let sidecar_file = sidecar_path(&args.output);
+    if !args.force && (args.output.exists() || sidecar_file.exists()) {
+        return Err(bad_input(format!(
+            "{}: a release is already there; a second release of the same counts spends the budget again \
+             (pass --force to replace it)",
+            args.output.display()
+        )));
+    }
+    let table = read_counts(&args.input, args.square).map_err(bad_input)?;
+    let decay_of = |level: Level, what: &str| -> Result<ExactTwoSidedGeometric, Failure> {
+        let built = match level {
+            Level::Alpha(a) => ExactTwoSidedGeometric::from_alpha(a),
+            Level::Epsilon(e) => ExactTwoSidedGeometric::from_decay(e / n),
+        };
+        built.map_err(|e| bad_input(format!("{what}: {e}")))
+    };
+    let levels: Vec<ExactTwoSidedGeometric> = match (args.epsilon, args.alpha, &args.alpha_file) {
+        (Some(e), _, _) => {
+            vec![decay_of(Level::Epsilon(e), &format!("--epsilon {e} with --precision {n}"))?; table.rows.len()]
+        }
+        (_, Some(a), _) => vec![decay_of(Level::Alpha(a), &format!("--alpha {a}"))?; table.rows.len()],
+        (_, _, Some(file)) => {
+            let given = read_levels(file).map_err(bad_input)?;
+            let by_row = tables::Labels::from_names(given.iter().map(|(r, _)| r.clone()));
+            if let Some((extra, _)) = given.iter().find(|(r, _)| table.rows.get(r).is_none()) {
+                return Err(bad_input(format!(
+                    "{}: row {extra:?} is not a row of {}",
+                    file.display(),
+                    args.input.display()
+                )));
+            }
+            table
+                .rows
+                .names
+                .iter()
+                .map(|row| match by_row.get(row) {
+                    Some(i) => decay_of(given[i].1, &format!("{}: row {row:?}", file.display())),
+                    None => {
+                        Err(bad_input(format!("{}: no level for row {row:?}; every row needs one", file.display())))
+                    }
+                })
+                .collect::<Result<_, _>>()?
+        }
+        (None, None, None) => return Err(bad_input("give --epsilon, --alpha or --alpha-file")),
+    };
+    let randomness = args.seed.map_or(Randomness::OsEntropy, Randomness::Seeded);
+    let values = release(&table.counts, table.rows.len(), table.cols.len(), &levels, randomness).map_err(failed)?;
+    let alphas: Vec<f64> = levels.iter().map(ExactTwoSidedGeometric::alpha).collect();
+    let released = ReleasedTable { rows: table.rows, cols: table.cols, values };
+
+    let mut sidecar = PrivacySidecar {
+        mechanism: "two-sided geometric (discrete Laplace) noise on every cell, zeros included; exact integer sampler \
+                    (Canonne, Kamath & Steinke 2020)"
+            .into(),
+        private: randomness.is_private(),
+        randomness: randomness.describe(),
+        precision: n,
+        rows: released.rows.len(),
+        cols: released.cols.len(),
+        square: args.square,
+        alpha: None,
+        epsilon: None,
+        row: Vec::new(),
+        software: format!("lppf {}", env!("CARGO_PKG_VERSION")),
+    };
+    sidecar.set_levels(&released.rows, &alphas);
+    let sidecar_text = toml::to_string(&sidecar).map_err(failed)?;
+    write_released(&args.output, &released).map_err(failed)?;
+    let header = "# What this release states about itself (lppf privatize). Nothing here is computed from the\n\
+                  # raw counts. epsilon = precision * ln(1/alpha) per row.\n";
+    if let Err(e) = results::write_atomic(&sidecar_file, format!("{header}{sidecar_text}").as_bytes()) {
+        let _ = std::fs::remove_file(&args.output);
+        return Err(failed(e));
+    }
+    let (lo, hi) = alphas.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &a| (lo.min(a), hi.max(a)));
+    let eps = |a: f64| n * (1.0 / a).ln();
+    let level = if lo == hi {
+        format!("alpha = {lo:.6}, epsilon = {:.6} per row at precision N = {n}", eps(lo))
+    } else {
+        format!("alpha from {lo:.6} to {hi:.6} (epsilon {:.6} to {:.6}) at precision N = {n}", eps(hi), eps(lo))
+    };
+    eprintln!(
+        "released {} × {} = {} cells (every cell, zeros included) to {}\n  {level}\n  randomness: {}\n  sidecar: {}",
+        released.rows.len(),
+        released.cols.len(),
+        released.values.len(),
+        args.output.display(),
+        randomness.describe(),
+        sidecar_file.display()
+    );
+    if !randomness.is_private() {
+        eprintln!("WARNING: this release was seeded and is NOT PRIVATE; use it for demonstrations only.");
+    }
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! `lppf privatize`: every cell of the grid released once, zeros included; the sidecar's ε
+//! matches α and N; unseeded releases differ; each kind of bad input exits 2 and writes nothing.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn lppf() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lppf"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lppf-privatize-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn privatize(dir: &Path, input: &str, extra: &[&str]) -> (Output, PathBuf) {
+    let counts = dir.join("counts.csv");
+    std::fs::write(&counts, input).unwrap();
+    let out = dir.join("released.csv");
+    let mut args = vec!["privatize", "--input", counts.to_str().unwrap(), "--output", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    (lppf().args(&args).output().unwrap(), out)
+}
+
+/// `row,col,value` lines as a map from cell to value.
+fn cells(path: &Path) -> Vec<(String, String, i64)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("row,col,value"));
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].to_string(), f[1].to_string(), f[2].parse().unwrap())
+        })
+        .collect()
+}
+
+const COUNTS: &str = "row,col,count\nann,x,3\nbob,y,1\ncid,x,0\nann,z,2\n";
+
+#[test]
+fn every_cell_once_and_the_sidecar_states_the_level() {
+    let dir = scratch("grid");
+    let (out, released) = privatize(&dir, COUNTS, &["--epsilon", "1.5", "--precision", "3", "--seed", "7"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("NOT PRIVATE"), "{stderr}");
+    let got = cells(&released);
+    // 3 row labels × 3 column labels, each cell once, in first-appearance order.
+    let grid: Vec<(&str, &str)> = ["ann", "bob", "cid"].iter().flat_map(|r| ["x", "y", "z"].map(|c| (*r, c))).collect();
+    assert_eq!(got.iter().map(|(r, c, _)| (r.as_str(), c.as_str())).collect::<Vec<_>>(), grid);
+
+    let sidecar: toml::Table = std::fs::read_to_string(dir.join("released.csv.privacy.toml")).unwrap().parse().unwrap();
+    let alpha = sidecar["alpha"].as_float().unwrap();
+    let epsilon = sidecar["epsilon"].as_float().unwrap();
+    assert!((alpha - (-1.5f64 / 3.0).exp()).abs() < 1e-15, "alpha {alpha}");
+    assert!((epsilon - 3.0 * (1.0 / alpha).ln()).abs() < 1e-12 && (epsilon - 1.5).abs() < 1e-12);
+    assert_eq!(sidecar["private"].as_bool(), Some(false));
+    assert_eq!((sidecar["rows"].as_integer(), sidecar["cols"].as_integer()), (Some(3), Some(3)));
+    assert!(sidecar["randomness"].as_str().unwrap().contains("NOT PRIVATE"));
+    assert!(sidecar["software"].as_str().unwrap().starts_with("lppf "));
+    // Nothing derived from the counts: the keys are exactly the stated ones.
+    let keys: Vec<&str> = sidecar.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["alpha", "cols", "epsilon", "mechanism", "precision", "private", "randomness", "rows", "software", "square"]
+    );
+
+    // The same seed gives the same release (a demonstration is reproducible).
+    let again = scratch("grid-again");
+    let (_, released_again) = privatize(&again, COUNTS, &["--epsilon", "1.5", "--precision", "3", "--seed", "7"]);
+    assert_eq!(cells(&released_again), got);
+}
+
+#[test]
+fn square_grid_is_the_union_of_labels() {
+    let dir = scratch("square");
+    let (out, released) = privatize(&dir, "row,col,count\na,b,2\nc,a,1\n", &["--alpha", "0.5", "--square"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = cells(&released);
+    let labels = ["a", "b", "c"];
+    let grid: Vec<(&str, &str)> = labels.iter().flat_map(|r| labels.map(|c| (*r, c))).collect();
+    assert_eq!(got.iter().map(|(r, c, _)| (r.as_str(), c.as_str())).collect::<Vec<_>>(), grid);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("NOT PRIVATE") && stderr.contains("operating-system entropy"), "{stderr}");
+}
+
+#[test]
+fn zeros_are_noised_and_unseeded_releases_differ() {
+    // 400 zero cells (one listed, the rest implied): at α = 0.5 a cell stays 0 with probability
+    // (1−α)/(1+α) = 1/3, so all 400 staying 0 has probability 3⁻⁴⁰⁰; two OS-entropy releases
+    // agreeing on all 400 cells has probability below (Σ_k P(k)²)^400 = 0.2^400 (P(0)² + ... = 1/5).
+    let mut input = String::from("row,col,count\n");
+    for r in 0..20 {
+        input.push_str(&format!("r{r},c{r},0\n"));
+    }
+    let (d1, d2) = (scratch("entropy-1"), scratch("entropy-2"));
+    let (o1, f1) = privatize(&d1, &input, &["--alpha", "0.5"]);
+    let (o2, f2) = privatize(&d2, &input, &["--alpha", "0.5"]);
+    assert!(o1.status.success() && o2.status.success());
+    let (v1, v2) = (cells(&f1), cells(&f2));
+    assert_eq!(v1.len(), 400);
+    assert!(v1.iter().any(|c| c.2 != 0), "zero cells must be noised");
+    assert_ne!(v1, v2, "two releases from OS entropy must differ");
+    let sidecar = std::fs::read_to_string(d1.join("released.csv.privacy.toml")).unwrap();
+    assert!(sidecar.contains("private = true"), "{sidecar}");
+}
+
+#[test]
+fn per_row_levels_from_a_file() {
+    let dir = scratch("levels");
+    let levels = dir.join("levels.csv");
+    std::fs::write(&levels, "row,epsilon\nbob,2\nann,1\ncid,0.5\n").unwrap();
+    let (out, released) = privatize(&dir, COUNTS, &["--alpha-file", levels.to_str().unwrap(), "--seed", "1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(cells(&released).len(), 9);
+    let sidecar: toml::Table = std::fs::read_to_string(dir.join("released.csv.privacy.toml")).unwrap().parse().unwrap();
+    assert!(sidecar.get("alpha").is_none());
+    let rows = sidecar["row"].as_array().unwrap();
+    let by_label: HashMap<&str, (f64, f64)> = rows
+        .iter()
+        .map(|r| {
+            let t = r.as_table().unwrap();
+            (t["label"].as_str().unwrap(), (t["alpha"].as_float().unwrap(), t["epsilon"].as_float().unwrap()))
+        })
+        .collect();
+    for (label, eps) in [("ann", 1.0), ("bob", 2.0), ("cid", 0.5)] {
+        let (alpha, epsilon) = by_label[label];
+        assert!((epsilon - eps).abs() < 1e-12 && (alpha - (-eps).exp()).abs() < 1e-15, "{label}: {alpha} {epsilon}");
+    }
+}
+
+#[test]
+fn parquet_in_and_out() {
+    let dir = scratch("parquet");
+    let (out, csv_release) = privatize(&dir, COUNTS, &["--alpha", "0.3", "--seed", "11"]);
+    assert!(out.status.success());
+    let parquet = dir.join("released.parquet");
+    let counts = dir.join("counts.csv");
+    let ok = lppf()
+        .args(["privatize", "--input", counts.to_str().unwrap(), "--output", parquet.to_str().unwrap()])
+        .args(["--alpha", "0.3", "--seed", "11"])
+        .output()
+        .unwrap();
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let table = tables::read_released(&parquet).unwrap();
+    let from_csv = tables::read_released(&csv_release).unwrap();
+    assert_eq!(table, from_csv, "the same seed gives the same release in either format");
+}
+
+#[test]
+fn bad_input_exits_2_and_writes_nothing() {
+    let cases: &[(&str, &str, &[&str], &str)] = &[
+        ("negative", "row,col,count\na,x,-3\n", &["--alpha", "0.5"], "line 2"),
+        ("non-integer", "row,col,count\na,x,1\na,y,2.5\n", &["--alpha", "0.5"], "line 3"),
+        ("duplicate", "row,col,count\na,x,1\nb,x,2\na,x,1\n", &["--alpha", "0.5"], "listed twice"),
+        ("missing column", "row,column,count\na,x,1\n", &["--alpha", "0.5"], "no column `col`"),
+        ("empty label", "row,col,count\n,x,1\n", &["--alpha", "0.5"], "empty `row` label"),
+        ("no cells", "row,col,count\n", &["--alpha", "0.5"], "no cells"),
+        ("alpha 1", COUNTS, &["--alpha", "1"], "alpha"),
+        ("alpha 0", COUNTS, &["--alpha", "0"], "alpha"),
+        ("alpha nan", COUNTS, &["--alpha", "NaN"], "alpha"),
+        ("epsilon 0", COUNTS, &["--epsilon", "0"], "epsilon"),
+        ("epsilon negative", COUNTS, &["--epsilon", "-1"], "epsilon"),
+        ("precision 0", COUNTS, &["--epsilon", "1", "--precision", "0"], "precision"),
+        ("no level", COUNTS, &[], "required"),
+    ];
+    for (name, input, extra, says) in cases {
+        let dir = scratch(&name.replace(' ', "-"));
+        let (out, released) = privatize(&dir, input, extra);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains(says), "{name}: {stderr:?} should mention {says:?}");
+        assert!(!released.exists() && !dir.join("released.csv.privacy.toml").exists(), "{name}: wrote output");
+    }
+}
+
+#[test]
+fn bad_level_files_and_an_existing_release() {
+    let dir = scratch("bad-levels");
+    let levels = dir.join("levels.csv");
+    for (text, says) in [
+        ("row,alpha\nann,0.5\nbob,0.5\n", "no level for row \"cid\""),
+        ("row,alpha\nann,0.5\nbob,0.5\ncid,0.5\ndan,0.5\n", "\"dan\" is not a row"),
+        ("row,alpha\nann,0.5\nbob,1.5\ncid,0.5\n", "bob"),
+        ("row,epsilon\nann,1\nbob,-1\ncid,1\n", "bob"),
+        ("row,level\nann,1\n", "row,alpha or row,epsilon"),
+    ] {
+        std::fs::write(&levels, text).unwrap();
+        let (out, released) = privatize(&dir, COUNTS, &["--alpha-file", levels.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text}: {stderr}");
+        assert!(stderr.contains(says), "{text}: {stderr:?} should mention {says:?}");
+        assert!(!released.exists(), "{text}: wrote output");
+    }
+    // A release already there is not replaced without --force.
+    let (first, released) = privatize(&dir, COUNTS, &["--alpha", "0.5"]);
+    assert!(first.status.success());
+    let before = std::fs::read(&released).unwrap();
+    let (second, _) = privatize(&dir, COUNTS, &["--alpha", "0.5"]);
+    assert_eq!(second.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("--force"));
+    assert_eq!(std::fs::read(&released).unwrap(), before);
+    let (forced, _) = privatize(&dir, COUNTS, &["--alpha", "0.5", "--force"]);
+    assert!(forced.status.success());
+}

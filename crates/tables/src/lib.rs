@@ -1,0 +1,25 @@
+//! Users' count tables, the files on both sides of the trust boundary:
+//!
+//! - [`read_counts`]: what a data holder has — `row,col,count` (CSV with a header, or Parquet
+//!   with those columns when the name ends in `.parquet`), unlisted cells zero, into a labelled
+//!   grid ([`CountTable`]);
+//! - [`write_released`] / [`read_released`]: what is released — `row,col,value` for **every**
+//!   cell of the grid, same format rule;
+//! - [`read_levels`]: per-row privacy levels (`row,alpha` or `row,epsilon`);
+//! - [`PrivacySidecar`]: `<release>.privacy.toml`, what the release states about itself.
+//!
+//! Errors name the file, the line (CSV) or row (Parquet), the field, the value and what is
+//! allowed. Output files are written atomically.
+
+mod error;
+mod grid;
+mod levels;
+mod records;
+mod released;
+mod sidecar;
+
+pub use error::TableError;
+pub use grid::{CountTable, Labels, MAX_CELLS, read_counts};
+pub use levels::{Level, read_levels};
+pub use released::{ReleasedTable, read_released, write_released};
+pub use sidecar::{PrivacySidecar, sidecar_path};
