@@ -12,12 +12,14 @@
 //!   passes.
 //! * [`Cavi`]: coordinate-ascent variational inference for the same three settings (Schofield et
 //!   al.), with the privacy step written once for any [`models::MeanFieldFactorization`].
+//! * [`diagnose`]: split-R̂ and bulk/tail ESS of several chains (Vehtari et al. 2021).
 //! * [`fit`]: the one estimator interface over all of these — a [`models::ModelFamily`], an
 //!   [`Observation`] (exact, naïve, private) and an [`Algorithm`] (Gibbs, CAVI) give a
 //!   [`Posterior`].
 
 mod cavi;
 mod chain;
+mod diagnostics;
 mod error;
 mod estimator;
 pub mod geweke;
@@ -30,6 +32,7 @@ pub use cavi::{
     delta_method_ln_mean, private_local_step,
 };
 pub use chain::{ChainSummary, MeanFactor, Progress, Schedule, ScheduleError, run_chain};
+pub use diagnostics::{Diagnostics, ESS_PER_CHAIN, RHAT_LIMIT, diagnose};
 pub use error::InferenceError;
 pub use estimator::{Algorithm, Observation, Posterior, fit};
 pub use non_private::NonPrivate;
