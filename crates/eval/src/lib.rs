@@ -1,11 +1,14 @@
 //! Evaluation of Poisson factorization fits against the truth (§5 of Schein et al. 2019):
 //! the mean Poisson KL divergence of estimated rates, Hungarian alignment of estimated topics to
-//! true ones (Newman et al. 2009), and mean absolute error.
+//! true ones (Newman et al. 2009), mean absolute error, and the held-out predictive score of
+//! released cells (no truth needed).
 
 mod align;
+mod heldout;
 mod kl;
 
 pub use align::{Alignment, align_topics, min_cost_matching, normalize_rows};
+pub use heldout::{heldout_log_predictive, ln_released_likelihood};
 pub use kl::{mean_poisson_kl, poisson_kl};
 
 use std::fmt;

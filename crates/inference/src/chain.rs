@@ -99,6 +99,13 @@ pub struct MeanFactor {
 pub struct ChainSummary<M> {
     /// `μ̂_n = (1/S) Σ_s μ_n^(s)` over the kept samples (eq. 17).
     pub mean_rates: Vec<f64>,
+    /// The posterior sd of each `μ_n` over the kept samples, `√((1/S) Σ_s (μ_n^(s))² − μ̂_n²)`.
+    pub sd_rates: Vec<f64>,
+    /// `Σ_n μ_n^(s)` of every kept sample (a label-free summary for convergence diagnostics).
+    pub kept_total_rate: Vec<f64>,
+    /// `μ_n^(s)` at the watched entries ([`run_chain_watching`]) of every kept sample: what a
+    /// held-out predictive score averages over.
+    pub kept_watched_rates: Vec<Vec<f64>>,
     /// Posterior means of the factor matrices (meaningful only without label switching; the
     /// paper uses [`ChainSummary::best`] for topics).
     pub mean_factors: Vec<MeanFactor>,
@@ -120,11 +127,24 @@ pub fn run_chain<S: Sampler>(
     sampler: &mut S,
     schedule: &Schedule,
     streams: Streams,
+    on_progress: impl FnMut(Progress) -> ControlFlow<()>,
+) -> Result<ChainSummary<S::Model>, InferenceError> {
+    run_chain_watching(sampler, schedule, streams, &[], on_progress)
+}
+
+/// [`run_chain`], also keeping the rates at the entries `watch` (row-major indices) of every kept
+/// sample in [`ChainSummary::kept_watched_rates`].
+pub fn run_chain_watching<S: Sampler>(
+    sampler: &mut S,
+    schedule: &Schedule,
+    streams: Streams,
+    watch: &[usize],
     mut on_progress: impl FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<ChainSummary<S::Model>, InferenceError> {
     let (rows, cols) = sampler.model().shape();
     let mut rates = vec![0.0; rows * cols];
     let mut rate_sums = vec![0.0; rows * cols];
+    let mut rate_squares = vec![0.0; rows * cols];
     let mut factor_sums: Vec<MeanFactor> = sampler
         .model()
         .factors()
@@ -133,6 +153,9 @@ pub fn run_chain<S: Sampler>(
         .collect();
     let mut summary = ChainSummary {
         mean_rates: Vec::new(),
+        sd_rates: Vec::new(),
+        kept_total_rate: Vec::with_capacity(schedule.kept()),
+        kept_watched_rates: Vec::new(),
         mean_factors: Vec::new(),
         kept_ln_joint: Vec::with_capacity(schedule.kept()),
         best: None,
@@ -144,8 +167,15 @@ pub fn run_chain<S: Sampler>(
         summary.iterations_done = t;
         if schedule.is_kept(t) {
             sampler.model().rates_into(&mut rates);
-            for (s, r) in rate_sums.iter_mut().zip(&rates) {
+            let mut total = 0.0;
+            for ((s, q), r) in rate_sums.iter_mut().zip(&mut rate_squares).zip(&rates) {
                 *s += r;
+                *q += r * r;
+                total += r;
+            }
+            summary.kept_total_rate.push(total);
+            if !watch.is_empty() {
+                summary.kept_watched_rates.push(watch.iter().map(|&n| rates[n]).collect());
             }
             for (sum, block) in factor_sums.iter_mut().zip(sampler.model().factors()) {
                 for (s, x) in sum.mean.iter_mut().zip(block.values) {
@@ -166,6 +196,8 @@ pub fn run_chain<S: Sampler>(
     }
     let kept = summary.kept_ln_joint.len().max(1) as f64;
     summary.mean_rates = rate_sums.into_iter().map(|s| s / kept).collect();
+    summary.sd_rates =
+        rate_squares.iter().zip(&summary.mean_rates).map(|(q, m)| (q / kept - m * m).max(0.0).sqrt()).collect();
     for f in &mut factor_sums {
         f.mean.iter_mut().for_each(|s| *s /= kept);
     }

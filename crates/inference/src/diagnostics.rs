@@ -111,7 +111,9 @@ fn rank_normalize(chains: &[Vec<f64>]) -> Vec<Vec<f64>> {
     let mut ranks = rank.into_iter();
     chains
         .iter()
-        .map(|c| c.iter().map(|_| normal.inverse_cdf((ranks.next().unwrap_or(0.0) - 0.375) / (s as f64 + 0.25))).collect())
+        .map(|c| {
+            c.iter().map(|_| normal.inverse_cdf((ranks.next().unwrap_or(0.0) - 0.375) / (s as f64 + 0.25))).collect()
+        })
         .collect()
 }
 
@@ -132,12 +134,9 @@ fn mean(x: &[f64]) -> f64 {
 fn variances(chains: &[Vec<f64>]) -> (f64, f64) {
     let n = chains[0].len() as f64;
     let means: Vec<f64> = chains.iter().map(|c| mean(c)).collect();
-    let within = chains
-        .iter()
-        .zip(&means)
-        .map(|(c, m)| c.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0))
-        .sum::<f64>()
-        / chains.len() as f64;
+    let within =
+        chains.iter().zip(&means).map(|(c, m)| c.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sum::<f64>()
+            / chains.len() as f64;
     let grand = mean(&means);
     let between_over_n = if chains.len() > 1 {
         means.iter().map(|m| (m - grand).powi(2)).sum::<f64>() / (chains.len() - 1) as f64
@@ -158,7 +157,7 @@ fn ess(chains: &[Vec<f64>]) -> f64 {
     let n = chains[0].len();
     let s = (n * chains.len()) as f64;
     let (within, plus) = variances(chains);
-    if !(within > 0.0) {
+    if within.is_nan() || within <= 0.0 {
         return f64::NAN;
     }
     let centred: Vec<Vec<f64>> = chains

@@ -3,10 +3,10 @@
 //! (Gibbs | CAVI) × (exact | naïve | private); code that fits a model calls [`fit`] and never
 //! chooses a sampler type itself.
 
-use crate::{Cavi, CaviSettings, InferenceError, LocallyPrivate, NonPrivate, Schedule, run_chain};
+use crate::{Cavi, CaviSettings, InferenceError, LocallyPrivate, NonPrivate, Schedule, run_chain_watching};
 use distributions::Streams;
 use mechanism::Privatized;
-use models::ModelFamily;
+use models::{MeanMatrix, ModelFamily, PoissonFactorization};
 use std::ops::ControlFlow;
 use std::time::Instant;
 
@@ -36,6 +36,18 @@ pub struct Posterior {
     /// Posterior mean rates `E[μ_n]` (row-major): over the kept Gibbs samples (eq. 17), or under
     /// the final variational `Q`.
     pub mean_rates: Vec<f64>,
+    /// Gibbs: the posterior sd of each `μ_n` over the kept samples. CAVI: `None` (mean-field
+    /// variances are known to understate the posterior spread, so none is reported).
+    pub sd_rates: Option<Vec<f64>>,
+    /// Gibbs: `Σ_n μ_n` of every kept sample (a label-free summary for R̂ and ESS); CAVI: empty.
+    pub kept_total_rate: Vec<f64>,
+    /// The rates at the observation's missing entries (held out), in row-major order: Gibbs, one
+    /// vector per kept sample; CAVI, one vector of `E[μ_n]` under the final `Q` (a plug-in).
+    /// Empty when nothing is missing.
+    pub heldout_rates: Vec<Vec<f64>>,
+    /// The factor matrices: Gibbs, of the kept sample with the highest joint probability (factors
+    /// are not averaged over samples, whose labels may switch); CAVI, the variational means.
+    pub factors: Vec<MeanMatrix>,
     /// A topic model's estimated topics (`K × V`, topic-major, unaligned): Gibbs, the kept sample
     /// with the highest joint probability (as the paper does); CAVI, the posterior means.
     pub topics: Option<Vec<f64>>,
@@ -67,14 +79,15 @@ pub fn fit<F: ModelFamily>(
             let model = family.gibbs(streams.child(0));
             match observation {
                 Observation::Exact(counts) => {
-                    gibbs(family, &mut NonPrivate::new(model, counts.to_vec())?, schedule, streams, on_iteration)
+                    gibbs(family, &mut NonPrivate::new(model, counts.to_vec())?, schedule, &[], streams, on_iteration)
                 }
                 Observation::Naive(released) => {
-                    gibbs(family, &mut NonPrivate::naive(model, released)?, schedule, streams, on_iteration)
+                    let watch = missing_entries(observation);
+                    gibbs(family, &mut NonPrivate::naive(model, released)?, schedule, &watch, streams, on_iteration)
                 }
                 Observation::Private(released) => {
                     let mut sampler = LocallyPrivate::new(model, released, streams.child(u64::MAX))?;
-                    gibbs(family, &mut sampler, schedule, streams, on_iteration)
+                    gibbs(family, &mut sampler, schedule, &missing_entries(observation), streams, on_iteration)
                 }
             }
         }
@@ -92,7 +105,14 @@ pub fn fit<F: ModelFamily>(
             })?;
             Ok(Posterior {
                 topics: family.variational_topics(&summary.mean_factors),
+                factors: summary.mean_factors,
+                heldout_rates: match missing_entries(observation) {
+                    watch if watch.is_empty() => Vec::new(),
+                    watch => vec![watch.iter().map(|&n| summary.mean_rates[n]).collect()],
+                },
                 mean_rates: summary.mean_rates,
+                sd_rates: None,
+                kept_total_rate: Vec::new(),
                 trace: summary.elbo,
                 iterations: summary.iterations,
                 converged: Some(summary.converged),
@@ -102,22 +122,43 @@ pub fn fit<F: ModelFamily>(
     }
 }
 
+/// The row-major indices of the entries the observation leaves out (released data only).
+fn missing_entries(observation: Observation<'_>) -> Vec<usize> {
+    match observation {
+        Observation::Exact(_) => Vec::new(),
+        Observation::Naive(released) | Observation::Private(released) => {
+            (0..released.missing().len()).filter(|&n| released.missing()[n]).collect()
+        }
+    }
+}
+
 /// Runs a built sampler's chain and summarizes it.
 fn gibbs<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
     family: &F,
     sampler: &mut S,
     schedule: &Schedule,
+    watch: &[usize],
     streams: Streams,
     on_iteration: &(dyn Fn() + Sync),
 ) -> Result<Posterior, InferenceError> {
     let start = Instant::now();
-    let summary = run_chain(sampler, schedule, streams, |_| {
+    let summary = run_chain_watching(sampler, schedule, streams, watch, |_| {
         on_iteration();
         ControlFlow::Continue(())
     })?;
+    let factors = summary.best.as_ref().map_or_else(Vec::new, |(_, _, best)| {
+        best.factors()
+            .iter()
+            .map(|b| MeanMatrix { name: b.name, rows: b.rows, cols: b.cols, values: b.values.to_vec() })
+            .collect()
+    });
     Ok(Posterior {
         topics: summary.best.as_ref().and_then(|(_, _, best)| family.gibbs_topics(best)),
+        factors,
         mean_rates: summary.mean_rates,
+        sd_rates: Some(summary.sd_rates),
+        kept_total_rate: summary.kept_total_rate,
+        heldout_rates: summary.kept_watched_rates,
         trace: summary.kept_ln_joint.iter().map(|&(_, l)| l).collect(),
         iterations: schedule.iterations(),
         converged: None,

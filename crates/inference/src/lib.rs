@@ -31,7 +31,7 @@ pub use cavi::{
     BesselArgument, Cavi, CaviProgress, CaviSettings, CaviSettingsError, CaviSummary, LocalStep, MEstimate,
     delta_method_ln_mean, private_local_step,
 };
-pub use chain::{ChainSummary, MeanFactor, Progress, Schedule, ScheduleError, run_chain};
+pub use chain::{ChainSummary, MeanFactor, Progress, Schedule, ScheduleError, run_chain, run_chain_watching};
 pub use diagnostics::{Diagnostics, ESS_PER_CHAIN, RHAT_LIMIT, diagnose};
 pub use error::InferenceError;
 pub use estimator::{Algorithm, Observation, Posterior, fit};

@@ -10,7 +10,14 @@ use rand_distr::StandardNormal;
 
 /// `chains` AR(1) chains `x_t = ρ x_{t−1} + √(1−ρ²) ε_t` (stationary N(0, 1) start), shifted by
 /// `shift(m)` and scaled by `scale(m)`.
-fn ar1(seed: u64, chains: usize, n: usize, rho: f64, shift: impl Fn(usize) -> f64, scale: impl Fn(usize) -> f64) -> Vec<Vec<f64>> {
+fn ar1(
+    seed: u64,
+    chains: usize,
+    n: usize,
+    rho: f64,
+    shift: impl Fn(usize) -> f64,
+    scale: impl Fn(usize) -> f64,
+) -> Vec<Vec<f64>> {
     (0..chains)
         .map(|m| {
             let mut rng = Streams::new(seed).child(m as u64).rng();
