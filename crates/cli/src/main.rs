@@ -5,6 +5,7 @@
 //! units stay on disk; rerun to resume).
 
 mod budget;
+mod fit;
 mod privatize;
 mod progress;
 
@@ -112,6 +113,10 @@ enum Command {
     /// randomness; nothing computed from the counts). Example: `lppf privatize --input
     /// counts.csv --output released.csv --epsilon 1 --precision 5`.
     Privatize(privatize::PrivatizeArgs),
+    /// Fit a model to a released table (the analyst's side): several chains in parallel, the
+    /// posterior mean and sd of every rate by label, the communities or topics, R̂ and ESS, an
+    /// optional held-out score, and a figure, written to a directory.
+    Fit(Box<fit::FitArgs>),
     /// Build the Fig. 4 base parameters from the Enron corpus: count the network, keep the
     /// paper's actors, choose C by held-out likelihood, fit the non-private block model, write
     /// θ*, π*, labels and provenance (with the input's sha256). Same input and seed ⇒ same file.
@@ -154,6 +159,7 @@ fn main() -> ExitCode {
         Command::Topics { manifest, replication, noise_index } => topics(&manifest, replication, noise_index),
         Command::Diff { left, right, with_timings } => diff(&left, &right, with_timings),
         Command::Privatize(args) => privatize::privatize(&args),
+        Command::Fit(args) => fit::fit(&args),
         Command::Epsilon(args) => budget::budget(&args).map(|lines| lines.iter().for_each(|l| println!("{l}"))),
         Command::PrepareEnron { input, output, seed, components } => {
             prepare(&input, &output, PrepareOptions { seed, components, ..PrepareOptions::default() })

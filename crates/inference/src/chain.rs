@@ -59,6 +59,16 @@ impl Schedule {
         self.iterations
     }
 
+    /// Sweeps discarded before the first kept one can be.
+    pub fn burn_in(&self) -> usize {
+        self.burn_in
+    }
+
+    /// Every `thin`-th sweep after the burn-in is kept.
+    pub fn thin(&self) -> usize {
+        self.thin
+    }
+
     /// `true` if iteration `t` (1-based) is kept.
     pub fn is_kept(&self, t: usize) -> bool {
         t > self.burn_in && (t - self.burn_in).is_multiple_of(self.thin)

@@ -6,7 +6,7 @@
 use crate::{Cavi, CaviSettings, InferenceError, LocallyPrivate, NonPrivate, Schedule, run_chain_watching};
 use distributions::Streams;
 use mechanism::Privatized;
-use models::{MeanMatrix, ModelFamily, PoissonFactorization};
+use models::{Axis, MeanMatrix, ModelFamily, PoissonFactorization};
 use std::ops::ControlFlow;
 use std::time::Instant;
 
@@ -45,8 +45,10 @@ pub struct Posterior {
     /// vector per kept sample; CAVI, one vector of `E[μ_n]` under the final `Q` (a plug-in).
     /// Empty when nothing is missing.
     pub heldout_rates: Vec<Vec<f64>>,
-    /// The factor matrices: Gibbs, of the kept sample with the highest joint probability (factors
-    /// are not averaged over samples, whose labels may switch); CAVI, the variational means.
+    /// The factor matrices in the layout of `family.kind().factors()` (θ rows × components, then
+    /// φ components × columns or π components × components): Gibbs, of the kept sample with the
+    /// highest joint probability (factors are not averaged over samples, whose labels may switch);
+    /// CAVI, the variational means.
     pub factors: Vec<MeanMatrix>,
     /// A topic model's estimated topics (`K × V`, topic-major, unaligned): Gibbs, the kept sample
     /// with the highest joint probability (as the paper does); CAVI, the posterior means.
@@ -147,9 +149,24 @@ fn gibbs<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
         ControlFlow::Continue(())
     })?;
     let factors = summary.best.as_ref().map_or_else(Vec::new, |(_, _, best)| {
-        best.factors()
+        let (rows, cols) = best.shape();
+        let components = family.components();
+        let size = |axis: Axis| match axis {
+            Axis::Rows => rows,
+            Axis::Cols => cols,
+            Axis::Components => components,
+        };
+        family
+            .kind()
+            .factors()
             .iter()
-            .map(|b| MeanMatrix { name: b.name, rows: b.rows, cols: b.cols, values: b.values.to_vec() })
+            .zip(family.base_factors(best))
+            .map(|(layout, values)| MeanMatrix {
+                name: layout.name,
+                rows: size(layout.rows),
+                cols: size(layout.cols),
+                values,
+            })
             .collect()
     });
     Ok(Posterior {

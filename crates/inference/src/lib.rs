@@ -23,6 +23,7 @@ mod diagnostics;
 mod error;
 mod estimator;
 pub mod geweke;
+mod method;
 mod non_private;
 mod private;
 mod private_step;
@@ -35,6 +36,7 @@ pub use chain::{ChainSummary, MeanFactor, Progress, Schedule, ScheduleError, run
 pub use diagnostics::{Diagnostics, ESS_PER_CHAIN, RHAT_LIMIT, diagnose};
 pub use error::InferenceError;
 pub use estimator::{Algorithm, Observation, Posterior, fit};
+pub use method::Method;
 pub use non_private::NonPrivate;
 pub use private::LocallyPrivate;
 pub use private_step::{NoiseAux, lambda_posterior_rate, resample_entry};

@@ -66,6 +66,12 @@ impl ModelKind {
     pub fn square(self) -> bool {
         matches!(self, Self::Block)
     }
+
+    /// Whether the diagonal of the count matrix is left out of the model (the block model's
+    /// self-loops: [`PoissonFactorization::is_excluded`] is true exactly there).
+    pub fn excludes_diagonal(self) -> bool {
+        matches!(self, Self::Block)
+    }
 }
 
 /// The shape and prior of a model to build: counts `rows × cols`, `components` components.
@@ -123,8 +129,13 @@ pub trait ModelFamily: Sync {
     /// Sets the factors of `model` from base parameters: one row-major matrix per entry of
     /// `self.kind().factors()`, in that order.
     fn set_base_factors(&self, model: &mut Self::Gibbs, factors: &[Vec<f64>]) -> Result<(), ModelError>;
+    /// The factors of `model` as base parameters (the inverse of [`Self::set_base_factors`]): one
+    /// matrix per entry of `self.kind().factors()`, in that order and layout.
+    fn base_factors(&self, model: &Self::Gibbs) -> Vec<Vec<f64>>;
     /// The kind this family belongs to.
     fn kind(&self) -> ModelKind;
+    /// The number of components (topics, communities).
+    fn components(&self) -> usize;
     /// Multiplies every rate of `model` by `s` through one factor that rates are linear in (the
     /// topic model's `θ`, the block model's `π`), each value floored at the smallest positive
     /// double, keeping the prior's sparsity pattern.
@@ -171,8 +182,16 @@ impl ModelFamily for TopicFamily {
         model.set_factors(theta, phi)
     }
 
+    fn base_factors(&self, model: &TopicModel) -> Vec<Vec<f64>> {
+        vec![model.theta().to_vec(), model.phi_topic_major()]
+    }
+
     fn kind(&self) -> ModelKind {
         ModelKind::Topic
+    }
+
+    fn components(&self) -> usize {
+        self.topics
     }
 
     fn scale_rates(&self, model: &mut TopicModel, s: f64) -> Result<(), ModelError> {
@@ -206,12 +225,71 @@ impl ModelFamily for BlockFamily {
         model.set_factors(theta, pi)
     }
 
+    fn base_factors(&self, model: &BlockModel) -> Vec<Vec<f64>> {
+        vec![model.theta().to_vec(), model.pi().to_vec()]
+    }
+
     fn kind(&self) -> ModelKind {
         ModelKind::Block
+    }
+
+    fn components(&self) -> usize {
+        self.communities
     }
 
     fn scale_rates(&self, model: &mut BlockModel, s: f64) -> Result<(), ModelError> {
         let (theta, pi) = (model.theta().to_vec(), scaled(model.pi(), s));
         model.set_factors(&theta, &pi)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Excluded;
+
+    impl FamilyVisitor for Excluded {
+        type Output = Vec<usize>;
+        fn visit<F: ModelFamily>(self, family: &F) -> Vec<usize> {
+            let model = family.gibbs(Streams::new(1));
+            let (rows, cols) = model.shape();
+            (0..rows * cols).filter(|&n| model.is_excluded(n)).collect()
+        }
+    }
+
+    struct RoundTrip;
+
+    impl FamilyVisitor for RoundTrip {
+        type Output = ();
+        fn visit<F: ModelFamily>(self, family: &F) {
+            let model = family.gibbs(Streams::new(2));
+            let factors = family.base_factors(&model);
+            let mut other = family.gibbs(Streams::new(3));
+            family.set_base_factors(&mut other, &factors).unwrap();
+            assert_eq!(family.base_factors(&other), factors);
+            let (rows, cols) = model.shape();
+            let (mut a, mut b) = (vec![0.0; rows * cols], vec![0.0; rows * cols]);
+            model.rates_into(&mut a);
+            other.rates_into(&mut b);
+            assert_eq!(a, b, "{}", family.kind().name());
+        }
+    }
+
+    #[test]
+    fn base_factors_invert_set_base_factors() {
+        let prior = GammaPrior::new(1.0, 1.0).unwrap();
+        with_family(ModelKind::Topic, FamilyShape { rows: 3, cols: 4, components: 2, prior }, RoundTrip);
+        with_family(ModelKind::Block, FamilyShape { rows: 3, cols: 3, components: 2, prior }, RoundTrip);
+    }
+
+    #[test]
+    fn excludes_diagonal_says_what_the_models_exclude() {
+        let prior = GammaPrior::new(1.0, 1.0).unwrap();
+        for kind in ModelKind::ALL {
+            let shape = FamilyShape { rows: 4, cols: 4, components: 2, prior };
+            let expected: Vec<usize> = if kind.excludes_diagonal() { vec![0, 5, 10, 15] } else { Vec::new() };
+            assert_eq!(with_family(kind, shape, Excluded), expected, "{}", kind.name());
+        }
     }
 }

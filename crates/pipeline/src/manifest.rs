@@ -4,10 +4,11 @@
 //! enums, which serde does not check for unknown fields); validation then checks every value
 //! *before any work starts* and names the file, the field, the bad value and what is allowed.
 
+pub use inference::Method;
 use inference::{BesselArgument, CaviSettings, MEstimate, Schedule, ScheduleError};
 use semisynthetic::BaseParameters;
 pub use semisynthetic::ModelKind;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -149,53 +150,6 @@ pub struct NoiseSpec {
 pub struct SweepSpec {
     pub replications: usize,
     pub e0: Option<Vec<f64>>,
-}
-
-/// An inference method: Gibbs sampling (`non-private`, `naive`, `private`) or CAVI (`cavi`,
-/// `naive-cavi`, `private-cavi`), each on the true counts, the truncated privatized counts, or the
-/// privatized counts.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
-#[serde(rename_all = "kebab-case")]
-pub enum Method {
-    NonPrivate,
-    Naive,
-    Private,
-    Cavi,
-    NaiveCavi,
-    PrivateCavi,
-}
-
-impl Method {
-    /// Every method, in manifest order.
-    pub const ALL: [Method; 6] =
-        [Method::NonPrivate, Method::Naive, Method::Private, Method::Cavi, Method::NaiveCavi, Method::PrivateCavi];
-
-    /// The name used in manifests and result files (the serde name).
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::NonPrivate => "non-private",
-            Method::Naive => "naive",
-            Method::Private => "private",
-            Method::Cavi => "cavi",
-            Method::NaiveCavi => "naive-cavi",
-            Method::PrivateCavi => "private-cavi",
-        }
-    }
-
-    /// The method called `name`, if any.
-    pub fn from_name(name: &str) -> Option<Method> {
-        Self::ALL.into_iter().find(|m| m.name() == name)
-    }
-
-    /// `true` for the methods that see the true counts (fitted once per data set).
-    pub fn is_reference(self) -> bool {
-        matches!(self, Method::NonPrivate | Method::Cavi)
-    }
-
-    /// `true` for the CAVI methods.
-    pub fn is_cavi(self) -> bool {
-        matches!(self, Method::Cavi | Method::NaiveCavi | Method::PrivateCavi)
-    }
 }
 
 /// `[cavi]`: stopping rule and local-step variant of the CAVI methods (docs/vi-vs-mcmc.md).

@@ -22,7 +22,7 @@ pub use parquet_file::{FileInfo, read_info, read_results, write_results};
 pub use row::{ResultRow, schema};
 pub use summary::{SummaryRow, distinct, mean_sd, summarize, summary_csv, summary_table};
 pub use table::{Values, read_table, write_table};
-pub use topics_figure::{TopicPanel, plot_topics};
+pub use topics_figure::{HeatmapText, TopicPanel, plot_heatmaps, plot_topics};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

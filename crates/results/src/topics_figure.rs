@@ -1,7 +1,7 @@
-//! The figure of true vs recovered topics: one heatmap per panel (the truth, then each method's
-//! topics after Hungarian alignment), topics as rows and words as columns, all on one colour
-//! scale so a recovered topic can be read against the true one above it. A colour bar on the right
-//! gives the scale (the topic's probability of each word).
+//! Heatmap figures: one heatmap per panel, all on one colour scale, with a colour bar on the
+//! right. [`plot_topics`] draws true vs recovered topics (the truth, then each method's topics
+//! after Hungarian alignment; topics as rows, words as columns) so a recovered topic can be read
+//! against the true one above it; [`plot_heatmaps`] draws any matrices with the axis names given.
 
 use crate::ResultsError;
 use crate::figure::register_font;
@@ -9,7 +9,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
-/// One heatmap: `topics` is `K × V` topic-major (normalized rows, aligned to the truth).
+/// One heatmap: `topics` is `K × V` topic-major (normalized rows, aligned to the truth), or for
+/// [`plot_heatmaps`] any row-major matrix.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TopicPanel {
     pub label: String,
@@ -23,6 +24,15 @@ const SCALE_WIDTH: u32 = 100;
 /// Steps of the colour bar.
 const SCALE_STEPS: usize = 64;
 
+/// The words of a heatmap figure: its title, the axes' names and the colour bar's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HeatmapText<'a> {
+    pub title: &'a str,
+    pub x: &'a str,
+    pub y: &'a str,
+    pub scale: &'a str,
+}
+
 /// Draws the panels (`k` topics × `words` words each) to `svg` and `png` (either may be `None`).
 pub fn plot_topics(
     panels: &[TopicPanel],
@@ -32,24 +42,38 @@ pub fn plot_topics(
     svg: Option<&Path>,
     png: Option<&Path>,
 ) -> Result<(), ResultsError> {
-    let file = svg.or(png).unwrap_or(Path::new("topics"));
+    let text = HeatmapText { title, x: "word", y: "topic", scale: "word probability" };
+    plot_heatmaps(panels, (k, words), &text, PANEL_HEIGHT, svg, png)
+}
+
+/// Draws the panels (each `rows × cols`, row 0 at the top), each `panel_height` pixels high, to
+/// `svg` and `png` (either may be `None`).
+pub fn plot_heatmaps(
+    panels: &[TopicPanel],
+    (k, words): (usize, usize),
+    text: &HeatmapText<'_>,
+    panel_height: u32,
+    svg: Option<&Path>,
+    png: Option<&Path>,
+) -> Result<(), ResultsError> {
+    let file = svg.or(png).unwrap_or(Path::new("heatmap"));
     if panels.is_empty() || k == 0 || words == 0 {
-        return Err(ResultsError::new(file, "nothing to plot: no topics"));
+        return Err(ResultsError::new(file, "nothing to plot: an empty matrix"));
     }
     if let Some(p) = panels.iter().find(|p| p.topics.len() != k * words) {
         let message = format!("panel {:?} has {} values, expected {k}×{words}", p.label, p.topics.len());
         return Err(ResultsError::new(file, message));
     }
     register_font(file)?;
-    let size = (WIDTH, PANEL_HEIGHT * panels.len() as u32 + 50);
+    let size = (WIDTH, panel_height * panels.len() as u32 + 50);
     if let Some(path) = svg {
         let root = SVGBackend::new(path, size).into_drawing_area();
-        draw(&root, panels, k, words, title).map_err(|e| ResultsError::new(path, e))?;
+        draw(&root, panels, k, words, text).map_err(|e| ResultsError::new(path, e))?;
         root.present().map_err(|e| ResultsError::new(path, e))?;
     }
     if let Some(path) = png {
         let root = BitMapBackend::new(path, size).into_drawing_area();
-        draw(&root, panels, k, words, title).map_err(|e| ResultsError::new(path, e))?;
+        draw(&root, panels, k, words, text).map_err(|e| ResultsError::new(path, e))?;
         root.present().map_err(|e| ResultsError::new(path, e))?;
     }
     Ok(())
@@ -67,11 +91,11 @@ fn draw<DB: DrawingBackend>(
     panels: &[TopicPanel],
     k: usize,
     words: usize,
-    title: &str,
+    text: &HeatmapText<'_>,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
-    let root = root.titled(title, ("sans-serif", 18)).map_err(e)?;
+    let root = root.titled(text.title, ("sans-serif", 18)).map_err(e)?;
     let top = panels.iter().flat_map(|p| p.topics.iter().copied()).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
     let (root, scale) = root.split_horizontally(WIDTH - SCALE_WIDTH);
     let mut bar = ChartBuilder::on(&scale)
@@ -86,7 +110,7 @@ fn draw<DB: DrawingBackend>(
         .disable_x_axis()
         .y_labels(6)
         .y_label_formatter(&|v| format!("{v:.2}"))
-        .y_desc("word probability")
+        .y_desc(text.scale)
         .label_style(("sans-serif", 11))
         .axis_desc_style(("sans-serif", 12))
         .draw()
@@ -109,8 +133,8 @@ fn draw<DB: DrawingBackend>(
             .disable_mesh()
             .x_labels(words.min(20))
             .y_labels(k.min(10))
-            .x_desc("word")
-            .y_desc("topic")
+            .x_desc(text.x)
+            .y_desc(text.y)
             .label_style(("sans-serif", 11))
             .axis_desc_style(("sans-serif", 12))
             .draw()
@@ -118,7 +142,7 @@ fn draw<DB: DrawingBackend>(
         chart
             .draw_series((0..k * words).map(|i| {
                 let (topic, word) = (i / words, i % words);
-                let row = k - 1 - topic; // topic 0 at the top
+                let row = k - 1 - topic; // row 0 at the top
                 Rectangle::new([(word, row), (word + 1, row + 1)], shade(panel.topics[i], top).filled())
             }))
             .map_err(e)?;

@@ -1,0 +1,217 @@
+//! Several chains of one fit, in parallel, pooled into one result with its diagnostics.
+
+use crate::data::{FitData, Input};
+use crate::error::FitError;
+use distributions::Streams;
+use inference::{Algorithm, Diagnostics, Method, Observation, Posterior, diagnose, fit};
+use models::{FamilyShape, FamilyVisitor, GammaPrior, MeanMatrix, ModelFamily, ModelKind, with_family};
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// At most this many posterior samples (evenly spaced over the pooled kept samples) enter the
+/// held-out predictive: its Monte Carlo error is then far below the differences between `K`s
+/// that it is used to compare, and scoring costs seconds on 10⁵ held-out cells.
+pub const MAX_PREDICTIVE_SAMPLES: usize = 200;
+/// More chains than this are refused (each holds a copy of the model and its data).
+const MAX_CHAINS: usize = 64;
+/// More components than this are refused.
+const MAX_COMPONENTS: usize = 1000;
+
+/// What to fit and how.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitSettings {
+    pub model: ModelKind,
+    pub components: usize,
+    pub prior: GammaPrior,
+    pub method: Method,
+    /// Gibbs chains, or CAVI starts.
+    pub chains: usize,
+    /// Gibbs with a schedule for the Gibbs methods, CAVI settings for the CAVI methods.
+    pub algorithm: Algorithm,
+    /// Chain `c` runs on `Streams::new(seed).child(c)`.
+    pub seed: u64,
+}
+
+/// One chain's trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChainTrace {
+    /// The iteration of each value: the kept sweeps (Gibbs) or every CAVI iteration.
+    pub iterations: Vec<usize>,
+    /// `ln p(Z, Y)` of each kept sample (Gibbs) or the ELBO (CAVI).
+    pub values: Vec<f64>,
+    /// `Σ_n μ_n` of each kept sample (Gibbs; empty for CAVI).
+    pub total_rate: Vec<f64>,
+    /// CAVI: whether it converged; `None` for Gibbs.
+    pub converged: Option<bool>,
+    pub seconds: f64,
+}
+
+/// The held-out predictive score.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeldOutScore {
+    pub cells: usize,
+    /// `Σ_n ln p(ỹ_n | data)` over the held-out cells (higher is better).
+    pub log_predictive: f64,
+    /// Posterior samples averaged over (1 for CAVI's plug-in).
+    pub samples: usize,
+}
+
+/// The pooled result of a fit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitResult {
+    /// Posterior mean of every rate (row-major; 0 where the model excludes a cell). Gibbs: the
+    /// mean over all chains' kept samples; CAVI: `E[μ]` of the start with the highest ELBO.
+    pub mean_rates: Vec<f64>,
+    /// Gibbs: the posterior sd of every rate over all chains' kept samples; CAVI: `None`.
+    pub sd_rates: Option<Vec<f64>>,
+    /// The factors of the chain whose best kept sample has the highest `ln p(Z, Y)` (that sample's
+    /// factors), or of the CAVI start with the highest final ELBO (its means). Chains are not
+    /// averaged: their labels may be permuted.
+    pub factors: Vec<MeanMatrix>,
+    /// The chain (or start) the factors come from.
+    pub factors_chain: usize,
+    pub traces: Vec<ChainTrace>,
+    /// Gibbs: split-R̂ and ESS of `ln p(Z, Y)` and of the total rate `Σ μ`; empty for CAVI.
+    pub diagnostics: Vec<(&'static str, Diagnostics)>,
+    pub heldout: Option<HeldOutScore>,
+    pub seconds: f64,
+}
+
+/// Checks the settings against the data.
+fn check(settings: &FitSettings, data: &FitData) -> Result<(), FitError> {
+    if settings.components == 0 || settings.components > MAX_COMPONENTS {
+        return Err(FitError::setting(
+            "components",
+            settings.components,
+            format!("an integer from 1 to {MAX_COMPONENTS}"),
+        ));
+    }
+    if settings.chains == 0 || settings.chains > MAX_CHAINS {
+        return Err(FitError::setting("chains", settings.chains, format!("an integer from 1 to {MAX_CHAINS}")));
+    }
+    let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
+    if gibbs == settings.method.is_cavi() {
+        let allowed = if gibbs { "a Gibbs method with a Gibbs schedule" } else { "a CAVI method with CAVI settings" };
+        return Err(FitError::setting("method", settings.method.name(), allowed));
+    }
+    if settings.method.reads_released() != matches!(data.input, Input::Released { .. }) {
+        let allowed = "naive and private methods read released values, non-private and cavi raw counts";
+        return Err(FitError::setting("method", settings.method.name(), allowed));
+    }
+    Ok(())
+}
+
+/// Runs the fit's chains in parallel and pools them. `on_iteration` is called after every
+/// iteration of every chain (progress; must be cheap).
+pub fn fit_chains(
+    settings: &FitSettings,
+    data: &FitData,
+    on_iteration: &(dyn Fn() + Sync),
+) -> Result<FitResult, FitError> {
+    check(settings, data)?;
+    let start = Instant::now();
+    let (rows, cols) = data.shape();
+    let observation = match (&data.input, settings.method) {
+        (Input::Counts(counts), _) => Observation::Exact(counts),
+        (Input::Released { privatized, .. }, Method::Naive | Method::NaiveCavi) => Observation::Naive(privatized),
+        (Input::Released { privatized, .. }, _) => Observation::Private(privatized),
+    };
+    let shape = FamilyShape { rows, cols, components: settings.components, prior: settings.prior };
+    let chains = with_family(settings.model, shape, Chains { settings, observation, on_iteration })?;
+    let (mut result, samples) = pool(settings, chains);
+    result.heldout = score_heldout(data, &samples)?;
+    result.seconds = start.elapsed().as_secs_f64();
+    Ok(result)
+}
+
+struct Chains<'a> {
+    settings: &'a FitSettings,
+    observation: Observation<'a>,
+    on_iteration: &'a (dyn Fn() + Sync),
+}
+
+impl FamilyVisitor for Chains<'_> {
+    type Output = Result<Vec<Posterior>, FitError>;
+
+    fn visit<F: ModelFamily>(self, family: &F) -> Self::Output {
+        let root = Streams::new(self.settings.seed);
+        (0..self.settings.chains)
+            .into_par_iter()
+            .map(|c| {
+                fit(family, self.observation, &self.settings.algorithm, root.child(c as u64), self.on_iteration)
+                    .map_err(FitError::from)
+            })
+            .collect()
+    }
+}
+
+/// Pools the chains: means and sds of the rates, the best chain's factors, the traces, the
+/// diagnostics, and (second) the held-out rate samples to score.
+fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<Vec<f64>>) {
+    let chains = posteriors.len() as f64;
+    let best_of = |p: &Posterior| match settings.algorithm {
+        Algorithm::Gibbs(_) => p.trace.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        Algorithm::Cavi(_) => p.trace.last().copied().unwrap_or(f64::NEG_INFINITY),
+    };
+    let factors_chain =
+        (0..posteriors.len()).fold(0, |b, c| if best_of(&posteriors[c]) > best_of(&posteriors[b]) { c } else { b });
+    let traces: Vec<ChainTrace> = posteriors
+        .iter()
+        .map(|p| ChainTrace {
+            iterations: match settings.algorithm {
+                Algorithm::Gibbs(schedule) => (1..=schedule.iterations()).filter(|&t| schedule.is_kept(t)).collect(),
+                Algorithm::Cavi(_) => (1..=p.trace.len()).collect(),
+            },
+            values: p.trace.clone(),
+            total_rate: p.kept_total_rate.clone(),
+            converged: p.converged,
+            seconds: p.seconds,
+        })
+        .collect();
+    let (mean_rates, sd_rates, diagnostics, samples) = match settings.algorithm {
+        Algorithm::Gibbs(_) => {
+            let cells = posteriors[0].mean_rates.len();
+            let mut mean = vec![0.0; cells];
+            let mut square = vec![0.0; cells];
+            for p in &posteriors {
+                let sd = p.sd_rates.as_deref().unwrap_or(&[]);
+                for (n, &m) in p.mean_rates.iter().enumerate() {
+                    let s = sd.get(n).copied().unwrap_or(0.0);
+                    mean[n] += m / chains;
+                    square[n] += (s * s + m * m) / chains;
+                }
+            }
+            let sd = square.iter().zip(&mean).map(|(q, m)| (q - m * m).max(0.0).sqrt()).collect();
+            let of =
+                |f: fn(&ChainTrace) -> &[f64]| -> Diagnostics { diagnose(&traces.iter().map(f).collect::<Vec<_>>()) };
+            let diagnostics =
+                vec![("ln_joint", of(|t| t.values.as_slice())), ("total_rate", of(|t| t.total_rate.as_slice()))];
+            let pooled: Vec<&Vec<f64>> = posteriors.iter().flat_map(|p| &p.heldout_rates).collect();
+            let step = pooled.len().div_ceil(MAX_PREDICTIVE_SAMPLES).max(1);
+            let samples = pooled.into_iter().step_by(step).cloned().collect();
+            (mean, Some(sd), diagnostics, samples)
+        }
+        Algorithm::Cavi(_) => {
+            let best = &posteriors[factors_chain];
+            (best.mean_rates.clone(), None, Vec::new(), best.heldout_rates.clone())
+        }
+    };
+    let factors = posteriors.into_iter().nth(factors_chain).map(|p| p.factors).unwrap_or_default();
+    let result =
+        FitResult { mean_rates, sd_rates, factors, factors_chain, traces, diagnostics, heldout: None, seconds: 0.0 };
+    (result, samples)
+}
+
+/// The held-out log predictive of the held-out cells from samples of their rates.
+fn score_heldout(data: &FitData, samples: &[Vec<f64>]) -> Result<Option<HeldOutScore>, FitError> {
+    let Input::Released { alphas, values, .. } = &data.input else { return Ok(None) };
+    if data.heldout.is_empty() {
+        return Ok(None);
+    }
+    let cols = data.cols.len();
+    let released: Vec<i64> = data.heldout.iter().map(|&n| values[n]).collect();
+    let levels: Vec<f64> = data.heldout.iter().map(|&n| alphas[n / cols]).collect();
+    let log_predictive =
+        eval::heldout_log_predictive(&released, &levels, samples).map_err(|e| FitError::Inference(e.to_string()))?;
+    Ok(Some(HeldOutScore { cells: released.len(), log_predictive, samples: samples.len() }))
+}

@@ -1,0 +1,238 @@
+//! The table a fit reads, and the cells it holds out.
+
+use crate::error::FitError;
+use distributions::Streams;
+use inference::Method;
+use mechanism::{Noise, Privatized};
+use models::ModelKind;
+use rand::RngExt;
+use std::path::{Path, PathBuf};
+use tables::{Labels, Level, PrivacySidecar, read_counts, read_levels, read_released, sidecar_path};
+
+/// Where a released table's noise levels come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LevelSource {
+    /// The release's `<file>.privacy.toml`.
+    Sidecar,
+    /// One `α` for every row (`--alpha`).
+    Alpha(f64),
+    /// A `row,alpha` or `row,epsilon` file (`--alpha-file`), `ε` at this precision `N`.
+    File { path: PathBuf, precision: f64 },
+}
+
+/// What the fit sees.
+#[derive(Clone, Debug)]
+pub enum Input {
+    /// Released values with their noise levels (`α_d` per row); held-out cells marked missing.
+    Released { privatized: Privatized, alphas: Vec<f64>, values: Vec<i64> },
+    /// Raw counts (the non-private reference methods only).
+    Counts(Vec<u32>),
+}
+
+/// A loaded table: labels of both axes (the same for a network), the data, and what was held
+/// out.
+#[derive(Clone, Debug)]
+pub struct FitData {
+    pub file: PathBuf,
+    pub rows: Labels,
+    pub cols: Labels,
+    pub input: Input,
+    /// How the noise levels were found, for the record (`None` for raw counts).
+    pub levels: Option<String>,
+    /// Whether the diagonal is outside the model (the block model's self-loops).
+    pub excludes_diagonal: bool,
+    /// Row-major indices of the held-out cells (sorted).
+    pub heldout: Vec<usize>,
+}
+
+impl FitData {
+    /// Rows and columns of the grid.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.rows.len(), self.cols.len())
+    }
+
+    /// Whether cell `n` is part of the model.
+    pub fn is_modelled(&self, n: usize) -> bool {
+        !(self.excludes_diagonal && n / self.cols.len() == n % self.cols.len())
+    }
+}
+
+/// Reads `path` for `method` and `kind`: released values (`row,col,value`) with their levels for
+/// the naïve and private methods, raw counts (`row,col,count`) for the non-private references. A
+/// block model needs the same labels on both axes (a release made with `--square`).
+pub fn load(path: &Path, method: Method, kind: ModelKind, levels: &LevelSource) -> Result<FitData, FitError> {
+    let excludes_diagonal = kind.excludes_diagonal();
+    if !method.reads_released() {
+        let table = read_counts(path, kind.square())?;
+        let counts = table
+            .counts
+            .iter()
+            .enumerate()
+            .map(|(n, &c)| {
+                u32::try_from(c).map_err(|_| {
+                    let (r, col) = (&table.rows.names[n / table.cols.len()], &table.cols.names[n % table.cols.len()]);
+                    FitError::Input(format!("{}: the count of ({r}, {col}) is {c}, above {}", path.display(), u32::MAX))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let (rows, cols) = (table.rows, table.cols);
+        let input = Input::Counts(counts);
+        return Ok(FitData {
+            file: path.into(),
+            rows,
+            cols,
+            input,
+            levels: None,
+            excludes_diagonal,
+            heldout: Vec::new(),
+        });
+    }
+    let mut table = read_released(path)?;
+    if kind.square() {
+        table = table.as_square().ok_or_else(|| {
+            FitError::Input(format!(
+                "{}: the {} model needs the same labels on both axes (a network); this table has {} row and {} column \
+                 labels (privatize with --square)",
+                path.display(),
+                kind.name(),
+                table.rows.len(),
+                table.cols.len()
+            ))
+        })?;
+    }
+    let (alphas, described) = row_levels(path, &table.rows, table.cols.len(), levels)?;
+    let privatized = Privatized::from_released(
+        table.rows.len(),
+        table.cols.len(),
+        table.values.clone(),
+        Noise::PerRow(alphas.clone()),
+    )
+    .map_err(|e| FitError::Input(format!("{}: {e}", path.display())))?;
+    Ok(FitData {
+        file: path.into(),
+        rows: table.rows,
+        cols: table.cols,
+        input: Input::Released { privatized, alphas, values: table.values },
+        levels: Some(described),
+        excludes_diagonal,
+        heldout: Vec::new(),
+    })
+}
+
+/// `α_d` of every row, and a description of where they came from.
+fn row_levels(path: &Path, rows: &Labels, cols: usize, source: &LevelSource) -> Result<(Vec<f64>, String), FitError> {
+    let check = |a: f64, what: &str| {
+        if a > 0.0 && a < 1.0 {
+            Ok(a)
+        } else {
+            Err(FitError::setting("alpha", format!("{a} ({what})"), "a number in (0, 1)"))
+        }
+    };
+    match source {
+        LevelSource::Alpha(a) => {
+            Ok((vec![check(*a, "--alpha")?; rows.len()], format!("alpha = {a} for every row (--alpha)")))
+        }
+        LevelSource::File { path: file, precision } => {
+            let n = *precision;
+            if !(n.is_finite() && n > 0.0) {
+                return Err(FitError::setting("precision", n, "a finite number > 0"));
+            }
+            let given = read_levels(file)?;
+            let by_row = Labels::from_names(given.iter().map(|(r, _)| r.clone()));
+            let alphas = rows
+                .names
+                .iter()
+                .map(|row| {
+                    let i = by_row.get(row).ok_or_else(|| {
+                        FitError::Input(format!("{}: no level for row {row:?} of {}", file.display(), path.display()))
+                    })?;
+                    match given[i].1 {
+                        Level::Alpha(a) => check(a, row),
+                        Level::Epsilon(e) => check((-e / n).exp(), row),
+                    }
+                })
+                .collect::<Result<_, _>>()?;
+            Ok((alphas, format!("per row from {} (precision N = {n})", file.display())))
+        }
+        LevelSource::Sidecar => {
+            let sidecar_file = sidecar_path(path);
+            if !sidecar_file.exists() {
+                return Err(FitError::Input(format!(
+                    "{}: no noise levels: {} is missing; give --alpha or --alpha-file",
+                    path.display(),
+                    sidecar_file.display()
+                )));
+            }
+            let sidecar = PrivacySidecar::load(&sidecar_file)?;
+            if (sidecar.rows, sidecar.cols) != (rows.len(), cols) {
+                return Err(FitError::Input(format!(
+                    "{}: states a {} × {} grid but {} has {} × {}",
+                    sidecar_file.display(),
+                    sidecar.rows,
+                    sidecar.cols,
+                    path.display(),
+                    rows.len(),
+                    cols
+                )));
+            }
+            let alphas = sidecar.alphas(&sidecar_file, rows)?;
+            let described = match sidecar.alpha {
+                Some(a) => format!(
+                    "alpha = {a} for every row (epsilon = {:.6} at precision N = {})",
+                    sidecar.precision * (1.0 / a).ln(),
+                    sidecar.precision
+                ),
+                None => format!("per row (precision N = {})", sidecar.precision),
+            };
+            let private = if sidecar.private { "" } else { "; the release was seeded and is NOT private" };
+            Ok((alphas, format!("{described}, from {}{private}", sidecar_file.display())))
+        }
+    }
+}
+
+/// Holds out `round(fraction × modelled cells)` cells chosen uniformly without replacement from
+/// `streams` (a partial Fisher–Yates shuffle): they are marked missing in the released data, so
+/// the fit leaves them out of the likelihood. Only released data can be held out.
+pub fn hold_out(data: &mut FitData, fraction: f64, streams: Streams) -> Result<(), FitError> {
+    if !(fraction > 0.0 && fraction < 1.0) {
+        return Err(FitError::setting("holdout", fraction, "a fraction in (0, 1)"));
+    }
+    let (rows, cols) = data.shape();
+    let mut cells: Vec<usize> = (0..rows * cols).filter(|&n| data.is_modelled(n)).collect();
+    let count = (fraction * cells.len() as f64).round() as usize;
+    if count == 0 || count == cells.len() {
+        return Err(FitError::setting(
+            "holdout",
+            fraction,
+            format!("a fraction that leaves at least one of the {} modelled cells on each side", cells.len()),
+        ));
+    }
+    let Input::Released { privatized, .. } = &mut data.input else {
+        return Err(FitError::setting(
+            "holdout",
+            fraction,
+            "only with released data (methods naive, private, naive-cavi, private-cavi)",
+        ));
+    };
+    let mut rng = streams.rng();
+    for i in 0..count {
+        let j = rng.random_range(i..cells.len());
+        cells.swap(i, j);
+    }
+    let mut heldout = cells[..count].to_vec();
+    heldout.sort_unstable();
+    let mut mask = vec![false; rows * cols];
+    for &n in &heldout {
+        mask[n] = true;
+    }
+    *privatized = privatized.clone().with_missing(mask).map_err(|e| FitError::Inference(e.to_string()))?;
+    data.heldout = heldout;
+    Ok(())
+}
+
+/// A fresh seed from the operating system, for a fit run without `--seed` (the seed is then
+/// recorded in `fit.toml`, so the fit can be repeated exactly).
+pub fn seed_from_os() -> Result<u64, FitError> {
+    use rand::TryRng;
+    rand::rngs::SysRng.try_next_u64().map_err(|e| FitError::Inference(format!("no operating-system entropy: {e}")))
+}

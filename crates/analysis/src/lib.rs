@@ -1,0 +1,25 @@
+//! Fitting a model to a user's own table (`lppf fit`): the analyst's side of the trust boundary.
+//!
+//! - [`load`]: a released `row,col,value` table with its noise levels (from the release's
+//!   `.privacy.toml`, or given), or — for the non-private reference methods — raw
+//!   `row,col,count`; labels are kept for every output.
+//! - [`hold_out`]: hides a random fraction of the modelled cells from the fit (marked missing,
+//!   so every sampler leaves them out of the likelihood), to score them afterwards.
+//! - [`fit_chains`]: several chains (or CAVI starts) in parallel, chain `c` on the stream
+//!   `Streams::new(seed).child(c)`, pooled into one [`FitResult`]: posterior mean and sd of every
+//!   rate, the factors of the best chain, traces, split-R̂ and ESS, and the held-out log
+//!   predictive under the released-data likelihood `Pois(μ) ⊛ 2Geo(α)`.
+//! - [`write_outputs`]: `rates.parquet`, `factors.parquet`, `trace.parquet`, `diagnostics.csv`,
+//!   `fit.toml`, `summary.txt` and `figure.svg`/`.png`, each written atomically.
+
+mod chains;
+mod data;
+mod error;
+mod outputs;
+mod report;
+
+pub use chains::{ChainTrace, FitResult, FitSettings, HeldOutScore, MAX_PREDICTIVE_SAMPLES, fit_chains};
+pub use data::{FitData, Input, LevelSource, hold_out, load, seed_from_os};
+pub use error::FitError;
+pub use outputs::{OUTPUT_FILES, write_outputs};
+pub use report::summary_text;

@@ -1,0 +1,208 @@
+//! The files a fit writes to its directory, each atomically.
+
+use crate::chains::{FitResult, FitSettings};
+use crate::data::FitData;
+use crate::error::FitError;
+use crate::report::{figure_matrix, summary_text, warnings};
+use inference::Algorithm;
+use results::{HeatmapText, TopicPanel, Values, plot_heatmaps, write_atomic, write_table};
+use serde::Serialize;
+use std::fmt::Write;
+use std::path::Path;
+
+/// Every file [`write_outputs`] writes.
+pub const OUTPUT_FILES: [&str; 8] = [
+    "rates.parquet",
+    "factors.parquet",
+    "trace.parquet",
+    "diagnostics.csv",
+    "fit.toml",
+    "summary.txt",
+    "figure.svg",
+    "figure.png",
+];
+
+/// `fit.toml`: every setting, the input, the software, the seed and the headline numbers.
+#[derive(Serialize)]
+struct FitRecord<'a> {
+    software: String,
+    input: String,
+    rows: usize,
+    cols: usize,
+    noise_levels: Option<&'a str>,
+    model: &'a str,
+    components: usize,
+    a0: f64,
+    b0: f64,
+    method: &'a str,
+    chains: usize,
+    seed: u64,
+    seed_source: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    iterations: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    burn_in: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thin: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_iterations: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tolerance: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    holdout: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    heldout_cells: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    heldout_log_predictive: Option<f64>,
+    factors_from_chain: usize,
+    seconds: f64,
+    warnings: Vec<String>,
+}
+
+/// Writes every file of [`OUTPUT_FILES`] to `dir` (which must exist). `seed_source` says where
+/// the seed came from; `holdout` is the fraction asked for.
+pub fn write_outputs(
+    dir: &Path,
+    settings: &FitSettings,
+    data: &FitData,
+    result: &FitResult,
+    seed_source: &str,
+    holdout: Option<f64>,
+) -> Result<(), FitError> {
+    let (rows, cols) = data.shape();
+    // rates.parquet: every modelled cell, by label.
+    let cells: Vec<usize> = (0..rows * cols).filter(|&n| data.is_modelled(n)).collect();
+    let label = |n: usize| (data.rows.names[n / cols].clone(), data.cols.names[n % cols].clone());
+    let sd = result.sd_rates.as_ref();
+    write_table(
+        &dir.join("rates.parquet"),
+        &[
+            ("row", Values::Text(cells.iter().map(|&n| label(n).0).collect())),
+            ("col", Values::Text(cells.iter().map(|&n| label(n).1).collect())),
+            ("mean", Values::Float(cells.iter().map(|&n| Some(result.mean_rates[n])).collect())),
+            ("sd", Values::Float(cells.iter().map(|&n| sd.map(|s| s[n])).collect())),
+            ("heldout", Values::Int(cells.iter().map(|n| i64::from(data.heldout.binary_search(n).is_ok())).collect())),
+        ],
+        &[("lppf.method", settings.method.name().to_string())],
+    )?;
+    // factors.parquet: tidy (matrix, label, component, value).
+    let (mut matrix, mut labels, mut component, mut value) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (m, layout) in result.factors.iter().zip(settings.model.factors()) {
+        for i in 0..m.rows {
+            for j in 0..m.cols {
+                // θ: a row label and a component; φ: a component and a column label; π: two
+                // components (the label is the second).
+                let (l, k) = match (layout.rows, layout.cols) {
+                    (models::Axis::Rows, _) => (data.rows.names[i].clone(), j),
+                    (_, models::Axis::Cols) => (data.cols.names[j].clone(), i),
+                    _ => (j.to_string(), i),
+                };
+                matrix.push(m.name.to_string());
+                labels.push(l);
+                component.push(k as i64);
+                value.push(Some(m.values[i * m.cols + j]));
+            }
+        }
+    }
+    write_table(
+        &dir.join("factors.parquet"),
+        &[
+            ("matrix", Values::Text(matrix)),
+            ("label", Values::Text(labels)),
+            ("component", Values::Int(component)),
+            ("value", Values::Float(value)),
+        ],
+        &[("lppf.factors_from_chain", result.factors_chain.to_string())],
+    )?;
+    // trace.parquet: one row per chain and kept iteration.
+    let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
+    let (mut chain, mut iteration, mut trace, mut total) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (c, t) in result.traces.iter().enumerate() {
+        for (i, (&it, &v)) in t.iterations.iter().zip(&t.values).enumerate() {
+            chain.push(c as i64);
+            iteration.push(it as i64);
+            trace.push(Some(v));
+            total.push(t.total_rate.get(i).copied());
+        }
+    }
+    write_table(
+        &dir.join("trace.parquet"),
+        &[
+            ("chain", Values::Int(chain)),
+            ("iteration", Values::Int(iteration)),
+            (if gibbs { "ln_joint" } else { "elbo" }, Values::Float(trace)),
+            ("total_rate", Values::Float(total)),
+        ],
+        &[],
+    )?;
+    // diagnostics.csv
+    let mut csv = String::from("quantity,rhat,ess_bulk,ess_tail,chains,draws_per_chain,flag\n");
+    for (name, d) in &result.diagnostics {
+        let flag = d.warnings(settings.chains).join("; ").replace(',', ";");
+        let draws = result.traces.first().map_or(0, |t| t.values.len());
+        let _ = writeln!(csv, "{name},{},{},{},{},{draws},{flag}", d.rhat, d.ess_bulk, d.ess_tail, settings.chains);
+    }
+    if !gibbs {
+        for (c, t) in result.traces.iter().enumerate() {
+            let converged = if t.converged == Some(true) { "" } else { "not converged" };
+            let elbo = t.values.last().copied().unwrap_or(f64::NAN);
+            let _ = writeln!(
+                csv,
+                "final_elbo_start_{c},,,,{},{},{converged} (ELBO {elbo})",
+                settings.chains,
+                t.values.len()
+            );
+        }
+    }
+    write_atomic(&dir.join("diagnostics.csv"), csv.as_bytes())?;
+    // fit.toml
+    let (iterations, burn_in, thin, max_iterations, tolerance) = match settings.algorithm {
+        Algorithm::Gibbs(s) => (Some(s.iterations()), Some(s.burn_in()), Some(s.thin()), None, None),
+        Algorithm::Cavi(c) => (None, None, None, Some(c.max_iterations()), Some(c.tolerance())),
+    };
+    let record = FitRecord {
+        software: format!("lppf {}", env!("CARGO_PKG_VERSION")),
+        input: data.file.display().to_string(),
+        rows,
+        cols,
+        noise_levels: data.levels.as_deref(),
+        model: settings.model.name(),
+        components: settings.components,
+        a0: settings.prior.shape(),
+        b0: settings.prior.rate(),
+        method: settings.method.name(),
+        chains: settings.chains,
+        seed: settings.seed,
+        seed_source,
+        iterations,
+        burn_in,
+        thin,
+        max_iterations,
+        tolerance,
+        holdout,
+        heldout_cells: result.heldout.as_ref().map(|h| h.cells),
+        heldout_log_predictive: result.heldout.as_ref().map(|h| h.log_predictive),
+        factors_from_chain: result.factors_chain,
+        seconds: result.seconds,
+        warnings: warnings(settings, result),
+    };
+    let text = toml::to_string(&record).map_err(|e| FitError::Output(format!("fit.toml: {e}")))?;
+    write_atomic(
+        &dir.join("fit.toml"),
+        format!("# lppf fit: the settings and headline numbers of this fit\n{text}").as_bytes(),
+    )?;
+    write_atomic(&dir.join("summary.txt"), summary_text(settings, data, result).as_bytes())?;
+    // figure.svg / figure.png, through temporary names renamed into place.
+    if let Some((values, r, c, [title, x, y, scale])) = figure_matrix(settings, data, result) {
+        let text = HeatmapText { title: &title, x: &x, y: &y, scale: &scale };
+        let height = if r == c { 700 } else { (r as u32 * 14).clamp(150, 700) };
+        let panel = [TopicPanel { label: String::new(), topics: values }];
+        let (svg, png) = (dir.join(".figure.tmp.svg"), dir.join(".figure.tmp.png"));
+        plot_heatmaps(&panel, (r, c), &text, height, Some(&svg), Some(&png))?;
+        for (tmp, name) in [(svg, "figure.svg"), (png, "figure.png")] {
+            std::fs::rename(&tmp, dir.join(name))
+                .map_err(|e| FitError::Output(format!("{}: {e}", dir.join(name).display())))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,266 @@
+//! What a person reads: the summary text (convergence, held-out score, each community's top
+//! members or each topic's top words, by label) and the figure's matrix.
+
+use crate::chains::{FitResult, FitSettings};
+use crate::data::FitData;
+use inference::{Algorithm, ESS_PER_CHAIN, RHAT_LIMIT};
+use models::{MeanMatrix, ModelKind};
+use std::fmt::Write;
+
+/// Members (block) or words (topic) listed per component.
+const TOP: usize = 10;
+/// Rows (documents) listed per topic.
+const TOP_ROWS: usize = 3;
+/// The figure's matrix is averaged down to at most this many cells per axis.
+const FIGURE_CELLS: usize = 150;
+
+fn factor<'a>(result: &'a FitResult, name: &str) -> Option<&'a MeanMatrix> {
+    result.factors.iter().find(|m| m.name == name)
+}
+
+/// `x` to three significant digits.
+fn sig3(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let decimals = (2 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    format!("{x:.decimals$}")
+}
+
+/// The indices of the `n` largest of `values` (ties by index), largest first.
+fn top(values: impl Iterator<Item = f64>, n: usize) -> Vec<(usize, f64)> {
+    let mut v: Vec<(usize, f64)> = values.enumerate().collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    v.truncate(n);
+    v
+}
+
+/// The warnings a reader must see: unconverged or few effective draws, CAVI starts that did not
+/// converge.
+pub(crate) fn warnings(settings: &FitSettings, result: &FitResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, d) in &result.diagnostics {
+        out.extend(d.warnings(settings.chains).into_iter().map(|w| format!("{name}: {w}")));
+    }
+    let unconverged = result.traces.iter().filter(|t| t.converged == Some(false)).count();
+    if unconverged > 0 {
+        out.push(format!(
+            "{unconverged} of {} CAVI starts did not converge; raise --max-iterations",
+            result.traces.len()
+        ));
+    }
+    out
+}
+
+/// The summary printed after a fit and saved as `summary.txt`.
+pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) -> String {
+    let mut s = String::new();
+    let (rows, cols) = data.shape();
+    let _ = writeln!(
+        s,
+        "lppf fit: {} model, {} components, method {}, on {} ({rows} × {cols} cells{})",
+        settings.model.name(),
+        settings.components,
+        settings.method.name(),
+        data.file.display(),
+        if data.excludes_diagonal { ", diagonal not modelled" } else { "" }
+    );
+    if let Some(levels) = &data.levels {
+        let _ = writeln!(s, "noise levels: {levels}");
+    }
+    match settings.algorithm {
+        Algorithm::Gibbs(schedule) => {
+            let _ = writeln!(
+                s,
+                "{} chains × {} iterations, {} kept per chain; {:.1} s",
+                settings.chains,
+                schedule.iterations(),
+                schedule.kept(),
+                result.seconds
+            );
+            let _ = writeln!(
+                s,
+                "\nconvergence (split-R̂ and ESS, Vehtari et al. 2021; want R̂ ≤ {RHAT_LIMIT}, ESS ≥ {} per chain):",
+                ESS_PER_CHAIN
+            );
+            for (name, d) in &result.diagnostics {
+                let _ = writeln!(
+                    s,
+                    "  {name:<11} R̂ {:.3}   bulk ESS {:.0}   tail ESS {:.0}",
+                    d.rhat, d.ess_bulk, d.ess_tail
+                );
+            }
+            let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64;
+            for (c, t) in result.traces.iter().enumerate() {
+                let _ = writeln!(
+                    s,
+                    "  chain {c}: mean ln_joint {}, mean total_rate {}",
+                    sig3(mean(&t.values)),
+                    sig3(mean(&t.total_rate))
+                );
+            }
+        }
+        Algorithm::Cavi(_) => {
+            let _ = writeln!(s, "{} CAVI starts; {:.1} s", settings.chains, result.seconds);
+            for (c, t) in result.traces.iter().enumerate() {
+                let _ = writeln!(
+                    s,
+                    "  start {c}: {} iterations, final ELBO {}, {}",
+                    t.values.len(),
+                    t.values.last().map_or("-".into(), |e| sig3(*e)),
+                    if t.converged == Some(true) { "converged" } else { "NOT converged" }
+                );
+            }
+        }
+    }
+    for w in warnings(settings, result) {
+        let _ = writeln!(s, "  WARNING {w}");
+    }
+    if let Some(h) = &result.heldout {
+        let _ = writeln!(
+            s,
+            "\nheld out: {} cells; log predictive {} ({} per cell), averaged over {} posterior sample{}",
+            h.cells,
+            sig3(h.log_predictive),
+            sig3(h.log_predictive / h.cells as f64),
+            h.samples,
+            if h.samples == 1 { " (CAVI: plug-in E[μ])" } else { "s" }
+        );
+    }
+    let source = match settings.algorithm {
+        Algorithm::Gibbs(_) => format!("the best kept sample of chain {}", result.factors_chain),
+        Algorithm::Cavi(_) => format!("the variational means of start {}", result.factors_chain),
+    };
+    match settings.model {
+        ModelKind::Block => block_summary(&mut s, data, result, &source),
+        ModelKind::Topic => topic_summary(&mut s, data, result, &source),
+    }
+    s
+}
+
+fn block_summary(s: &mut String, data: &FitData, result: &FitResult, source: &str) {
+    let Some(theta) = factor(result, "theta") else { return };
+    let c = theta.cols;
+    let size: Vec<f64> = (0..c).map(|k| (0..theta.rows).map(|i| theta.values[i * c + k]).sum()).collect();
+    let _ = writeln!(s, "\ncommunities (from {source}), largest first; members by θ (membership):");
+    for (rank, (k, total)) in top(size.iter().copied(), c).into_iter().enumerate() {
+        let members: Vec<String> = top((0..theta.rows).map(|i| theta.values[i * c + k]), TOP)
+            .into_iter()
+            .map(|(i, v)| format!("{} ({})", data.rows.names[i], sig3(v)))
+            .collect();
+        let _ = writeln!(s, "  {:>2}. (component {k}, Σθ = {}): {}", rank + 1, sig3(total), members.join(", "));
+    }
+}
+
+fn topic_summary(s: &mut String, data: &FitData, result: &FitResult, source: &str) {
+    let (Some(theta), Some(phi)) = (factor(result, "theta"), factor(result, "phi")) else { return };
+    let (k, v) = (phi.rows, phi.cols);
+    let weight: Vec<f64> = (0..k)
+        .map(|t| {
+            let doc: f64 = (0..theta.rows).map(|d| theta.values[d * k + t]).sum();
+            doc * phi.values[t * v..(t + 1) * v].iter().sum::<f64>()
+        })
+        .collect();
+    let total: f64 = weight.iter().sum();
+    let _ = writeln!(s, "\ntopics (from {source}), by expected share of all counts; top columns by φ:");
+    for (rank, (t, w)) in top(weight.iter().copied(), k).into_iter().enumerate() {
+        let words: Vec<&str> = top(phi.values[t * v..(t + 1) * v].iter().copied(), TOP)
+            .into_iter()
+            .map(|(j, _)| data.cols.names[j].as_str())
+            .collect();
+        let docs: Vec<&str> = top((0..theta.rows).map(|d| theta.values[d * k + t]), TOP_ROWS)
+            .into_iter()
+            .map(|(d, _)| data.rows.names[d].as_str())
+            .collect();
+        let share = if total > 0.0 { 100.0 * w / total } else { 0.0 };
+        let _ = writeln!(
+            s,
+            "  {:>2}. (component {t}, {share:.1} %): {}  — rows: {}",
+            rank + 1,
+            words.join(" "),
+            docs.join(", ")
+        );
+    }
+}
+
+/// Averages a row-major `rows × cols` matrix down to at most `FIGURE_CELLS` per axis.
+fn shrink(values: &[f64], rows: usize, cols: usize) -> (Vec<f64>, usize, usize) {
+    let (r, c) = (rows.min(FIGURE_CELLS), cols.min(FIGURE_CELLS));
+    let mut sum = vec![0.0; r * c];
+    let mut count = vec![0usize; r * c];
+    for i in 0..rows {
+        for j in 0..cols {
+            let cell = (i * r / rows) * c + j * c / cols;
+            sum[cell] += values[i * cols + j];
+            count[cell] += 1;
+        }
+    }
+    (sum.iter().zip(&count).map(|(s, &n)| s / n.max(1) as f64).collect(), r, c)
+}
+
+/// The order of `theta`'s rows by dominant component, then by decreasing weight on it.
+fn by_component(theta: &MeanMatrix) -> Vec<usize> {
+    let c = theta.cols;
+    let dominant =
+        |i: usize| top(theta.values[i * c..(i + 1) * c].iter().copied(), 1).first().copied().unwrap_or((0, 0.0));
+    let mut order: Vec<usize> = (0..theta.rows).collect();
+    order.sort_by(|&a, &b| {
+        let (ka, va) = dominant(a);
+        let (kb, vb) = dominant(b);
+        ka.cmp(&kb).then(vb.total_cmp(&va)).then(a.cmp(&b))
+    });
+    order
+}
+
+/// The figure: block model, `ln(1 + μ̂)` with actors ordered by dominant community; topic model,
+/// each topic's `φ` normalized to sum 1 with columns ordered by dominant topic. Returns the
+/// matrix, its shape, and the axis names and title.
+pub(crate) fn figure_matrix(
+    settings: &FitSettings,
+    data: &FitData,
+    result: &FitResult,
+) -> Option<(Vec<f64>, usize, usize, [String; 4])> {
+    let theta = factor(result, "theta")?;
+    match settings.model {
+        ModelKind::Block => {
+            let n = data.rows.len();
+            let order = by_component(theta);
+            let values: Vec<f64> = order
+                .iter()
+                .flat_map(|&i| order.iter().map(move |&j| (i, j)))
+                .map(|(i, j)| result.mean_rates[i * n + j].ln_1p())
+                .collect();
+            let (m, r, c) = shrink(&values, n, n);
+            let title = format!(
+                "{}: posterior mean rates, actors ordered by community ({} components)",
+                settings.method.name(),
+                settings.components
+            );
+            Some((m, r, c, [title, "recipient (ordered)".into(), "sender (ordered)".into(), "ln(1 + rate)".into()]))
+        }
+        ModelKind::Topic => {
+            let phi = factor(result, "phi")?;
+            let (k, v) = (phi.rows, phi.cols);
+            let normalized: Vec<f64> = phi
+                .values
+                .chunks_exact(v)
+                .flat_map(|row| {
+                    let s: f64 = row.iter().sum();
+                    row.iter().map(move |x| if s > 0.0 { x / s } else { 0.0 })
+                })
+                .collect();
+            let transposed = MeanMatrix {
+                name: "phi^T",
+                rows: v,
+                cols: k,
+                values: (0..v * k).map(|n| normalized[(n % k) * v + n / k]).collect(),
+            };
+            let order = by_component(&transposed);
+            let values: Vec<f64> =
+                (0..k).flat_map(|t| order.iter().map(move |&j| (t, j))).map(|(t, j)| normalized[t * v + j]).collect();
+            let (m, r, c) = shrink(&values, k, v);
+            let title = format!("{}: topics (φ normalized), columns ordered by dominant topic", settings.method.name());
+            Some((m, r, c, [title, "column (ordered)".into(), "topic".into(), "share of the topic".into()]))
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! `lppf fit`: the analyst's side. Fits a model to a released table (or, for comparison, to raw
+//! counts) with several chains in parallel and writes the posterior by label to a directory.
+
+use crate::{Failure, bad_input, failed};
+use analysis::{
+    FitError, FitSettings, LevelSource, OUTPUT_FILES, fit_chains, hold_out, load, seed_from_os, summary_text,
+    write_outputs,
+};
+use distributions::Streams;
+use indicatif::{ProgressBar, ProgressStyle};
+use inference::{Algorithm, BesselArgument, CaviSettings, MEstimate, Method, Schedule};
+use models::{GammaPrior, ModelKind};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+/// The stream of the held-out cells: `Streams::new(seed).child(HOLDOUT_STREAM)` (chains use
+/// children 0, 1, …).
+const HOLDOUT_STREAM: u64 = u64::MAX;
+
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("levels").multiple(false).args(["alpha", "alpha_file"])))]
+pub struct FitArgs {
+    /// The data: a release (row,col,value, with its .privacy.toml) for the naive and private
+    /// methods; raw counts (row,col,count) for non-private and cavi. CSV, or Parquet when the name
+    /// ends in .parquet.
+    #[arg(long)]
+    input: PathBuf,
+    /// block (a network: the same labels on both axes) or topic (rows × columns).
+    #[arg(long, value_parser = parse_model)]
+    model: ModelKind,
+    /// Number of communities (block) or topics (topic).
+    #[arg(long)]
+    components: usize,
+    /// private, naive, private-cavi, naive-cavi (released data); non-private, cavi (raw counts).
+    #[arg(long, value_parser = parse_method)]
+    method: Method,
+    /// Gibbs chains, or CAVI starts, run in parallel.
+    #[arg(long, default_value_t = 4)]
+    chains: usize,
+    /// Gibbs sweeps per chain.
+    #[arg(long, default_value_t = 2000)]
+    iterations: usize,
+    /// Gibbs sweeps discarded at the start of each chain.
+    #[arg(long, default_value_t = 1000)]
+    burn_in: usize,
+    /// Keep every THIN-th sweep after the burn-in.
+    #[arg(long, default_value_t = 5)]
+    thin: usize,
+    /// CAVI: at most this many iterations per start.
+    #[arg(long, default_value_t = 1000)]
+    max_iterations: usize,
+    /// CAVI: stop when the relative ELBO change falls below this.
+    #[arg(long, default_value_t = 1e-6)]
+    tolerance: f64,
+    /// Gamma prior shape a0 of every factor. The default 1 (with b0 = 1: an exponential prior)
+    /// is weakly informative; a sparse prior (a0 < 1) shrinks the rates strongly when the noise
+    /// is high (docs/own-data.md, "Prior").
+    #[arg(long, default_value_t = 1.0)]
+    a0: f64,
+    /// Gamma prior rate b0 of every factor.
+    #[arg(long, default_value_t = 1.0)]
+    b0: f64,
+    /// The noise level of every row, when the release has no .privacy.toml.
+    #[arg(long)]
+    alpha: Option<f64>,
+    /// Each row's level (row,alpha or row,epsilon), when the release has no .privacy.toml.
+    #[arg(long)]
+    alpha_file: Option<PathBuf>,
+    /// The precision N of epsilons in --alpha-file (alpha = exp(−epsilon/N)).
+    #[arg(long, default_value_t = 1.0)]
+    precision: f64,
+    /// Hide this fraction of the modelled cells from the fit and report their held-out log
+    /// predictive under the released-data likelihood (released data only).
+    #[arg(long)]
+    holdout: Option<f64>,
+    /// Seed of the chains (and the held-out cells); without it one is drawn from the operating
+    /// system and written to fit.toml.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// The directory to write rates.parquet, factors.parquet, trace.parquet, diagnostics.csv,
+    /// fit.toml, summary.txt and figure.svg/.png to.
+    #[arg(long)]
+    output: PathBuf,
+    /// Replace a fit already in --output.
+    #[arg(long)]
+    force: bool,
+    /// No progress bar and no summary on stderr.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn parse_model(s: &str) -> Result<ModelKind, String> {
+    ModelKind::ALL
+        .into_iter()
+        .find(|k| k.name() == s)
+        .ok_or_else(|| format!("{s:?} is not a model; use one of {}", ModelKind::ALL.map(ModelKind::name).join(", ")))
+}
+
+fn parse_method(s: &str) -> Result<Method, String> {
+    Method::from_name(s)
+        .ok_or_else(|| format!("{s:?} is not a method; use one of {}", Method::ALL.map(Method::name).join(", ")))
+}
+
+fn to_failure(e: FitError) -> Failure {
+    if e.is_user_error() { bad_input(e) } else { failed(e) }
+}
+
+pub fn fit(args: &FitArgs) -> Result<(), Failure> {
+    let prior = GammaPrior::new(args.a0, args.b0).map_err(bad_input)?;
+    let algorithm = if args.method.is_cavi() {
+        let settings =
+            CaviSettings::new(args.max_iterations, args.tolerance, MEstimate::Mode, BesselArgument::DeltaMethod);
+        Algorithm::Cavi(settings.map_err(bad_input)?)
+    } else {
+        Algorithm::Gibbs(Schedule::new(args.iterations, args.burn_in, args.thin).map_err(bad_input)?)
+    };
+    if args.output.join("fit.toml").exists() && !args.force {
+        return Err(bad_input(format!(
+            "{}: already holds a fit (fit.toml); pass --force to replace it or choose another --output",
+            args.output.display()
+        )));
+    }
+    let levels = match (&args.alpha, &args.alpha_file) {
+        (Some(a), _) => LevelSource::Alpha(*a),
+        (_, Some(path)) => LevelSource::File { path: path.clone(), precision: args.precision },
+        _ => LevelSource::Sidecar,
+    };
+    if !args.method.reads_released() && (args.alpha.is_some() || args.alpha_file.is_some()) {
+        return Err(bad_input(format!(
+            "--alpha and --alpha-file apply to released data, not to method {}",
+            args.method.name()
+        )));
+    }
+    let mut data = load(&args.input, args.method, args.model, &levels).map_err(to_failure)?;
+    let (seed, seed_source) = match args.seed {
+        Some(s) => (s, "--seed"),
+        None => (seed_from_os().map_err(to_failure)?, "operating-system entropy (recorded here to repeat the fit)"),
+    };
+    if let Some(fraction) = args.holdout {
+        hold_out(&mut data, fraction, Streams::new(seed).child(HOLDOUT_STREAM)).map_err(to_failure)?;
+    }
+    let settings = FitSettings {
+        model: args.model,
+        components: args.components,
+        prior,
+        method: args.method,
+        chains: args.chains,
+        algorithm,
+        seed,
+    };
+    let per_chain = match algorithm {
+        Algorithm::Gibbs(s) => s.iterations(),
+        Algorithm::Cavi(c) => c.max_iterations(),
+    };
+    let bar = if args.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let style =
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} iterations · ETA {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar());
+        ProgressBar::new((per_chain * args.chains) as u64).with_style(style)
+    };
+    let result = fit_chains(&settings, &data, &|| bar.inc(1)).map_err(to_failure)?;
+    bar.finish_and_clear();
+    std::fs::create_dir_all(&args.output)
+        .map_err(|e| failed(format!("{}: cannot create: {e}", args.output.display())))?;
+    write_outputs(&args.output, &settings, &data, &result, seed_source, args.holdout).map_err(to_failure)?;
+    if !args.quiet {
+        eprint!("{}", summary_text(&settings, &data, &result));
+        eprintln!("\nwrote {} to {}", OUTPUT_FILES.join(", "), args.output.display());
+    }
+    Ok(())
+}
