@@ -5,6 +5,7 @@
 //! units stay on disk; rerun to resume).
 
 mod budget;
+mod enron_network;
 mod fit;
 mod privatize;
 mod progress;
@@ -117,6 +118,10 @@ enum Command {
     /// posterior mean and sd of every rate by label, the communities or topics, R̂ and ESS, an
     /// optional held-out score, and a figure, written to a directory.
     Fit(Box<fit::FitArgs>),
+    /// Write the Enron e-mail network as a count table `row,col,count` (the paper's actors,
+    /// named `Name (Department)`; one e-mail per recipient): the input of the worked example in
+    /// docs/own-data.md. Same input ⇒ same file.
+    PrepareEnronNetwork(enron_network::EnronNetworkArgs),
     /// Build the Fig. 4 base parameters from the Enron corpus: count the network, keep the
     /// paper's actors, choose C by held-out likelihood, fit the non-private block model, write
     /// θ*, π*, labels and provenance (with the input's sha256). Same input and seed ⇒ same file.
@@ -161,6 +166,7 @@ fn main() -> ExitCode {
         Command::Privatize(args) => privatize::privatize(&args),
         Command::Fit(args) => fit::fit(&args),
         Command::Epsilon(args) => budget::budget(&args).map(|lines| lines.iter().for_each(|l| println!("{l}"))),
+        Command::PrepareEnronNetwork(args) => enron_network::prepare_network(&args),
         Command::PrepareEnron { input, output, seed, components } => {
             prepare(&input, &output, PrepareOptions { seed, components, ..PrepareOptions::default() })
         }

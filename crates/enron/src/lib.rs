@@ -9,14 +9,17 @@
 //!
 //! Malformed rows and files are counted in a [`ReadReport`] and skipped, never a panic.
 //! [`CountNetwork`] counts one e-mail from i to j per recipient (§5.1 of Schein et al. 2019) and
-//! applies the paper's inclusion rule; [`DocumentTerms`] makes one document per sent e-mail.
+//! applies the paper's inclusion rule; [`DocumentTerms`] makes one document per sent e-mail;
+//! [`read_employees`] reads the employee table that names the actors.
 
 mod documents;
+mod employees;
 mod maildir;
 mod network;
 mod table;
 
 pub use documents::{DocumentTerms, STOP_WORDS, TokenizerOptions, tokenize};
+pub use employees::{Employee, employees_location, read_employees};
 pub use maildir::{parse_email, read_maildir};
 pub use network::{CountNetwork, InclusionRule};
 pub use table::{parse_table, read_table};

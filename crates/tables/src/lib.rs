@@ -3,6 +3,7 @@
 //! - [`read_counts`]: what a data holder has — `row,col,count` (CSV with a header, or Parquet
 //!   with those columns when the name ends in `.parquet`), unlisted cells zero, into a labelled
 //!   grid ([`CountTable`]);
+//! - [`write_counts`]: the non-zero cells of a [`CountTable`] back as `row,col,count`;
 //! - [`write_released`] / [`read_released`]: what is released — `row,col,value` for **every**
 //!   cell of the grid, same format rule;
 //! - [`read_levels`]: per-row privacy levels (`row,alpha` or `row,epsilon`);
@@ -21,5 +22,5 @@ mod sidecar;
 pub use error::TableError;
 pub use grid::{CountTable, Labels, MAX_CELLS, read_counts};
 pub use levels::{Level, read_levels};
-pub use released::{ReleasedTable, read_released, write_released};
+pub use released::{ReleasedTable, read_released, write_counts, write_released};
 pub use sidecar::{PrivacySidecar, sidecar_path};

@@ -1,0 +1,70 @@
+//! `lppf prepare-enron-network`: the committed example input data/enron/network-counts.csv is a
+//! well-formed count table of the paper's 117 actors, and the corpus reproduces it byte for byte.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+fn committed() -> PathBuf {
+    workspace().join("data/enron/network-counts.csv")
+}
+
+/// Read back as a network: 117 actors named `Name (Department)`, 2,143 non-zero cells, 36,312
+/// e-mails (the totals `prepare-enron-network` printed when the file was made), no self-loops.
+#[test]
+fn the_committed_example_is_a_well_formed_network() {
+    let table = tables::read_counts(&committed(), true).unwrap();
+    assert_eq!(table.rows.len(), 117);
+    assert!(
+        table
+            .rows
+            .names
+            .iter()
+            .all(|n| n.ends_with(" (Legal)") || n.ends_with(" (Trading)") || n.ends_with(" (Other)"))
+    );
+    assert_eq!(table.counts.iter().filter(|&&c| c > 0).count(), 2143);
+    assert_eq!(table.counts.iter().sum::<u64>(), 36_312);
+    assert!((0..117).all(|i| table.counts[i * 117 + i] == 0));
+}
+
+#[test]
+#[ignore = "needs ../shared/data/enron/; run with --include-ignored (CI does)"]
+fn the_corpus_reproduces_the_committed_example_byte_for_byte() {
+    let table = enron::table_for_tests();
+    let dir = std::env::temp_dir().join(format!("lppf-enron-network-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let output = dir.join("network-counts.csv");
+    let status = Command::new(env!("CARGO_BIN_EXE_lppf"))
+        .args(["prepare-enron-network", table.to_str().unwrap(), "--output", output.to_str().unwrap()])
+        .arg("--employees")
+        .arg(enron::employees_location())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read(&output).unwrap(), std::fs::read(committed()).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_missing_input_or_employee_table_is_bad_input() {
+    let dir = std::env::temp_dir().join(format!("lppf-enron-network-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let output = dir.join("out.csv");
+    let table = dir.join("table.csv");
+    std::fs::write(&table, "910930020,1,2,Subject\n").unwrap();
+    for (input, employees) in [(dir.join("nope.csv"), dir.join("e.json")), (table.clone(), dir.join("nope.json"))] {
+        let out = Command::new(env!("CARGO_BIN_EXE_lppf"))
+            .args(["prepare-enron-network", input.to_str().unwrap(), "--output", output.to_str().unwrap()])
+            .arg("--employees")
+            .arg(&employees)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("nope"));
+        assert!(!output.exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
