@@ -54,6 +54,9 @@ pub struct HeldOutScore {
     pub log_predictive: f64,
     /// Posterior samples averaged over (1 for CAVI's plug-in).
     pub samples: usize,
+    /// Each chain's own score from its own samples (CAVI: each start's plug-in): their spread is
+    /// the Monte Carlo error a comparison of scores must beat.
+    pub per_chain: Vec<f64>,
 }
 
 /// The pooled result of a fit.
@@ -119,7 +122,11 @@ pub fn fit_chains(
     let shape = FamilyShape { rows, cols, components: settings.components, prior: settings.prior };
     let chains = with_family(settings.model, shape, Chains { settings, observation, on_iteration })?;
     let (mut result, samples) = pool(settings, chains);
-    result.heldout = score_heldout(data, &samples)?;
+    let pooled_from = match settings.algorithm {
+        Algorithm::Gibbs(_) => None,
+        Algorithm::Cavi(_) => Some(result.factors_chain),
+    };
+    result.heldout = score_heldout(data, &samples, pooled_from)?;
     result.seconds = start.elapsed().as_secs_f64();
     Ok(result)
 }
@@ -146,8 +153,9 @@ impl FamilyVisitor for Chains<'_> {
 }
 
 /// Pools the chains: means and sds of the rates, the best chain's factors, the traces, the
-/// diagnostics, and (second) the held-out rate samples to score.
-fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<Vec<f64>>) {
+/// diagnostics, and (second) each chain's held-out rate samples to score (Gibbs: evenly spaced,
+/// at most [`MAX_PREDICTIVE_SAMPLES`] over all chains; CAVI: each start's plug-in).
+fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<Vec<Vec<f64>>>) {
     let chains = posteriors.len() as f64;
     let best_of = |p: &Posterior| match settings.algorithm {
         Algorithm::Gibbs(_) => p.trace.iter().copied().fold(f64::NEG_INFINITY, f64::max),
@@ -168,7 +176,15 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
             seconds: p.seconds,
         })
         .collect();
-    let (mean_rates, sd_rates, diagnostics, samples) = match settings.algorithm {
+    let per_chain = MAX_PREDICTIVE_SAMPLES.div_ceil(posteriors.len()).max(1);
+    let samples = posteriors
+        .iter()
+        .map(|p| {
+            let step = p.heldout_rates.len().div_ceil(per_chain).max(1);
+            p.heldout_rates.iter().step_by(step).cloned().collect()
+        })
+        .collect();
+    let (mean_rates, sd_rates, diagnostics) = match settings.algorithm {
         Algorithm::Gibbs(_) => {
             let cells = posteriors[0].mean_rates.len();
             let mut mean = vec![0.0; cells];
@@ -186,15 +202,9 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
                 |f: fn(&ChainTrace) -> &[f64]| -> Diagnostics { diagnose(&traces.iter().map(f).collect::<Vec<_>>()) };
             let diagnostics =
                 vec![("ln_joint", of(|t| t.values.as_slice())), ("total_rate", of(|t| t.total_rate.as_slice()))];
-            let pooled: Vec<&Vec<f64>> = posteriors.iter().flat_map(|p| &p.heldout_rates).collect();
-            let step = pooled.len().div_ceil(MAX_PREDICTIVE_SAMPLES).max(1);
-            let samples = pooled.into_iter().step_by(step).cloned().collect();
-            (mean, Some(sd), diagnostics, samples)
+            (mean, Some(sd), diagnostics)
         }
-        Algorithm::Cavi(_) => {
-            let best = &posteriors[factors_chain];
-            (best.mean_rates.clone(), None, Vec::new(), best.heldout_rates.clone())
-        }
+        Algorithm::Cavi(_) => (posteriors[factors_chain].mean_rates.clone(), None, Vec::new()),
     };
     let factors = posteriors.into_iter().nth(factors_chain).map(|p| p.factors).unwrap_or_default();
     let result =
@@ -202,8 +212,14 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
     (result, samples)
 }
 
-/// The held-out log predictive of the held-out cells from samples of their rates.
-fn score_heldout(data: &FitData, samples: &[Vec<f64>]) -> Result<Option<HeldOutScore>, FitError> {
+/// The held-out log predictive of the held-out cells from samples of their rates: per chain,
+/// and pooled over every chain's samples, or with `pooled_from` (CAVI: the best start) over that
+/// chain's only.
+fn score_heldout(
+    data: &FitData,
+    per_chain: &[Vec<Vec<f64>>],
+    pooled_from: Option<usize>,
+) -> Result<Option<HeldOutScore>, FitError> {
     let Input::Released { alphas, values, .. } = &data.input else { return Ok(None) };
     if data.heldout.is_empty() {
         return Ok(None);
@@ -211,7 +227,14 @@ fn score_heldout(data: &FitData, samples: &[Vec<f64>]) -> Result<Option<HeldOutS
     let cols = data.cols.len();
     let released: Vec<i64> = data.heldout.iter().map(|&n| values[n]).collect();
     let levels: Vec<f64> = data.heldout.iter().map(|&n| alphas[n / cols]).collect();
-    let log_predictive =
-        eval::heldout_log_predictive(&released, &levels, samples).map_err(|e| FitError::Inference(e.to_string()))?;
-    Ok(Some(HeldOutScore { cells: released.len(), log_predictive, samples: samples.len() }))
+    let score = |samples: &[Vec<f64>]| {
+        eval::heldout_log_predictive(&released, &levels, samples).map_err(|e| FitError::Inference(e.to_string()))
+    };
+    let scores = per_chain.iter().map(|s| score(s)).collect::<Result<Vec<_>, _>>()?;
+    let pooled: Vec<Vec<f64>> = match pooled_from {
+        Some(c) => per_chain.get(c).cloned().unwrap_or_default(),
+        None => per_chain.concat(),
+    };
+    let log_predictive = score(&pooled)?;
+    Ok(Some(HeldOutScore { cells: released.len(), log_predictive, samples: pooled.len(), per_chain: scores }))
 }

@@ -54,6 +54,8 @@ struct FitRecord<'a> {
     heldout_cells: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     heldout_log_predictive: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    heldout_log_predictive_per_chain: Option<Vec<f64>>,
     factors_from_chain: usize,
     seconds: f64,
     warnings: Vec<String>,
@@ -182,6 +184,7 @@ pub fn write_outputs(
         holdout,
         heldout_cells: result.heldout.as_ref().map(|h| h.cells),
         heldout_log_predictive: result.heldout.as_ref().map(|h| h.log_predictive),
+        heldout_log_predictive_per_chain: result.heldout.as_ref().map(|h| h.per_chain.clone()),
         factors_from_chain: result.factors_chain,
         seconds: result.seconds,
         warnings: warnings(settings, result),

@@ -126,6 +126,17 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
             h.samples,
             if h.samples == 1 { " (CAVI: plug-in E[μ])" } else { "s" }
         );
+        if h.per_chain.len() > 1 {
+            let scores: Vec<String> = h.per_chain.iter().map(|&v| sig3(v)).collect();
+            let (lo, hi) =
+                h.per_chain.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, u), &v| (l.min(v), u.max(v)));
+            let _ = writeln!(
+                s,
+                "  per chain: {} (spread {}: differences between fits smaller than this are chain noise)",
+                scores.join(", "),
+                sig3(hi - lo)
+            );
+        }
     }
     let source = match settings.algorithm {
         Algorithm::Gibbs(_) => format!("the best kept sample of chain {}", result.factors_chain),

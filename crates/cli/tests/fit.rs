@@ -240,6 +240,16 @@ fn holdout_is_scored_and_recorded() {
         let record: toml::Table = std::fs::read_to_string(fit.join("fit.toml")).unwrap().parse().unwrap();
         assert_eq!(record["heldout_cells"].as_integer(), Some(240), "20 % of 1200 cells");
         scores.push(record["heldout_log_predictive"].as_float().unwrap());
+        // Each chain's own score; the pooled score averages the predictive densities of equally
+        // many samples per chain, so by Jensen it is at least the mean of the chains' scores.
+        let per_chain: Vec<f64> = record["heldout_log_predictive_per_chain"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_float().unwrap())
+            .collect();
+        assert_eq!(per_chain.len(), 2);
+        assert!(scores.last().unwrap() + 1e-9 >= per_chain.iter().sum::<f64>() / 2.0, "{scores:?} {per_chain:?}");
         let rates = read_table(&fit.join("rates.parquet")).unwrap();
         let held = match &rates.iter().find(|(n, _)| n == "heldout").unwrap().1 {
             Values::Int(v) => v.iter().sum::<i64>(),

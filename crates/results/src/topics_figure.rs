@@ -20,7 +20,7 @@ pub struct TopicPanel {
 const WIDTH: u32 = 860;
 const PANEL_HEIGHT: u32 = 150;
 /// Width of the colour bar strip at the right.
-const SCALE_WIDTH: u32 = 100;
+const SCALE_WIDTH: u32 = 120;
 /// Steps of the colour bar.
 const SCALE_STEPS: usize = 64;
 
@@ -102,14 +102,14 @@ fn draw<DB: DrawingBackend>(
         .margin_top(30)
         .margin_bottom(40)
         .margin_right(8)
-        .y_label_area_size(70)
+        .y_label_area_size(84)
         .build_cartesian_2d(0.0..1.0, 0.0..top)
         .map_err(e)?;
     bar.configure_mesh()
         .disable_mesh()
         .disable_x_axis()
         .y_labels(6)
-        .y_label_formatter(&|v| format!("{v:.2}"))
+        .y_label_formatter(&|v| if top >= 10.0 { format!("{v:.0}") } else { format!("{v:.2}") })
         .y_desc(text.scale)
         .label_style(("sans-serif", 11))
         .axis_desc_style(("sans-serif", 12))
@@ -133,6 +133,7 @@ fn draw<DB: DrawingBackend>(
             .disable_mesh()
             .x_labels(words.min(20))
             .y_labels(k.min(10))
+            .y_label_formatter(&|r| (k - r.min(&k)).to_string()) // row 0 at the top
             .x_desc(text.x)
             .y_desc(text.y)
             .label_style(("sans-serif", 11))
