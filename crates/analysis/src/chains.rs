@@ -80,8 +80,8 @@ pub struct FitResult {
     pub seconds: f64,
 }
 
-/// Checks the settings against the data.
-fn check(settings: &FitSettings, data: &FitData) -> Result<(), FitError> {
+/// Checks the settings (the method against the data: when the observation is built).
+fn check(settings: &FitSettings) -> Result<(), FitError> {
     if settings.components == 0 || settings.components > MAX_COMPONENTS {
         return Err(FitError::setting(
             "components",
@@ -97,10 +97,6 @@ fn check(settings: &FitSettings, data: &FitData) -> Result<(), FitError> {
         let allowed = if gibbs { "a Gibbs method with a Gibbs schedule" } else { "a CAVI method with CAVI settings" };
         return Err(FitError::setting("method", settings.method.name(), allowed));
     }
-    if settings.method.reads_released() != matches!(data.input, Input::Released { .. }) {
-        let allowed = "naive and private methods read released values, non-private and cavi raw counts";
-        return Err(FitError::setting("method", settings.method.name(), allowed));
-    }
     Ok(())
 }
 
@@ -111,14 +107,17 @@ pub fn fit_chains(
     data: &FitData,
     on_iteration: &(dyn Fn() + Sync),
 ) -> Result<FitResult, FitError> {
-    check(settings, data)?;
+    check(settings)?;
     let start = Instant::now();
     let (rows, cols) = data.shape();
-    let observation = match (&data.input, settings.method) {
-        (Input::Counts(counts), _) => Observation::Exact(counts),
-        (Input::Released { privatized, .. }, Method::Naive | Method::NaiveCavi) => Observation::Naive(privatized),
-        (Input::Released { privatized, .. }, _) => Observation::Private(privatized),
+    let observation = match &data.input {
+        Input::Counts(counts) => settings.method.observation(Some(counts), None),
+        Input::Released { privatized, .. } => settings.method.observation(None, Some(privatized)),
     };
+    let observation = observation.ok_or_else(|| {
+        let allowed = "naive and private methods read released values, non-private and cavi raw counts";
+        FitError::setting("method", settings.method.name(), allowed)
+    })?;
     let shape = FamilyShape { rows, cols, components: settings.components, prior: settings.prior };
     let chains = with_family(settings.model, shape, Chains { settings, observation, on_iteration })?;
     let (mut result, samples) = pool(settings, chains);

@@ -1,6 +1,8 @@
 //! The six methods of the paper's experiments by name: (Gibbs | CAVI) × (exact | naïve |
 //! private), as manifests, result files and `lppf fit --method` spell them.
 
+use crate::Observation;
+use mechanism::Privatized;
 use serde::{Deserialize, Serialize};
 
 /// An inference method: Gibbs sampling (`non-private`, `naive`, `private`) or CAVI (`cavi`,
@@ -52,5 +54,20 @@ impl Method {
     /// `true` for the CAVI methods.
     pub fn is_cavi(self) -> bool {
         matches!(self, Method::Cavi | Method::NaiveCavi | Method::PrivateCavi)
+    }
+
+    /// The view of the data this method fits: the true `counts` for the reference methods, the
+    /// `released` values taken as counts after truncation at 0 (naïve) or with their noise model
+    /// (private) for the others; `None` when the input the method needs is absent.
+    pub fn observation<'a>(
+        self,
+        counts: Option<&'a [u32]>,
+        released: Option<&'a Privatized>,
+    ) -> Option<Observation<'a>> {
+        match self {
+            Method::NonPrivate | Method::Cavi => counts.map(Observation::Exact),
+            Method::Naive | Method::NaiveCavi => released.map(Observation::Naive),
+            Method::Private | Method::PrivateCavi => released.map(Observation::Private),
+        }
     }
 }

@@ -17,6 +17,7 @@ mod dpsep;
 mod dpvi_manifest;
 mod dpvi_run;
 mod error;
+mod heldout;
 mod kinds;
 mod manifest;
 mod outputs;
@@ -32,6 +33,7 @@ pub use dpvi_manifest::{DpviCell, DpviDataset, DpviManifest, DpviMethod, DpviSpe
 pub use dpvi_run::{
     DpviRow, DpviSummary, MIXTURE_MEANS, dpvi_summary_table, run_dpvi, summarize_dpvi, write_dpvi_outputs,
 };
+pub use heldout::{HeldOutLine, HeldOutManifest, HeldOutRow, heldout_summary};
 pub use kinds::{ExperimentError, Loaded};
 pub use manifest::{
     Cell, DEFAULT_F0, DataSet, DataSource, EXPERIMENT_KINDS, Manifest, ManifestError, Method, ModelKind, NoiseLevel,

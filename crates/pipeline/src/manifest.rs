@@ -79,7 +79,7 @@ impl Experiment {
 }
 
 /// The experiment kinds a manifest may declare in `experiment.kind`.
-pub const EXPERIMENT_KINDS: &str = "one of \"factorization\" (the default), \"dpvi\", \"dp-sep\"";
+pub const EXPERIMENT_KINDS: &str = "one of \"factorization\" (the default), \"dpvi\", \"dp-sep\", \"held-out\"";
 
 /// `[model]`: family, number of components (K or C), gamma prior shape `a0` and **rate** `b0`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]

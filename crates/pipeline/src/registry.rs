@@ -21,6 +21,7 @@ pub const KINDS: &[Kind] = &[
     Kind { name: "factorization", parse: crate::sweep::parse_loaded },
     Kind { name: "dpvi", parse: crate::dpvi_run::parse_loaded },
     Kind { name: "dp-sep", parse: crate::dpsep::parse_loaded },
+    Kind { name: "held-out", parse: crate::heldout::parse_loaded },
 ];
 
 /// Reads and validates a manifest of any kind, dispatching on `experiment.kind`.

@@ -273,11 +273,7 @@ fn fit_any(
     on_iteration: OnIteration,
 ) -> Result<Fit, RunError> {
     let missing = || RunError::Request(format!("the {} method needs privatized data", method.name()));
-    let observation = match method {
-        Method::NonPrivate | Method::Cavi => Observation::Exact(&data.counts),
-        Method::Naive | Method::NaiveCavi => Observation::Naive(released.ok_or_else(missing)?),
-        Method::Private | Method::PrivateCavi => Observation::Private(released.ok_or_else(missing)?),
-    };
+    let observation = method.observation(Some(&data.counts), released).ok_or_else(missing)?;
     let algorithm = if method.is_cavi() {
         Algorithm::Cavi(manifest.cavi_settings())
     } else {

@@ -1,0 +1,157 @@
+//! The held-out experiment kind end to end: a release of a two-community network, a manifest
+//! sweeping methods × K × hold-out masks, results.parquet and the paired summary, resume, and
+//! each invalid setting refused with exit 2 before anything runs.
+
+use distributions::{Poisson, Streams};
+use rand::distr::Distribution;
+use results::{Values, read_table};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn lppf(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lppf")).args(args).output().unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A released 20-actor network with two communities of ten (rates 4 within, 0.2 between),
+/// privatized at α = 0.5 with a seed (a test: not private).
+fn released_network(dir: &Path) -> PathBuf {
+    let mut text = String::from("row,col,count\n");
+    let mut rng = Streams::new(17).rng();
+    for i in 0..20 {
+        for j in 0..20 {
+            let rate = if i / 10 == j / 10 { 4.0 } else { 0.2 };
+            let y = Poisson::new(rate).unwrap().sample(&mut rng);
+            if i != j && y > 0 {
+                text.push_str(&format!("a{i},a{j},{y}\n"));
+            }
+        }
+    }
+    let counts = dir.join("counts.csv");
+    std::fs::write(&counts, text).unwrap();
+    let released = dir.join("released.csv");
+    let out = lppf(&[
+        "privatize",
+        "--input",
+        s(&counts),
+        "--output",
+        s(&released),
+        "--square",
+        "--alpha",
+        "0.5",
+        "--seed",
+        "2",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    released
+}
+
+fn manifest(dir: &Path, released: &Path, components: &str, methods: &str, fraction: &str) -> PathBuf {
+    let text = format!(
+        r#"[experiment]
+name = "heldout-test"
+seed = 3
+kind = "held-out"
+output = {output:?}
+
+[data]
+source = "released"
+path = {released:?}
+
+[model]
+kind = "block"
+components = {components}
+a0 = 1.0
+b0 = 1.0
+
+[fit]
+methods = {methods}
+chains = 2
+iterations = 300
+burn_in = 150
+thin = 3
+
+[holdout]
+fraction = {fraction}
+replications = 2
+"#,
+        output = s(&dir.join("out")),
+        released = s(released),
+    );
+    let path = dir.join("heldout.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_sweep_scores_every_fit_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("lppf-heldout-sweep-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let released = released_network(&dir);
+    let m = manifest(&dir, &released, "[1, 2]", r#"["private", "naive"]"#, "0.2");
+    let out = lppf(&["validate", s(&m)]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && said.contains("held-out") && said.contains("8 fits"), "{said}");
+    let out = lppf(&["run", s(&m), "--quiet"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let results = dir.join("out/results.parquet");
+    let table = read_table(&results).unwrap();
+    let column = |name: &str| table.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    let (Values::Int(k), Values::Text(method), Values::Float(score), Values::Int(cells)) =
+        (column("components"), column("method"), column("heldout_log_predictive"), column("heldout_cells"))
+    else {
+        panic!("column types")
+    };
+    assert_eq!(k.len(), 8, "2 masks × 2 methods × 2 K");
+    assert!(cells.iter().all(|&c| c == 76), "20 % of the 380 off-diagonal cells");
+    // Two communities: K = 2 predicts the hidden cells better than K = 1, for each method on
+    // each mask (private and naïve alike at this noise).
+    for r in 0..4 {
+        let (one, two) = (score[2 * r].unwrap(), score[2 * r + 1].unwrap());
+        assert_eq!((k[2 * r], k[2 * r + 1]), (1, 2));
+        assert!(two > one, "{} mask/method {r}: K=1 {one} vs K=2 {two}", method[2 * r]);
+    }
+    let summary = std::fs::read_to_string(dir.join("out/summary.csv")).unwrap();
+    let lines: Vec<&str> = summary.lines().collect();
+    assert_eq!(lines.len(), 5, "{summary}");
+    assert!(lines[0].contains("paired_difference_mean") && lines[3].starts_with("naive,1,2,"), "{summary}");
+    assert!(dir.join("out/figure.png").exists());
+    // A rerun reads every unit back and writes the same numbers.
+    let saved = dir.join("first.parquet");
+    std::fs::copy(&results, &saved).unwrap();
+    let out = lppf(&["run", s(&m), "--quiet"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(lppf(&["diff", s(&saved), s(&results)]).status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn invalid_settings_are_refused_before_anything_runs() {
+    let dir = std::env::temp_dir().join(format!("lppf-heldout-bad-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let released = released_network(&dir);
+    let missing = dir.join("nope.csv");
+    for (path, components, methods, fraction, field) in [
+        (&released, "[2, 2]", r#"["private"]"#, "0.2", "model.components"),
+        (&released, "[0]", r#"["private"]"#, "0.2", "model.components"),
+        (&released, "[2]", r#"["non-private"]"#, "0.2", "fit.methods"),
+        (&released, "[2]", r#"["private", "private"]"#, "0.2", "fit.methods"),
+        (&released, "[2]", r#"["private"]"#, "1.0", "holdout.fraction"),
+        (&missing, "[2]", r#"["private"]"#, "0.2", "data.path"),
+    ] {
+        let m = manifest(&dir, path, components, methods, fraction);
+        for command in ["validate", "run"] {
+            let out = lppf(&[command, s(&m)]);
+            let said = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{field}: {said}");
+            assert!(said.contains(field), "{field}: {said}");
+        }
+        assert!(!dir.join("out").exists(), "{field}: nothing written");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
