@@ -22,4 +22,4 @@ pub use chains::{ChainTrace, FitResult, FitSettings, HeldOutScore, MAX_PREDICTIV
 pub use data::{FitData, Input, LevelSource, hold_out, load, seed_from_os};
 pub use error::FitError;
 pub use outputs::{OUTPUT_FILES, write_outputs};
-pub use report::summary_text;
+pub use report::{TotalCheck, summary_text, total_check};

@@ -3,7 +3,7 @@
 use crate::chains::{FitResult, FitSettings};
 use crate::data::FitData;
 use crate::error::FitError;
-use crate::report::{figure_matrix, summary_text, warnings};
+use crate::report::{figure_matrix, summary_text, total_check, warnings};
 use inference::Algorithm;
 use results::{HeatmapText, TopicPanel, Values, plot_heatmaps, write_atomic, write_table};
 use serde::Serialize;
@@ -56,6 +56,13 @@ struct FitRecord<'a> {
     heldout_log_predictive: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     heldout_log_predictive_per_chain: Option<Vec<f64>>,
+    /// The total check (released data): Σ ỹ, Σ μ̂ and their gap in sd.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    released_total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fitted_total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_gap_sd: Option<f64>,
     factors_from_chain: usize,
     seconds: f64,
     warnings: Vec<String>,
@@ -162,6 +169,7 @@ pub fn write_outputs(
         Algorithm::Gibbs(s) => (Some(s.iterations()), Some(s.burn_in()), Some(s.thin()), None, None),
         Algorithm::Cavi(c) => (None, None, None, Some(c.max_iterations()), Some(c.tolerance())),
     };
+    let check = total_check(data, result);
     let record = FitRecord {
         software: format!("lppf {}", env!("CARGO_PKG_VERSION")),
         input: data.file.display().to_string(),
@@ -185,9 +193,12 @@ pub fn write_outputs(
         heldout_cells: result.heldout.as_ref().map(|h| h.cells),
         heldout_log_predictive: result.heldout.as_ref().map(|h| h.log_predictive),
         heldout_log_predictive_per_chain: result.heldout.as_ref().map(|h| h.per_chain.clone()),
+        released_total: check.map(|t| t.released_total),
+        fitted_total: check.map(|t| t.fitted_total),
+        total_gap_sd: check.map(|t| t.gap()),
         factors_from_chain: result.factors_chain,
         seconds: result.seconds,
-        warnings: warnings(settings, result),
+        warnings: warnings(settings, data, result),
     };
     let text = toml::to_string(&record).map_err(|e| FitError::Output(format!("fit.toml: {e}")))?;
     write_atomic(

@@ -37,8 +37,51 @@ fn top(values: impl Iterator<Item = f64>, n: usize) -> Vec<(usize, f64)> {
 
 /// The warnings a reader must see: unconverged or few effective draws, CAVI starts that did not
 /// converge.
-pub(crate) fn warnings(settings: &FitSettings, result: &FitResult) -> Vec<String> {
+/// The total check of a fit to released data: the released total over the fitted cells,
+/// `T̃ = Σ ỹ_n`, is an unbiased estimate of the true total (the noise has mean 0), so under the
+/// model `T̃ − Σ μ̂_n` has sd ≈ `√(Σ μ̂_n + Σ_n 2α_n/(1−α_n)²)` (Poisson plus 2Geo variance).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TotalCheck {
+    pub released_total: f64,
+    pub fitted_total: f64,
+    pub sd: f64,
+}
+
+/// Gaps beyond this many sd are reported (a normal gap would pass 99.994 % of the time; a prior
+/// that pulls the total also trips it — docs/own-data.md).
+const TOTAL_CHECK_SDS: f64 = 4.0;
+
+impl TotalCheck {
+    /// `(T̃ − Σ μ̂) / sd`.
+    pub fn gap(&self) -> f64 {
+        (self.released_total - self.fitted_total) / self.sd
+    }
+}
+
+/// [`TotalCheck`] over the modelled, not held-out cells of released data; `None` for raw counts.
+pub fn total_check(data: &FitData, result: &FitResult) -> Option<TotalCheck> {
+    let crate::data::Input::Released { alphas, values, .. } = &data.input else { return None };
+    let cols = data.cols.len();
+    let (mut released_total, mut fitted_total, mut noise) = (0.0, 0.0, 0.0);
+    for n in (0..values.len()).filter(|&n| data.is_modelled(n) && data.heldout.binary_search(&n).is_err()) {
+        let a = alphas[n / cols];
+        released_total += values[n] as f64;
+        fitted_total += result.mean_rates[n];
+        noise += 2.0 * a / ((1.0 - a) * (1.0 - a));
+    }
+    Some(TotalCheck { released_total, fitted_total, sd: (fitted_total.max(0.0) + noise).sqrt() })
+}
+
+pub(crate) fn warnings(settings: &FitSettings, data: &FitData, result: &FitResult) -> Vec<String> {
     let mut out = Vec::new();
+    if let Some(t) = total_check(data, result).filter(|t| t.gap().abs() > TOTAL_CHECK_SDS) {
+        out.push(format!(
+            "the fitted total rate {} is {:.1} sd from the released total {} (an unbiased estimate of the true total): more than the noise explains — the prior pulls (sparse cells under heavy noise) or the model misfits the counts (docs/own-data.md, 'The total check')",
+            sig3(t.fitted_total),
+            t.gap().abs(),
+            sig3(t.released_total)
+        ));
+    }
     for (name, d) in &result.diagnostics {
         out.extend(d.warnings(settings.chains).into_iter().map(|w| format!("{name}: {w}")));
     }
@@ -113,7 +156,16 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
             }
         }
     }
-    for w in warnings(settings, result) {
+    if let Some(t) = total_check(data, result) {
+        let _ = writeln!(
+            s,
+            "  total check: released total {} vs fitted total rate {} (gap {:+.1} sd; |gap| > {TOTAL_CHECK_SDS} is flagged)",
+            sig3(t.released_total),
+            sig3(t.fitted_total),
+            t.gap()
+        );
+    }
+    for w in warnings(settings, data, result) {
         let _ = writeln!(s, "  WARNING {w}");
     }
     if let Some(h) = &result.heldout {

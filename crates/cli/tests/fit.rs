@@ -87,7 +87,7 @@ fn privatize_then_fit_recovers_the_rates_and_private_beats_naive() {
     // 0.18/0.25, 0.32/0.40, 0.62/0.63: the gap opens at high noise, as in the paper's Fig. 3.
     let out = lppf(&["privatize", "--input", s(&counts), "--output", s(&released), "--alpha", "0.8", "--seed", "4"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut kl = Vec::new();
+    let (mut kl, mut gaps) = (Vec::new(), Vec::new());
     for method in ["private", "naive"] {
         let fit = dir.join(method);
         let args = [
@@ -132,7 +132,15 @@ fn privatize_then_fit_recovers_the_rates_and_private_beats_naive() {
         assert!(label.contains(&"doc0".to_string()) && label.contains(&"w29".to_string()));
         let summary = std::fs::read_to_string(fit.join("summary.txt")).unwrap();
         assert!(summary.contains("R̂") && summary.contains("topics"), "{summary}");
+        // The total check: the model-generated counts fit the private model (gap within 4 sd);
+        // the naïve fit's truncated noise inflates its total far beyond the released one.
+        let record: toml::Table = std::fs::read_to_string(fit.join("fit.toml")).unwrap().parse().unwrap();
+        let gap = record["total_gap_sd"].as_float().unwrap();
+        gaps.push(gap);
+        assert_eq!(summary.contains("more than the noise explains"), gap.abs() > 4.0, "{summary}");
     }
+    println!("total-check gaps (private, naive): {gaps:?}");
+    assert!(gaps[0].abs() < 4.0 && gaps[1] < -4.0, "{gaps:?}");
     let (private, naive) = (kl[0], kl[1]);
     // Naïve truncation at 0 inflates every small rate; the private sampler models the noise.
     // Seeded data, noise and chains: one outcome (measured ratio 0.63).

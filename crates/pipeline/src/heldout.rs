@@ -359,14 +359,8 @@ pub fn heldout_summary(m: &HeldOutManifest, rows: &[HeldOutRow]) -> Vec<HeldOutL
 pub fn heldout_table_text(m: &HeldOutManifest, lines: &[HeldOutLine]) -> String {
     let first = m.fit.methods[0].name();
     let mut out = format!(
-        "{:<10} {:>4} {:>14} {:>10} {:>9} {:>8}  {}\n",
-        "method",
-        "K",
-        "held-out lp",
-        "sd",
-        "per cell",
-        "worst R̂",
-        format!("paired vs {first}: mean diff ± sd (wins)")
+        "{:<10} {:>4} {:>14} {:>10} {:>9} {:>8}  paired vs {first}: mean of (this − {first}) ± sd (wins)\n",
+        "method", "K", "held-out lp", "sd", "per cell", "worst R̂"
     );
     for l in lines {
         let sd = l.sd.map_or("-".into(), |s| format!("{s:.1}"));
