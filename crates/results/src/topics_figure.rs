@@ -101,8 +101,9 @@ fn draw<DB: DrawingBackend>(
     let mut bar = ChartBuilder::on(&scale)
         .margin_top(30)
         .margin_bottom(40)
-        .margin_right(8)
-        .y_label_area_size(84)
+        .margin_left(16)
+        .margin_right(4)
+        .right_y_label_area_size(70)
         .build_cartesian_2d(0.0..1.0, 0.0..top)
         .map_err(e)?;
     bar.configure_mesh()
