@@ -6,21 +6,15 @@ use distributions::{Poisson, Streams};
 use rand::distr::Distribution;
 use results::{Values, read_table};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn lppf(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lppf")).args(args).output().unwrap()
-}
+mod common;
+use common::{lppf, privatize, s};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lppf-fit-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// A 40 × 30 topic-model table with two topics on disjoint halves of the words, labelled
@@ -48,6 +42,23 @@ fn generated(dir: &Path) -> (PathBuf, Truth) {
     let path = dir.join("counts.csv");
     std::fs::write(&path, text).unwrap();
     (path, truth)
+}
+
+/// The arguments of `lppf fit --input … --model … --components … --method …` with a Gibbs
+/// schedule `[iterations, burn-in, thin]`, then `extra` (chains, seed, output, …).
+fn fit_args(
+    input: &Path,
+    model: &str,
+    components: &str,
+    method: &str,
+    schedule: [&str; 3],
+    extra: &[&str],
+) -> Vec<String> {
+    let [iterations, burn_in, thin] = schedule;
+    let mut args = vec!["fit", "--input", s(input), "--model", model, "--components", components, "--method", method];
+    args.extend(["--iterations", iterations, "--burn-in", burn_in, "--thin", thin]);
+    args.extend_from_slice(extra);
+    args.into_iter().map(str::to_string).collect()
 }
 
 fn floats(columns: &[(String, Values)], name: &str) -> Vec<Option<f64>> {
@@ -85,39 +96,12 @@ fn privatize_then_fit_recovers_the_rates_and_private_beats_naive() {
     // and 3. Measured with these seeds (2 chains × 600 sweeps, a₀ = b₀ = 1): private KL 0.95,
     // naïve 1.51 (non-private on the raw counts: 0.043). At α = 0.5, 0.6, 0.7 the pairs were
     // 0.18/0.25, 0.32/0.40, 0.62/0.63: the gap opens at high noise, as in the paper's Fig. 3.
-    let out = lppf(&["privatize", "--input", s(&counts), "--output", s(&released), "--alpha", "0.8", "--seed", "4"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    privatize(&counts, &released, &["--alpha", "0.8", "--seed", "4"]);
     let (mut kl, mut gaps) = (Vec::new(), Vec::new());
     for method in ["private", "naive"] {
         let fit = dir.join(method);
-        let args = [
-            "fit",
-            "--input",
-            s(&released),
-            "--model",
-            "topic",
-            "--components",
-            "2",
-            "--method",
-            method,
-            "--chains",
-            "2",
-            "--iterations",
-            "600",
-            "--burn-in",
-            "300",
-            "--thin",
-            "3",
-            "--seed",
-            "5",
-            "--a0",
-            "1",
-            "--b0",
-            "1",
-            "--output",
-            s(&fit),
-            "--quiet",
-        ];
+        let extra = ["--chains", "2", "--seed", "5", "--a0", "1", "--b0", "1", "--output", s(&fit), "--quiet"];
+        let args = fit_args(&released, "topic", "2", method, ["600", "300", "3"], &extra);
         let out = lppf(&args);
         assert!(out.status.success(), "{method}: {}", String::from_utf8_lossy(&out.stderr));
         for file in analysis::OUTPUT_FILES {
@@ -164,34 +148,8 @@ fn rhat_near_one_when_mixed_and_large_when_not() {
     let (counts, _) = generated(&dir);
     let fit = |name: &str, iterations: &str, burn_in: &str, thin: &str| {
         let out = dir.join(name);
-        let args = [
-            "fit",
-            "--input",
-            s(&counts),
-            "--model",
-            "topic",
-            "--components",
-            "1",
-            "--method",
-            "non-private",
-            "--chains",
-            "4",
-            "--iterations",
-            iterations,
-            "--burn-in",
-            burn_in,
-            "--thin",
-            thin,
-            "--seed",
-            "8",
-            "--a0",
-            "1",
-            "--b0",
-            "1",
-            "--output",
-            s(&out),
-            "--quiet",
-        ];
+        let extra = ["--chains", "4", "--seed", "8", "--a0", "1", "--b0", "1", "--output", s(&out), "--quiet"];
+        let args = fit_args(&counts, "topic", "1", "non-private", [iterations, burn_in, thin], &extra);
         let o = lppf(&args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         diagnostics(&out)
@@ -212,37 +170,12 @@ fn holdout_is_scored_and_recorded() {
     let dir = scratch("holdout");
     let (counts, _) = generated(&dir);
     let released = dir.join("released.parquet");
-    let out = lppf(&["privatize", "--input", s(&counts), "--output", s(&released), "--epsilon", "1", "--seed", "4"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    privatize(&counts, &released, &["--epsilon", "1", "--seed", "4"]);
     let mut scores = Vec::new();
     for k in ["1", "2"] {
         let fit = dir.join(format!("k{k}"));
-        let args = [
-            "fit",
-            "--input",
-            s(&released),
-            "--model",
-            "topic",
-            "--components",
-            k,
-            "--method",
-            "private",
-            "--chains",
-            "2",
-            "--iterations",
-            "400",
-            "--burn-in",
-            "200",
-            "--thin",
-            "2",
-            "--seed",
-            "3",
-            "--holdout",
-            "0.2",
-            "--output",
-            s(&fit),
-            "--quiet",
-        ];
+        let extra = ["--chains", "2", "--seed", "3", "--holdout", "0.2", "--output", s(&fit), "--quiet"];
+        let args = fit_args(&released, "topic", k, "private", ["400", "200", "2"], &extra);
         let o = lppf(&args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let record: toml::Table = std::fs::read_to_string(fit.join("fit.toml")).unwrap().parse().unwrap();
@@ -284,43 +217,16 @@ fn a_network_fit_labels_communities() {
     let counts = dir.join("net.csv");
     std::fs::write(&counts, text).unwrap();
     let released = dir.join("released.csv");
-    let out = lppf(&[
-        "privatize",
-        "--input",
-        s(&counts),
-        "--output",
-        s(&released),
-        "--alpha",
-        "0.3",
-        "--square",
-        "--seed",
-        "2",
-    ]);
-    assert!(out.status.success());
+    privatize(&counts, &released, &["--alpha", "0.3", "--square", "--seed", "2"]);
     let fit = dir.join("fit");
-    let args = [
-        "fit",
-        "--input",
-        s(&released),
-        "--model",
+    let args = fit_args(
+        &released,
         "block",
-        "--components",
         "2",
-        "--method",
         "private",
-        "--chains",
-        "2",
-        "--iterations",
-        "400",
-        "--burn-in",
-        "200",
-        "--thin",
-        "2",
-        "--seed",
-        "1",
-        "--output",
-        s(&fit),
-    ];
+        ["400", "200", "2"],
+        &["--chains", "2", "--seed", "1", "--output", s(&fit)],
+    );
     let o = lppf(&args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stderr = String::from_utf8_lossy(&o.stderr);
@@ -334,35 +240,11 @@ fn refusals_exit_2_and_write_no_fit() {
     let dir = scratch("refusals");
     let (counts, _) = generated(&dir);
     let released = dir.join("released.csv");
-    assert!(
-        lppf(&["privatize", "--input", s(&counts), "--output", s(&released), "--alpha", "0.5", "--seed", "1"])
-            .status
-            .success()
-    );
+    privatize(&counts, &released, &["--alpha", "0.5", "--seed", "1"]);
     let bare = dir.join("bare.csv");
     std::fs::copy(&released, &bare).unwrap();
     let base = |input: &Path, method: &str, model: &str| -> Vec<String> {
-        [
-            "fit",
-            "--input",
-            s(input),
-            "--model",
-            model,
-            "--components",
-            "2",
-            "--method",
-            method,
-            "--iterations",
-            "20",
-            "--burn-in",
-            "10",
-            "--seed",
-            "1",
-            "--quiet",
-        ]
-        .iter()
-        .map(|x| x.to_string())
-        .collect()
+        fit_args(input, model, "2", method, ["20", "10", "1"], &["--seed", "1", "--quiet"])
     };
     let cases: Vec<(&str, Vec<String>, &str)> = vec![
         ("block on a rectangular release", base(&released, "private", "block"), "same labels on both axes"),
@@ -393,7 +275,7 @@ fn refusals_exit_2_and_write_no_fit() {
     for (name, mut args, says) in cases {
         let out_dir = dir.join(name.replace(' ', "-"));
         args.extend(["--output".to_string(), s(&out_dir).to_string()]);
-        let o = Command::new(env!("CARGO_BIN_EXE_lppf")).args(&args).output().unwrap();
+        let o = lppf(&args);
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{name}: {stderr}");
         assert!(stderr.contains(says), "{name}: {stderr:?} should mention {says:?}");
@@ -403,8 +285,8 @@ fn refusals_exit_2_and_write_no_fit() {
     let out_dir = dir.join("twice");
     let mut args = base(&released, "private", "topic");
     args.extend(["--output".to_string(), s(&out_dir).to_string()]);
-    assert!(Command::new(env!("CARGO_BIN_EXE_lppf")).args(&args).output().unwrap().status.success());
-    let again = Command::new(env!("CARGO_BIN_EXE_lppf")).args(&args).output().unwrap();
+    assert!(lppf(&args).status.success());
+    let again = lppf(&args);
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
 }

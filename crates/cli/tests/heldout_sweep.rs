@@ -6,15 +6,9 @@ use distributions::{Poisson, Streams};
 use rand::distr::Distribution;
 use results::{Values, read_table};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn lppf(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lppf")).args(args).output().unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{lppf, privatize, s};
 
 /// A released 20-actor network with two communities of ten (rates 4 within, 0.2 between),
 /// privatized at α = 0.5 with a seed (a test: not private).
@@ -33,19 +27,7 @@ fn released_network(dir: &Path) -> PathBuf {
     let counts = dir.join("counts.csv");
     std::fs::write(&counts, text).unwrap();
     let released = dir.join("released.csv");
-    let out = lppf(&[
-        "privatize",
-        "--input",
-        s(&counts),
-        "--output",
-        s(&released),
-        "--square",
-        "--alpha",
-        "0.5",
-        "--seed",
-        "2",
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    privatize(&counts, &released, &["--square", "--alpha", "0.5", "--seed", "2"]);
     released
 }
 
@@ -93,10 +75,10 @@ fn a_sweep_scores_every_fit_and_resumes() {
     std::fs::create_dir_all(&dir).unwrap();
     let released = released_network(&dir);
     let m = manifest(&dir, &released, "[1, 2]", r#"["private", "naive"]"#, "0.2");
-    let out = lppf(&["validate", s(&m)]);
+    let out = lppf(["validate", s(&m)]);
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && said.contains("held-out") && said.contains("8 fits"), "{said}");
-    let out = lppf(&["run", s(&m), "--quiet"]);
+    let out = lppf(["run", s(&m), "--quiet"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let results = dir.join("out/results.parquet");
     let table = read_table(&results).unwrap();
@@ -123,9 +105,9 @@ fn a_sweep_scores_every_fit_and_resumes() {
     // A rerun reads every unit back and writes the same numbers.
     let saved = dir.join("first.parquet");
     std::fs::copy(&results, &saved).unwrap();
-    let out = lppf(&["run", s(&m), "--quiet"]);
+    let out = lppf(["run", s(&m), "--quiet"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(lppf(&["diff", s(&saved), s(&results)]).status.success());
+    assert!(lppf(["diff", s(&saved), s(&results)]).status.success());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -146,7 +128,7 @@ fn invalid_settings_are_refused_before_anything_runs() {
     ] {
         let m = manifest(&dir, path, components, methods, fraction);
         for command in ["validate", "run"] {
-            let out = lppf(&[command, s(&m)]);
+            let out = lppf([command, s(&m)]);
             let said = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(2), "{field}: {said}");
             assert!(said.contains(field), "{field}: {said}");

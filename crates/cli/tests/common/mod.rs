@@ -1,0 +1,24 @@
+//! Helpers shared by the CLI tests that privatize a table and then fit or sweep it.
+
+use std::ffi::OsStr;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Runs `lppf` with `args`.
+pub fn lppf<A: AsRef<OsStr>>(args: impl IntoIterator<Item = A>) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lppf")).args(args).output().unwrap()
+}
+
+/// A path as `&str` (test paths are UTF-8).
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `lppf privatize --input counts --output released` plus `extra` (the level, `--seed`,
+/// `--square`); panics with the command's stderr if it fails.
+pub fn privatize(counts: &Path, released: &Path, extra: &[&str]) {
+    let mut args = vec!["privatize", "--input", s(counts), "--output", s(released)];
+    args.extend_from_slice(extra);
+    let out = lppf(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
