@@ -5,19 +5,23 @@
 //!   recipient ids, subject — Zhou et al. 2007 / Perry & Wolfe), actors named by employee id;
 //! - [`read_maildir`]: the CMU corpus as users download it (`maildir/<user>/<folder>/<n>.`,
 //!   RFC 822 headers), actors named by lower-cased e-mail address, copies of one message in
-//!   several mailboxes deduplicated by `Message-ID`.
+//!   several mailboxes deduplicated by `Message-ID`;
+//! - [`read_aeslc`]: sent-mail bodies of the AESLC corpus (Zhang & Tetreault 2019), one document per
+//!   e-mail, sender = mailbox owner, no recipients (documents for the topic study, not edges).
 //!
 //! Malformed rows and files are counted in a [`ReadReport`] and skipped, never a panic.
 //! [`CountNetwork`] counts one e-mail from i to j per recipient (§5.1 of Schein et al. 2019) and
 //! applies the paper's inclusion rule; [`DocumentTerms`] makes one document per sent e-mail;
 //! [`read_employees`] reads the employee table that names the actors.
 
+mod aeslc;
 mod documents;
 mod employees;
 mod maildir;
 mod network;
 mod table;
 
+pub use aeslc::{parse_body, read_aeslc};
 pub use documents::{DocumentTerms, STOP_WORDS, TokenizerOptions, tokenize};
 pub use employees::{Employee, employees_location, read_employees};
 pub use maildir::{parse_email, read_maildir};
@@ -33,6 +37,14 @@ pub fn table_location() -> PathBuf {
     std::env::var_os("LPPF_ENRON_CSV")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/enron/Enron.csv")))
+}
+
+/// Where the AESLC e-mail bodies are expected: `$LPPF_AESLC_DIR`, else
+/// `../shared/data/enron-aeslc/enron_subject_line` beside the workspace.
+pub fn aeslc_location() -> PathBuf {
+    std::env::var_os("LPPF_AESLC_DIR").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/enron-aeslc/enron_subject_line"))
+    })
 }
 
 /// For tests that need the real table: its path. Such tests are `#[ignore]`d (the summary counts

@@ -60,7 +60,8 @@ pub fn read_maildir(root: &Path) -> Result<(Vec<Message>, ReadReport), EnronErro
     Ok((messages, report))
 }
 
-fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// Every file under `dir`, recursively (unsorted).
+pub(crate) fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let kind = entry.file_type()?;
