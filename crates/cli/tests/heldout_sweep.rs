@@ -137,3 +137,25 @@ fn invalid_settings_are_refused_before_anything_runs() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The shipped experiments/own-data-enron.toml is valid once the demo's release exists (made
+/// here as `just own-data-demo` makes it, into a scratch directory).
+#[test]
+fn the_shipped_manifest_validates_against_the_demo_release() {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let dir = std::env::temp_dir().join(format!("lppf-heldout-shipped-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let released = dir.join("released.csv");
+    let counts = root.join("data/enron/network-counts.csv");
+    privatize(&counts, &released, &["--square", "--epsilon", "2", "--precision", "5", "--seed", "2026"]);
+    let text = std::fs::read_to_string(root.join("experiments/own-data-enron.toml")).unwrap();
+    assert!(text.contains("path = \"results/own-data/released.csv\""), "the demo's path");
+    let text = text.replace("results/own-data/released.csv", s(&released));
+    let manifest = dir.join("own-data-enron.toml");
+    std::fs::write(&manifest, text).unwrap();
+    let out = lppf(["validate", s(&manifest)]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && said.contains("117 × 117") && said.contains("24 fits"), "{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

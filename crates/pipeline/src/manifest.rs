@@ -117,6 +117,19 @@ pub struct DataSpec {
     pub mean_rate: Option<f64>,
     pub base: Option<PathBuf>,
     pub f0: Option<f64>,
+    /// The axes of a semi-synthetic design re-scaled by `γ ~ Gamma(e₀f₀, rate f₀)`: `["rows"]`
+    /// (the default: `θ*_i` of Fig. 4), `["cols"]` (`φ*_kv` by `γ_v`) or both (Fig. 5, §5.2).
+    pub rescale: Option<Vec<RescaleAxis>>,
+}
+
+/// An axis of the count matrix whose factor the semi-synthetic design re-scales.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum RescaleAxis {
+    /// Each row's factor `θ*_i` by its own `γ_i`.
+    Rows,
+    /// Each column's entries `φ*_kv` (over every component k) by its own `γ_v`.
+    Cols,
 }
 
 /// The default rate `f₀` of the semi-synthetic re-scaling (§5.1).
@@ -336,6 +349,11 @@ impl Manifest {
         self.data.f0.unwrap_or(DEFAULT_F0)
     }
 
+    /// The re-scaled axes of a semi-synthetic design (`data.rescale`, default rows only).
+    pub fn rescale(&self) -> &[RescaleAxis] {
+        self.data.rescale.as_deref().unwrap_or(&[RescaleAxis::Rows])
+    }
+
     fn validate(&self, file: &Path) -> Result<(), ManifestError> {
         let invalid = |field, value, allowed: &str| invalid(file, field, value, allowed);
         let positive = |field: &'static str, x: f64| {
@@ -443,6 +461,21 @@ impl Manifest {
         };
         only_semi("data.base", d.base.is_some())?;
         only_semi("data.f0", d.f0.is_some())?;
+        only_semi("data.rescale", d.rescale.is_some())?;
+        if let Some(axes) = &d.rescale {
+            let distinct = !axes.is_empty() && (axes.len() == 1 || axes[0] != axes[1]) && axes.len() <= 2;
+            if !distinct {
+                return Err(invalid(
+                    "data.rescale",
+                    format!("{axes:?}"),
+                    "[\"rows\"], [\"cols\"] or [\"rows\", \"cols\"]",
+                ));
+            }
+            if axes.contains(&RescaleAxis::Cols) && self.model.kind.square() {
+                let allowed = "[\"rows\"]: a block model's columns are its rows (the same actors)";
+                return Err(invalid("data.rescale", format!("{axes:?}"), allowed));
+            }
+        }
         only_semi("sweep.e0", self.sweep.e0.is_some())?;
         if semi && d.mean_count_range.is_some() {
             return Err(invalid("data.mean_count_range", "set".into(), "absent for semi-synthetic data"));

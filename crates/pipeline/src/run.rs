@@ -5,7 +5,7 @@
 //! method), so a unit's numbers do not depend on which other units run, in which order, or on how
 //! many threads.
 
-use crate::manifest::{Cell, DataSet, Manifest, Method, NoiseLevel, Precision};
+use crate::manifest::{Cell, DataSet, Manifest, Method, NoiseLevel, Precision, RescaleAxis};
 use distributions::{Beta, Gamma, Streams, alpha_from_epsilon};
 use inference::{Algorithm, Observation};
 use mechanism::{Noise, Privatized, privatize};
@@ -165,8 +165,8 @@ fn dataset_streams(manifest: &Manifest, dataset: &DataSet) -> Streams {
 }
 
 /// Generates the true data set `dataset`: from the prior (retrying draws for
-/// `mean_count_range`), or from the base parameters with rows re-scaled by
-/// `γ_i ~ Gamma(e₀f₀, rate f₀)`.
+/// `mean_count_range`), or from the base parameters with rows (`θ*_i`) and/or columns (`φ*_kv`)
+/// re-scaled by `γ ~ Gamma(e₀f₀, rate f₀)` (`data.rescale`).
 pub fn true_data(manifest: &Manifest, dataset: &DataSet) -> Result<TrueData, RunError> {
     with_family(manifest, GenerateTruth { manifest, dataset })
 }
@@ -193,14 +193,29 @@ impl FamilyTask for GenerateTruth<'_> {
                 RunError::Data(format!("a {} model has no factor along the rows to re-scale", base.model.name()))
             })?;
             let mut scales = Vec::with_capacity(base.rows());
-            for row in factors[row_factor].chunks_exact_mut(k) {
-                let g = gamma.sample(&mut rng);
-                row.iter_mut().for_each(|x| *x = (*x * g).max(f64::MIN_POSITIVE));
-                scales.push(g);
+            if manifest.rescale().contains(&RescaleAxis::Rows) {
+                for row in factors[row_factor].chunks_exact_mut(k) {
+                    let g = gamma.sample(&mut rng);
+                    row.iter_mut().for_each(|x| *x = (*x * g).max(f64::MIN_POSITIVE));
+                    scales.push(g);
+                }
+            }
+            // γ_v φ*_kv for every component k (its own stream: the row draws above are unchanged).
+            if manifest.rescale().contains(&RescaleAxis::Cols) {
+                let col_factor = base.col_factor().ok_or_else(|| {
+                    RunError::Data(format!("a {} model has no factor along the columns to re-scale", base.model.name()))
+                })?;
+                let mut rng = root.child(3).rng();
+                let cols = base.cols();
+                let col_scales: Vec<f64> = (0..cols).map(|_| gamma.sample(&mut rng)).collect();
+                for row in factors[col_factor].chunks_exact_mut(cols) {
+                    row.iter_mut().zip(&col_scales).for_each(|(x, g)| *x = (*x * g).max(f64::MIN_POSITIVE));
+                }
             }
             let mut truth = family.gibbs(root.child(1));
             family.set_base_factors(&mut truth, &factors)?;
-            return Ok(TrueData { row_scales: Some(scales), ..TrueData::generated(family, &truth, root.child(2)) });
+            let row_scales = (!scales.is_empty()).then_some(scales);
+            return Ok(TrueData { row_scales, ..TrueData::generated(family, &truth, root.child(2)) });
         }
         for attempt in 0..MAX_DATA_ATTEMPTS {
             let streams = root.child(attempt);

@@ -1,5 +1,5 @@
-//! Semi-synthetic data (§5.1/§5.2): stored base parameters whose rows are re-scaled by
-//! `γ_i ~ Gamma(e₀f₀, rate f₀)`. The base file is checked before any work starts; the re-scaled
+//! Semi-synthetic data (§5.1/§5.2): stored base parameters whose rows (and, for topics, columns:
+//! `data.rescale`) are re-scaled by `γ ~ Gamma(e₀f₀, rate f₀)`. The base file is checked before any work starts; the re-scaled
 //! rates are `γ_i γ_j μ*_ij` (block) or `γ_d μ*_dv` (topic); the `γ` follow their gamma law.
 
 use distributions::Gamma;
@@ -184,5 +184,97 @@ fn bad_base_files_fail_before_any_work() {
     std::fs::write(&with_phi, format!("phi = [[1.0]]\n{text}")).unwrap();
     rejected(&no_pi, "missing `pi`: a block base file holds theta, pi");
     rejected(&with_phi, "unknown field `phi`");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A topic base: 5 documents, 2 topics, 4 words, every rate distinct.
+fn topic_base() -> BaseParameters {
+    BaseParameters {
+        model: ModelKind::Topic,
+        row_labels: (0..5).map(|d| format!("doc{d}")).collect(),
+        factors: vec![
+            (0..5).map(|d| vec![1.0 + d as f64, 2.0 / (1.0 + d as f64)]).collect(),
+            vec![vec![0.4, 0.3, 0.2, 0.1], vec![0.05, 0.15, 0.3, 0.5]],
+        ],
+        provenance: toml::Table::new(),
+    }
+}
+
+fn with_rescale(text: &str, axes: &str) -> String {
+    text.replace("source = \"semi-synthetic\"", &format!("source = \"semi-synthetic\"\nrescale = {axes}"))
+}
+
+/// `rescale = ["cols"]`: μ_dv = γ_v μ*_dv (one γ per word, none per document); with both axes,
+/// γ_d γ_v μ*_dv, and the row draws are those of the rows-only design (their stream is shared).
+#[test]
+fn topic_columns_are_rescaled_by_gamma_v_alone_or_with_the_rows() {
+    let dir = scratch("cols");
+    let path = write_base(&dir, &topic_base());
+    let text = manifest_text(&path, "topic", 2, "[1.0]");
+    let rates_of = |axes: Option<&str>| {
+        let text = axes.map_or_else(|| text.clone(), |a| with_rescale(&text, a));
+        let m = parse(&text, Path::new("semi.toml")).unwrap();
+        let data = true_data(&m, &m.datasets()[0]).unwrap();
+        (data.rates().to_vec(), data.row_scales().map(<[f64]>::to_vec))
+    };
+    let base = topic_base();
+    let [theta, phi] = &base.factors_flat()[..] else { panic!("a topic base has two factors") };
+    let base_rate = |d: usize, v: usize| (0..2).map(|k| theta[d * 2 + k] * phi[k * 4 + v]).sum::<f64>();
+    let (rows_only, g_rows) = rates_of(None);
+    let (cols_only, none) = rates_of(Some(r#"["cols"]"#));
+    let (both, g_both) = rates_of(Some(r#"["rows", "cols"]"#));
+    assert!(none.is_none(), "no row scales when only the columns are re-scaled");
+    assert_eq!(g_rows, g_both, "the row draws do not depend on the column axis");
+    let g_rows = g_rows.unwrap();
+    // Each word draws its own γ_v (none of them 1: the columns really are re-scaled).
+    let gamma: Vec<f64> = (0..4).map(|v| cols_only[v] / base_rate(0, v)).collect();
+    assert!(gamma.iter().all(|g| (g - 1.0).abs() > 1e-6), "{gamma:?}");
+    assert!((1..4).all(|v| gamma[v] != gamma[v - 1]), "{gamma:?}");
+    for v in 0..4 {
+        // cols only: the ratio to the base rate is one γ_v for every document.
+        let gamma_v = cols_only[v] / base_rate(0, v);
+        for d in 0..5 {
+            let close = |got: f64, expected: f64| (got - expected).abs() <= 1e-12 * expected;
+            assert!(close(cols_only[d * 4 + v], gamma_v * base_rate(d, v)), "cols only, ({d}, {v})");
+            assert!(close(rows_only[d * 4 + v], g_rows[d] * base_rate(d, v)), "rows only, ({d}, {v})");
+            assert!(close(both[d * 4 + v], g_rows[d] * gamma_v * base_rate(d, v)), "both, ({d}, {v})");
+        }
+    }
+    // Every value a user can get wrong is refused: not semi-synthetic, the columns of a network,
+    // an empty or repeated list.
+    let block = write_base(&dir, &block_base());
+    let field = |text: &str| match parse(text, Path::new("semi.toml")) {
+        Err(ManifestError::Invalid { field, allowed, .. }) => format!("{field}: {allowed}"),
+        other => panic!("expected an invalid field, got {other:?}"),
+    };
+    let network = with_rescale(&manifest_text(&block, "block", 2, "[1.0]"), r#"["cols"]"#);
+    assert!(field(&network).contains("a block model's columns are its rows"), "{}", field(&network));
+    for axes in ["[]", r#"["cols", "cols"]"#] {
+        assert!(field(&with_rescale(&text, axes)).starts_with("data.rescale"), "{axes}");
+    }
+    let prior = r#"methods = ["naive"]
+[experiment]
+name = "p"
+seed = 1
+[model]
+kind = "topic"
+components = 2
+a0 = 1.0
+b0 = 1.0
+[data]
+source = "prior"
+rows = 4
+cols = 3
+rescale = ["rows"]
+[noise]
+alpha = [0.5]
+[sweep]
+replications = 1
+[sampler]
+iterations = 4
+burn_in = 2
+thin = 1
+"#;
+    assert!(field(prior).starts_with("data.rescale"), "{}", field(prior));
     let _ = std::fs::remove_dir_all(&dir);
 }

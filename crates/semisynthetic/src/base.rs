@@ -137,6 +137,11 @@ impl BaseParameters {
         self.model.factors().iter().position(|l| l.rows == Axis::Rows)
     }
 
+    /// The index of the factor whose columns are the count matrix's columns (`φ*`, `K × V`).
+    pub fn col_factor(&self) -> Option<usize> {
+        self.model.factors().iter().position(|l| l.cols == Axis::Cols)
+    }
+
     /// Shapes agree with the model's layout, every value is finite and `> 0`, and there is one
     /// label per row.
     pub fn check(&self) -> Result<(), String> {
