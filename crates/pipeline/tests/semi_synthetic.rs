@@ -20,6 +20,7 @@ fn block_base() -> BaseParameters {
     BaseParameters {
         model: ModelKind::Block,
         row_labels: (0..6).map(|i| format!("actor{i}")).collect(),
+        col_labels: Vec::new(),
         factors: vec![
             (0..6).map(|i| vec![1.0 + i as f64, 0.5 / (1.0 + i as f64)]).collect(),
             vec![vec![2.0, 0.1], vec![0.2, 1.5]],
@@ -104,6 +105,7 @@ fn row_scales_follow_gamma_e0_f0_rate_f0() {
     let base = BaseParameters {
         model: ModelKind::Topic,
         row_labels: (0..rows).map(|i| format!("doc{i}")).collect(),
+        col_labels: Vec::new(),
         factors: vec![vec![vec![1.0]; rows], vec![vec![0.5, 0.5]]],
         provenance: toml::Table::new(),
     };
@@ -192,6 +194,7 @@ fn topic_base() -> BaseParameters {
     BaseParameters {
         model: ModelKind::Topic,
         row_labels: (0..5).map(|d| format!("doc{d}")).collect(),
+        col_labels: (0..4).map(|v| format!("word{v}")).collect(),
         factors: vec![
             (0..5).map(|d| vec![1.0 + d as f64, 2.0 / (1.0 + d as f64)]).collect(),
             vec![vec![0.4, 0.3, 0.2, 0.1], vec![0.05, 0.15, 0.3, 0.5]],

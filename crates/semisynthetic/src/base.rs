@@ -27,6 +27,9 @@ pub struct BaseParameters {
     pub model: ModelKind,
     /// A label per row (actor or document), in row order.
     pub row_labels: Vec<String>,
+    /// A label per column (word) of a non-square model, in column order; empty when the file
+    /// has none (and always for a square model, whose columns are its rows).
+    pub col_labels: Vec<String>,
     /// One matrix per factor of `model.factors()`, in that order (for both registered models the
     /// first is `θ*`, rows × components).
     pub factors: Vec<Rows>,
@@ -38,9 +41,13 @@ pub struct BaseParameters {
 impl Serialize for BaseParameters {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let layouts = self.model.factors();
-        let mut map = serializer.serialize_map(Some(3 + layouts.len()))?;
+        let labels = usize::from(!self.col_labels.is_empty());
+        let mut map = serializer.serialize_map(Some(3 + labels + layouts.len()))?;
         map.serialize_entry("model", &self.model)?;
         map.serialize_entry("row_labels", &self.row_labels)?;
+        if !self.col_labels.is_empty() {
+            map.serialize_entry("col_labels", &self.col_labels)?;
+        }
         for (layout, matrix) in layouts.iter().zip(&self.factors) {
             map.serialize_entry(layout.name, matrix)?;
         }
@@ -60,6 +67,10 @@ impl<'de> Deserialize<'de> for BaseParameters {
             .ok_or_else(|| D::Error::missing_field("row_labels"))?
             .try_into()
             .map_err(|e| D::Error::custom(format!("row_labels: {e}")))?;
+        let col_labels = match take("col_labels") {
+            Some(v) => v.try_into().map_err(|e| D::Error::custom(format!("col_labels: {e}")))?,
+            None => Vec::new(),
+        };
         let provenance = match take("provenance") {
             Some(v) => v.try_into().map_err(|e| D::Error::custom(format!("provenance: {e}")))?,
             None => toml::Table::new(),
@@ -74,12 +85,12 @@ impl<'de> Deserialize<'de> for BaseParameters {
         }
         if let Some(key) = table.keys().next() {
             return Err(D::Error::custom(format!(
-                "unknown field `{key}`: a {} base file holds model, row_labels, {}, provenance",
+                "unknown field `{key}`: a {} base file holds model, row_labels, col_labels (optional), {}, provenance",
                 model.name(),
                 names.join(", ")
             )));
         }
-        Ok(Self { model, row_labels, factors, provenance })
+        Ok(Self { model, row_labels, col_labels, factors, provenance })
     }
 }
 
@@ -163,6 +174,15 @@ impl BaseParameters {
         if self.row_labels.len() != rows {
             return Err(format!("{} row_labels for {rows} rows", self.row_labels.len()));
         }
+        let labels = self.col_labels.len();
+        if labels != 0 && (self.model.square() || labels != cols) {
+            let expected = if self.model.square() {
+                "none (a square model's columns are its rows)".into()
+            } else {
+                format!("none or {cols}")
+            };
+            return Err(format!("{labels} col_labels; expected {expected}"));
+        }
         let size = |axis| match axis {
             Axis::Rows => rows,
             Axis::Cols => cols,
@@ -183,5 +203,47 @@ impl BaseParameters {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn topic() -> BaseParameters {
+        BaseParameters {
+            model: ModelKind::Topic,
+            row_labels: vec!["d0".into(), "d1".into()],
+            col_labels: vec!["gas".into(), "power".into(), "legal".into()],
+            factors: vec![vec![vec![1.0], vec![2.0]], vec![vec![0.2, 0.3, 0.5]]],
+            provenance: toml::Table::new(),
+        }
+    }
+
+    /// Column labels (words) survive a round trip and are checked against the columns; a file
+    /// without them reads as none, and a square model may not have them.
+    #[test]
+    fn column_labels_round_trip_and_are_checked() {
+        let base = topic();
+        let text = toml::to_string(&base).unwrap();
+        assert!(text.contains("col_labels = [\"gas\", \"power\", \"legal\"]"), "{text}");
+        let back: BaseParameters = toml::from_str(&text).unwrap();
+        assert_eq!(back, base);
+        back.check().unwrap();
+        let without: BaseParameters =
+            toml::from_str(&text.lines().filter(|l| !l.starts_with("col_labels")).collect::<Vec<_>>().join("\n"))
+                .unwrap();
+        assert!(without.col_labels.is_empty() && !toml::to_string(&without).unwrap().contains("col_labels"));
+        let mut short = topic();
+        short.col_labels.pop();
+        assert_eq!(short.check().unwrap_err(), "2 col_labels; expected none or 3");
+        let square = BaseParameters {
+            model: ModelKind::Block,
+            row_labels: vec!["a".into(), "b".into()],
+            col_labels: vec!["a".into(), "b".into()],
+            factors: vec![vec![vec![1.0], vec![2.0]], vec![vec![0.5]]],
+            provenance: toml::Table::new(),
+        };
+        assert!(square.check().unwrap_err().contains("a square model's columns are its rows"));
     }
 }

@@ -159,7 +159,13 @@ pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared,
     put("chosen_components", (best as i64).into());
     put("software", format!("lppf {}", env!("CARGO_PKG_VERSION")).into());
 
-    let base = BaseParameters { model: ModelKind::Block, row_labels: network.labels, factors, provenance };
+    let base = BaseParameters {
+        model: ModelKind::Block,
+        row_labels: network.labels,
+        col_labels: Vec::new(),
+        factors,
+        provenance,
+    };
     base.check().map_err(PrepareError::Data)?;
     Ok(Prepared { base, report, scores })
 }
