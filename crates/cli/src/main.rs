@@ -17,7 +17,9 @@ use pipeline::{
 };
 use progress::Reporter;
 use results::TopicPanel;
-use semisynthetic::{PrepareOptions, base_file_text, prepare_enron};
+use semisynthetic::{
+    PrepareOptions, TopicPrepareOptions, base_file_text, prepare_enron, prepare_enron_topics, topic_base_file_text,
+};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -118,6 +120,27 @@ enum Command {
     /// posterior mean and sd of every rate by label, the communities or topics, R̂ and ESS, an
     /// optional held-out score, and a figure, written to a directory.
     Fit(Box<fit::FitArgs>),
+    /// Build the Fig. 5 base parameters from real Enron e-mail bodies (AESLC, sent mail): fit a
+    /// non-private topic model with CAVI, keep the most used topics, their top words and top
+    /// documents, write θ*, φ* with document and word labels. Same input and seed ⇒ same file.
+    /// The file derives from CC BY-NC-SA 4.0 data and says so.
+    PrepareEnronTopics {
+        /// The AESLC `enron_subject_line` directory.
+        #[arg(default_value = "../shared/data/enron-aeslc/enron_subject_line")]
+        input: PathBuf,
+        /// Where to write the base parameters.
+        #[arg(long, default_value = "data/enron/topics-base.toml")]
+        output: PathBuf,
+        /// Seed of the CAVI initialisation.
+        #[arg(long, default_value_t = TopicPrepareOptions::default().seed)]
+        seed: u64,
+        /// Documents kept per kept topic (those using it most).
+        #[arg(long, default_value_t = TopicPrepareOptions::default().docs_per_topic)]
+        docs_per_topic: usize,
+        /// Share of a kept topic's word mass its kept words must hold, in (0, 1].
+        #[arg(long, default_value_t = TopicPrepareOptions::default().word_mass)]
+        word_mass: f64,
+    },
     /// Write the Enron e-mail network as a count table `row,col,count` (the paper's actors,
     /// named `Name (Department)`; one e-mail per recipient): the input of the worked example in
     /// docs/own-data.md. Same input ⇒ same file.
@@ -167,6 +190,10 @@ fn main() -> ExitCode {
         Command::Fit(args) => fit::fit(&args),
         Command::Epsilon(args) => budget::budget(&args).map(|lines| lines.iter().for_each(|l| println!("{l}"))),
         Command::PrepareEnronNetwork(args) => enron_network::prepare_network(&args),
+        Command::PrepareEnronTopics { input, output, seed, docs_per_topic, word_mass } => {
+            let options = TopicPrepareOptions { seed, docs_per_topic, word_mass, ..TopicPrepareOptions::default() };
+            prepare_topics(&input, &output, options)
+        }
         Command::PrepareEnron { input, output, seed, components } => {
             prepare(&input, &output, PrepareOptions { seed, components, ..PrepareOptions::default() })
         }
@@ -334,6 +361,34 @@ fn prepare(input: &Path, output: &Path, options: PrepareOptions) -> Result<(), F
     let text = base_file_text(&prepared.base).map_err(failed)?;
     results::write_atomic(output, text.as_bytes()).map_err(failed)?;
     println!("{}: {} actors, C = {}", output.display(), prepared.base.rows(), prepared.base.components());
+    Ok(())
+}
+
+fn prepare_topics(input: &Path, output: &Path, options: TopicPrepareOptions) -> Result<(), Failure> {
+    if !input.is_dir() {
+        return Err(bad_input(format!("{}: not a directory (the AESLC enron_subject_line folder)", input.display())));
+    }
+    eprintln!(
+        "reading {} and fitting {} topics with CAVI (a few minutes on 2 cores)…",
+        input.display(),
+        options.fit_topics
+    );
+    let prepared = prepare_enron_topics(input, &options).map_err(|e| match e {
+        semisynthetic::PrepareError::Options(_) => bad_input(e),
+        e => failed(e),
+    })?;
+    eprintln!("read: {}", prepared.report);
+    let text = topic_base_file_text(&prepared.base).map_err(failed)?;
+    results::write_atomic(output, text.as_bytes()).map_err(failed)?;
+    println!(
+        "{}: {} documents × {} words, {} topics (CAVI: {} iterations, {})",
+        output.display(),
+        prepared.base.rows(),
+        prepared.base.cols(),
+        prepared.base.components(),
+        prepared.iterations,
+        if prepared.converged { "converged" } else { "NOT converged" }
+    );
     Ok(())
 }
 

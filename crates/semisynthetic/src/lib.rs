@@ -8,8 +8,10 @@
 mod base;
 mod error;
 mod prepare;
+mod prepare_topics;
 
 pub use base::{BaseParameters, Rows};
 pub use error::PrepareError;
 pub use models::ModelKind;
-pub use prepare::{PrepareOptions, Prepared, base_file_text, prepare_enron};
+pub use prepare::{PrepareOptions, Prepared, base_file_text, base_file_text_with, prepare_enron};
+pub use prepare_topics::{PreparedTopics, TopicPrepareOptions, prepare_enron_topics, topic_base_file_text};
