@@ -129,9 +129,15 @@ pub(crate) fn t_minus_ln1p(t: f64) -> f64 {
 
 /// Loader's (2000) deviance term `bd0(x, μ) = x ln(x/μ) + μ − x` for `x > 0`, as `x·φ((μ−x)/x)`:
 /// of the size of the result, with no large terms to cancel. `+∞` when `μ = 0`. It is also
-/// `KL(Pois(x) ‖ Pois(μ))`, the loss of §5 of Schein et al. (2019).
+/// `KL(Pois(x) ‖ Pois(μ))`, the loss of §5 of Schein et al. (2019). When `μ/x` overflows (a
+/// subnormal `x`, as semi-synthetic rates floored at the smallest double give), the terms no longer
+/// cancel and the direct form `μ − x + x (ln x − ln μ)` is exact to rounding.
 pub fn bd0(x: f64, mean: f64) -> f64 {
-    x * t_minus_ln1p((mean - x) / x)
+    let t = (mean - x) / x;
+    if t.is_infinite() && mean.is_finite() {
+        return mean - x + x * (x.ln() - mean.ln());
+    }
+    x * t_minus_ln1p(t)
 }
 
 /// `(φ(t), ln(1+t))` together. With `v = t/(2+t)`, `ln(1+t) = 2 atanh v = 2(v + S)` and

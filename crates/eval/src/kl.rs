@@ -44,6 +44,18 @@ pub fn mean_poisson_kl(pairs: impl IntoIterator<Item = (f64, f64)>) -> Result<f6
 mod tests {
     use super::*;
 
+    /// A subnormal true rate (a semi-synthetic `γ` that underflowed, floored at the smallest
+    /// double) gives the limit `μ̂`, not NaN.
+    #[test]
+    fn a_subnormal_truth_gives_the_estimate() {
+        for truth in [5e-324, 1e-320, 2.2e-308] {
+            let kl = poisson_kl(truth, 0.5, 0).unwrap();
+            assert!((kl - 0.5).abs() < 1e-12, "{truth}: {kl}");
+        }
+        let kl = poisson_kl(1e-310, 1e-3, 0).unwrap();
+        assert!((kl - 1e-3).abs() < 1e-15, "{kl}");
+    }
+
     /// Against the direct sum Σ_k Pois(k; μ*) ln(Pois(k; μ*)/Pois(k; μ̂)).
     #[test]
     fn matches_the_defining_sum() {
