@@ -36,9 +36,28 @@ validate MANIFEST:
 smoke:
     cargo run --release -p cli -- run experiments/smoke.toml --force
 
-# The Fig. 3 design (synthetic 20-actor network; seconds): results/fig3-synthetic/figure.png.
+# The Fig. 3 design (synthetic 20-actor network; seconds): results/fig3-synthetic/figure.png (KL
+# curves) and docs/figures/fig3-synthetic.png (the paper's figure: privatized data, naive and
+# private rates beside the truth, replication 0).
 fig3:
     cargo run --release -p cli -- run experiments/fig3-synthetic.toml
+    cargo run --release -p cli -- recovery experiments/fig3-synthetic.toml --output docs/figures/fig3-synthetic.png
+
+# Fig. 1 (synthetic topics, per-document noise; about 30 s): results/fig1-topics/ and
+# docs/figures/fig1-topics.png (true data and topics, then per noise level the privatized data
+# and the naive and private topics, replication 0).
+fig1:
+    cargo run --release -p cli -- run experiments/fig1-topics.toml
+    cargo run --release -p cli -- recovery experiments/fig1-topics.toml --output docs/figures/fig1-topics.png
+
+# Fig. 5 on real Enron e-mail bodies, reduced design and schedule (about an hour on 2 cores; the
+# deviations are printed): results/fig5-enron-topics/. docs/fig5.md has the results.
+reproduce-fig5:
+    cargo run --release -p cli -- run experiments/fig5-enron-topics.toml
+
+# Fig. 5, one e0, three noise levels, two replications, short chains (about 5 minutes on 2 cores).
+reproduce-fig5-quick:
+    cargo run --release -p cli -- run experiments/fig5-enron-topics-quick.toml
 
 # Reprint the summary of a results directory (and rewrite its summary.csv).
 summarize DIR:

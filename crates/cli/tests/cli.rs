@@ -324,3 +324,49 @@ predictive_draws = 5
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `lppf recovery`: the paper-style recovery figure of one data set (a topic model and a block
+/// model), written where --output says, with the panels' labels; a data set the manifest does not
+/// have exits 2 naming the flags, and nothing is written.
+#[test]
+fn recovery_figures_of_a_topic_and_a_block_manifest() {
+    let dir = scratch("recovery");
+    let smoke = dir.join("smoke.toml");
+    std::fs::write(&smoke, include_str!("../../../experiments/smoke.toml")).unwrap();
+    let png = dir.join("figs").join("smoke.png");
+    let out = lppf()
+        .args(["recovery", smoke.to_str().unwrap(), "--replication", "1", "--output", png.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(png.metadata().is_ok_and(|m| m.len() > 0));
+    let svg = std::fs::read_to_string(png.with_extension("svg")).unwrap();
+    for needle in
+        ["true counts y", "true Φ*", "privatized, α = 0.200", "private-cavi: estimated Φ — topic MAE", "Hungarian"]
+    {
+        assert!(svg.contains(needle), "{needle:?} missing");
+    }
+    let block = manifest(&dir, 20).with_file_name("block.toml");
+    std::fs::write(&block, std::fs::read_to_string(manifest(&dir, 20)).unwrap().replace("rows = 40", "rows = 12"))
+        .unwrap();
+    let png = dir.join("block.png");
+    let out = lppf().args(["recovery", block.to_str().unwrap(), "--output", png.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let svg = std::fs::read_to_string(png.with_extension("svg")).unwrap();
+    for needle in ["true μ*", "non-private: estimated μ — KL", "privatized, α = 0.900", "posterior means"] {
+        assert!(svg.contains(needle), "{needle:?} missing");
+    }
+    let missing = dir.join("missing.png");
+    let out = lppf()
+        .args(["recovery", smoke.to_str().unwrap(), "--replication", "5", "--output", missing.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--replication 5"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!missing.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

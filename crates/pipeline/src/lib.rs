@@ -9,7 +9,8 @@
 //!   data sets and cells), `run` (one unit:
 //!   a data set's non-private reference or a cell's naïve and private fits, streams derived from
 //!   (seed, replication, e₀ index, purpose, level, method)), `sweep` (its units for the runner)
-//!   and `outputs` (its files);
+//!   and `outputs` (its files); `recovery`: one data set's truth, privatized data and every
+//!   method's estimate, for the paper's recovery figures (Fig. 1, Fig. 3);
 //! - the DPVI kind (`[experiment] kind = "dpvi"`): `dpvi_manifest`, `dpvi_run`;
 //! - the DP-SEP kind (`kind = "dp-sep"`): `dpsep` — Table 1 and Fig. 1 of Vinaroz & Park;
 
@@ -21,6 +22,7 @@ mod heldout;
 mod kinds;
 mod manifest;
 mod outputs;
+mod recovery;
 mod registry;
 mod run;
 mod sweep;
@@ -43,10 +45,8 @@ pub use outputs::{
     FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE, SUMMARY_FILE, TOPICS_PNG, TOPICS_SVG,
     claim_output, result_rows, write_outputs, write_summary, write_summary_figure,
 };
+pub use recovery::{Estimate, NoisyData, RecoveredTopics, Recovery, recovered_topics, recovery};
 pub use registry::{KINDS, Kind, ParseManifest, load_experiment, parse_experiment};
-pub use run::{
-    MethodResult, OnIteration, RecoveredTopics, RunError, TrueData, recovered_topics, run_cell, run_reference,
-    true_data,
-};
+pub use run::{MethodResult, OnIteration, RunError, TrueData, run_cell, run_reference, true_data};
 pub use semisynthetic::BaseParameters;
 pub use sweep::{FactorizationSweep, SweepOptions, Unit, run_sweep};

@@ -118,7 +118,8 @@ pub struct DataSpec {
     pub base: Option<PathBuf>,
     pub f0: Option<f64>,
     /// The axes of a semi-synthetic design re-scaled by `γ ~ Gamma(e₀f₀, rate f₀)`: `["rows"]`
-    /// (the default: `θ*_i` of Fig. 4), `["cols"]` (`φ*_kv` by `γ_v`) or both (Fig. 5, §5.2).
+    /// (the default: `θ*_i` of Fig. 4), `["cols"]` (`φ*_kv` by `γ_v`), both (Fig. 5, §5.2), or
+    /// none (`[]`: the base parameters are the truth as they are, as in Fig. 1's synthetic design).
     pub rescale: Option<Vec<RescaleAxis>>,
 }
 
@@ -303,6 +304,8 @@ impl Manifest {
     pub fn datasets(&self) -> Vec<DataSet> {
         let e0: Vec<Option<f64>> = match (&self.data.source, &self.sweep.e0) {
             (DataSource::Prior, _) => vec![None],
+            // The base parameters as they are: no e₀ at all.
+            (DataSource::SemiSynthetic, None) if self.rescale().is_empty() => vec![None],
             (DataSource::SemiSynthetic, None) => vec![Some(1.0)],
             (DataSource::SemiSynthetic, Some(levels)) => levels.iter().copied().map(Some).collect(),
         };
@@ -463,13 +466,23 @@ impl Manifest {
         only_semi("data.f0", d.f0.is_some())?;
         only_semi("data.rescale", d.rescale.is_some())?;
         if let Some(axes) = &d.rescale {
-            let distinct = !axes.is_empty() && (axes.len() == 1 || axes[0] != axes[1]) && axes.len() <= 2;
+            let distinct = axes.len() <= 1 || (axes.len() == 2 && axes[0] != axes[1]);
             if !distinct {
                 return Err(invalid(
                     "data.rescale",
                     format!("{axes:?}"),
-                    "[\"rows\"], [\"cols\"] or [\"rows\", \"cols\"]",
+                    "[] (none), [\"rows\"], [\"cols\"] or [\"rows\", \"cols\"]",
                 ));
+            }
+            if axes.is_empty() {
+                // The base parameters are the truth as they are: no γ to draw.
+                let allowed = "absent with data.rescale = [] (the base parameters are used as they are)";
+                if let Some(e0) = &self.sweep.e0 {
+                    return Err(invalid("sweep.e0", format!("{e0:?}"), allowed));
+                }
+                if let Some(f0) = d.f0 {
+                    return Err(invalid("data.f0", f0.to_string(), allowed));
+                }
             }
             if axes.contains(&RescaleAxis::Cols) && self.model.kind.square() {
                 let allowed = "[\"rows\"]: a block model's columns are its rows (the same actors)";

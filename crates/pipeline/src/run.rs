@@ -88,6 +88,16 @@ impl TrueData {
         &self.counts
     }
 
+    /// `(rows, cols)` of the count matrix.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+
+    /// A topic model's true topics (`K × V`, topic-major, as generated) and `K`.
+    pub fn topics(&self) -> Option<(&[f64], usize)> {
+        self.topics.as_ref().map(|(t, k)| (t.as_slice(), *k))
+    }
+
     /// Semi-synthetic data: the re-scalings `γ_i ~ Gamma(e₀f₀, rate f₀)` of the rows.
     pub fn row_scales(&self) -> Option<&[f64]> {
         self.row_scales.as_deref()
@@ -182,8 +192,9 @@ impl FamilyTask for GenerateTruth<'_> {
     fn run<F: ModelFamily>(self, family: &F) -> Result<TrueData, RunError> {
         let (manifest, dataset) = (self.manifest, self.dataset);
         let root = dataset_streams(manifest, dataset).child(TRUTH);
-        if let (Some(base), Some(e0)) = (&manifest.base, dataset.e0) {
-            let f0 = manifest.f0();
+        if let Some(base) = &manifest.base {
+            // Without an e₀ (`rescale = []`) no γ is drawn.
+            let (e0, f0) = (dataset.e0.unwrap_or(1.0), manifest.f0());
             let gamma = Gamma::new(e0 * f0, f0)?;
             let mut rng = root.child(0).rng();
             let k = base.components();
@@ -248,19 +259,15 @@ struct Fit {
     seconds: f64,
     /// Topic models: the estimated topics (topic-major, as fitted, before alignment).
     topics: Option<Vec<f64>>,
+    /// The posterior mean rates `μ̂` (row-major).
+    rates: Vec<f64>,
 }
 
 impl Fit {
     /// Scores the estimated rates (and, for a topic model, the topic-major topics) against the
     /// truth.
-    fn score(
-        data: &TrueData,
-        mean_rates: &[f64],
-        topics: Option<Vec<f64>>,
-        iterations: usize,
-        converged: Option<bool>,
-        seconds: f64,
-    ) -> Result<Self, RunError> {
+    fn score(data: &TrueData, posterior: inference::Posterior) -> Result<Self, RunError> {
+        let inference::Posterior { mean_rates, topics, iterations, converged, seconds, .. } = posterior;
         let pairs = || data.modelled().map(|n| (data.rates[n], mean_rates[n]));
         let mean_kl = eval::mean_poisson_kl(pairs())?;
         let (truth, estimate): (Vec<f64>, Vec<f64>) = pairs().unzip();
@@ -271,7 +278,7 @@ impl Fit {
             }
             _ => None,
         };
-        Ok(Fit { mean_kl, rate_mae, topic_error, iterations, converged, seconds, topics })
+        Ok(Fit { mean_kl, rate_mae, topic_error, iterations, converged, seconds, topics, rates: mean_rates })
     }
 }
 
@@ -298,14 +305,7 @@ fn fit_any(
     if let Algorithm::Cavi(settings) = algorithm {
         (posterior.iterations..settings.max_iterations()).for_each(|_| on_iteration());
     }
-    Fit::score(
-        data,
-        &posterior.mean_rates,
-        posterior.topics,
-        posterior.iterations,
-        posterior.converged,
-        posterior.seconds,
-    )
+    Fit::score(data, posterior)
 }
 
 struct FitTask<'a> {
@@ -324,8 +324,13 @@ impl FamilyTask for FitTask<'_> {
     }
 }
 
-/// A result and, for a topic model, the fit's estimated topics (topic-major, unaligned).
-type WithTopics = (MethodResult, Option<Vec<f64>>);
+/// A fit's result row with what the recovery figures draw: the estimated topics (topic-major,
+/// unaligned; topic models) and the posterior mean rates `μ̂`.
+pub(crate) struct FitOutput {
+    pub result: MethodResult,
+    pub topics: Option<Vec<f64>>,
+    pub rates: Vec<f64>,
+}
 
 /// The reference fits (`non-private`, `cavi`: those of the manifest's methods that see the true
 /// counts) of `dataset`, once per data set.
@@ -335,36 +340,35 @@ pub fn run_reference(
     dataset: &DataSet,
     on_iteration: OnIteration,
 ) -> Result<Vec<MethodResult>, RunError> {
-    Ok(reference_fits(manifest, data, dataset, on_iteration)?.into_iter().map(|(r, _)| r).collect())
+    Ok(reference_fits(manifest, data, dataset, on_iteration)?.into_iter().map(|f| f.result).collect())
 }
 
-/// [`run_reference`] with each fit's estimated topics.
-fn reference_fits(
+/// [`run_reference`] with each fit's estimates.
+pub(crate) fn reference_fits(
     manifest: &Manifest,
     data: &TrueData,
     dataset: &DataSet,
     on_iteration: OnIteration,
-) -> Result<Vec<WithTopics>, RunError> {
+) -> Result<Vec<FitOutput>, RunError> {
     let root = dataset_streams(manifest, dataset).child(CHAIN).child(u64::MAX);
     let mut results = Vec::new();
     for &method in manifest.methods.iter().filter(|m| m.is_reference()) {
         // The Gibbs reference keeps the stream it always had.
         let streams = if method == Method::NonPrivate { root } else { root.child(method as u64) };
         let fit = fit_any(method, manifest, data, None, streams, on_iteration)?;
-        results.push(MethodResult::new(dataset, None, method, (None, None, None), fit));
+        results.push(FitOutput::new(dataset, None, method, (None, None, None), fit));
     }
     Ok(results)
 }
 
-impl MethodResult {
+impl FitOutput {
     fn new(
         dataset: &DataSet,
         noise_index: Option<usize>,
         method: Method,
         (alpha, epsilon, precision): (Option<f64>, Option<f64>, Option<f64>),
-        mut fit: Fit,
-    ) -> (Self, Option<Vec<f64>>) {
-        let topics = fit.topics.take();
+        fit: Fit,
+    ) -> Self {
         let result = MethodResult {
             replication: dataset.replication,
             e0_index: dataset.e0_index,
@@ -382,7 +386,7 @@ impl MethodResult {
             seconds: fit.seconds,
             iterations_per_second: fit.iterations as f64 / fit.seconds.max(1e-12),
         };
-        (result, topics)
+        FitOutput { result, topics: fit.topics, rates: fit.rates }
     }
 }
 
@@ -393,16 +397,16 @@ pub fn run_cell(
     cell: &Cell,
     on_iteration: OnIteration,
 ) -> Result<Vec<MethodResult>, RunError> {
-    Ok(cell_fits(manifest, data, cell, on_iteration)?.into_iter().map(|(r, _)| r).collect())
+    Ok(cell_fits(manifest, data, cell, on_iteration)?.1.into_iter().map(|f| f.result).collect())
 }
 
-/// [`run_cell`] with each fit's estimated topics.
-fn cell_fits(
-    manifest: &Manifest,
-    data: &TrueData,
-    cell: &Cell,
-    on_iteration: OnIteration,
-) -> Result<Vec<WithTopics>, RunError> {
+/// A cell's noise level: `α` (the mean level with per-row noise), and `ε` and `N` when the
+/// manifest gives `ε`.
+type Level = (f64, Option<f64>, Option<f64>);
+
+/// The privatized data of `cell` (its own streams: the same release whichever methods run) and
+/// its noise level.
+fn release(manifest: &Manifest, data: &TrueData, cell: &Cell) -> Result<(Privatized, Level), RunError> {
     let root = dataset_streams(manifest, &cell.dataset);
     let (alpha, epsilon, precision) = match cell.noise {
         NoiseLevel::Alpha(a) => (a, None, None),
@@ -424,63 +428,24 @@ fn cell_fits(
         _ => Noise::Scalar(alpha),
     };
     let released = privatize(&data.counts, data.rows, data.cols, noise, &mut noise_streams.child(1).rng())?;
+    Ok((released, (alpha, epsilon, precision)))
+}
+
+/// [`run_cell`] with the cell's privatized data and each fit's estimates.
+pub(crate) fn cell_fits(
+    manifest: &Manifest,
+    data: &TrueData,
+    cell: &Cell,
+    on_iteration: OnIteration,
+) -> Result<(Privatized, Vec<FitOutput>), RunError> {
+    let root = dataset_streams(manifest, &cell.dataset);
+    let (released, (alpha, epsilon, precision)) = release(manifest, data, cell)?;
     let mut results = Vec::new();
     for &method in manifest.methods.iter().filter(|m| !m.is_reference()) {
         let streams = root.child(CHAIN).child(cell.noise_index as u64).child(method as u64);
         let fit = fit_any(method, manifest, data, Some(&released), streams, on_iteration)?;
         let level = (Some(alpha), epsilon, precision);
-        results.push(MethodResult::new(&cell.dataset, Some(cell.noise_index), method, level, fit));
+        results.push(FitOutput::new(&cell.dataset, Some(cell.noise_index), method, level, fit));
     }
-    Ok(results)
-}
-
-/// Topics recovered by one method, aligned to the true ones.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RecoveredTopics {
-    pub method: Method,
-    /// The noise level of the fit (`None` for the references).
-    pub epsilon: Option<f64>,
-    pub alpha: Option<f64>,
-    /// `K × V` topic-major, each row normalized to sum 1, row `k` matched to true topic `k`.
-    pub topics: Vec<f64>,
-    /// Mean absolute error against the normalized true topics (the results' `topic_error`).
-    pub error: f64,
-}
-
-/// The true topics of a topic-model data set and every method's recovered topics after
-/// Hungarian alignment (the figure of true vs recovered factors): the references and the cell
-/// at `noise_index` of `dataset`, with exactly the streams of the sweep, so the errors equal the
-/// `topic_error` of the results.
-pub fn recovered_topics(
-    manifest: &Manifest,
-    dataset: &DataSet,
-    noise_index: usize,
-) -> Result<(Vec<f64>, Vec<RecoveredTopics>), RunError> {
-    let data = true_data(manifest, dataset)?;
-    let Some((truth_topics, k)) = data.topics.clone() else {
-        return Err(RunError::Request("recovered topics: the manifest's model is not a topic model".into()));
-    };
-    let words = data.cols;
-    let cell =
-        manifest.cells().into_iter().find(|c| c.dataset == *dataset && c.noise_index == noise_index).ok_or_else(
-            || RunError::Request(format!("recovered topics: the manifest has no noise level {noise_index}")),
-        )?;
-    let mut fits = reference_fits(manifest, &data, dataset, &|| ())?;
-    fits.extend(cell_fits(manifest, &data, &cell, &|| ())?);
-    let mut recovered = Vec::new();
-    for (result, topics) in fits {
-        let Some(estimate) = topics else { continue };
-        let alignment = eval::align_topics(&truth_topics, &estimate, k, words)?;
-        let normalized = eval::normalize_rows(&estimate, words);
-        let topics =
-            alignment.estimate_for.iter().flat_map(|&j| normalized[j * words..(j + 1) * words].to_vec()).collect();
-        recovered.push(RecoveredTopics {
-            method: result.method,
-            epsilon: result.epsilon,
-            alpha: result.alpha,
-            topics,
-            error: alignment.mean_absolute_error,
-        });
-    }
-    Ok((eval::normalize_rows(&truth_topics, words), recovered))
+    Ok((released, results))
 }

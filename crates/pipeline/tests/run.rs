@@ -1,7 +1,9 @@
 //! Executing work units of `experiments/smoke.toml`: every method produces finite metrics, and a
 //! unit's numbers do not depend on the thread count or on which other units ran before.
 
-use pipeline::{Method, MethodResult, OnIteration, parse, recovered_topics, run_cell, run_reference, true_data};
+use pipeline::{
+    Method, MethodResult, OnIteration, parse, recovered_topics, recovery, run_cell, run_reference, true_data,
+};
 use std::path::Path;
 
 const SMOKE: &str = include_str!("../../../experiments/smoke.toml");
@@ -142,4 +144,45 @@ fn recovered_topics_are_aligned_normalized_and_score_as_the_results_do() {
     }
     let e = recovered_topics(&manifest, &dataset, 7).unwrap_err();
     assert!(matches!(&e, pipeline::RunError::Request(m) if m.contains("noise level 7")), "{e}");
+}
+
+/// The recovery figures' data: the same truth, releases and fits as the sweep. Every estimate's
+/// KL equals the results' bit for bit and is the KL of the rates it carries; the releases are
+/// integer noise around the true counts, one per noise level, noisier at the higher level.
+#[test]
+fn recovery_returns_the_sweeps_truth_releases_and_estimates() {
+    let manifest = parse(SMOKE, Path::new("smoke.toml")).unwrap();
+    let dataset = manifest.datasets()[0];
+    let data = true_data(&manifest, &dataset).unwrap();
+    let r = recovery(&manifest, &dataset, &[]).unwrap();
+    assert_eq!((r.rows, r.cols), data.shape());
+    assert_eq!((r.counts.as_slice(), r.rates.as_slice()), (data.counts(), data.rates()));
+    let mut results = run_reference(&manifest, &data, &dataset, QUIET).unwrap();
+    let cells: Vec<_> = manifest.cells().into_iter().filter(|c| c.dataset == dataset).collect();
+    assert_eq!(r.noisy.len(), cells.len());
+    for cell in &cells {
+        results.extend(run_cell(&manifest, &data, cell, QUIET).unwrap());
+    }
+    let estimates = r.references.iter().chain(r.noisy.iter().flat_map(|n| &n.estimates));
+    let mut compared = 0;
+    for (e, result) in estimates.zip(&results) {
+        assert_eq!(e.method, result.method);
+        assert_eq!(e.mean_kl.to_bits(), result.mean_kl.to_bits(), "{:?}", e.method);
+        assert_eq!(e.topic_error.map(f64::to_bits), result.topic_error.map(f64::to_bits));
+        let kl = eval::mean_poisson_kl(r.rates.iter().copied().zip(e.rates.iter().copied())).unwrap();
+        assert_eq!(kl.to_bits(), e.mean_kl.to_bits(), "{:?}: the rates carried are the ones scored", e.method);
+        compared += 1;
+    }
+    assert_eq!(compared, results.len());
+    let spread = |n: &pipeline::NoisyData| {
+        let noise: Vec<f64> = n.released.iter().zip(&r.counts).map(|(&y, &c)| f64::from(y) - f64::from(c)).collect();
+        noise.iter().map(|t| t * t).sum::<f64>() / noise.len() as f64
+    };
+    assert!(r.noisy[0].alpha < r.noisy[1].alpha);
+    assert!(spread(&r.noisy[0]) < spread(&r.noisy[1]), "more noise at the higher level");
+    assert!(r.noisy.iter().all(|n| n.released.len() == r.rows * r.cols));
+    // One level only, and a level the manifest does not have.
+    assert_eq!(recovery(&manifest, &dataset, &[1]).unwrap().noisy, r.noisy[1..].to_vec());
+    let e = recovery(&manifest, &dataset, &[2]).unwrap_err();
+    assert!(e.to_string().contains("noise level 2"), "{e}");
 }

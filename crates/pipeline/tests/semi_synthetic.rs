@@ -252,9 +252,11 @@ fn topic_columns_are_rescaled_by_gamma_v_alone_or_with_the_rows() {
     };
     let network = with_rescale(&manifest_text(&block, "block", 2, "[1.0]"), r#"["cols"]"#);
     assert!(field(&network).contains("a block model's columns are its rows"), "{}", field(&network));
-    for axes in ["[]", r#"["cols", "cols"]"#] {
+    for axes in [r#"["cols", "cols"]"#, r#"["rows", "cols", "rows"]"#] {
         assert!(field(&with_rescale(&text, axes)).starts_with("data.rescale"), "{axes}");
     }
+    // No axis: an e₀ (or f₀) would mean nothing, so it is refused.
+    assert!(field(&with_rescale(&text, "[]")).starts_with("sweep.e0: absent with data.rescale = []"));
     let prior = r#"methods = ["naive"]
 [experiment]
 name = "p"
@@ -279,5 +281,39 @@ burn_in = 2
 thin = 1
 "#;
     assert!(field(prior).starts_with("data.rescale"), "{}", field(prior));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `rescale = []`: the base parameters are the truth as they are (Fig. 1's written-out design):
+/// the rates are the base rates exactly, no e₀ is attached, each replication draws its own counts.
+#[test]
+fn without_rescaling_the_truth_is_the_base_itself() {
+    let dir = scratch("none");
+    let path = write_base(&dir, &topic_base());
+    let text = with_rescale(&manifest_text(&path, "topic", 2, "[1.0]"), "[]").replace("e0 = [1.0]\n", "");
+    let m = parse(&text, Path::new("semi.toml")).unwrap();
+    let base = topic_base();
+    let [theta, phi] = &base.factors_flat()[..] else { panic!("a topic base has two factors") };
+    let datasets = m.datasets();
+    assert_eq!(datasets.len(), 2);
+    let mut counts = Vec::new();
+    for dataset in &datasets {
+        assert_eq!(dataset.e0, None, "no e0 without re-scaling");
+        let data = true_data(&m, dataset).unwrap();
+        assert!(data.row_scales().is_none());
+        for d in 0..5 {
+            for v in 0..4 {
+                let expected = (0..2).map(|k| theta[d * 2 + k] * phi[k * 4 + v]).sum::<f64>();
+                assert_eq!(data.rates()[d * 4 + v], expected, "({d}, {v})");
+            }
+        }
+        counts.push(data.counts().to_vec());
+    }
+    assert_ne!(counts[0], counts[1], "each replication draws its own counts");
+    let with_f0 = text.replace("rescale = []", "rescale = []\nf0 = 0.5");
+    match parse(&with_f0, Path::new("semi.toml")) {
+        Err(ManifestError::Invalid { field, .. }) => assert_eq!(field, "data.f0"),
+        other => panic!("expected data.f0 refused, got {other:?}"),
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

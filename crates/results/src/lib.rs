@@ -1,6 +1,7 @@
 //! Tidy experiment results: the schema of `results.parquet` ([`ResultRow`]), writing and reading
 //! it, the summary over replications ([`summarize`]) the Fig. 4-style figure ([`plot`]) and
-//! the figure of true vs recovered topics ([`plot_topics`]).
+//! the figure of true vs recovered topics ([`plot_topics`]) and the paper's recovery figures
+//! ([`plot_panel_grid`]).
 //!
 //! This crate knows nothing about models or manifests: the pipeline turns its runs into rows.
 
@@ -9,6 +10,7 @@ mod compare;
 mod ellipses;
 mod figure;
 mod parquet_file;
+mod recovery_figure;
 mod row;
 mod summary;
 mod table;
@@ -19,6 +21,7 @@ pub use compare::{Comparison, compare_files, is_timing_column};
 pub use ellipses::{EllipsePanel, Gaussian2, plot_ellipses};
 pub use figure::{Curve, CurveLabels, CurvePanel, FigureText, plot, plot_curves};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
+pub use recovery_figure::{GridPanel, PanelGrid, Shading, count_scale, plot_panel_grid};
 pub use row::{ResultRow, schema};
 pub use summary::{SummaryRow, distinct, mean_sd, summarize, summary_csv, summary_table};
 pub use table::{Values, read_table, write_table};
