@@ -304,13 +304,6 @@ pub struct HeldOutLine {
     pub paired: Option<(f64, Option<f64>, usize)>,
 }
 
-fn mean_sd(v: &[f64]) -> (f64, Option<f64>) {
-    let n = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    let sd = (v.len() > 1).then(|| (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt());
-    (mean, sd)
-}
-
 /// The summary per (method, K), in manifest order.
 pub fn heldout_summary(m: &HeldOutManifest, rows: &[HeldOutRow]) -> Vec<HeldOutLine> {
     let score = |method: Method, k: usize| -> Vec<(usize, f64, f64, usize)> {
@@ -331,13 +324,13 @@ pub fn heldout_summary(m: &HeldOutManifest, rows: &[HeldOutRow]) -> Vec<HeldOutL
                 continue;
             }
             let values: Vec<f64> = mine.iter().map(|x| x.1).collect();
-            let (mean, sd) = mean_sd(&values);
+            let (mean, sd) = results::mean_sd(&values);
             let cells: usize = mine.iter().map(|x| x.3).sum();
             let paired = (method != first).then(|| {
                 let theirs = score(first, k);
                 let d: Vec<f64> =
                     mine.iter().filter_map(|a| theirs.iter().find(|b| b.0 == a.0).map(|b| a.1 - b.1)).collect();
-                let (dm, dsd) = mean_sd(&d);
+                let (dm, dsd) = results::mean_sd(&d);
                 (dm, dsd, d.iter().filter(|&&x| x > 0.0).count())
             });
             lines.push(HeldOutLine {

@@ -1,10 +1,15 @@
 //! The summary over replications: per (e₀, noise level, method), the mean and the sample standard
 //! deviation (divisor n − 1) of the metrics.
 //!
+//! Within a noise level, each method after the first is compared with the first (the baseline,
+//! e.g. private with naïve) on the same data sets: [`crate::paired`] of the mean KL by
+//! replication (wins, mean difference with its 95 % interval, paired t-test).
+//!
 //! The noise axis is `ε` if the rows carry one (with an empirical precision `N` the `α` of a level
 //! differs between data sets, so `ε` is the swept coordinate), otherwise `α`. The non-private
 //! reference has no noise level: it is summarized once per e₀.
 
+use crate::paired::{Paired, paired};
 use crate::row::ResultRow;
 use std::fmt::Write;
 
@@ -27,6 +32,10 @@ pub struct SummaryRow {
     pub mean_topic_error: Option<f64>,
     pub sd_topic_error: Option<f64>,
     pub mean_seconds: f64,
+    /// The first method at this noise level and the paired comparison of the mean KL with it
+    /// (this − baseline, lower is better) over the replications both have; `None` for the
+    /// baseline itself and for the non-private reference.
+    pub paired_kl: Option<(String, Paired)>,
 }
 
 /// The distinct items, in order of first appearance.
@@ -64,9 +73,12 @@ pub fn summarize(rows: &[ResultRow]) -> Vec<SummaryRow> {
     let value = |bits: Option<u64>| bits.map_or(f64::NEG_INFINITY, f64::from_bits);
     groups
         .sort_by(|a, b| value(a.0).total_cmp(&value(b.0)).then(value(a.1).total_cmp(&value(b.1))).then(a.2.cmp(&b.2)));
+    let groups_at = |e0: Option<u64>, level: Option<u64>| {
+        groups.iter().filter(|g| g.0 == e0 && g.1 == level).map(|g| g.2).collect::<Vec<_>>()
+    };
     groups
-        .into_iter()
-        .map(|group| {
+        .iter()
+        .map(|&group| {
             let members: Vec<&ResultRow> = rows.iter().filter(|r| group_of(r) == group).collect();
             let kl: Vec<f64> = members.iter().map(|r| r.mean_kl).collect();
             let (mean_kl, sd_kl) = mean_sd(&kl);
@@ -79,6 +91,18 @@ pub fn summarize(rows: &[ResultRow]) -> Vec<SummaryRow> {
                 (Some(m), s)
             };
             let seconds: Vec<f64> = members.iter().map(|r| r.seconds).collect();
+            // The baseline: the first method of the manifest's order at this (e₀, level).
+            let baseline = group.1.and_then(|_| groups_at(group.0, group.1).into_iter().min());
+            let paired_kl = baseline.filter(|&b| b != group.2).and_then(|b| {
+                let theirs: Vec<&ResultRow> = rows.iter().filter(|r| group_of(r) == (group.0, group.1, b)).collect();
+                let pairs: Vec<(f64, f64)> = members
+                    .iter()
+                    .filter_map(|a| {
+                        theirs.iter().find(|t| t.replication == a.replication).map(|t| (a.mean_kl, t.mean_kl))
+                    })
+                    .collect();
+                paired(&pairs, true).map(|p| (methods[b].to_string(), p))
+            });
             SummaryRow {
                 e0: group.0.map(f64::from_bits),
                 axis,
@@ -91,6 +115,7 @@ pub fn summarize(rows: &[ResultRow]) -> Vec<SummaryRow> {
                 mean_topic_error,
                 sd_topic_error,
                 mean_seconds: mean_sd(&seconds).0,
+                paired_kl,
             }
         })
         .collect()
@@ -103,12 +128,14 @@ fn cell(x: Option<f64>) -> String {
 /// The summary as CSV (empty fields for missing values).
 pub fn summary_csv(summary: &[SummaryRow]) -> String {
     let mut out = String::from(
-        "e0,axis,level,method,replications,mean_kl,sd_kl,mean_alpha,mean_topic_error,sd_topic_error,mean_seconds\n",
+        "e0,axis,level,method,replications,mean_kl,sd_kl,mean_alpha,mean_topic_error,sd_topic_error,mean_seconds,\
+         paired_vs,paired_n,paired_wins,paired_kl_difference,paired_kl_difference_low,paired_kl_difference_high,paired_p_value\n",
     );
     for s in summary {
+        let p = s.paired_kl.as_ref();
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             cell(s.e0),
             s.axis,
             cell(s.level),
@@ -119,7 +146,14 @@ pub fn summary_csv(summary: &[SummaryRow]) -> String {
             cell(s.mean_alpha),
             cell(s.mean_topic_error),
             cell(s.sd_topic_error),
-            s.mean_seconds
+            s.mean_seconds,
+            p.map_or("", |p| p.0.as_str()),
+            p.map_or(String::new(), |p| p.1.n.to_string()),
+            p.map_or(String::new(), |p| p.1.wins.to_string()),
+            cell(p.map(|p| p.1.mean)),
+            cell(p.and_then(|p| p.1.interval).map(|i| i.0)),
+            cell(p.and_then(|p| p.1.interval).map(|i| i.1)),
+            cell(p.and_then(|p| p.1.p_value)),
         );
     }
     out
@@ -130,13 +164,21 @@ pub fn summary_table(summary: &[SummaryRow]) -> String {
     let fixed = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.4}"));
     let axis = summary.first().map_or("alpha", |s| s.axis);
     let mut out = format!(
-        "{:>6} {:>8} {:>12} {:>4} {:>10} {:>10} {:>8} {:>11}\n",
-        "e0", axis, "method", "n", "mean KL", "sd KL", "mean α", "topic err"
+        "{:>6} {:>8} {:>12} {:>4} {:>10} {:>10} {:>8} {:>11}  {}\n",
+        "e0",
+        axis,
+        "method",
+        "n",
+        "mean KL",
+        "sd KL",
+        "mean α",
+        "topic err",
+        "paired KL vs the level's first method: Δ [95 % CI] wins p"
     );
     for s in summary {
         let _ = writeln!(
             out,
-            "{:>6} {:>8} {:>12} {:>4} {:>10.4} {:>10} {:>8} {:>11}",
+            "{:>6} {:>8} {:>12} {:>4} {:>10.4} {:>10} {:>8} {:>11}  {}",
             s.e0.map_or("—".to_string(), |v| format!("{v}")),
             s.level.map_or("—".to_string(), |v| format!("{v}")),
             s.method,
@@ -144,8 +186,17 @@ pub fn summary_table(summary: &[SummaryRow]) -> String {
             s.mean_kl,
             fixed(s.sd_kl),
             fixed(s.mean_alpha),
-            fixed(s.mean_topic_error)
+            fixed(s.mean_topic_error),
+            s.paired_kl.as_ref().map_or(String::new(), |(b, p)| paired_text(b, p))
         );
     }
     out
+}
+
+/// `vs naive: Δ −0.1100 [−0.2354, 0.0154] 5/5 p 0.072` (wins of this method; the interval and
+/// p when there is a spread).
+fn paired_text(baseline: &str, p: &Paired) -> String {
+    let interval = p.interval.map_or(String::new(), |(lo, hi)| format!(" [{lo:.4}, {hi:.4}]"));
+    let test = p.p_value.map_or(String::new(), |v| format!(" p {v:.3}"));
+    format!("vs {baseline}: Δ {:.4}{interval} {}/{}{test}", p.mean, p.wins, p.n)
 }

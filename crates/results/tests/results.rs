@@ -120,9 +120,27 @@ fn summary_means_and_sample_sds() {
     // A single replication has no sd.
     let single = summarize(&sweep()[..1]);
     assert_eq!(single[0].sd_kl, None);
+    // Paired with naive (the level's first method) by replication: d = private − naive =
+    // (0.2 + 0.1r) − (0.75 + r) = −0.55 − 0.9r → −0.55, −1.45, −2.35: mean −1.45, sd 0.9,
+    // t = −1.45 / (0.9/√3) = −2.7905 on 2 df, p = 0.10797 (2·(1 − F), F(t) = ½ + t/(2√(2 + t²))
+    // for 2 df); interval −1.45 ± 4.302653 · 0.9/√3.
+    let (baseline, p) = s.paired_kl.as_ref().unwrap();
+    assert_eq!((baseline.as_str(), p.n, p.wins), ("naive", 3, 3));
+    assert!((p.mean + 1.45).abs() < 1e-12);
+    let half = 4.302_652_729_749_464 * 0.9 / 3f64.sqrt();
+    let (lo, hi) = p.interval.unwrap();
+    assert!((lo - (-1.45 - half)).abs() < 1e-9 && (hi - (-1.45 + half)).abs() < 1e-9, "{lo} {hi}");
+    let t = -1.45 / (0.9 / 3f64.sqrt());
+    let p_exact = 2.0 * (1.0 - (0.5 + t.abs() / (2.0 * (2.0 + t * t).sqrt())));
+    assert!((p.p_value.unwrap() - p_exact).abs() < 1e-9, "{:?} vs {p_exact}", p.p_value);
+    // The baseline and the references carry no comparison.
+    assert!(summary[8].paired_kl.is_none() && summary[5].paired_kl.is_none());
     let csv = summary_csv(&summary);
     assert_eq!(csv.lines().count(), 11);
     assert!(csv.lines().nth(1).unwrap().starts_with("0.75,alpha,,non-private,3,"), "{csv}");
+    assert!(csv.lines().next().unwrap().ends_with(",paired_vs,paired_n,paired_wins,paired_kl_difference,paired_kl_difference_low,paired_kl_difference_high,paired_p_value"));
+    let last = csv.lines().nth(10).unwrap();
+    assert!(last.contains(",naive,3,3,-1.45"), "{last}");
 }
 
 #[test]
