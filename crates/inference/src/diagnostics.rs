@@ -11,9 +11,9 @@
 //!   larger of the bulk `R̂` (on `z`) and the tail `R̂` (on `z` of the folded draws
 //!   `|x − median(x)|`) (§4.2).
 //! * ESS (their eqs. 10–13): `ρ̂_t = 1 − (W − mean_m γ̂_{m,t}) / var⁺` with the biased
-//!   within-chain autocovariances `γ̂_{m,t}`; Geyer's initial monotone sequence sums the pairs
-//!   `P_k = ρ̂_{2k} + ρ̂_{2k+1}` while they are positive, made non-increasing; `τ̂ = −1 + 2 Σ P_k`
-//!   (at least `1/log₁₀ S`, as in the `posterior` package) and `ESS = S / τ̂`. Bulk ESS is the ESS
+//!   within-chain autocovariances `γ̂_{m,t}`; Geyer's initial positive sequence truncated and made
+//!   monotone as in the `posterior` package and ArviZ, `τ̂ = −1 + 2 Σ_{t ≤ t_max} ρ̂_t + ρ̂_{t_max+1}`
+//!   (at least `1/log₁₀ S`) and `ESS = S / τ̂`; checked against ArviZ 0.23.4 on fixed arrays. Bulk ESS is the ESS
 //!   of `z`; tail ESS is the smaller ESS of the indicators `x ≤ q₀.₀₅` and `x ≥ q₀.₉₅` (§4.3).
 //!
 //! The autocovariances are computed directly, `O(S · t_max)` with `t_max` the truncation lag:
@@ -178,20 +178,40 @@ fn ess(chains: &[Vec<f64>]) -> f64 {
         let mean_acov = if t == 0 { mean_acov * n as f64 / (n as f64 - 1.0) } else { mean_acov };
         1.0 - (within - mean_acov) / plus
     };
-    // Pairs P_k = ρ̂_{2k} + ρ̂_{2k+1} while positive, made non-increasing.
-    let mut tau_sum = 0.0;
-    let mut previous = f64::INFINITY;
-    let mut t = 0;
-    while t + 1 < n {
-        let pair = rho(t) + rho(t + 1);
-        if pair <= 0.0 {
-            break;
+    // Geyer's initial positive sequence, then made monotone, exactly as the `posterior` package
+    // and ArviZ do (a test checks ArviZ's values): pairs (ρ̂_{t+1}, ρ̂_{t+2}) for odd t are kept
+    // while their sum is positive; the last even term is kept if positive; a pair larger than the
+    // one before is replaced by that one's mean.
+    let mut r = vec![0.0; n];
+    r[0] = 1.0;
+    let (mut even, mut odd) = (1.0, if n > 1 { rho(1) } else { 0.0 });
+    if n > 1 {
+        r[1] = odd;
+    }
+    let mut t = 1;
+    while t + 3 < n && even + odd > 0.0 {
+        even = rho(t + 1);
+        odd = rho(t + 2);
+        if even + odd >= 0.0 {
+            r[t + 1] = even;
+            r[t + 2] = odd;
         }
-        let pair = pair.min(previous);
-        tau_sum += pair;
-        previous = pair;
         t += 2;
     }
+    // t_max = t − 2 may be −1 (chains of fewer than 4 draws): nothing but ρ̂_0 is summed then.
+    let last = t - 1; // t_max + 1
+    if even > 0.0 && last < n {
+        r[last] = even;
+    }
+    let mut t = 1;
+    while t + 3 <= last {
+        if r[t + 1] + r[t + 2] > r[t - 1] + r[t] {
+            r[t + 1] = (r[t - 1] + r[t]) / 2.0;
+            r[t + 2] = r[t + 1];
+        }
+        t += 2;
+    }
+    let tau_sum = r[..last.min(n)].iter().sum::<f64>() + r.get(last).copied().unwrap_or(0.0) / 2.0;
     let tau = (-1.0 + 2.0 * tau_sum).max(1.0 / s.log10());
     s / tau
 }
