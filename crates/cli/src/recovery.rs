@@ -6,7 +6,7 @@
 
 use crate::{Failure, bad_input, failed};
 use pipeline::{Estimate, ModelKind, Recovery, load, recovery};
-use results::{GridPanel, PanelGrid, Shading, count_scale, plot_panel_grid};
+use results::{GridPanel, PanelGrid, Shading, count_scale, level_scale, plot_panel_grid};
 use std::path::PathBuf;
 
 /// Which data set and where the figure goes.
@@ -112,12 +112,6 @@ fn grid(r: &Recovery, kind: ModelKind, per_row: bool, title: String) -> PanelGri
             column.push(level(String::new(), vec![0.0; rows * cols]));
         }
     }
-    let top = columns
-        .iter()
-        .flatten()
-        .filter(|p| p.shading == Shading::Level)
-        .flat_map(|p| p.values.iter())
-        .fold(0.0_f64, |a, &x| a.max(x));
     let what = if topics {
         "Topics: word probabilities, aligned to the truth (Hungarian); Gibbs: the kept sample with the highest joint probability."
     } else {
@@ -126,11 +120,13 @@ fn grid(r: &Recovery, kind: ModelKind, per_row: bool, title: String) -> PanelGri
     // Rates span orders of magnitude (a few busy pairs, many quiet ones): a square-root scale
     // keeps the small rates a naïve fit invents visible. Topics are drawn on a linear scale.
     let scale = if topics { "" } else { " on a square-root scale" };
-    let note = format!(
+    let mut grid = PanelGrid { title, columns, note: String::new(), sqrt_levels: !topics };
+    let top = level_scale(&grid);
+    grid.note = format!(
         "Data: red positive, blue negative, full colour at each panel's 98th percentile of |y|.\n\
          Parameters: white 0 to dark blue at {top:.3}{scale}. {what}"
     );
-    PanelGrid { title, columns, note, sqrt_levels: !topics }
+    grid
 }
 
 fn r_values(values: &[i32]) -> Vec<f64> {

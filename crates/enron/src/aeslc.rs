@@ -13,16 +13,14 @@
 //!
 //! No recipients are known: the messages are documents, not network edges.
 
-use crate::maildir::collect_files;
+use crate::maildir::sorted_files;
 use crate::{EnronError, Message, ReadReport};
 use std::collections::HashSet;
 use std::path::Path;
 
 /// Reads every sent-mail file under `root` in sorted path order (deterministic).
 pub fn read_aeslc(root: &Path) -> Result<(Vec<Message>, ReadReport), EnronError> {
-    let mut files = Vec::new();
-    collect_files(root, &mut files).map_err(|e| EnronError { path: root.to_path_buf(), message: e.to_string() })?;
-    files.sort();
+    let files = sorted_files(root)?;
     let mut report = ReadReport::default();
     let mut seen = HashSet::new();
     let mut messages = Vec::new();

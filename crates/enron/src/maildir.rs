@@ -25,9 +25,7 @@ pub struct Email {
 
 /// Reads every file under `root` (in sorted path order, so the result is deterministic).
 pub fn read_maildir(root: &Path) -> Result<(Vec<Message>, ReadReport), EnronError> {
-    let mut files = Vec::new();
-    collect_files(root, &mut files).map_err(|e| EnronError { path: root.to_path_buf(), message: e.to_string() })?;
-    files.sort();
+    let files = sorted_files(root)?;
     let mut report = ReadReport::default();
     let mut seen = HashSet::new();
     let mut messages = Vec::new();
@@ -60,8 +58,16 @@ pub fn read_maildir(root: &Path) -> Result<(Vec<Message>, ReadReport), EnronErro
     Ok((messages, report))
 }
 
+/// Every file under `root`, recursively, in sorted path order (so readers are deterministic).
+pub(crate) fn sorted_files(root: &Path) -> Result<Vec<PathBuf>, EnronError> {
+    let mut files = Vec::new();
+    collect_files(root, &mut files).map_err(|e| EnronError { path: root.to_path_buf(), message: e.to_string() })?;
+    files.sort();
+    Ok(files)
+}
+
 /// Every file under `dir`, recursively (unsorted).
-pub(crate) fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let kind = entry.file_type()?;

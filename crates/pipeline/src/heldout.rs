@@ -326,12 +326,12 @@ pub fn heldout_summary(m: &HeldOutManifest, rows: &[HeldOutRow]) -> Vec<HeldOutL
             let values: Vec<f64> = mine.iter().map(|x| x.1).collect();
             let (mean, sd) = results::mean_sd(&values);
             let cells: usize = mine.iter().map(|x| x.3).sum();
+            // This − first on the same masks; a win is a higher log predictive.
             let paired = (method != first).then(|| {
                 let theirs = score(first, k);
-                let d: Vec<f64> =
-                    mine.iter().filter_map(|a| theirs.iter().find(|b| b.0 == a.0).map(|b| a.1 - b.1)).collect();
-                let (dm, dsd) = results::mean_sd(&d);
-                (dm, dsd, d.iter().filter(|&&x| x > 0.0).count())
+                let pairs: Vec<(f64, f64)> =
+                    mine.iter().filter_map(|a| theirs.iter().find(|b| b.0 == a.0).map(|b| (a.1, b.1))).collect();
+                results::paired(&pairs, false).map(|p| (p.mean, p.sd, p.wins))
             });
             lines.push(HeldOutLine {
                 method,
@@ -341,7 +341,7 @@ pub fn heldout_summary(m: &HeldOutManifest, rows: &[HeldOutRow]) -> Vec<HeldOutL
                 sd,
                 per_cell: values.iter().sum::<f64>() / cells.max(1) as f64,
                 worst_rhat: mine.iter().map(|x| x.2).fold(f64::NAN, f64::max),
-                paired: paired.filter(|p| p.0.is_finite()),
+                paired: paired.flatten(),
             });
         }
     }

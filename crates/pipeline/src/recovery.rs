@@ -64,7 +64,8 @@ pub fn recovery(manifest: &Manifest, dataset: &DataSet, noise_indices: &[usize])
     let cells: Vec<_> = manifest.cells().into_iter().filter(|c| c.dataset == *dataset).collect();
     let levels = cells.len();
     if let Some(bad) = noise_indices.iter().find(|&&i| i >= levels) {
-        return Err(RunError::Request(format!("noise level {bad}: the manifest has {levels} (0 to {})", levels - 1)));
+        let last = levels.saturating_sub(1);
+        return Err(RunError::Request(format!("noise level {bad}: the manifest has {levels} (0 to {last})")));
     }
     let truth_topics = data.topics().map(|(t, k)| (t.to_vec(), k));
     let estimate = |fit: FitOutput| -> Result<Estimate, RunError> {
@@ -88,12 +89,11 @@ pub fn recovery(manifest: &Manifest, dataset: &DataSet, noise_indices: &[usize])
         reference_fits(manifest, &data, dataset, &|| ())?.into_iter().map(estimate).collect::<Result<_, _>>()?;
     let mut noisy = Vec::new();
     for cell in cells.iter().filter(|c| noise_indices.is_empty() || noise_indices.contains(&c.noise_index)) {
-        let (released, fits) = cell_fits(manifest, &data, cell, &|| ())?;
-        let level = fits.first().map(|f| (f.result.alpha.unwrap_or(0.0), f.result.epsilon)).unwrap_or((0.0, None));
+        let (released, (alpha, epsilon, _), fits) = cell_fits(manifest, &data, cell, &|| ())?;
         noisy.push(NoisyData {
             noise_index: cell.noise_index,
-            alpha: level.0,
-            epsilon: level.1,
+            alpha,
+            epsilon,
             released: released.values().to_vec(),
             estimates: fits.into_iter().map(estimate).collect::<Result<_, _>>()?,
         });

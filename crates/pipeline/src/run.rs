@@ -397,12 +397,12 @@ pub fn run_cell(
     cell: &Cell,
     on_iteration: OnIteration,
 ) -> Result<Vec<MethodResult>, RunError> {
-    Ok(cell_fits(manifest, data, cell, on_iteration)?.1.into_iter().map(|f| f.result).collect())
+    Ok(cell_fits(manifest, data, cell, on_iteration)?.2.into_iter().map(|f| f.result).collect())
 }
 
 /// A cell's noise level: `α` (the mean level with per-row noise), and `ε` and `N` when the
 /// manifest gives `ε`.
-type Level = (f64, Option<f64>, Option<f64>);
+pub(crate) type Level = (f64, Option<f64>, Option<f64>);
 
 /// The privatized data of `cell` (its own streams: the same release whichever methods run) and
 /// its noise level.
@@ -431,15 +431,16 @@ fn release(manifest: &Manifest, data: &TrueData, cell: &Cell) -> Result<(Privati
     Ok((released, (alpha, epsilon, precision)))
 }
 
-/// [`run_cell`] with the cell's privatized data and each fit's estimates.
+/// [`run_cell`] with the cell's privatized data, its noise level and each fit's estimates.
 pub(crate) fn cell_fits(
     manifest: &Manifest,
     data: &TrueData,
     cell: &Cell,
     on_iteration: OnIteration,
-) -> Result<(Privatized, Vec<FitOutput>), RunError> {
+) -> Result<(Privatized, Level, Vec<FitOutput>), RunError> {
     let root = dataset_streams(manifest, &cell.dataset);
-    let (released, (alpha, epsilon, precision)) = release(manifest, data, cell)?;
+    let (released, level) = release(manifest, data, cell)?;
+    let (alpha, epsilon, precision) = level;
     let mut results = Vec::new();
     for &method in manifest.methods.iter().filter(|m| !m.is_reference()) {
         let streams = root.child(CHAIN).child(cell.noise_index as u64).child(method as u64);
@@ -447,5 +448,5 @@ pub(crate) fn cell_fits(
         let level = (Some(alpha), epsilon, precision);
         results.push(FitOutput::new(&cell.dataset, Some(cell.noise_index), method, level, fit));
     }
-    Ok((released, results))
+    Ok((released, level, results))
 }

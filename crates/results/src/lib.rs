@@ -23,7 +23,7 @@ pub use ellipses::{EllipsePanel, Gaussian2, plot_ellipses};
 pub use figure::{Curve, CurveLabels, CurvePanel, FigureText, plot, plot_curves};
 pub use paired::{Paired, paired};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
-pub use recovery_figure::{GridPanel, PanelGrid, Shading, count_scale, plot_panel_grid};
+pub use recovery_figure::{GridPanel, PanelGrid, Shading, count_scale, level_scale, plot_panel_grid};
 pub use row::{ResultRow, schema};
 pub use summary::{SummaryRow, distinct, mean_sd, summarize, summary_csv, summary_table};
 pub use table::{Values, read_table, write_table};

@@ -18,6 +18,8 @@ pub struct Paired {
     pub wins: usize,
     /// Mean of `this − baseline`.
     pub mean: f64,
+    /// Sample sd of the differences (divisor n − 1; `None` for n = 1).
+    pub sd: Option<f64>,
     /// 95 % t-interval of the mean difference (`None` for n < 2 or identical differences).
     pub interval: Option<(f64, f64)>,
     /// Two-sided paired t-test of "no difference" (`None` where the interval is).
@@ -41,7 +43,7 @@ pub fn paired(pairs: &[(f64, f64)], lower_is_better: bool) -> Option<Paired> {
         let p = 2.0 * (1.0 - t.cdf((mean / se).abs()));
         Some(((mean - half, mean + half), p.clamp(0.0, 1.0)))
     });
-    Some(Paired { n, wins, mean, interval: test.map(|x| x.0), p_value: test.map(|x| x.1) })
+    Some(Paired { n, wins, mean, sd, interval: test.map(|x| x.0), p_value: test.map(|x| x.1) })
 }
 
 #[cfg(test)]
@@ -61,6 +63,7 @@ mod tests {
         // d = [-0.10, -0.05, -0.10, -0.02, -0.28]: mean -0.11, sd 0.100995, se 0.0451664,
         // t = -2.43544, p = 0.0715595; interval -0.11 ± 2.776445 · se.
         assert!((p.mean + 0.11).abs() < 1e-12);
+        assert!((p.sd.unwrap() - 0.100_995_049_383_620_79).abs() < 1e-12, "{:?}", p.sd);
         let (lo, hi) = p.interval.unwrap();
         assert!((lo - -0.235_401_916_816_453_2).abs() < 1e-12, "{lo}");
         assert!((hi - 0.015_401_916_816_453_17).abs() < 1e-12, "{hi}");
@@ -74,7 +77,7 @@ mod tests {
         assert_eq!(paired(&[], true), None);
         assert_eq!(paired(&[(f64::NAN, 1.0)], true), None);
         let one = paired(&[(1.0, 2.0)], true).unwrap();
-        assert_eq!((one.n, one.wins, one.mean, one.interval, one.p_value), (1, 1, -1.0, None, None));
+        assert_eq!((one.n, one.wins, one.mean, one.sd, one.interval, one.p_value), (1, 1, -1.0, None, None, None));
         // Identical differences: no spread, no test (not p = 0).
         let same = paired(&[(1.0, 2.0), (3.0, 4.0)], true).unwrap();
         assert_eq!((same.interval, same.p_value), (None, None));

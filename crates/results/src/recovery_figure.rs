@@ -87,9 +87,15 @@ fn row_weights(grid: &PanelGrid) -> Vec<u32> {
     heights.iter().map(|&h| if h >= 4 * shortest { 4 } else { 2 }).collect()
 }
 
-/// The largest |value| of the panel, at least the smallest positive double.
-fn largest(values: &[f64]) -> f64 {
-    values.iter().map(|v| v.abs()).filter(|v| v.is_finite()).fold(f64::MIN_POSITIVE, f64::max)
+/// The largest finite |value|, at least the smallest positive double.
+fn largest<'a>(values: impl IntoIterator<Item = &'a f64>) -> f64 {
+    values.into_iter().map(|v| v.abs()).filter(|v| v.is_finite()).fold(f64::MIN_POSITIVE, f64::max)
+}
+
+/// Where the [`Shading::Level`] panels' colour is full: their largest |value| (all of them share
+/// it). Say it in the grid's note.
+pub fn level_scale(grid: &PanelGrid) -> f64 {
+    largest(grid.columns.iter().flatten().filter(|p| p.shading == Shading::Level).flat_map(|p| &p.values))
 }
 
 /// Where a data panel's colour is full: the 98th percentile of its finite |values| (the value at
@@ -125,15 +131,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, grid: &PanelGrid, wei
     for (i, line) in grid.note.lines().enumerate() {
         footer.draw_text(line, &("sans-serif", 12).into_text_style(&footer), (10, 4 + 15 * i as i32)).map_err(e)?;
     }
-    let level_top = largest(
-        &grid
-            .columns
-            .iter()
-            .flatten()
-            .filter(|p| p.shading == Shading::Level)
-            .flat_map(|p| p.values.clone())
-            .collect::<Vec<_>>(),
-    );
+    let level_top = level_scale(grid);
     let (_, grid_height) = root.dim_in_pixel();
     let total: u32 = weights.iter().sum();
     let mut breaks = Vec::new();
