@@ -3,7 +3,7 @@
 use crate::data::{FitData, Input};
 use crate::error::FitError;
 use distributions::Streams;
-use inference::{Algorithm, Diagnostics, Method, Observation, Posterior, diagnose, fit};
+use inference::{Algorithm, Diagnostics, Method, Observation, Posterior, fit};
 use models::{FamilyShape, FamilyVisitor, GammaPrior, MeanMatrix, ModelFamily, ModelKind, with_family};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -151,17 +151,11 @@ impl FamilyVisitor for Chains<'_> {
     }
 }
 
-/// Pools the chains: means and sds of the rates, the best chain's factors, the traces, the
-/// diagnostics, and (second) each chain's held-out rate samples to score (Gibbs: evenly spaced,
-/// at most [`MAX_PREDICTIVE_SAMPLES`] over all chains; CAVI: each start's plug-in).
+/// Pools the chains ([`inference::pool`]: means and sds of the rates, the best chain, the
+/// diagnostics) with their traces, and (second) each chain's held-out rate samples to score
+/// (Gibbs: evenly spaced, at most [`MAX_PREDICTIVE_SAMPLES`] over all chains; CAVI: each start's
+/// plug-in).
 fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<Vec<Vec<f64>>>) {
-    let chains = posteriors.len() as f64;
-    let best_of = |p: &Posterior| match settings.algorithm {
-        Algorithm::Gibbs(_) => p.trace.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        Algorithm::Cavi(_) => p.trace.last().copied().unwrap_or(f64::NEG_INFINITY),
-    };
-    let factors_chain =
-        (0..posteriors.len()).fold(0, |b, c| if best_of(&posteriors[c]) > best_of(&posteriors[b]) { c } else { b });
     let traces: Vec<ChainTrace> = posteriors
         .iter()
         .map(|p| ChainTrace {
@@ -183,31 +177,19 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
             p.heldout_rates.iter().step_by(step).cloned().collect()
         })
         .collect();
-    let (mean_rates, sd_rates, diagnostics) = match settings.algorithm {
-        Algorithm::Gibbs(_) => {
-            let cells = posteriors[0].mean_rates.len();
-            let mut mean = vec![0.0; cells];
-            let mut square = vec![0.0; cells];
-            for p in &posteriors {
-                let sd = p.sd_rates.as_deref().unwrap_or(&[]);
-                for (n, &m) in p.mean_rates.iter().enumerate() {
-                    let s = sd.get(n).copied().unwrap_or(0.0);
-                    mean[n] += m / chains;
-                    square[n] += (s * s + m * m) / chains;
-                }
-            }
-            let sd = square.iter().zip(&mean).map(|(q, m)| (q - m * m).max(0.0).sqrt()).collect();
-            let of =
-                |f: fn(&ChainTrace) -> &[f64]| -> Diagnostics { diagnose(&traces.iter().map(f).collect::<Vec<_>>()) };
-            let diagnostics =
-                vec![("ln_joint", of(|t| t.values.as_slice())), ("total_rate", of(|t| t.total_rate.as_slice()))];
-            (mean, Some(sd), diagnostics)
-        }
-        Algorithm::Cavi(_) => (posteriors[factors_chain].mean_rates.clone(), None, Vec::new()),
+    let pooled = inference::pool(posteriors);
+    let factors_chain = pooled.best;
+    let factors = pooled.chains.into_iter().nth(factors_chain).map(|p| p.factors).unwrap_or_default();
+    let result = FitResult {
+        mean_rates: pooled.mean_rates,
+        sd_rates: pooled.sd_rates,
+        factors,
+        factors_chain,
+        traces,
+        diagnostics: pooled.diagnostics,
+        heldout: None,
+        seconds: 0.0,
     };
-    let factors = posteriors.into_iter().nth(factors_chain).map(|p| p.factors).unwrap_or_default();
-    let result =
-        FitResult { mean_rates, sd_rates, factors, factors_chain, traces, diagnostics, heldout: None, seconds: 0.0 };
     (result, samples)
 }
 

@@ -116,6 +116,10 @@ enum Command {
         /// Compare the timing columns (seconds, …_per_second) too.
         #[arg(long)]
         with_timings: bool,
+        /// Accept columns that only RIGHT has (a newer version's file that added columns); the
+        /// columns both have must still be identical.
+        #[arg(long)]
+        allow_added_columns: bool,
     },
     /// Privatize your own counts before sharing them (the data holder's side): every cell of the
     /// grid, zeros included, gets exact two-sided geometric noise from fresh OS entropy. Writes
@@ -193,7 +197,9 @@ fn main() -> ExitCode {
         Command::Plot { results, log_y } => plot(&results, log_y),
         Command::Topics { manifest, replication, noise_index } => topics(&manifest, replication, noise_index),
         Command::Recovery(args) => recovery::recovery_figure(&args),
-        Command::Diff { left, right, with_timings } => diff(&left, &right, with_timings),
+        Command::Diff { left, right, with_timings, allow_added_columns } => {
+            diff(&left, &right, with_timings, allow_added_columns)
+        }
         Command::Privatize(args) => privatize::privatize(&args),
         Command::Fit(args) => fit::fit(&args),
         Command::Epsilon(args) => budget::budget(&args).map(|lines| lines.iter().for_each(|l| println!("{l}"))),
@@ -330,7 +336,7 @@ fn topics(path: &Path, replication: usize, noise_index: usize) -> Result<(), Fai
     Ok(())
 }
 
-fn diff(left: &Path, right: &Path, with_timings: bool) -> Result<(), Failure> {
+fn diff(left: &Path, right: &Path, with_timings: bool, allow_added_columns: bool) -> Result<(), Failure> {
     let c = results::compare_files(left, right, with_timings, 10).map_err(bad_input)?;
     for (name, file) in &c.unmatched {
         println!("column {name} only in {}", if *file == 0 { left } else { right }.display());
@@ -345,7 +351,7 @@ fn diff(left: &Path, right: &Path, with_timings: bool) -> Result<(), Failure> {
         println!("… {} differing values in all", c.differing_cells);
     }
     let skipped = if c.skipped.is_empty() { String::new() } else { format!(" (skipped: {})", c.skipped.join(", ")) };
-    if c.identical() {
+    if c.identical() || (allow_added_columns && c.identical_with_added_columns()) {
         println!("identical: {} rows × {} columns{skipped}", c.rows.0, c.compared.len());
         Ok(())
     } else {

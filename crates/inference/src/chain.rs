@@ -116,6 +116,9 @@ pub struct ChainSummary<M> {
     /// `μ_n^(s)` at the watched entries ([`run_chain_watching`]) of every kept sample: what a
     /// held-out predictive score averages over.
     pub kept_watched_rates: Vec<Vec<f64>>,
+    /// The watched functional ([`Watch::functional`]) of every kept sample's rates; empty without
+    /// one.
+    pub kept_functional: Vec<f64>,
     /// Posterior means of the factor matrices (meaningful only without label switching; the
     /// paper uses [`ChainSummary::best`] for topics).
     pub mean_factors: Vec<MeanFactor>,
@@ -139,16 +142,37 @@ pub fn run_chain<S: Sampler>(
     streams: Streams,
     on_progress: impl FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<ChainSummary<S::Model>, InferenceError> {
-    run_chain_watching(sampler, schedule, streams, &[], on_progress)
+    run_chain_watching(sampler, schedule, streams, Watch::default(), on_progress)
 }
 
-/// [`run_chain`], also keeping the rates at the entries `watch` (row-major indices) of every kept
-/// sample in [`ChainSummary::kept_watched_rates`].
+/// A scalar function of one sample's rates `μ^(s)` (row-major), e.g. the KL to known true rates.
+pub type Functional<'a> = &'a (dyn Fn(&[f64]) -> f64 + Sync);
+
+/// What a chain records of every kept sample besides its summaries.
+#[derive(Clone, Copy, Default)]
+pub struct Watch<'a> {
+    /// Entries (row-major indices) whose rates are kept: [`ChainSummary::kept_watched_rates`].
+    pub entries: &'a [usize],
+    /// A functional of the rates, kept: [`ChainSummary::kept_functional`] (a label-free trace for
+    /// convergence diagnostics).
+    pub functional: Option<Functional<'a>>,
+}
+
+impl fmt::Debug for Watch<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Watch")
+            .field("entries", &self.entries)
+            .field("functional", &self.functional.map(|_| "fn"))
+            .finish()
+    }
+}
+
+/// [`run_chain`], also keeping what `watch` names of every kept sample.
 pub fn run_chain_watching<S: Sampler>(
     sampler: &mut S,
     schedule: &Schedule,
     streams: Streams,
-    watch: &[usize],
+    watch: Watch<'_>,
     mut on_progress: impl FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<ChainSummary<S::Model>, InferenceError> {
     let (rows, cols) = sampler.model().shape();
@@ -166,6 +190,7 @@ pub fn run_chain_watching<S: Sampler>(
         sd_rates: Vec::new(),
         kept_total_rate: Vec::with_capacity(schedule.kept()),
         kept_watched_rates: Vec::new(),
+        kept_functional: Vec::new(),
         mean_factors: Vec::new(),
         kept_ln_joint: Vec::with_capacity(schedule.kept()),
         best: None,
@@ -184,8 +209,11 @@ pub fn run_chain_watching<S: Sampler>(
                 total += r;
             }
             summary.kept_total_rate.push(total);
-            if !watch.is_empty() {
-                summary.kept_watched_rates.push(watch.iter().map(|&n| rates[n]).collect());
+            if !watch.entries.is_empty() {
+                summary.kept_watched_rates.push(watch.entries.iter().map(|&n| rates[n]).collect());
+            }
+            if let Some(functional) = watch.functional {
+                summary.kept_functional.push(functional(&rates));
             }
             for (sum, block) in factor_sums.iter_mut().zip(sampler.model().factors()) {
                 for (s, x) in sum.mean.iter_mut().zip(block.values) {

@@ -3,7 +3,9 @@
 //! (Gibbs | CAVI) × (exact | naïve | private); code that fits a model calls [`fit`] and never
 //! chooses a sampler type itself.
 
-use crate::{Cavi, CaviSettings, InferenceError, LocallyPrivate, NonPrivate, Schedule, run_chain_watching};
+use crate::{
+    Cavi, CaviSettings, Functional, InferenceError, LocallyPrivate, NonPrivate, Schedule, Watch, run_chain_watching,
+};
 use distributions::Streams;
 use mechanism::Privatized;
 use models::{Axis, MeanMatrix, ModelFamily, PoissonFactorization};
@@ -41,6 +43,9 @@ pub struct Posterior {
     pub sd_rates: Option<Vec<f64>>,
     /// Gibbs: `Σ_n μ_n` of every kept sample (a label-free summary for R̂ and ESS); CAVI: empty.
     pub kept_total_rate: Vec<f64>,
+    /// Gibbs: the watched functional of every kept sample's rates ([`crate::fit_chains`]); empty
+    /// without one and for CAVI.
+    pub kept_functional: Vec<f64>,
     /// The rates at the observation's missing entries (held out), in row-major order: Gibbs, one
     /// vector per kept sample; CAVI, one vector of `E[μ_n]` under the final `Q` (a plug-in).
     /// Empty when nothing is missing.
@@ -76,20 +81,34 @@ pub fn fit<F: ModelFamily>(
     streams: Streams,
     on_iteration: &(dyn Fn() + Sync),
 ) -> Result<Posterior, InferenceError> {
+    fit_watching(family, observation, algorithm, streams, None, on_iteration)
+}
+
+/// [`fit`], a Gibbs chain also keeping `functional` of every kept sample's rates
+/// ([`Posterior::kept_functional`]).
+pub(crate) fn fit_watching<F: ModelFamily>(
+    family: &F,
+    observation: Observation<'_>,
+    algorithm: &Algorithm,
+    streams: Streams,
+    functional: Option<Functional<'_>>,
+    on_iteration: &(dyn Fn() + Sync),
+) -> Result<Posterior, InferenceError> {
     match algorithm {
         Algorithm::Gibbs(schedule) => {
             let model = family.gibbs(streams.child(0));
+            let missing = missing_entries(observation);
+            let watch = Watch { entries: &missing, functional };
             match observation {
                 Observation::Exact(counts) => {
-                    gibbs(family, &mut NonPrivate::new(model, counts.to_vec())?, schedule, &[], streams, on_iteration)
+                    gibbs(family, &mut NonPrivate::new(model, counts.to_vec())?, schedule, watch, streams, on_iteration)
                 }
                 Observation::Naive(released) => {
-                    let watch = missing_entries(observation);
-                    gibbs(family, &mut NonPrivate::naive(model, released)?, schedule, &watch, streams, on_iteration)
+                    gibbs(family, &mut NonPrivate::naive(model, released)?, schedule, watch, streams, on_iteration)
                 }
                 Observation::Private(released) => {
                     let mut sampler = LocallyPrivate::new(model, released, streams.child(u64::MAX))?;
-                    gibbs(family, &mut sampler, schedule, &missing_entries(observation), streams, on_iteration)
+                    gibbs(family, &mut sampler, schedule, watch, streams, on_iteration)
                 }
             }
         }
@@ -115,6 +134,7 @@ pub fn fit<F: ModelFamily>(
                 mean_rates: summary.mean_rates,
                 sd_rates: None,
                 kept_total_rate: Vec::new(),
+                kept_functional: Vec::new(),
                 trace: summary.elbo,
                 iterations: summary.iterations,
                 converged: Some(summary.converged),
@@ -139,7 +159,7 @@ fn gibbs<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
     family: &F,
     sampler: &mut S,
     schedule: &Schedule,
-    watch: &[usize],
+    watch: Watch<'_>,
     streams: Streams,
     on_iteration: &(dyn Fn() + Sync),
 ) -> Result<Posterior, InferenceError> {
@@ -175,6 +195,7 @@ fn gibbs<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
         mean_rates: summary.mean_rates,
         sd_rates: Some(summary.sd_rates),
         kept_total_rate: summary.kept_total_rate,
+        kept_functional: summary.kept_functional,
         heldout_rates: summary.kept_watched_rates,
         trace: summary.kept_ln_joint.iter().map(|&(_, l)| l).collect(),
         iterations: schedule.iterations(),

@@ -15,7 +15,8 @@
 //! * [`diagnose`]: split-R̂ and bulk/tail ESS of several chains (Vehtari et al. 2021).
 //! * [`fit`]: the one estimator interface over all of these — a [`models::ModelFamily`], an
 //!   [`Observation`] (exact, naïve, private) and an [`Algorithm`] (Gibbs, CAVI) give a
-//!   [`Posterior`].
+//!   [`Posterior`]; [`fit_chains`] runs several chains (or CAVI starts) of it in parallel and
+//!   pools them with their diagnostics.
 
 mod cavi;
 mod chain;
@@ -25,6 +26,7 @@ mod estimator;
 pub mod geweke;
 mod method;
 mod non_private;
+mod pooled;
 mod private;
 mod private_step;
 
@@ -32,12 +34,15 @@ pub use cavi::{
     BesselArgument, Cavi, CaviProgress, CaviSettings, CaviSettingsError, CaviSummary, LocalStep, MEstimate,
     delta_method_ln_mean, private_local_step,
 };
-pub use chain::{ChainSummary, MeanFactor, Progress, Schedule, ScheduleError, run_chain, run_chain_watching};
+pub use chain::{
+    ChainSummary, Functional, MeanFactor, Progress, Schedule, ScheduleError, Watch, run_chain, run_chain_watching,
+};
 pub use diagnostics::{Diagnostics, ESS_PER_CHAIN, RHAT_LIMIT, diagnose};
 pub use error::InferenceError;
 pub use estimator::{Algorithm, Observation, Posterior, fit};
 pub use method::Method;
 pub use non_private::NonPrivate;
+pub use pooled::{Pooled, chain_streams, fit_chains, pool};
 pub use private::LocallyPrivate;
 pub use private_step::{NoiseAux, lambda_posterior_rate, resample_entry};
 

@@ -176,16 +176,24 @@ pub struct CaviSpec {
     pub tolerance: Option<f64>,
     pub m_estimate: Option<String>,
     pub bessel_argument: Option<String>,
+    /// Starts per CAVI fit: the one with the highest final ELBO is the fit; absent = 1.
+    pub starts: Option<usize>,
 }
 
-/// `[sampler]`: iterations, burn-in, thinning.
+/// `[sampler]`: iterations, burn-in, thinning, and chains per fit (default 1).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SamplerSpec {
     pub iterations: usize,
     pub burn_in: usize,
     pub thin: usize,
+    /// Chains per Gibbs fit, run in parallel and pooled (`inference::fit_chains`); absent = 1.
+    pub chains: Option<usize>,
 }
+
+/// More chains (or CAVI starts) per fit than this are refused: each holds its own model state and
+/// rate sums, and diagnostics gain little beyond a few chains.
+pub const MAX_CHAINS: usize = 64;
 
 /// A manifest that cannot be read or is invalid.
 #[derive(Clone, Debug, PartialEq)]
@@ -404,11 +412,30 @@ impl Manifest {
                 invalid(field, e.value.to_string(), &e.allowed)
             })?;
         }
+        let chains = [
+            ("sampler.chains", self.sampler.as_ref().and_then(|s| s.chains)),
+            ("cavi.starts", self.cavi.as_ref().and_then(|c| c.starts)),
+        ];
+        for (field, value) in chains {
+            if let Some(n) = value.filter(|n| !(1..=MAX_CHAINS).contains(n)) {
+                return Err(invalid(field, n.to_string(), &format!("an integer from 1 to {MAX_CHAINS}")));
+            }
+        }
         if self.cavi.is_some() && !self.methods.iter().any(|m| m.is_cavi()) {
             return Err(invalid("cavi", "set".into(), "absent unless a CAVI method is listed"));
         }
         self.checked_cavi_settings(file)?;
         Ok(())
+    }
+
+    /// Chains (Gibbs: `sampler.chains`) or starts (CAVI: `cavi.starts`) of a fit of `method`.
+    pub fn chains(&self, method: Method) -> usize {
+        let chains = if method.is_cavi() {
+            self.cavi.as_ref().and_then(|c| c.starts)
+        } else {
+            self.sampler.as_ref().and_then(|s| s.chains)
+        };
+        chains.unwrap_or(1)
     }
 
     /// The sampler schedule, validated by the sampler's own rules ([`Schedule::new`]); an error

@@ -59,6 +59,10 @@ pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow>
             converged: r.converged,
             seconds: r.seconds,
             iterations_per_second: r.iterations_per_second,
+            chains: r.chains as i64,
+            chain_mean_kl: r.chain_mean_kl.clone(),
+            diagnostics: r.diagnostics,
+            warning: r.diagnostics.map(|d| crate::run::diagnostics_warning(&d, r.chains)),
         })
         .collect()
 }

@@ -11,6 +11,7 @@ use inference::{Algorithm, Observation};
 use mechanism::{Noise, Privatized, privatize};
 use models::{FamilyShape, FamilyVisitor, GammaPrior, ModelFamily, PoissonFactorization};
 use rand::distr::Distribution;
+use results::{RowDiagnostics as FitDiagnostics, TraceDiagnostics};
 
 /// Stream purposes under a replication.
 const TRUTH: u64 = 0;
@@ -49,8 +50,51 @@ pub struct MethodResult {
     pub iterations: usize,
     /// CAVI only: whether the tolerance was reached.
     pub converged: Option<bool>,
+    /// Wall-clock seconds of the fit's chains, summed (CPU time when they run in parallel).
     pub seconds: f64,
+    /// Iterations of all chains per second of `seconds`.
     pub iterations_per_second: f64,
+    /// Chains (Gibbs) or starts (CAVI) of the fit.
+    #[serde(default = "one")]
+    pub chains: usize,
+    /// Each chain's (CAVI: each start's) own mean KL, in chain order.
+    #[serde(default)]
+    pub chain_mean_kl: Vec<f64>,
+    /// Gibbs: split-R̂ and bulk/tail ESS over the chains of `ln p(Z, Y)`, the total rate and the
+    /// KL of each kept sample's rates to the truth; `None` for CAVI.
+    #[serde(default)]
+    pub diagnostics: Option<FitDiagnostics>,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// The diagnostics of a pooled Gibbs fit ([`inference::Pooled::diagnostics`]); `None` for CAVI.
+fn fit_diagnostics(pooled: &inference::Pooled) -> Option<FitDiagnostics> {
+    let get = |name: &str| {
+        pooled.diagnostics.iter().find(|(n, _)| *n == name).map(|(_, d)| TraceDiagnostics {
+            rhat: d.rhat,
+            ess_bulk: d.ess_bulk,
+            ess_tail: d.ess_tail,
+        })
+    };
+    Some(FitDiagnostics { ln_joint: get("ln_joint")?, total_rate: get("total_rate")?, kl: get("functional")? })
+}
+
+/// What `diagnostics` warn about for `chains` chains ([`inference::Diagnostics::warnings`]), each
+/// prefixed with its quantity, `; `-separated (empty when nothing).
+pub fn diagnostics_warning(diagnostics: &FitDiagnostics, chains: usize) -> String {
+    FitDiagnostics::TRACES
+        .iter()
+        .enumerate()
+        .flat_map(|(i, name)| {
+            let d = diagnostics.trace(i);
+            let d = inference::Diagnostics { rhat: d.rhat, ess_bulk: d.ess_bulk, ess_tail: d.ess_tail };
+            d.warnings(chains).into_iter().map(move |w| format!("{name}: {w}"))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Called after every Gibbs iteration of every chain (progress reporting); must be cheap.
@@ -105,6 +149,12 @@ impl TrueData {
 
     fn modelled(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.rates.len()).filter(|&n| !self.excluded[n])
+    }
+
+    /// The mean Poisson KL of `rates` (row-major) against the true rates over the modelled
+    /// entries.
+    fn kl(&self, rates: &[f64]) -> Result<f64, RunError> {
+        Ok(eval::mean_poisson_kl(self.modelled().map(|n| (self.rates[n], rates[n])))?)
     }
 
     /// The rates of `truth` and counts drawn from them.
@@ -259,18 +309,27 @@ struct Fit {
     seconds: f64,
     /// Topic models: the estimated topics (topic-major, as fitted, before alignment).
     topics: Option<Vec<f64>>,
-    /// The posterior mean rates `μ̂` (row-major).
+    /// The posterior mean rates `μ̂` (row-major; pooled over the chains).
     rates: Vec<f64>,
+    chains: usize,
+    chain_mean_kl: Vec<f64>,
+    diagnostics: Option<FitDiagnostics>,
 }
 
 impl Fit {
-    /// Scores the estimated rates (and, for a topic model, the topic-major topics) against the
-    /// truth.
-    fn score(data: &TrueData, posterior: inference::Posterior) -> Result<Self, RunError> {
-        let inference::Posterior { mean_rates, topics, iterations, converged, seconds, .. } = posterior;
-        let pairs = || data.modelled().map(|n| (data.rates[n], mean_rates[n]));
-        let mean_kl = eval::mean_poisson_kl(pairs())?;
-        let (truth, estimate): (Vec<f64>, Vec<f64>) = pairs().unzip();
+    /// Scores the pooled rates (and, for a topic model, the best chain's topic-major topics)
+    /// against the truth, and each chain's own rates.
+    fn score(data: &TrueData, pooled: inference::Pooled) -> Result<Self, RunError> {
+        let diagnostics = fit_diagnostics(&pooled);
+        let chain_mean_kl = pooled.chains.iter().map(|p| data.kl(&p.mean_rates)).collect::<Result<Vec<_>, _>>()?;
+        let seconds = pooled.chains.iter().map(|p| p.seconds).sum();
+        let chains = pooled.chains.len();
+        let best = pooled.best;
+        let inference::Posterior { topics, iterations, converged, .. } =
+            pooled.chains.into_iter().nth(best).ok_or_else(|| RunError::Request("a fit without chains".into()))?;
+        let mean_rates = pooled.mean_rates;
+        let mean_kl = data.kl(&mean_rates)?;
+        let (truth, estimate): (Vec<f64>, Vec<f64>) = data.modelled().map(|n| (data.rates[n], mean_rates[n])).unzip();
         let rate_mae = eval::mean_absolute_error(&truth, &estimate)?;
         let topic_error = match (&topics, &data.topics) {
             (Some(estimate), Some((truth, k))) => {
@@ -278,7 +337,19 @@ impl Fit {
             }
             _ => None,
         };
-        Ok(Fit { mean_kl, rate_mae, topic_error, iterations, converged, seconds, topics, rates: mean_rates })
+        Ok(Fit {
+            mean_kl,
+            rate_mae,
+            topic_error,
+            iterations,
+            converged,
+            seconds,
+            topics,
+            rates: mean_rates,
+            chains,
+            chain_mean_kl,
+            diagnostics,
+        })
     }
 }
 
@@ -301,25 +372,35 @@ fn fit_any(
     } else {
         Algorithm::Gibbs(manifest.schedule()?)
     };
-    let posterior = with_family(manifest, FitTask { observation, algorithm: &algorithm, streams, on_iteration })?;
+    // The KL of every kept sample's rates to the truth: a label-free trace for the diagnostics
+    // (NaN, which the diagnostics report as undefined, if a sample cannot be scored).
+    let kl = |rates: &[f64]| data.kl(rates).unwrap_or(f64::NAN);
+    let task =
+        FitTask { observation, algorithm: &algorithm, streams, chains: manifest.chains(method), kl: &kl, on_iteration };
+    let pooled = with_family(manifest, task)?;
     if let Algorithm::Cavi(settings) = algorithm {
-        (posterior.iterations..settings.max_iterations()).for_each(|_| on_iteration());
+        for start in &pooled.chains {
+            (start.iterations..settings.max_iterations()).for_each(|_| on_iteration());
+        }
     }
-    Fit::score(data, posterior)
+    Fit::score(data, pooled)
 }
 
 struct FitTask<'a> {
     observation: Observation<'a>,
     algorithm: &'a Algorithm,
     streams: Streams,
+    chains: usize,
+    kl: inference::Functional<'a>,
     on_iteration: OnIteration<'a>,
 }
 
 impl FamilyTask for FitTask<'_> {
-    type Output = inference::Posterior;
+    type Output = inference::Pooled;
 
-    fn run<F: ModelFamily>(self, family: &F) -> Result<inference::Posterior, RunError> {
-        inference::fit(family, self.observation, self.algorithm, self.streams, self.on_iteration)
+    fn run<F: ModelFamily>(self, family: &F) -> Result<inference::Pooled, RunError> {
+        let FitTask { observation, algorithm, streams, chains, kl, on_iteration } = self;
+        inference::fit_chains(family, observation, algorithm, streams, chains, Some(kl), on_iteration)
             .map_err(RunError::from)
     }
 }
@@ -384,7 +465,10 @@ impl FitOutput {
             iterations: fit.iterations,
             converged: fit.converged,
             seconds: fit.seconds,
-            iterations_per_second: fit.iterations as f64 / fit.seconds.max(1e-12),
+            iterations_per_second: (fit.iterations * fit.chains) as f64 / fit.seconds.max(1e-12),
+            chains: fit.chains,
+            chain_mean_kl: fit.chain_mean_kl,
+            diagnostics: fit.diagnostics,
         };
         FitOutput { result, topics: fit.topics, rates: fit.rates }
     }

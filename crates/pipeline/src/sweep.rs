@@ -40,8 +40,8 @@ impl Manifest {
         units
     }
 
-    /// Iterations a unit runs (all its fits; CAVI fits count their maximum, and a fit that
-    /// converges early reports the rest as done).
+    /// Iterations a unit runs (all chains of all its fits; CAVI fits count their maximum, and a
+    /// fit that converges early reports the rest as done).
     pub fn unit_iterations(&self, unit: Unit) -> u64 {
         let reference = matches!(unit, Unit::Reference { .. });
         let gibbs = self.sampler.as_ref().map_or(0, |s| s.iterations);
@@ -49,8 +49,8 @@ impl Manifest {
         self.methods
             .iter()
             .filter(|m| m.is_reference() == reference)
-            .map(|m| if m.is_cavi() { cavi } else { gibbs } as u64)
-            .sum()
+            .map(|&m| (if m.is_cavi() { cavi } else { gibbs } as u64).saturating_mul(self.chains(m) as u64))
+            .fold(0, u64::saturating_add)
     }
 }
 

@@ -40,6 +40,12 @@ impl Comparison {
     pub fn identical(&self) -> bool {
         self.rows.0 == self.rows.1 && self.unmatched.is_empty() && self.differing_cells == 0
     }
+
+    /// [`Comparison::identical`] except that the right file may have columns the left lacks (a
+    /// newer version's file that added columns to the same numbers).
+    pub fn identical_with_added_columns(&self) -> bool {
+        self.rows.0 == self.rows.1 && self.unmatched.iter().all(|(_, file)| *file == 1) && self.differing_cells == 0
+    }
 }
 
 fn read_all(path: &Path) -> Result<RecordBatch, ResultsError> {
@@ -71,6 +77,12 @@ fn cell(array: &ArrayRef, row: usize) -> Result<(String, Option<u64>), String> {
         DataType::UInt64 => (array.as_primitive::<UInt64Type>().value(row).to_string(), None),
         DataType::Boolean => (array.as_boolean().value(row).to_string(), None),
         DataType::Utf8 => (array.as_string::<i32>().value(row).to_string(), None),
+        // A list of floats (per-chain values), compared by its shortest round-trip text.
+        DataType::List(field) if field.data_type() == &DataType::Float64 => {
+            let values = array.as_list::<i32>().value(row);
+            let text = values.as_primitive::<Float64Type>().iter().map(|v| format!("{v:?}")).collect::<Vec<_>>();
+            (format!("[{}]", text.join(", ")), None)
+        }
         other => return Err(format!("a column of type {other}, which lppf does not write")),
     })
 }

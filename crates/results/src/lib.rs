@@ -24,7 +24,7 @@ pub use figure::{Curve, CurveLabels, CurvePanel, FigureText, plot, plot_curves};
 pub use paired::{Paired, paired};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
 pub use recovery_figure::{GridPanel, PanelGrid, Shading, count_scale, level_scale, plot_panel_grid};
-pub use row::{ResultRow, schema};
+pub use row::{ResultRow, RowDiagnostics, TraceDiagnostics, diagnostics_columns, schema};
 pub use summary::{SummaryRow, distinct, mean_sd, summarize, summary_csv, summary_table};
 pub use table::{Values, read_table, write_table};
 pub use topics_figure::{HeatmapText, TopicPanel, plot_heatmaps, plot_topics};

@@ -3,11 +3,13 @@
 //! software version) travels inside the file as well as beside it.
 
 use crate::ResultsError;
-use crate::row::{ResultRow, schema};
+use crate::row::{ResultRow, RowDiagnostics, TraceDiagnostics, diagnostics_columns, schema};
 use crate::table::write_batch;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type, UInt64Type};
-use arrow_array::{Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, UInt64Array};
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, RecordBatch, StringArray, UInt64Array,
+};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::path::Path;
 use std::sync::Arc;
@@ -27,7 +29,7 @@ pub fn write_results(path: &Path, rows: &[ResultRow], metadata: &[(&str, String)
     let nullable_ints = |get: fn(&ResultRow) -> Option<i64>| -> ArrayRef {
         Arc::new(Int64Array::from(rows.iter().map(get).collect::<Vec<_>>()))
     };
-    let columns: Vec<ArrayRef> = vec![
+    let mut columns: Vec<ArrayRef> = vec![
         strings(|r| &r.experiment),
         strings(|r| &r.model),
         ints(|r| r.components),
@@ -48,7 +50,18 @@ pub fn write_results(path: &Path, rows: &[ResultRow], metadata: &[(&str, String)
         Arc::new(BooleanArray::from(rows.iter().map(|r| r.converged).collect::<Vec<_>>())),
         floats(|r| r.seconds),
         floats(|r| r.iterations_per_second),
+        ints(|r| r.chains),
+        Arc::new(ListArray::from_iter_primitive::<Float64Type, _, _>(
+            rows.iter().map(|r| Some(r.chain_mean_kl.iter().map(|&x| Some(x)).collect::<Vec<_>>())),
+        )),
     ];
+    for (t, _) in RowDiagnostics::TRACES.iter().enumerate() {
+        for get in [|d: TraceDiagnostics| d.rhat, |d: TraceDiagnostics| d.ess_bulk, |d: TraceDiagnostics| d.ess_tail] {
+            let values: Vec<Option<f64>> = rows.iter().map(|r| r.diagnostics.map(|d| get(d.trace(t)))).collect();
+            columns.push(Arc::new(Float64Array::from(values)));
+        }
+    }
+    columns.push(Arc::new(StringArray::from(rows.iter().map(|r| r.warning.as_deref()).collect::<Vec<_>>())));
     let batch = RecordBatch::try_new(schema(), columns).map_err(|e| ResultsError::new(path, e))?;
     write_batch(path, &batch, metadata)
 }
@@ -89,6 +102,33 @@ fn batch_rows(batch: &RecordBatch) -> Result<Vec<ResultRow>, &'static str> {
     let (seconds, ips) = (floats("seconds")?, floats("iterations_per_second")?);
     let opt = |a: &arrow_array::Float64Array, i: usize| a.is_valid(i).then(|| a.value(i));
     let opt_int = |a: &arrow_array::Int64Array, i: usize| a.is_valid(i).then(|| a.value(i));
+    // Columns added with several chains per fit; files written before have none of them.
+    let chains =
+        batch.column_by_name("chains").map(|c| c.as_primitive_opt::<Int64Type>().ok_or("chains")).transpose()?;
+    let chain_kl =
+        batch.column_by_name("chain_mean_kl").map(|c| c.as_list_opt::<i32>().ok_or("chain_mean_kl")).transpose()?;
+    let diagnostics = diagnostics_columns()
+        .iter()
+        .map(|name| batch.column_by_name(name).and_then(|c| c.as_primitive_opt::<Float64Type>()).cloned())
+        .collect::<Vec<_>>();
+    let warning = batch.column_by_name("warning").map(|c| c.as_string_opt::<i32>().ok_or("warning")).transpose()?;
+    let chain_kl_of = |i: usize| -> Result<Vec<f64>, &'static str> {
+        let Some(list) = chain_kl else { return Ok(Vec::new()) };
+        let values = list.value(i);
+        let values = values.as_primitive_opt::<Float64Type>().ok_or("chain_mean_kl")?;
+        Ok(values.iter().map(|x| x.unwrap_or(f64::NAN)).collect())
+    };
+    let diagnostics_of = |i: usize| -> Option<RowDiagnostics> {
+        let value = |c: usize| diagnostics[c].as_ref().and_then(|a| opt(a, i));
+        let trace = |t: usize| -> Option<TraceDiagnostics> {
+            Some(TraceDiagnostics { rhat: value(3 * t)?, ess_bulk: value(3 * t + 1)?, ess_tail: value(3 * t + 2)? })
+        };
+        Some(RowDiagnostics { ln_joint: trace(0)?, total_rate: trace(1)?, kl: trace(2)? })
+    };
+    let mut chain_kls = Vec::with_capacity(batch.num_rows());
+    for i in 0..batch.num_rows() {
+        chain_kls.push(chain_kl_of(i)?);
+    }
     Ok((0..batch.num_rows())
         .map(|i| ResultRow {
             experiment: experiment.value(i).to_string(),
@@ -111,6 +151,10 @@ fn batch_rows(batch: &RecordBatch) -> Result<Vec<ResultRow>, &'static str> {
             converged: converged.is_valid(i).then(|| converged.value(i)),
             seconds: seconds.value(i),
             iterations_per_second: ips.value(i),
+            chains: chains.map_or(1, |c| c.value(i)),
+            chain_mean_kl: std::mem::take(&mut chain_kls[i]),
+            diagnostics: diagnostics_of(i),
+            warning: warning.and_then(|w| w.is_valid(i).then(|| w.value(i).to_string())),
         })
         .collect())
 }

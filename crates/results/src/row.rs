@@ -47,12 +47,70 @@ pub struct ResultRow {
     /// Wall time of the chain, seconds.
     pub seconds: f64,
     pub iterations_per_second: f64,
+    /// Chains (Gibbs) or starts (CAVI) of the fit; 1 in files written before chains existed.
+    pub chains: i64,
+    /// Each chain's own mean KL (Gibbs: of that chain's posterior mean; CAVI: of each start's),
+    /// in chain order: the chain-to-chain spread is the fit's Monte Carlo error.
+    pub chain_mean_kl: Vec<f64>,
+    /// Gibbs: split-R̂ and bulk/tail ESS over the chains of `ln p(Z, Y)`, of the total rate
+    /// `Σ μ`, and of the KL of each kept sample's rates to the truth; null for CAVI.
+    pub diagnostics: Option<RowDiagnostics>,
+    /// Gibbs: what the diagnostics warn about (R̂ > 1.01, bulk or tail ESS below 100 per chain),
+    /// `; `-separated; empty when nothing; null for CAVI.
+    pub warning: Option<String>,
+}
+
+/// Split-R̂, bulk ESS and tail ESS of one traced quantity.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TraceDiagnostics {
+    pub rhat: f64,
+    pub ess_bulk: f64,
+    pub ess_tail: f64,
+}
+
+/// The diagnostics of a Gibbs fit's traced quantities.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RowDiagnostics {
+    pub ln_joint: TraceDiagnostics,
+    pub total_rate: TraceDiagnostics,
+    /// The mean Poisson KL of each kept sample's rates to the true rates.
+    pub kl: TraceDiagnostics,
+}
+
+impl RowDiagnostics {
+    /// The traced quantities' column suffixes, in column order.
+    pub const TRACES: [&'static str; 3] = ["ln_joint", "total_rate", "kl"];
+
+    /// The diagnostics of `TRACES[i]`.
+    pub fn trace(&self, i: usize) -> TraceDiagnostics {
+        [self.ln_joint, self.total_rate, self.kl][i]
+    }
+
+    /// The largest R̂ (NaN if any is NaN).
+    pub fn max_rhat(&self) -> f64 {
+        let r = [self.ln_joint.rhat, self.total_rate.rhat, self.kl.rhat];
+        if r.iter().any(|x| x.is_nan()) { f64::NAN } else { r.into_iter().fold(f64::NEG_INFINITY, f64::max) }
+    }
+
+    /// The smallest bulk ESS and the smallest tail ESS.
+    pub fn min_ess(&self) -> (f64, f64) {
+        let t = [self.ln_joint, self.total_rate, self.kl];
+        (
+            t.iter().map(|d| d.ess_bulk).fold(f64::INFINITY, f64::min),
+            t.iter().map(|d| d.ess_tail).fold(f64::INFINITY, f64::min),
+        )
+    }
+}
+
+/// The names of the diagnostics columns (`rhat_ln_joint`, `ess_bulk_ln_joint`, …), in order.
+pub fn diagnostics_columns() -> Vec<String> {
+    RowDiagnostics::TRACES.iter().flat_map(|t| ["rhat", "ess_bulk", "ess_tail"].map(|d| format!("{d}_{t}"))).collect()
 }
 
 /// The Arrow schema of [`ResultRow`], in column order.
 pub fn schema() -> Arc<Schema> {
     let f = |name: &str, data_type: DataType, nullable: bool| Field::new(name, data_type, nullable);
-    Arc::new(Schema::new(vec![
+    let mut fields = vec![
         f("experiment", DataType::Utf8, false),
         f("model", DataType::Utf8, false),
         f("components", DataType::Int64, false),
@@ -73,5 +131,10 @@ pub fn schema() -> Arc<Schema> {
         f("converged", DataType::Boolean, true),
         f("seconds", DataType::Float64, false),
         f("iterations_per_second", DataType::Float64, false),
-    ]))
+        f("chains", DataType::Int64, false),
+        f("chain_mean_kl", DataType::List(Arc::new(Field::new_list_field(DataType::Float64, true))), false),
+    ];
+    fields.extend(diagnostics_columns().iter().map(|name| f(name, DataType::Float64, true)));
+    fields.push(f("warning", DataType::Utf8, true));
+    Arc::new(Schema::new(fields))
 }

@@ -10,7 +10,7 @@
 //! reference has no noise level: it is summarized once per e₀.
 
 use crate::paired::{Paired, paired};
-use crate::row::ResultRow;
+use crate::row::{ResultRow, RowDiagnostics};
 use std::fmt::Write;
 
 /// One line of the summary.
@@ -36,6 +36,20 @@ pub struct SummaryRow {
     /// (this − baseline, lower is better) over the replications both have; `None` for the
     /// baseline itself and for the non-private reference.
     pub paired_kl: Option<(String, Paired)>,
+    /// The most chains (CAVI: starts) of a fit in the group.
+    pub chains: usize,
+    /// The Monte Carlo standard error of `mean_kl` from the chains' spread: for a fit with
+    /// `M ≥ 2` chains `se_r = sd(chain KLs) / √M`, and for the group `√(Σ_r se_r²) / n`. `None`
+    /// when a fit has a single chain. `sd_kl` mixes this with the spread over data sets.
+    pub mc_se_kl: Option<f64>,
+    /// Gibbs: the largest split-R̂ of any traced quantity of any fit in the group (NaN when one is
+    /// undefined); `None` without diagnostics (CAVI, or files written before chains existed).
+    pub max_rhat: Option<f64>,
+    /// Gibbs: the smallest bulk and tail ESS of any traced quantity of any fit in the group.
+    pub min_ess: Option<(f64, f64)>,
+    /// Gibbs: how many fits of the group have a diagnostics warning (R̂ > 1.01 or ESS below 100
+    /// per chain; see `warning` in results.parquet).
+    pub flagged: Option<usize>,
 }
 
 /// The distinct items, in order of first appearance.
@@ -103,7 +117,25 @@ pub fn summarize(rows: &[ResultRow]) -> Vec<SummaryRow> {
                     .collect();
                 paired(&pairs, true).map(|p| (methods[b].to_string(), p))
             });
+            let diagnosed: Vec<RowDiagnostics> = members.iter().filter_map(|r| r.diagnostics).collect();
+            let max_rhat = (!diagnosed.is_empty()).then(|| {
+                let r: Vec<f64> = diagnosed.iter().map(RowDiagnostics::max_rhat).collect();
+                if r.iter().any(|x| x.is_nan()) { f64::NAN } else { r.into_iter().fold(f64::NEG_INFINITY, f64::max) }
+            });
+            let min_ess = (!diagnosed.is_empty()).then(|| {
+                diagnosed
+                    .iter()
+                    .map(RowDiagnostics::min_ess)
+                    .fold((f64::INFINITY, f64::INFINITY), |a, b| (a.0.min(b.0), a.1.min(b.1)))
+            });
+            let warned: Vec<&str> = members.iter().filter_map(|r| r.warning.as_deref()).collect();
+            let flagged = (!warned.is_empty()).then(|| warned.iter().filter(|w| !w.is_empty()).count());
             SummaryRow {
+                chains: members.iter().map(|r| r.chains.max(1) as usize).max().unwrap_or(1),
+                mc_se_kl: monte_carlo_se(&members),
+                max_rhat,
+                min_ess,
+                flagged,
                 e0: group.0.map(f64::from_bits),
                 axis,
                 level: group.1.map(f64::from_bits),
@@ -121,6 +153,18 @@ pub fn summarize(rows: &[ResultRow]) -> Vec<SummaryRow> {
         .collect()
 }
 
+/// `√(Σ_r se_r²) / n` with `se_r = sd(chain KLs of fit r) / √M_r`; `None` unless every fit has
+/// at least two chains.
+fn monte_carlo_se(members: &[&ResultRow]) -> Option<f64> {
+    let mut total = 0.0;
+    for r in members {
+        let m = r.chain_mean_kl.len();
+        let sd = mean_sd(&r.chain_mean_kl).1.filter(|_| m >= 2)?;
+        total += sd * sd / m as f64;
+    }
+    (!members.is_empty()).then(|| total.sqrt() / members.len() as f64)
+}
+
 fn cell(x: Option<f64>) -> String {
     x.map_or(String::new(), |v| format!("{v}"))
 }
@@ -129,13 +173,14 @@ fn cell(x: Option<f64>) -> String {
 pub fn summary_csv(summary: &[SummaryRow]) -> String {
     let mut out = String::from(
         "e0,axis,level,method,replications,mean_kl,sd_kl,mean_alpha,mean_topic_error,sd_topic_error,mean_seconds,\
-         paired_vs,paired_n,paired_wins,paired_kl_difference,paired_kl_difference_low,paired_kl_difference_high,paired_p_value\n",
+         paired_vs,paired_n,paired_wins,paired_kl_difference,paired_kl_difference_low,paired_kl_difference_high,paired_p_value,\
+         chains,mc_se_kl,max_rhat,min_ess_bulk,min_ess_tail,flagged_fits\n",
     );
     for s in summary {
         let p = s.paired_kl.as_ref();
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             cell(s.e0),
             s.axis,
             cell(s.level),
@@ -154,6 +199,12 @@ pub fn summary_csv(summary: &[SummaryRow]) -> String {
             cell(p.and_then(|p| p.1.interval).map(|i| i.0)),
             cell(p.and_then(|p| p.1.interval).map(|i| i.1)),
             cell(p.and_then(|p| p.1.p_value)),
+            s.chains,
+            cell(s.mc_se_kl),
+            cell(s.max_rhat),
+            cell(s.min_ess.map(|e| e.0)),
+            cell(s.min_ess.map(|e| e.1)),
+            s.flagged.map_or(String::new(), |f| f.to_string()),
         );
     }
     out
@@ -164,33 +215,46 @@ pub fn summary_table(summary: &[SummaryRow]) -> String {
     let fixed = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.4}"));
     let axis = summary.first().map_or("alpha", |s| s.axis);
     let mut out = format!(
-        "{:>6} {:>8} {:>12} {:>4} {:>10} {:>10} {:>8} {:>11}  {}\n",
+        "{:>6} {:>8} {:>12} {:>4} {:>10} {:>10} {:>10} {:>8} {:>11} {:>13}  {}\n",
         "e0",
         axis,
         "method",
         "n",
         "mean KL",
         "sd KL",
+        "MC se",
         "mean α",
         "topic err",
+        "R̂max flagged",
         "paired KL vs the level's first method: Δ [95 % CI] wins p"
     );
     for s in summary {
         let _ = writeln!(
             out,
-            "{:>6} {:>8} {:>12} {:>4} {:>10.4} {:>10} {:>8} {:>11}  {}",
+            "{:>6} {:>8} {:>12} {:>4} {:>10.4} {:>10} {:>10} {:>8} {:>11} {:>13}  {}",
             s.e0.map_or("—".to_string(), |v| format!("{v}")),
             s.level.map_or("—".to_string(), |v| format!("{v}")),
             s.method,
             s.replications,
             s.mean_kl,
             fixed(s.sd_kl),
+            fixed(s.mc_se_kl),
             fixed(s.mean_alpha),
             fixed(s.mean_topic_error),
+            convergence_text(s),
             s.paired_kl.as_ref().map_or(String::new(), |(b, p)| paired_text(b, p))
         );
     }
     out
+}
+
+/// `1.004 0/5` (the largest R̂ and how many fits are flagged), `1.230 2/5 !` when any is;
+/// `—` without diagnostics.
+fn convergence_text(s: &SummaryRow) -> String {
+    match (s.max_rhat, s.flagged) {
+        (Some(r), Some(f)) => format!("{r:.3} {f}/{}{}", s.replications, if f > 0 { " !" } else { "" }),
+        _ => "—".into(),
+    }
 }
 
 /// `vs naive: Δ −0.1100 [−0.2354, 0.0154] 5/5 p 0.072` (wins of this method; the interval and

@@ -2,7 +2,10 @@
 //! summary's means and sample sds match hand computation; the figure has one panel per e₀ and
 //! a legend entry per method; bad files are named.
 
-use results::{FigureText, ResultRow, plot, read_info, read_results, summarize, summary_csv, write_results};
+use results::{
+    FigureText, ResultRow, RowDiagnostics, TraceDiagnostics, plot, read_info, read_results, summarize, summary_csv,
+    write_results,
+};
 use std::path::PathBuf;
 
 fn scratch(name: &str) -> PathBuf {
@@ -34,6 +37,10 @@ fn row(e0: Option<f64>, alpha: Option<f64>, method: &str, replication: i64, mean
         converged: None,
         seconds: 1.5,
         iterations_per_second: 66.7,
+        chains: 1,
+        chain_mean_kl: vec![mean_kl],
+        diagnostics: None,
+        warning: None,
     }
 }
 
@@ -63,9 +70,25 @@ fn parquet_round_trip_keeps_values_nulls_and_metadata() {
     rows[1].method = "private-cavi".into();
     (rows[1].burn_in, rows[1].thin, rows[1].converged) = (None, None, Some(true));
     rows[2].mean_kl = f64::MIN_POSITIVE;
+    // Several chains: their KLs (a list column), diagnostics (one undefined R̂) and a warning.
+    (rows[3].chains, rows[3].chain_mean_kl) = (3, vec![0.5, 0.25, 1e-300]);
+    rows[3].diagnostics = Some(diagnosed(f64::NAN, 123.5));
+    rows[3].warning = Some("ln_joint: R̂ is undefined".into());
+    rows[4].chain_mean_kl = Vec::new();
     let path = dir.join("sub/results.parquet");
     write_results(&path, &rows, &[("lppf.manifest", "name = \"x\"".into())]).unwrap();
-    assert_eq!(read_results(&path).unwrap(), rows);
+    let back = read_results(&path).unwrap();
+    // NaN ≠ NaN: compare that row's R̂ by its bits.
+    let rhat = |r: &ResultRow| r.diagnostics.map(|d| d.ln_joint.rhat.to_bits());
+    assert_eq!(rhat(&back[3]), rhat(&rows[3]));
+    let without_nan = |rows: &[ResultRow]| {
+        let mut rows = rows.to_vec();
+        rows[3].diagnostics = None;
+        rows
+    };
+    assert_eq!(without_nan(&back), without_nan(&rows));
+    assert_eq!(back[3].diagnostics.unwrap().total_rate, rows[3].diagnostics.unwrap().total_rate);
+    assert_eq!(back[3].diagnostics.unwrap().kl.ess_tail, 124.5);
     let info = read_info(&path).unwrap();
     assert!(info.metadata.contains(&("lppf.manifest".to_string(), "name = \"x\"".to_string())));
     assert_eq!(info.schema.fields().len(), results::schema().fields().len());
@@ -138,9 +161,47 @@ fn summary_means_and_sample_sds() {
     let csv = summary_csv(&summary);
     assert_eq!(csv.lines().count(), 11);
     assert!(csv.lines().nth(1).unwrap().starts_with("0.75,alpha,,non-private,3,"), "{csv}");
-    assert!(csv.lines().next().unwrap().ends_with(",paired_vs,paired_n,paired_wins,paired_kl_difference,paired_kl_difference_low,paired_kl_difference_high,paired_p_value"));
+    assert!(csv.lines().next().unwrap().ends_with(",paired_vs,paired_n,paired_wins,paired_kl_difference,paired_kl_difference_low,paired_kl_difference_high,paired_p_value,chains,mc_se_kl,max_rhat,min_ess_bulk,min_ess_tail,flagged_fits"));
     let last = csv.lines().nth(10).unwrap();
     assert!(last.contains(",naive,3,3,-1.45"), "{last}");
+    // Single chains without diagnostics: no Monte Carlo error, no convergence columns.
+    assert!(last.ends_with(",1,,,,,"), "{last}");
+}
+
+fn diagnosed(rhat: f64, ess: f64) -> RowDiagnostics {
+    let t = TraceDiagnostics { rhat, ess_bulk: ess, ess_tail: ess + 1.0 };
+    RowDiagnostics { ln_joint: t, total_rate: TraceDiagnostics { rhat: 1.0, ..t }, kl: t }
+}
+
+/// The Monte Carlo error from the chains' spread and the convergence flags, by hand: chain KLs
+/// {1.0, 1.2} and {2.0, 2.4} give se² = sd²/2 = 0.01 and 0.04, so the cell's MC se is
+/// √0.05 / 2; the second fit's R̂ = 1.05 flags it.
+#[test]
+fn summary_reports_the_monte_carlo_error_and_flags_unconverged_fits() {
+    let mut rows = vec![row(None, Some(0.5), "private", 0, 1.05), row(None, Some(0.5), "private", 1, 2.1)];
+    rows[0].chain_mean_kl = vec![1.0, 1.2];
+    rows[1].chain_mean_kl = vec![2.0, 2.4];
+    rows[0].diagnostics = Some(diagnosed(1.002, 950.0));
+    rows[1].diagnostics = Some(diagnosed(1.05, 420.0));
+    rows[0].warning = Some(String::new());
+    rows[1].warning = Some("ln_joint: R̂ = 1.050 > 1.01: the chains disagree; run longer".into());
+    for r in &mut rows {
+        r.chains = 2;
+    }
+    let s = &summarize(&rows)[0];
+    assert_eq!(s.chains, 2);
+    assert!((s.mc_se_kl.unwrap() - 0.05f64.sqrt() / 2.0).abs() < 1e-12, "{s:?}");
+    assert_eq!(s.max_rhat, Some(1.05));
+    assert_eq!(s.min_ess, Some((420.0, 421.0)));
+    assert_eq!(s.flagged, Some(1));
+    let csv = summary_csv(&summarize(&rows));
+    assert!(csv.lines().nth(1).unwrap().ends_with(",2,0.11180339887498947,1.05,420,421,1"), "{csv}");
+    // One fit with a single chain: the cell has no MC error from chains.
+    rows[1].chain_mean_kl = vec![2.1];
+    assert_eq!(summarize(&rows)[0].mc_se_kl, None);
+    // An undefined R̂ is reported, not hidden.
+    rows[0].diagnostics = Some(diagnosed(f64::NAN, 10.0));
+    assert!(summarize(&rows)[0].max_rhat.unwrap().is_nan());
 }
 
 #[test]

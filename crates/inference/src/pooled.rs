@@ -1,0 +1,138 @@
+//! Several chains (Gibbs) or starts (CAVI) of one fit, run in parallel and pooled into one
+//! posterior summary with its convergence diagnostics.
+//!
+//! The pooled posterior mean of a rate is the mean over every chain's kept samples,
+//! `μ̂_n = (1/M) Σ_m μ̂_n^(m)` (each chain keeps the same number of samples, so this is eq. 17 over
+//! all of them). Rates are identifiable, so chains need no relabelling; factors are not averaged
+//! across chains (their labels may be permuted) and come from one chain, the one whose best kept
+//! sample has the highest `ln p(Z, Y)`. CAVI starts are not pooled: the start with the highest
+//! final ELBO is the fit, and the others show how much the result depends on the start.
+
+use crate::diagnostics::{Diagnostics, diagnose};
+use crate::estimator::{Algorithm, Observation, Posterior, fit_watching};
+use crate::{Functional, InferenceError};
+use distributions::Streams;
+use models::ModelFamily;
+use rayon::prelude::*;
+
+/// The stream node under a fit's streams from which chains `1, 2, …` branch. A fit uses
+/// `child(0)` (start), `child(1)` (CAVI), `child(t)` for sweeps `t ≥ 1` and `child(u64::MAX)`
+/// (noise auxiliaries); no schedule reaches `u64::MAX − 1` sweeps.
+const OTHER_CHAINS: u64 = u64::MAX - 1;
+
+/// The streams of chain `chain` of a fit on `streams`: chain 0 runs on `streams` itself (so a
+/// fit of one chain is the single-chain fit, bit for bit), chain `c ≥ 1` on
+/// `streams.child(u64::MAX − 1).child(c)`.
+pub fn chain_streams(streams: Streams, chain: usize) -> Streams {
+    if chain == 0 { streams } else { streams.child(OTHER_CHAINS).child(chain as u64) }
+}
+
+/// Several chains of one fit, pooled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pooled {
+    /// Each chain's (CAVI: each start's) own posterior, in chain order.
+    pub chains: Vec<Posterior>,
+    /// Gibbs: the mean over all chains' kept samples; CAVI: the best start's `E[μ]`.
+    pub mean_rates: Vec<f64>,
+    /// Gibbs: the sd of every rate over all chains' kept samples,
+    /// `√((1/M) Σ_m (s_m² + μ̂_m²) − μ̂²)`; CAVI: `None`.
+    pub sd_rates: Option<Vec<f64>>,
+    /// The chain that stands for the fit's factors and topics: Gibbs, the one whose best kept
+    /// sample has the highest `ln p(Z, Y)`; CAVI, the start with the highest final ELBO. Ties go to
+    /// the lower index.
+    pub best: usize,
+    /// Gibbs: split-`R̂` and bulk/tail ESS over the chains of `"ln_joint"` (`ln p(Z, Y)` of the kept
+    /// samples), `"total_rate"` (`Σ_n μ_n`) and, when a functional was watched, `"functional"`.
+    /// CAVI: empty.
+    pub diagnostics: Vec<(&'static str, Diagnostics)>,
+}
+
+impl Pooled {
+    /// The best chain's posterior (its factors and topics stand for the fit).
+    pub fn best(&self) -> &Posterior {
+        &self.chains[self.best]
+    }
+
+    /// The worst of the diagnostics: the largest `R̂` and the smallest bulk and tail ESS (`NaN`
+    /// propagates into `R̂`; `None` without diagnostics, i.e. for CAVI).
+    pub fn worst(&self) -> Option<Diagnostics> {
+        let mut all = self.diagnostics.iter().map(|(_, d)| *d);
+        let first = all.next()?;
+        Some(all.fold(first, |w, d| Diagnostics {
+            rhat: if w.rhat.is_nan() || d.rhat.is_nan() { f64::NAN } else { w.rhat.max(d.rhat) },
+            ess_bulk: w.ess_bulk.min(d.ess_bulk),
+            ess_tail: w.ess_tail.min(d.ess_tail),
+        }))
+    }
+}
+
+/// Runs `chains` fits of `family` to `observation` in parallel (chain `c` on
+/// [`chain_streams`]`(streams, c)`; Gibbs chains also keep `functional` of every kept sample) and
+/// pools them ([`pool`]). The result does not depend on the number of threads: each chain is a
+/// pure function of its streams and the pooling runs in chain order.
+pub fn fit_chains<F: ModelFamily>(
+    family: &F,
+    observation: Observation<'_>,
+    algorithm: &Algorithm,
+    streams: Streams,
+    chains: usize,
+    functional: Option<Functional<'_>>,
+    on_iteration: &(dyn Fn() + Sync),
+) -> Result<Pooled, InferenceError> {
+    if chains == 0 {
+        return Err(InferenceError::Numerical("a fit needs at least one chain".into()));
+    }
+    let posteriors = (0..chains)
+        .into_par_iter()
+        .map(|c| fit_watching(family, observation, algorithm, chain_streams(streams, c), functional, on_iteration))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(pool(posteriors))
+}
+
+/// Pools the posteriors of several chains of one fit (Gibbs when they carry `sd_rates`, CAVI
+/// otherwise). One chain is returned as it is: the same means and sds, bit for bit.
+///
+/// # Panics
+/// On an empty `posteriors` (a programming error: [`fit_chains`] refuses zero chains).
+pub fn pool(posteriors: Vec<Posterior>) -> Pooled {
+    assert!(!posteriors.is_empty(), "pool needs at least one chain");
+    let gibbs = posteriors[0].sd_rates.is_some();
+    let score = |p: &Posterior| {
+        if gibbs {
+            p.trace.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        } else {
+            p.trace.last().copied().unwrap_or(f64::NEG_INFINITY)
+        }
+    };
+    let best = (1..posteriors.len()).fold(0, |b, c| if score(&posteriors[c]) > score(&posteriors[b]) { c } else { b });
+    if !gibbs {
+        let mean_rates = posteriors[best].mean_rates.clone();
+        return Pooled { chains: posteriors, mean_rates, sd_rates: None, best, diagnostics: Vec::new() };
+    }
+    let trace =
+        |f: fn(&Posterior) -> &[f64]| -> Diagnostics { diagnose(&posteriors.iter().map(f).collect::<Vec<_>>()) };
+    let mut diagnostics =
+        vec![("ln_joint", trace(|p| p.trace.as_slice())), ("total_rate", trace(|p| p.kept_total_rate.as_slice()))];
+    if !posteriors[0].kept_functional.is_empty() {
+        diagnostics.push(("functional", trace(|p| p.kept_functional.as_slice())));
+    }
+    let (mean_rates, sd_rates) = if let [only] = posteriors.as_slice() {
+        (only.mean_rates.clone(), only.sd_rates.clone())
+    } else {
+        let m = posteriors.len() as f64;
+        let cells = posteriors[0].mean_rates.len();
+        let (mut mean, mut square) = (vec![0.0; cells], vec![0.0; cells]);
+        for p in &posteriors {
+            let sd = p.sd_rates.as_deref().unwrap_or(&[]);
+            for (n, &mu) in p.mean_rates.iter().enumerate() {
+                let s = sd.get(n).copied().unwrap_or(0.0);
+                mean[n] += mu;
+                square[n] += s * s + mu * mu;
+            }
+        }
+        mean.iter_mut().for_each(|x| *x /= m);
+        let sd = square.iter().zip(&mean).map(|(q, mu)| (q / m - mu * mu).max(0.0).sqrt()).collect();
+        (mean, Some(sd))
+    };
+    Pooled { chains: posteriors, mean_rates, sd_rates, best, diagnostics }
+}

@@ -1,0 +1,127 @@
+//! Several chains per fit (`[sampler] chains`, `[cavi] starts`): one chain is the fit as it was
+//! before chains existed, bit for bit; pooled chains do not depend on the thread count; the
+//! pooled estimate, the per-chain KLs and the diagnostics are what they claim to be.
+
+use pipeline::{Method, MethodResult, OnIteration, parse, run_cell, run_reference, true_data};
+use std::path::Path;
+
+const SMOKE: &str = include_str!("../../../experiments/smoke.toml");
+
+/// `results.parquet` of `experiments/smoke.toml` written before chains existed (the refactor
+/// check's saved file).
+const BEFORE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tools/refactor-check/before/smoke.parquet");
+
+const QUIET: OnIteration = &|| {};
+
+/// The smoke manifest with `chains` Gibbs chains and `starts` CAVI starts per fit.
+fn smoke_with(chains: usize, starts: usize) -> pipeline::Manifest {
+    let text = SMOKE
+        .replace("thin = 10", &format!("thin = 10\nchains = {chains}"))
+        .replace("tolerance = 1e-6", &format!("tolerance = 1e-6\nstarts = {starts}"));
+    parse(&text, Path::new("smoke-chains.toml")).unwrap()
+}
+
+/// Every result of the manifest, in unit order, run in a pool of `threads` threads.
+fn all_results(manifest: &pipeline::Manifest, threads: usize) -> Vec<MethodResult> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| {
+        let mut out = Vec::new();
+        for cell in &manifest.cells() {
+            let data = true_data(manifest, &cell.dataset).unwrap();
+            if cell.noise_index == 0 {
+                out.extend(run_reference(manifest, &data, &cell.dataset, QUIET).unwrap());
+            }
+            out.extend(run_cell(manifest, &data, cell, QUIET).unwrap());
+        }
+        out
+    })
+}
+
+/// A result's numbers as bits (timings excluded).
+fn bits(r: &MethodResult) -> Vec<u64> {
+    let mut out = vec![r.mean_kl.to_bits(), r.rate_mae.to_bits(), r.topic_error.map_or(0, f64::to_bits)];
+    out.extend(r.chain_mean_kl.iter().map(|x| x.to_bits()));
+    if let Some(d) = r.diagnostics {
+        for t in [d.ln_joint, d.total_rate, d.kl] {
+            out.extend([t.rhat.to_bits(), t.ess_bulk.to_bits(), t.ess_tail.to_bits()]);
+        }
+    }
+    out
+}
+
+#[test]
+fn one_chain_gives_the_numbers_of_the_fits_before_chains_existed() {
+    let before = results::read_results(Path::new(BEFORE)).unwrap();
+    assert_eq!(before.len(), 20);
+    // A file written before chains existed reads as single-chain fits without diagnostics.
+    assert!(before.iter().all(|r| r.chains == 1 && r.diagnostics.is_none() && r.chain_mean_kl.is_empty()));
+    for manifest in [parse(SMOKE, Path::new("smoke.toml")).unwrap(), smoke_with(1, 1)] {
+        let now = all_results(&manifest, 2);
+        assert_eq!(now.len(), before.len());
+        for r in &now {
+            let old = before
+                .iter()
+                .find(|b| b.replication == r.replication as i64 && b.alpha == r.alpha && b.method == r.method.name())
+                .unwrap();
+            assert_eq!(r.mean_kl.to_bits(), old.mean_kl.to_bits(), "{r:?}");
+            assert_eq!(r.rate_mae.to_bits(), old.rate_mae.to_bits(), "{r:?}");
+            assert_eq!(r.topic_error.map(f64::to_bits), old.topic_error.map(f64::to_bits), "{r:?}");
+            assert_eq!(r.chains, 1);
+            assert_eq!(r.chain_mean_kl, vec![r.mean_kl]);
+        }
+    }
+}
+
+#[test]
+fn pooled_chains_do_not_depend_on_the_thread_count() {
+    let manifest = smoke_with(3, 2);
+    let one: Vec<Vec<u64>> = all_results(&manifest, 1).iter().map(bits).collect();
+    let four: Vec<Vec<u64>> = all_results(&manifest, 4).iter().map(bits).collect();
+    assert_eq!(one, four);
+}
+
+#[test]
+fn chains_are_pooled_and_diagnosed() {
+    let single = all_results(&smoke_with(1, 1), 2);
+    let pooled = all_results(&smoke_with(3, 2), 2);
+    for (s, p) in single.iter().zip(&pooled) {
+        assert_eq!(
+            (s.method, s.replication, s.alpha.map(f64::to_bits)),
+            (p.method, p.replication, p.alpha.map(f64::to_bits))
+        );
+        let expected = if p.method.is_cavi() { 2 } else { 3 };
+        assert_eq!((p.chains, p.chain_mean_kl.len()), (expected, expected), "{p:?}");
+        // Chain (start) 0 keeps the single-chain fit's streams.
+        assert_eq!(p.chain_mean_kl[0].to_bits(), s.mean_kl.to_bits(), "{p:?}");
+        assert!(p.chain_mean_kl[1] != p.chain_mean_kl[0] && p.chain_mean_kl[2.min(expected - 1)] != p.chain_mean_kl[0]);
+        if p.method.is_cavi() {
+            // The best start is the fit.
+            assert!(p.chain_mean_kl.iter().any(|k| k.to_bits() == p.mean_kl.to_bits()), "{p:?}");
+            assert!(p.diagnostics.is_none());
+        } else {
+            // The Poisson KL is convex in the estimate, so the KL of the pooled mean is at most the
+            // chains' mean KL.
+            let mean = p.chain_mean_kl.iter().sum::<f64>() / 3.0;
+            assert!(p.mean_kl <= mean * (1.0 + 1e-12), "{p:?}");
+            let d = p.diagnostics.unwrap();
+            for t in [d.ln_joint, d.total_rate, d.kl] {
+                // 4 kept samples per chain (2 per split half): defined, though noisy.
+                assert!(t.rhat.is_finite() && t.rhat > 0.0 && t.ess_bulk > 0.0 && t.ess_tail > 0.0, "{d:?}");
+            }
+            assert_eq!(p.iterations, 60);
+        }
+    }
+    // The reference too: the non-private fit of each data set has 3 chains.
+    assert!(pooled.iter().any(|r| r.method == Method::NonPrivate && r.chains == 3));
+}
+
+#[test]
+fn chains_out_of_range_are_refused_naming_the_field() {
+    for (chains, starts, field) in [(0, 1, "sampler.chains"), (65, 1, "sampler.chains"), (1, 0, "cavi.starts")] {
+        let text = SMOKE
+            .replace("thin = 10", &format!("thin = 10\nchains = {chains}"))
+            .replace("tolerance = 1e-6", &format!("tolerance = 1e-6\nstarts = {starts}"));
+        let e = parse(&text, Path::new("m.toml")).unwrap_err().to_string();
+        assert!(e.contains(field) && e.contains("from 1 to 64"), "{e}");
+    }
+}
