@@ -119,6 +119,10 @@ pub struct ChainSummary<M> {
     /// The watched functional ([`Watch::functional`]) of every kept sample's rates; empty without
     /// one.
     pub kept_functional: Vec<f64>,
+    /// With [`Watch::truth`]: for each calibration target ([`calibration_targets`]: every rate
+    /// `μ_n`, then every row total `Σ_j μ_ij`), how many kept samples lie below the true value —
+    /// the rank statistic of simulation-based calibration (Talts et al. 2018). Empty otherwise.
+    pub truth_ranks: Vec<u32>,
     /// Posterior means of the factor matrices (meaningful only without label switching; the
     /// paper uses [`ChainSummary::best`] for topics).
     pub mean_factors: Vec<MeanFactor>,
@@ -156,6 +160,17 @@ pub struct Watch<'a> {
     /// A functional of the rates, kept: [`ChainSummary::kept_functional`] (a label-free trace for
     /// convergence diagnostics).
     pub functional: Option<Functional<'a>>,
+    /// Known true rates (row-major; simulation studies only): ranks of the truth among the kept
+    /// samples, [`ChainSummary::truth_ranks`].
+    pub truth: Option<&'a [f64]>,
+}
+
+/// The label-free quantities whose calibration a chain can check: every rate `μ_n` (row-major),
+/// then every row total `Σ_j μ_ij` (a person's total rate), written into `out`.
+pub fn calibration_targets(rates: &[f64], cols: usize, out: &mut Vec<f64>) {
+    out.clear();
+    out.extend_from_slice(rates);
+    out.extend(rates.chunks_exact(cols.max(1)).map(|row| row.iter().sum::<f64>()));
 }
 
 impl fmt::Debug for Watch<'_> {
@@ -163,6 +178,7 @@ impl fmt::Debug for Watch<'_> {
         f.debug_struct("Watch")
             .field("entries", &self.entries)
             .field("functional", &self.functional.map(|_| "fn"))
+            .field("truth", &self.truth.map(<[f64]>::len))
             .finish()
     }
 }
@@ -191,12 +207,21 @@ pub fn run_chain_watching<S: Sampler>(
         kept_total_rate: Vec::with_capacity(schedule.kept()),
         kept_watched_rates: Vec::new(),
         kept_functional: Vec::new(),
+        truth_ranks: Vec::new(),
         mean_factors: Vec::new(),
         kept_ln_joint: Vec::with_capacity(schedule.kept()),
         best: None,
         iterations_done: 0,
         cancelled: false,
     };
+    let (mut targets, mut true_targets) = (Vec::new(), Vec::new());
+    if let Some(truth) = watch.truth {
+        if truth.len() != rows * cols {
+            return Err(InferenceError::Length { what: "true rates", expected: rows * cols, found: truth.len() });
+        }
+        calibration_targets(truth, cols, &mut true_targets);
+        summary.truth_ranks = vec![0; true_targets.len()];
+    }
     for t in 1..=schedule.iterations() {
         sampler.step(streams.child(t as u64))?;
         summary.iterations_done = t;
@@ -214,6 +239,12 @@ pub fn run_chain_watching<S: Sampler>(
             }
             if let Some(functional) = watch.functional {
                 summary.kept_functional.push(functional(&rates));
+            }
+            if !true_targets.is_empty() {
+                calibration_targets(&rates, cols, &mut targets);
+                for ((rank, x), truth) in summary.truth_ranks.iter_mut().zip(&targets).zip(&true_targets) {
+                    *rank += u32::from(x < truth);
+                }
             }
             for (sum, block) in factor_sums.iter_mut().zip(sampler.model().factors()) {
                 for (s, x) in sum.mean.iter_mut().zip(block.values) {

@@ -46,6 +46,9 @@ pub struct Posterior {
     /// Gibbs: the watched functional of every kept sample's rates ([`crate::fit_chains`]); empty
     /// without one and for CAVI.
     pub kept_functional: Vec<f64>,
+    /// Gibbs with known true rates: the simulation-based-calibration ranks of the truth among the
+    /// kept samples ([`crate::ChainSummary::truth_ranks`]); empty otherwise.
+    pub truth_ranks: Vec<u32>,
     /// The rates at the observation's missing entries (held out), in row-major order: Gibbs, one
     /// vector per kept sample; CAVI, one vector of `E[μ_n]` under the final `Q` (a plug-in).
     /// Empty when nothing is missing.
@@ -81,24 +84,32 @@ pub fn fit<F: ModelFamily>(
     streams: Streams,
     on_iteration: &(dyn Fn() + Sync),
 ) -> Result<Posterior, InferenceError> {
-    fit_watching(family, observation, algorithm, streams, None, on_iteration)
+    fit_watching(family, observation, algorithm, streams, Monitor::default(), on_iteration)
 }
 
-/// [`fit`], a Gibbs chain also keeping `functional` of every kept sample's rates
-/// ([`Posterior::kept_functional`]).
+/// What a Gibbs fit records of its kept samples besides its summaries (simulation studies).
+#[derive(Clone, Copy, Default)]
+pub struct Monitor<'a> {
+    /// A functional of each kept sample's rates ([`Posterior::kept_functional`]).
+    pub functional: Option<Functional<'a>>,
+    /// The true rates, to rank against the kept samples ([`Posterior::truth_ranks`]).
+    pub truth: Option<&'a [f64]>,
+}
+
+/// [`fit`], a Gibbs chain also recording what `monitor` asks for.
 pub(crate) fn fit_watching<F: ModelFamily>(
     family: &F,
     observation: Observation<'_>,
     algorithm: &Algorithm,
     streams: Streams,
-    functional: Option<Functional<'_>>,
+    monitor: Monitor<'_>,
     on_iteration: &(dyn Fn() + Sync),
 ) -> Result<Posterior, InferenceError> {
     match algorithm {
         Algorithm::Gibbs(schedule) => {
             let model = family.gibbs(streams.child(0));
             let missing = missing_entries(observation);
-            let watch = Watch { entries: &missing, functional };
+            let watch = Watch { entries: &missing, functional: monitor.functional, truth: monitor.truth };
             match observation {
                 Observation::Exact(counts) => {
                     gibbs(family, &mut NonPrivate::new(model, counts.to_vec())?, schedule, watch, streams, on_iteration)
@@ -135,6 +146,7 @@ pub(crate) fn fit_watching<F: ModelFamily>(
                 sd_rates: None,
                 kept_total_rate: Vec::new(),
                 kept_functional: Vec::new(),
+                truth_ranks: Vec::new(),
                 trace: summary.elbo,
                 iterations: summary.iterations,
                 converged: Some(summary.converged),
@@ -196,6 +208,7 @@ fn gibbs<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
         sd_rates: Some(summary.sd_rates),
         kept_total_rate: summary.kept_total_rate,
         kept_functional: summary.kept_functional,
+        truth_ranks: summary.truth_ranks,
         heldout_rates: summary.kept_watched_rates,
         trace: summary.kept_ln_joint.iter().map(|&(_, l)| l).collect(),
         iterations: schedule.iterations(),

@@ -8,9 +8,9 @@
 //! sample has the highest `ln p(Z, Y)`. CAVI starts are not pooled: the start with the highest
 //! final ELBO is the fit, and the others show how much the result depends on the start.
 
+use crate::InferenceError;
 use crate::diagnostics::{Diagnostics, diagnose};
-use crate::estimator::{Algorithm, Observation, Posterior, fit_watching};
-use crate::{Functional, InferenceError};
+use crate::estimator::{Algorithm, Monitor, Observation, Posterior, fit_watching};
 use distributions::Streams;
 use models::ModelFamily;
 use rayon::prelude::*;
@@ -45,6 +45,11 @@ pub struct Pooled {
     /// samples), `"total_rate"` (`Σ_n μ_n`) and, when a functional was watched, `"functional"`.
     /// CAVI: empty.
     pub diagnostics: Vec<(&'static str, Diagnostics)>,
+    /// Gibbs with known true rates: the calibration ranks of the truth summed over the chains
+    /// (each target's rank among all `kept` samples); empty otherwise.
+    pub truth_ranks: Vec<u32>,
+    /// Kept samples over all chains (Gibbs); 0 for CAVI.
+    pub kept: usize,
 }
 
 impl Pooled {
@@ -67,8 +72,8 @@ impl Pooled {
 }
 
 /// Runs `chains` fits of `family` to `observation` in parallel (chain `c` on
-/// [`chain_streams`]`(streams, c)`; Gibbs chains also keep `functional` of every kept sample) and
-/// pools them ([`pool`]). The result does not depend on the number of threads: each chain is a
+/// [`chain_streams`]`(streams, c)`; Gibbs chains also record what `monitor` asks for) and pools
+/// them ([`pool`]). The result does not depend on the number of threads: each chain is a
 /// pure function of its streams and the pooling runs in chain order.
 pub fn fit_chains<F: ModelFamily>(
     family: &F,
@@ -76,7 +81,7 @@ pub fn fit_chains<F: ModelFamily>(
     algorithm: &Algorithm,
     streams: Streams,
     chains: usize,
-    functional: Option<Functional<'_>>,
+    monitor: Monitor<'_>,
     on_iteration: &(dyn Fn() + Sync),
 ) -> Result<Pooled, InferenceError> {
     if chains == 0 {
@@ -84,7 +89,7 @@ pub fn fit_chains<F: ModelFamily>(
     }
     let posteriors = (0..chains)
         .into_par_iter()
-        .map(|c| fit_watching(family, observation, algorithm, chain_streams(streams, c), functional, on_iteration))
+        .map(|c| fit_watching(family, observation, algorithm, chain_streams(streams, c), monitor, on_iteration))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(pool(posteriors))
 }
@@ -107,7 +112,8 @@ pub fn pool(posteriors: Vec<Posterior>) -> Pooled {
     let best = (1..posteriors.len()).fold(0, |b, c| if score(&posteriors[c]) > score(&posteriors[b]) { c } else { b });
     if !gibbs {
         let mean_rates = posteriors[best].mean_rates.clone();
-        return Pooled { chains: posteriors, mean_rates, sd_rates: None, best, diagnostics: Vec::new() };
+        let (diagnostics, truth_ranks) = (Vec::new(), Vec::new());
+        return Pooled { chains: posteriors, mean_rates, sd_rates: None, best, diagnostics, truth_ranks, kept: 0 };
     }
     let trace =
         |f: fn(&Posterior) -> &[f64]| -> Diagnostics { diagnose(&posteriors.iter().map(f).collect::<Vec<_>>()) };
@@ -134,5 +140,10 @@ pub fn pool(posteriors: Vec<Posterior>) -> Pooled {
         let sd = square.iter().zip(&mean).map(|(q, mu)| (q / m - mu * mu).max(0.0).sqrt()).collect();
         (mean, Some(sd))
     };
-    Pooled { chains: posteriors, mean_rates, sd_rates, best, diagnostics }
+    let mut truth_ranks = posteriors[0].truth_ranks.clone();
+    for p in &posteriors[1..] {
+        truth_ranks.iter_mut().zip(&p.truth_ranks).for_each(|(r, x)| *r += x);
+    }
+    let kept = posteriors.iter().map(|p| p.trace.len()).sum();
+    Pooled { chains: posteriors, mean_rates, sd_rates, best, diagnostics, truth_ranks, kept }
 }

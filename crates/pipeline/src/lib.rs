@@ -47,6 +47,6 @@ pub use outputs::{
 };
 pub use recovery::{Estimate, NoisyData, RecoveredTopics, Recovery, recovered_topics, recovery};
 pub use registry::{KINDS, Kind, ParseManifest, load_experiment, parse_experiment};
-pub use run::{MethodResult, OnIteration, RunError, TrueData, run_cell, run_reference, true_data};
+pub use run::{MethodResult, OnIteration, RunError, TrueData, covers, run_cell, run_reference, true_data};
 pub use semisynthetic::BaseParameters;
 pub use sweep::{FactorizationSweep, SweepOptions, Unit, run_sweep};

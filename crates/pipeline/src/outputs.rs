@@ -5,7 +5,9 @@
 //! - `provenance.toml` — software version and git commit of the working directory;
 //! - `results.parquet` — one tidy row per (data set, noise level, method) (`docs/results.md`);
 //! - `summary.csv` — mean and sd over replications per (e₀, level, method);
-//! - `figure.svg`, `figure.png` — the Fig. 4-style plot of the summary.
+//! - `figure.svg`, `figure.png` — the Fig. 4-style plot of the summary;
+//! - `coverage.svg`, `coverage.png` — with Gibbs methods, the coverage of the true rates by
+//!   central 50 % and 90 % credible intervals (docs/calibration.md).
 //!
 //! Every file is written atomically.
 
@@ -63,6 +65,7 @@ pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow>
             chain_mean_kl: r.chain_mean_kl.clone(),
             diagnostics: r.diagnostics,
             warning: r.diagnostics.map(|d| crate::run::diagnostics_warning(&d, r.chains)),
+            coverage: r.coverage,
         })
         .collect()
 }
@@ -78,6 +81,12 @@ pub fn write_outputs(manifest: &Manifest, dir: &Path, rows: &[MethodResult]) -> 
         log_y: false,
     };
     write_summary_figure(dir, &summary, &text)?;
+    if summary.iter().any(|s| s.coverage.is_some()) {
+        let text = FigureText { title: format!("{}: calibration", manifest.experiment.name), ..text };
+        runner::write_figure(dir, "coverage", |svg, png| {
+            results::plot_coverage(&summary, &text, Some(svg), Some(png))
+        })?;
+    }
     Ok(summary)
 }
 

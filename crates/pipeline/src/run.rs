@@ -11,7 +11,7 @@ use inference::{Algorithm, Observation};
 use mechanism::{Noise, Privatized, privatize};
 use models::{FamilyShape, FamilyVisitor, GammaPrior, ModelFamily, PoissonFactorization};
 use rand::distr::Distribution;
-use results::{RowDiagnostics as FitDiagnostics, TraceDiagnostics};
+use results::{Coverage, RowDiagnostics as FitDiagnostics, TraceDiagnostics};
 
 /// Stream purposes under a replication.
 const TRUTH: u64 = 0;
@@ -64,10 +64,25 @@ pub struct MethodResult {
     /// KL of each kept sample's rates to the truth; `None` for CAVI.
     #[serde(default)]
     pub diagnostics: Option<FitDiagnostics>,
+    /// Gibbs: the empirical coverage of central 50 % and 90 % credible intervals of the true
+    /// rates and row totals (docs/calibration.md); `None` for CAVI.
+    #[serde(default)]
+    pub coverage: Option<Coverage>,
 }
 
 fn one() -> usize {
     1
+}
+
+/// Whether the truth lies in the central `level` credible interval of `kept` samples, given its
+/// rank `r` (the number of samples below it; Talts et al. 2018): `lo ≤ r ≤ S − lo` with
+/// `lo = round(S (1 − level) / 2)`. For a calibrated posterior and independent samples `r` is
+/// uniform on `0..=S`, so this holds with probability `(S − 2 lo + 1) / (S + 1)` (0.5025 and
+/// 0.9005 for 50 % and 90 % with `S = 200`).
+pub fn covers(rank: u32, kept: usize, level: f64) -> bool {
+    let lo = (kept as f64 * (1.0 - level) / 2.0).round() as usize;
+    let r = rank as usize;
+    lo <= r && r <= kept.saturating_sub(lo)
 }
 
 /// The diagnostics of a pooled Gibbs fit ([`inference::Pooled::diagnostics`]); `None` for CAVI.
@@ -149,6 +164,29 @@ impl TrueData {
 
     fn modelled(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.rates.len()).filter(|&n| !self.excluded[n])
+    }
+
+    /// The coverage of central 50 % and 90 % credible intervals from the calibration ranks of the
+    /// truth among `kept` samples ([`inference::calibration_targets`]: the rates, then the row
+    /// totals); only modelled rates count. `None` without ranks (CAVI).
+    fn coverage(&self, ranks: &[u32], kept: usize) -> Option<Coverage> {
+        let entries = self.rates.len();
+        if ranks.len() != entries + self.rows || kept == 0 {
+            return None;
+        }
+        let (rates, rows) = ranks.split_at(entries);
+        let fraction = |ranks: &mut dyn Iterator<Item = u32>, level: f64| {
+            let (inside, n) =
+                ranks.fold((0usize, 0usize), |(k, n), r| (k + usize::from(covers(r, kept, level)), n + 1));
+            inside as f64 / n.max(1) as f64
+        };
+        let modelled = || self.modelled().map(|n| rates[n]);
+        Some(Coverage {
+            rates_50: fraction(&mut modelled(), 0.5),
+            rates_90: fraction(&mut modelled(), 0.9),
+            rows_50: fraction(&mut rows.iter().copied(), 0.5),
+            rows_90: fraction(&mut rows.iter().copied(), 0.9),
+        })
     }
 
     /// The mean Poisson KL of `rates` (row-major) against the true rates over the modelled
@@ -314,6 +352,7 @@ struct Fit {
     chains: usize,
     chain_mean_kl: Vec<f64>,
     diagnostics: Option<FitDiagnostics>,
+    coverage: Option<Coverage>,
 }
 
 impl Fit {
@@ -321,6 +360,7 @@ impl Fit {
     /// against the truth, and each chain's own rates.
     fn score(data: &TrueData, pooled: inference::Pooled) -> Result<Self, RunError> {
         let diagnostics = fit_diagnostics(&pooled);
+        let coverage = data.coverage(&pooled.truth_ranks, pooled.kept);
         let chain_mean_kl = pooled.chains.iter().map(|p| data.kl(&p.mean_rates)).collect::<Result<Vec<_>, _>>()?;
         let seconds = pooled.chains.iter().map(|p| p.seconds).sum();
         let chains = pooled.chains.len();
@@ -349,6 +389,7 @@ impl Fit {
             chains,
             chain_mean_kl,
             diagnostics,
+            coverage,
         })
     }
 }
@@ -375,8 +416,10 @@ fn fit_any(
     // The KL of every kept sample's rates to the truth: a label-free trace for the diagnostics
     // (NaN, which the diagnostics report as undefined, if a sample cannot be scored).
     let kl = |rates: &[f64]| data.kl(rates).unwrap_or(f64::NAN);
-    let task =
-        FitTask { observation, algorithm: &algorithm, streams, chains: manifest.chains(method), kl: &kl, on_iteration };
+    // The true rates, to rank against the kept samples (the calibration of the posterior).
+    let monitor = inference::Monitor { functional: Some(&kl), truth: Some(&data.rates) };
+    let chains = manifest.chains(method);
+    let task = FitTask { observation, algorithm: &algorithm, streams, chains, monitor, on_iteration };
     let pooled = with_family(manifest, task)?;
     if let Algorithm::Cavi(settings) = algorithm {
         for start in &pooled.chains {
@@ -391,7 +434,7 @@ struct FitTask<'a> {
     algorithm: &'a Algorithm,
     streams: Streams,
     chains: usize,
-    kl: inference::Functional<'a>,
+    monitor: inference::Monitor<'a>,
     on_iteration: OnIteration<'a>,
 }
 
@@ -399,8 +442,8 @@ impl FamilyTask for FitTask<'_> {
     type Output = inference::Pooled;
 
     fn run<F: ModelFamily>(self, family: &F) -> Result<inference::Pooled, RunError> {
-        let FitTask { observation, algorithm, streams, chains, kl, on_iteration } = self;
-        inference::fit_chains(family, observation, algorithm, streams, chains, Some(kl), on_iteration)
+        let FitTask { observation, algorithm, streams, chains, monitor, on_iteration } = self;
+        inference::fit_chains(family, observation, algorithm, streams, chains, monitor, on_iteration)
             .map_err(RunError::from)
     }
 }
@@ -469,6 +512,7 @@ impl FitOutput {
             chains: fit.chains,
             chain_mean_kl: fit.chain_mean_kl,
             diagnostics: fit.diagnostics,
+            coverage: fit.coverage,
         };
         FitOutput { result, topics: fit.topics, rates: fit.rates }
     }

@@ -94,10 +94,60 @@ pub fn plot(
     let axis = summary.first().map_or("alpha", |s| s.axis);
     let labels = CurveLabels {
         x: if axis == "epsilon" { "ε (privacy level)" } else { "α (noise level)" }.into(),
-        y: "mean Poisson KL to the true rates".into(),
+        y: "mean Poisson KL to the true rates (bars: ± sd over data sets)".into(),
         y_from_zero: true,
         log_x: false,
         log_y: text.log_y,
+        note: text.note.clone(),
+    };
+    plot_curves(&panels, &labels, &text.title, svg, png)
+}
+
+/// Draws the calibration figure of `summary` (its rows with coverage): one panel per interval
+/// (central 50 % and 90 %), one curve per method of the mean coverage of the true rates over
+/// the data sets ± its standard error (sd/√n), the non-private reference and the nominal level
+/// as horizontal lines. Rows of several e₀ are pooled by level (calibration studies have none).
+pub fn plot_coverage(
+    summary: &[SummaryRow],
+    text: &FigureText,
+    svg: Option<&Path>,
+    png: Option<&Path>,
+) -> Result<(), ResultsError> {
+    let rows: Vec<&SummaryRow> = summary.iter().filter(|s| s.coverage.is_some()).collect();
+    let methods = distinct(rows.iter().map(|s| s.method.as_str()));
+    let point = |s: &SummaryRow, i: usize| {
+        let (mean, sd) = s.coverage.map_or((f64::NAN, None), |c| c[i]);
+        (mean, sd.unwrap_or(0.0) / (s.replications as f64).sqrt())
+    };
+    let panels: Vec<CurvePanel> = [(0, 0.5), (1, 0.9)]
+        .iter()
+        .map(|&(i, nominal)| {
+            let mut curves: Vec<Curve> = methods
+                .iter()
+                .map(|method| {
+                    let mine: Vec<&&SummaryRow> = rows.iter().filter(|s| s.method == *method).collect();
+                    let reference = mine.iter().find(|s| s.level.is_none()).map(|s| point(s, i));
+                    let points = mine
+                        .iter()
+                        .filter_map(|s| {
+                            let (mean, se) = point(s, i);
+                            Some((s.level?, mean, se))
+                        })
+                        .collect();
+                    Curve { label: method.to_string(), points, reference }
+                })
+                .collect();
+            curves.push(Curve { label: "nominal".into(), points: Vec::new(), reference: Some((nominal, 0.0)) });
+            CurvePanel { caption: format!("central {:.0} % intervals", nominal * 100.0), curves }
+        })
+        .collect();
+    let axis = summary.first().map_or("alpha", |s| s.axis);
+    let labels = CurveLabels {
+        x: if axis == "epsilon" { "ε (privacy level)" } else { "α (noise level)" }.into(),
+        y: "coverage of the true rates (bars: ± se over data sets)".into(),
+        y_from_zero: true,
+        log_x: false,
+        log_y: false,
         note: text.note.clone(),
     };
     plot_curves(&panels, &labels, &text.title, svg, png)

@@ -3,7 +3,7 @@
 //! software version) travels inside the file as well as beside it.
 
 use crate::ResultsError;
-use crate::row::{ResultRow, RowDiagnostics, TraceDiagnostics, diagnostics_columns, schema};
+use crate::row::{Coverage, ResultRow, RowDiagnostics, TraceDiagnostics, diagnostics_columns, schema};
 use crate::table::write_batch;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type, UInt64Type};
@@ -62,6 +62,11 @@ pub fn write_results(path: &Path, rows: &[ResultRow], metadata: &[(&str, String)
         }
     }
     columns.push(Arc::new(StringArray::from(rows.iter().map(|r| r.warning.as_deref()).collect::<Vec<_>>())));
+    for c in 0..Coverage::COLUMNS.len() {
+        columns.push(Arc::new(Float64Array::from(
+            rows.iter().map(|r| r.coverage.map(|v| v.values()[c])).collect::<Vec<_>>(),
+        )));
+    }
     let batch = RecordBatch::try_new(schema(), columns).map_err(|e| ResultsError::new(path, e))?;
     write_batch(path, &batch, metadata)
 }
@@ -125,6 +130,14 @@ fn batch_rows(batch: &RecordBatch) -> Result<Vec<ResultRow>, &'static str> {
         };
         Some(RowDiagnostics { ln_joint: trace(0)?, total_rate: trace(1)?, kl: trace(2)? })
     };
+    let coverage = Coverage::COLUMNS
+        .iter()
+        .map(|name| batch.column_by_name(name).and_then(|c| c.as_primitive_opt::<Float64Type>()).cloned())
+        .collect::<Vec<_>>();
+    let coverage_of = |i: usize| -> Option<Coverage> {
+        let value = |c: usize| coverage[c].as_ref().and_then(|a| opt(a, i));
+        Some(Coverage { rates_50: value(0)?, rates_90: value(1)?, rows_50: value(2)?, rows_90: value(3)? })
+    };
     let mut chain_kls = Vec::with_capacity(batch.num_rows());
     for i in 0..batch.num_rows() {
         chain_kls.push(chain_kl_of(i)?);
@@ -155,6 +168,7 @@ fn batch_rows(batch: &RecordBatch) -> Result<Vec<ResultRow>, &'static str> {
             chain_mean_kl: std::mem::take(&mut chain_kls[i]),
             diagnostics: diagnostics_of(i),
             warning: warning.and_then(|w| w.is_valid(i).then(|| w.value(i).to_string())),
+            coverage: coverage_of(i),
         })
         .collect())
 }

@@ -58,6 +58,30 @@ pub struct ResultRow {
     /// Gibbs: what the diagnostics warn about (R̂ > 1.01, bulk or tail ESS below 100 per chain),
     /// `; `-separated; empty when nothing; null for CAVI.
     pub warning: Option<String>,
+    /// Gibbs: empirical coverage of central posterior credible intervals against the truth
+    /// (simulation-based calibration, docs/calibration.md); null for CAVI.
+    pub coverage: Option<Coverage>,
+}
+
+/// The fraction of true values inside the central 50 % and 90 % posterior credible intervals
+/// (from the kept samples) of a fit: over its modelled rates `μ_ij`, and over its row totals
+/// `Σ_j μ_ij`.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Coverage {
+    pub rates_50: f64,
+    pub rates_90: f64,
+    pub rows_50: f64,
+    pub rows_90: f64,
+}
+
+impl Coverage {
+    /// The column names, in order.
+    pub const COLUMNS: [&'static str; 4] = ["coverage_50", "coverage_90", "row_coverage_50", "row_coverage_90"];
+
+    /// The values in the order of [`Coverage::COLUMNS`].
+    pub fn values(&self) -> [f64; 4] {
+        [self.rates_50, self.rates_90, self.rows_50, self.rows_90]
+    }
 }
 
 /// Split-R̂, bulk ESS and tail ESS of one traced quantity.
@@ -136,5 +160,6 @@ pub fn schema() -> Arc<Schema> {
     ];
     fields.extend(diagnostics_columns().iter().map(|name| f(name, DataType::Float64, true)));
     fields.push(f("warning", DataType::Utf8, true));
+    fields.extend(Coverage::COLUMNS.iter().map(|name| f(name, DataType::Float64, true)));
     Arc::new(Schema::new(fields))
 }

@@ -50,6 +50,9 @@ pub struct SummaryRow {
     /// Gibbs: how many fits of the group have a diagnostics warning (R̂ > 1.01 or ESS below 100
     /// per chain; see `warning` in results.parquet).
     pub flagged: Option<usize>,
+    /// Gibbs: mean and sd over the group's fits of the coverage of the true rates by central 50 %
+    /// and 90 % credible intervals ([`crate::Coverage`]).
+    pub coverage: Option<[(f64, Option<f64>); 2]>,
 }
 
 /// The distinct items, in order of first appearance.
@@ -130,7 +133,15 @@ pub fn summarize(rows: &[ResultRow]) -> Vec<SummaryRow> {
             });
             let warned: Vec<&str> = members.iter().filter_map(|r| r.warning.as_deref()).collect();
             let flagged = (!warned.is_empty()).then(|| warned.iter().filter(|w| !w.is_empty()).count());
+            let covered: Vec<crate::Coverage> = members.iter().filter_map(|r| r.coverage).collect();
+            let coverage = (!covered.is_empty()).then(|| {
+                [
+                    mean_sd(&covered.iter().map(|c| c.rates_50).collect::<Vec<_>>()),
+                    mean_sd(&covered.iter().map(|c| c.rates_90).collect::<Vec<_>>()),
+                ]
+            });
             SummaryRow {
+                coverage,
                 chains: members.iter().map(|r| r.chains.max(1) as usize).max().unwrap_or(1),
                 mc_se_kl: monte_carlo_se(&members),
                 max_rhat,
@@ -174,13 +185,14 @@ pub fn summary_csv(summary: &[SummaryRow]) -> String {
     let mut out = String::from(
         "e0,axis,level,method,replications,mean_kl,sd_kl,mean_alpha,mean_topic_error,sd_topic_error,mean_seconds,\
          paired_vs,paired_n,paired_wins,paired_kl_difference,paired_kl_difference_low,paired_kl_difference_high,paired_p_value,\
-         chains,mc_se_kl,max_rhat,min_ess_bulk,min_ess_tail,flagged_fits\n",
+         chains,mc_se_kl,max_rhat,min_ess_bulk,min_ess_tail,flagged_fits,\
+         mean_coverage_50,sd_coverage_50,mean_coverage_90,sd_coverage_90\n",
     );
     for s in summary {
         let p = s.paired_kl.as_ref();
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             cell(s.e0),
             s.axis,
             cell(s.level),
@@ -205,6 +217,10 @@ pub fn summary_csv(summary: &[SummaryRow]) -> String {
             cell(s.min_ess.map(|e| e.0)),
             cell(s.min_ess.map(|e| e.1)),
             s.flagged.map_or(String::new(), |f| f.to_string()),
+            cell(s.coverage.map(|c| c[0].0)),
+            cell(s.coverage.and_then(|c| c[0].1)),
+            cell(s.coverage.map(|c| c[1].0)),
+            cell(s.coverage.and_then(|c| c[1].1)),
         );
     }
     out

@@ -41,6 +41,7 @@ fn row(e0: Option<f64>, alpha: Option<f64>, method: &str, replication: i64, mean
         chain_mean_kl: vec![mean_kl],
         diagnostics: None,
         warning: None,
+        coverage: None,
     }
 }
 
@@ -75,6 +76,7 @@ fn parquet_round_trip_keeps_values_nulls_and_metadata() {
     rows[3].diagnostics = Some(diagnosed(f64::NAN, 123.5));
     rows[3].warning = Some("ln_joint: R̂ is undefined".into());
     rows[4].chain_mean_kl = Vec::new();
+    rows[3].coverage = Some(results::Coverage { rates_50: 0.5, rates_90: 0.875, rows_50: 0.25, rows_90: 1.0 });
     let path = dir.join("sub/results.parquet");
     write_results(&path, &rows, &[("lppf.manifest", "name = \"x\"".into())]).unwrap();
     let back = read_results(&path).unwrap();
