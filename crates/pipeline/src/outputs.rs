@@ -82,7 +82,10 @@ pub fn write_outputs(manifest: &Manifest, dir: &Path, rows: &[MethodResult]) -> 
     };
     write_summary_figure(dir, &summary, &text)?;
     if summary.iter().any(|s| s.coverage.is_some()) {
-        let text = FigureText { title: format!("{}: calibration", manifest.experiment.name), ..text };
+        let text = FigureText {
+            title: format!("{}: coverage of the true rates by credible intervals", manifest.experiment.name),
+            ..text
+        };
         runner::write_figure(dir, "coverage", |svg, png| {
             results::plot_coverage(&summary, &text, Some(svg), Some(png))
         })?;

@@ -137,7 +137,8 @@ pub fn plot_coverage(
                     Curve { label: method.to_string(), points, reference }
                 })
                 .collect();
-            curves.push(Curve { label: "nominal".into(), points: Vec::new(), reference: Some((nominal, 0.0)) });
+            // Drawn first, so the curves it would hide (a calibrated method) are drawn over it.
+            curves.insert(0, Curve { label: "nominal".into(), points: Vec::new(), reference: Some((nominal, 0.0)) });
             CurvePanel { caption: format!("central {:.0} % intervals", nominal * 100.0), curves }
         })
         .collect();
