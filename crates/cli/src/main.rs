@@ -18,6 +18,7 @@ use pipeline::{
 };
 use progress::Reporter;
 use results::TopicPanel;
+use runner::RunnerError;
 use semisynthetic::{
     PrepareOptions, TopicPrepareOptions, base_file_text, prepare_enron, prepare_enron_topics, topic_base_file_text,
 };
@@ -235,7 +236,15 @@ fn validate(path: &Path) -> Result<(), Failure> {
 fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> Result<(), Failure> {
     let loaded = load_experiment(path).map_err(bad_input)?;
     let experiment = loaded.experiment().clone();
-    loaded.claim(force).map_err(|e| experiment_failure(e.into()))?;
+    // Held until the run's outputs are written: another manifest's run cannot use the directory.
+    let lock = loaded.claim(force).map_err(|e| experiment_failure(e.into()))?;
+    if !lock.owned() {
+        eprintln!(
+            "{}: another run of this manifest is using {}; this run computes the units nobody holds",
+            experiment.name,
+            experiment.output_dir().display()
+        );
+    }
     let note = experiment.description.clone();
     if let (Some(note), false) = (&note, quiet) {
         eprintln!("{}: {note}", experiment.name);
@@ -244,6 +253,10 @@ fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> 
     let reporter = Reporter::new(quiet);
     let outcome = loaded.run(SweepOptions { force, shard }, &reporter);
     reporter.finish();
+    if let Err(ExperimentError::Runner(pending @ RunnerError::Pending { .. })) = &outcome {
+        println!("{}: this run's units are done ({:.1} s); {pending}", experiment.name, start.elapsed().as_secs_f64());
+        return Ok(());
+    }
     let (rows, table) = outcome.map_err(|e| {
         let resume =
             if e.is_bad_input() { "" } else { "\nfinished units are kept; run the same command again to resume" };

@@ -110,6 +110,45 @@ fn killed_run_resumes_without_redoing_or_duplicating() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Two processes on one output directory: a run of another manifest is refused (exit 2, naming
+/// the holder) while the first runs; a second run of the same manifest shares the units; the
+/// results hold every unit once, and no lock or claim file is left.
+#[test]
+fn concurrent_runs_share_one_manifest_and_refuse_another() {
+    let dir = scratch("concurrent");
+    let path = manifest(&dir, 1500);
+    let total_units = 2 + 2 * 6;
+    let mut first = lppf().args(["run", path.to_str().unwrap(), "--quiet"]).stdout(Stdio::null()).spawn().unwrap();
+    let lock = dir.join("out/lppf.lock");
+    let start = Instant::now();
+    while !lock.exists() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let other = dir.join("other.toml");
+    std::fs::write(&other, std::fs::read_to_string(&path).unwrap().replace("seed = 3", "seed = 4")).unwrap();
+    let refused = lppf().args(["run", other.to_str().unwrap(), "--quiet"]).output().unwrap();
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{message}");
+    assert!(message.contains(&format!("process {}", first.id())) && message.contains("lppf.lock"), "{message}");
+    let second = lppf().args(["run", path.to_str().unwrap(), "--quiet"]).output().unwrap();
+    assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("another run of this manifest"));
+    assert!(first.wait().unwrap().success());
+    assert_eq!(unit_files(&dir), total_units);
+    let rows = results::read_results(&dir.join("out/results.parquet")).unwrap();
+    let mut keys: Vec<String> = rows.iter().map(|r| format!("{} {:?} {}", r.replication, r.alpha, r.method)).collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!((keys.len(), rows.len()), (2 + 2 * 6 * 2, 2 + 2 * 6 * 2));
+    let leftovers: Vec<_> = std::fs::read_dir(dir.join("out/units"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "claim"))
+        .collect();
+    assert!(leftovers.is_empty() && !lock.exists(), "{leftovers:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The smoke manifest end to end: the Parquet file has the documented schema and one row per
 /// (data set, level, method); summary, figures, manifest copy and provenance are written;
 /// `summarize` and `plot` work on the directory; another manifest may not reuse it.

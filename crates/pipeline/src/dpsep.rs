@@ -429,7 +429,7 @@ impl Loaded for DpSepManifest {
         format!("valid DP-SEP manifest — {} replications", self.dpsep.replications)
     }
 
-    fn claim(&self, force: bool) -> Result<(), runner::RunnerError> {
+    fn claim(&self, force: bool) -> Result<runner::DirLock, runner::RunnerError> {
         let same = |stored: &str| {
             DpSepManifest::parse(stored, Path::new(crate::outputs::MANIFEST_FILE))
                 .is_ok_and(|p| p.experiment == self.experiment && p.dpsep == self.dpsep)

@@ -254,7 +254,7 @@ impl Loaded for DpviManifest {
         format!("valid DPVI manifest — {} runs", self.cells().len())
     }
 
-    fn claim(&self, force: bool) -> Result<(), runner::RunnerError> {
+    fn claim(&self, force: bool) -> Result<runner::DirLock, runner::RunnerError> {
         let same = |stored: &str| {
             DpviManifest::parse(stored, Path::new(crate::outputs::MANIFEST_FILE))
                 .is_ok_and(|p| p.experiment == self.experiment && p.dpvi == self.dpvi)

@@ -487,7 +487,7 @@ impl Loaded for HeldOutManifest {
         )
     }
 
-    fn claim(&self, force: bool) -> Result<(), runner::RunnerError> {
+    fn claim(&self, force: bool) -> Result<runner::DirLock, runner::RunnerError> {
         let same = |stored: &str| {
             HeldOutManifest::parse_settings(stored, Path::new(crate::outputs::MANIFEST_FILE)).is_ok_and(|p| p == *self)
         };

@@ -4,7 +4,7 @@
 
 use crate::manifest::{Experiment, ManifestError};
 use crate::run::RunError;
-use runner::{Progress, RunOptions, RunnerError};
+use runner::{DirLock, Progress, RunOptions, RunnerError};
 use std::fmt;
 use std::path::Path;
 
@@ -14,8 +14,9 @@ pub trait Loaded: Send + Sync {
     fn experiment(&self) -> &Experiment;
     /// One line for `lppf validate`: what the sweep holds.
     fn validation_summary(&self) -> String;
-    /// Claims the output directory (refusing another experiment's unless `force`).
-    fn claim(&self, force: bool) -> Result<(), RunnerError>;
+    /// Claims the output directory (refusing another experiment's unless `force`, and any live
+    /// run of another manifest); hold the lock until the run is done.
+    fn claim(&self, force: bool) -> Result<DirLock, RunnerError>;
     /// Runs the units (resuming), then — unless a shard was asked for — writes the outputs to
     /// the output directory. Returns the rows computed or read and, after a full run, the summary
     /// table to print.

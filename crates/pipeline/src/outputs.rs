@@ -28,7 +28,7 @@ pub const TOPICS_PNG: &str = "topics.png";
 
 /// Before a run: refuses an output directory that holds the results of a different manifest
 /// (unless `force`), then stores this manifest's text and the provenance there ([`runner::claim`]).
-pub fn claim_output(manifest: &Manifest, force: bool) -> Result<(), runner::RunnerError> {
+pub fn claim_output(manifest: &Manifest, force: bool) -> Result<runner::DirLock, runner::RunnerError> {
     let same = |stored: &str| parse(stored, Path::new(MANIFEST_FILE)).is_ok_and(|p| manifest.same_experiment(&p));
     runner::claim(&manifest.output_dir(), &manifest.text, manifest.experiment.description.as_deref(), same, force)
 }

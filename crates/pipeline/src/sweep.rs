@@ -144,7 +144,7 @@ impl Loaded for Manifest {
         format!("valid — {datasets} data sets, {cells} cells, {units} units of work")
     }
 
-    fn claim(&self, force: bool) -> Result<(), RunnerError> {
+    fn claim(&self, force: bool) -> Result<runner::DirLock, RunnerError> {
         claim_output(self, force)
     }
 

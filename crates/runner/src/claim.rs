@@ -1,6 +1,6 @@
 //! The output directory of a run: who owns it, what made it.
 
-use crate::{RunnerError, io_error};
+use crate::{DirLock, RunnerError, io_error, lock_dir};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -9,15 +9,24 @@ pub const MANIFEST_FILE: &str = "manifest.toml";
 /// Software version, git commit and the manifest's description.
 pub const PROVENANCE_FILE: &str = "provenance.toml";
 
-/// Before a run: refuses `dir` if it holds a manifest that `same(stored_text)` says is another
-/// experiment (unless `force`); then writes `text` (the manifest) and `provenance.toml` there.
+/// Before a run: locks `dir` ([`lock_dir`]: a live run of another manifest is refused, one of the
+/// same manifest shared); as its owner, refuses `dir` if it holds a manifest that
+/// `same(stored_text)` says is another experiment (unless `force`), then writes `text` (the
+/// manifest) and `provenance.toml` there. Hold the returned lock until the run's outputs are
+/// written.
 pub fn claim(
     dir: &Path,
     text: &str,
     description: Option<&str>,
     same: impl FnOnce(&str) -> bool,
     force: bool,
-) -> Result<(), RunnerError> {
+) -> Result<DirLock, RunnerError> {
+    check_output_dir(dir)?;
+    let lock = lock_dir(dir, text, force)?;
+    if !lock.owned() {
+        // A live run of the same manifest owns the directory and has written both files.
+        return Ok(lock);
+    }
     let stored = dir.join(MANIFEST_FILE);
     if stored.exists() && !force {
         let previous = std::fs::read_to_string(&stored).map_err(|e| io_error(&stored, e))?;
@@ -33,7 +42,33 @@ pub fn claim(
         git_description()
     );
     let path = dir.join(PROVENANCE_FILE);
-    results::write_atomic(&path, provenance.as_bytes()).map_err(|e| io_error(&path, e))
+    results::write_atomic(&path, provenance.as_bytes()).map_err(|e| io_error(&path, e))?;
+    Ok(lock)
+}
+
+/// Refuses an output directory that is empty as a path, the file-system root, not a directory,
+/// or an existing non-empty directory that is not an lppf output directory (it has none of
+/// `manifest.toml`, `lppf.lock`, `units/`): a run would scatter its files among someone else's.
+fn check_output_dir(dir: &Path) -> Result<(), RunnerError> {
+    let bad = |reason: &str| RunnerError::BadOutput { dir: dir.to_path_buf(), reason: reason.to_string() };
+    if dir.as_os_str().is_empty() {
+        return Err(bad("an empty path (it would be the working directory)"));
+    }
+    let resolved = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if resolved.parent().is_none() {
+        return Err(bad("the root of the file system"));
+    }
+    if resolved.exists() && !resolved.is_dir() {
+        return Err(bad("an existing file that is not a directory"));
+    }
+    let ours = [MANIFEST_FILE, crate::LOCK_FILE, "units"].iter().any(|name| resolved.join(name).exists());
+    let empty = std::fs::read_dir(&resolved).map_or(true, |mut entries| entries.next().is_none());
+    if !ours && !empty {
+        return Err(bad(
+            "an existing directory with other files in it and no lppf results (no manifest.toml or units/)",
+        ));
+    }
+    Ok(())
 }
 
 /// `git_commit = "…"` and `git_dirty = …` of the working directory, if it is a git checkout.

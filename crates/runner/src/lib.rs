@@ -4,11 +4,14 @@
 //! run one unit, and the row type a unit produces (serde, so unit files are written and read by
 //! one codec). The runner owns the rest:
 //!
-//! - **claiming the output directory** ([`claim`]): a directory holding another experiment's
-//!   manifest is refused unless forced; the manifest text and `provenance.toml` are written;
+//! - **claiming the output directory** ([`claim`]): an exclusive lock file names the run that
+//!   owns the directory (another manifest's run is refused, a run of the same manifest shares the
+//!   work; `lock.rs`); a directory holding another experiment's manifest is refused unless
+//!   forced; the manifest text and `provenance.toml` are written;
 //! - **running** ([`run`]): the units (of one shard, if asked) in parallel, each unit's rows
 //!   persisted atomically under `<output>/units/<unit>.toml` as soon as it finishes, units
-//!   already on disk read back instead of recomputed (resume), progress reported to an
+//!   already on disk read back instead of recomputed (resume), each unit claimed before it is
+//!   computed so that runs sharing the directory never compute it twice, progress reported to an
 //!   [`Observer`];
 //! - the key–value **metadata** of results files ([`results_metadata`]) and atomic figure writing
 //!   ([`write_figure`]).
@@ -18,9 +21,11 @@
 //! shares anything random between units.
 
 mod claim;
+mod lock;
 mod unit_file;
 
 pub use claim::{MANIFEST_FILE, PROVENANCE_FILE, claim, results_metadata, write_figure};
+pub use lock::{DirLock, Holder, LOCK_FILE, lock_dir};
 pub use unit_file::{read_unit, write_unit};
 
 use rayon::prelude::*;
@@ -179,6 +184,13 @@ pub enum RunnerError {
     MissingUnit { path: PathBuf },
     /// A unit's own computation failed.
     Unit { unit: String, source: UnitError },
+    /// A live run of another manifest (or, with `--force`, any run) holds the output directory.
+    Busy { dir: PathBuf, lock: PathBuf, holder: String },
+    /// The output directory is not one a run may write into (why).
+    BadOutput { dir: PathBuf, reason: String },
+    /// Every unit this run could take is done, but other live runs of the same manifest still
+    /// compute some (name, holder): the last run to finish writes the outputs. Not a failure.
+    Pending { units: Vec<(String, String)> },
 }
 
 impl fmt::Display for RunnerError {
@@ -202,6 +214,29 @@ impl fmt::Display for RunnerError {
             Self::MissingUnit { path } => {
                 write!(f, "{} is missing: the run is not complete (run the manifest to finish it)", path.display())
             }
+            Self::Busy { dir, lock, holder } => write!(
+                f,
+                "{} is in use by {holder} running another manifest (or --force was given while it runs); \
+                 wait for it, or choose another experiment.output. If that run is dead on another machine, \
+                 delete {}",
+                dir.display(),
+                lock.display()
+            ),
+            Self::BadOutput { dir, reason } => write!(
+                f,
+                "experiment.output = {:?} is not allowed: {reason}; give a new or empty directory, or one \
+                 that holds lppf results",
+                dir.display().to_string()
+            ),
+            Self::Pending { units } => {
+                let (name, holder) = units.first().map_or(("", ""), |(n, h)| (n.as_str(), h.as_str()));
+                write!(
+                    f,
+                    "{} unit(s) are being computed by other runs of this manifest (e.g. {name} by {holder}); \
+                     the last run to finish writes the results",
+                    units.len()
+                )
+            }
         }
     }
 }
@@ -211,7 +246,14 @@ impl std::error::Error for RunnerError {}
 impl RunnerError {
     /// Bad input (exit code 2 in the CLI) rather than a failure while running.
     pub fn is_bad_input(&self) -> bool {
-        matches!(self, Self::OtherExperiment { .. } | Self::BadShard { .. } | Self::MissingUnit { .. })
+        matches!(
+            self,
+            Self::OtherExperiment { .. }
+                | Self::BadShard { .. }
+                | Self::MissingUnit { .. }
+                | Self::Busy { .. }
+                | Self::BadOutput { .. }
+        )
     }
 }
 
@@ -227,7 +269,9 @@ pub fn units_dir(output: &Path) -> PathBuf {
 /// Runs every unit (of the shard, if any) not yet on disk (all with `force`) in parallel,
 /// persisting each as it finishes, and returns all rows of the run in unit order. A failed unit
 /// does not stop the others; the first error (in unit order) is returned after all units ran,
-/// and finished units stay on disk for the next run.
+/// and finished units stay on disk for the next run. A unit is claimed (`units/<unit>.claim`)
+/// before it is computed; a unit another live run has claimed is left to it, and if its file is
+/// still missing when this run is done the result is [`RunnerError::Pending`].
 pub fn run<E: Experiment>(
     experiment: &E,
     options: RunOptions,
@@ -260,9 +304,20 @@ pub fn run<E: Experiment>(
         work_name: experiment.work_name(),
     });
     let progress = || observer.progress();
-    let outcomes: Vec<Result<Vec<E::Row>, RunnerError>> = units
+    // Per unit: its rows, or (its name and file) when another live run has claimed it.
+    type Outcome<R> = Result<Result<Vec<R>, (String, PathBuf)>, RunnerError>;
+    let outcomes: Vec<Outcome<E::Row>> = units
         .into_par_iter()
-        .map(|(unit, name, path, computed)| {
+        .map(|(unit, name, path, compute)| {
+            let claim = match compute {
+                true => match lock::claim_unit(&path)? {
+                    Some(claim) => Some(claim),
+                    None => return Ok(Err((name, path))),
+                },
+                false => None,
+            };
+            // Another run may have finished the unit between the check above and the claim.
+            let computed = claim.is_some() && (options.force || !path.exists());
             let rows = if computed {
                 let rows =
                     experiment.run_unit(unit, &progress).map_err(|source| RunnerError::Unit { unit: name, source })?;
@@ -271,13 +326,28 @@ pub fn run<E: Experiment>(
             } else {
                 read_unit(&path)?
             };
+            drop(claim);
             observer.unit_done(unit, computed, &rows);
-            Ok(rows)
+            Ok(Ok(rows))
         })
         .collect();
     let mut all = Vec::new();
+    let mut pending = Vec::new();
     for outcome in outcomes {
-        all.extend(outcome?);
+        match outcome? {
+            Ok(rows) => all.extend(rows),
+            // Looked at after this run's own unit files are written, so of two runs finishing
+            // together at least the later one finds every unit file.
+            Err((_, path)) if path.exists() => all.extend(read_unit::<E::Row>(&path)?),
+            Err((name, path)) => {
+                let holder =
+                    lock::unit_holder(&path).map_or_else(|| "a run that has stopped".into(), |h| h.to_string());
+                pending.push((name, holder));
+            }
+        }
+    }
+    if !pending.is_empty() {
+        return Err(RunnerError::Pending { units: pending });
     }
     Ok(all)
 }

@@ -95,10 +95,32 @@ fn resume_force_shards_failures_and_claims() {
     std::fs::remove_file(fresh.join("units/toy-5.toml")).unwrap();
     assert!(matches!(collect(&t, &fresh), Err(RunnerError::MissingUnit { .. })));
     // Claims: the same experiment may reuse its directory, another may not (unless forced).
-    claim(&dir, "name = \"a\"", None, |_| true, false).unwrap();
+    drop(claim(&dir, "name = \"a\"", None, |_| true, false).unwrap());
     let e = claim(&dir, "name = \"b\"", None, |stored| stored == "name = \"b\"", false).unwrap_err();
     assert!(e.is_bad_input() && e.to_string().contains("different manifest"), "{e}");
-    claim(&dir, "name = \"b\"", Some("a note"), |_| false, true).unwrap();
+    drop(claim(&dir, "name = \"b\"", Some("a note"), |_| false, true).unwrap());
     assert!(std::fs::read_to_string(dir.join("provenance.toml")).unwrap().contains("description = \"a note\""));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An output directory must be one a run may own: not an empty path, not the root, not a file,
+/// not somebody else's non-empty directory (refused as bad input naming `experiment.output`).
+#[test]
+fn output_directories_that_are_not_ours_are_refused() {
+    let base = std::env::temp_dir().join(format!("lppf-runner-output-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(base.join("theirs")).unwrap();
+    std::fs::write(base.join("theirs/thesis.tex"), "keep me").unwrap();
+    std::fs::write(base.join("file"), "x").unwrap();
+    for dir in [Path::new(""), Path::new("/"), &base.join("theirs"), &base.join("file")] {
+        let e = claim(dir, "name = \"a\"", None, |_| true, false).unwrap_err();
+        assert!(e.is_bad_input() && e.to_string().contains("experiment.output"), "{}: {e}", dir.display());
+    }
+    assert_eq!(std::fs::read_dir(base.join("theirs")).unwrap().count(), 1, "nothing written there");
+    // New, empty, and lppf's own directories are fine.
+    std::fs::create_dir_all(base.join("empty")).unwrap();
+    for dir in [base.join("new/sub"), base.join("empty"), base.join("empty")] {
+        drop(claim(&dir, "name = \"a\"", None, |_| true, false).unwrap());
+    }
+    let _ = std::fs::remove_dir_all(&base);
 }
