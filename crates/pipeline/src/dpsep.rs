@@ -100,6 +100,9 @@ impl DpSepManifest {
                 "a non-empty list of \"ep\", \"sep\", \"clipped-sep\", \"dp-sep\", \"dp-em\"",
             );
         }
+        crate::manifest::distinct_values(file, "dpsep.methods", &s.methods)?;
+        crate::manifest::distinct_values(file, "dpsep.epsilon", &s.epsilon)?;
+        crate::manifest::distinct_values(file, "dpsep.clip_sep", &s.clip_sep)?;
         for (field, v) in [
             ("dpsep.points", s.points),
             ("dpsep.dim", s.dim),

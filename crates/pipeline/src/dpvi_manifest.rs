@@ -211,6 +211,10 @@ impl DpviManifest {
                 "a non-empty list of \"non-private\", \"moments-accountant\", \"advanced-composition\"",
             );
         }
+        crate::manifest::distinct_values(file, "dpvi.methods", &d.methods)?;
+        crate::manifest::distinct_values(file, "dpvi.epsilon", &d.epsilon)?;
+        crate::manifest::distinct_values(file, "dpvi.clip", &d.clip)?;
+        crate::manifest::distinct_values(file, "dpvi.sampling_rate", &d.sampling_rate)?;
         let private = d.methods.iter().any(|m| m.accounting().is_some());
         if private && (d.epsilon.is_empty() || d.epsilon.iter().any(|e| !(e.is_finite() && *e > 0.0))) {
             return bad(

@@ -234,6 +234,21 @@ pub(crate) fn invalid(file: &Path, field: &'static str, value: String, allowed: 
     ManifestError::Invalid { file: file.to_path_buf(), field, value, allowed: allowed.to_string() }
 }
 
+/// Refuses a list that holds a value twice (`field` in `file`): a repeated noise level, `e₀` or
+/// method would be run again and summarized as extra replications of the same data.
+pub(crate) fn distinct_values<T: PartialEq + fmt::Debug>(
+    file: &Path,
+    field: &'static str,
+    values: &[T],
+) -> Result<(), ManifestError> {
+    match values.iter().enumerate().find(|(i, v)| values[..*i].contains(v)) {
+        Some((_, v)) => {
+            Err(invalid(file, field, format!("{values:?}"), &format!("each value at most once ({v:?} is repeated)")))
+        }
+        None => Ok(()),
+    }
+}
+
 /// Reads and validates a manifest file.
 pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
     let text = std::fs::read_to_string(path)
@@ -560,6 +575,7 @@ impl Manifest {
             if let Some(e) = e0.iter().find(|e| !(e.is_finite() && **e > 0.0)) {
                 return Err(invalid("sweep.e0", e.to_string(), "finite numbers > 0"));
             }
+            distinct_values(file, "sweep.e0", e0)?;
         }
         if !semi {
             match d.rows {
@@ -618,6 +634,7 @@ impl Manifest {
                 if let Some(a) = alphas.iter().find(|a| !(0.0..1.0).contains(*a)) {
                     return Err(invalid("noise.alpha", a.to_string(), "numbers in [0, 1)"));
                 }
+                distinct_values(file, "noise.alpha", alphas)?;
                 if n.precision.is_some() {
                     return Err(invalid(
                         "noise.precision",
@@ -633,6 +650,7 @@ impl Manifest {
                 if let Some(e) = epsilons.iter().find(|e| !(e.is_finite() && **e > 0.0)) {
                     return Err(invalid("noise.epsilon", e.to_string(), "numbers > 0"));
                 }
+                distinct_values(file, "noise.epsilon", epsilons)?;
                 match &n.precision {
                     None => {
                         return Err(invalid("noise.precision", "missing".into(), "a number > 0 or \"empirical-mean\""));

@@ -159,3 +159,39 @@ fn method_names_round_trip_through_the_manifest_parser() {
         assert_eq!(Method::from_name(method.name()), Some(method));
     }
 }
+
+/// A value twice on any axis of any kind is refused, naming the field: it would be run again and
+/// summarized as extra replications of the same data (issue 20).
+#[test]
+fn duplicate_axis_values_are_refused_in_every_kind() {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let read = |name: &str| std::fs::read_to_string(root.join("experiments").join(name)).unwrap();
+    let cases = [
+        ("smoke.toml", "alpha = [0.2, 0.6]", "alpha = [0.2, 0.6, 0.2, 0.6]", "noise.alpha"),
+        ("smoke.toml", "alpha = [0.2, 0.6]", "epsilon = [1.0, 1.0]", "noise.epsilon"),
+        ("fig4-enron.toml", "e0 = [0.75, 1.0, 1.5]", "e0 = [0.75, 1.0, 0.75]", "sweep.e0"),
+        ("dpvi-gmm.toml", "epsilon = [0.2, 0.5, 1.0, 2.0, 4.0]", "epsilon = [0.2, 0.2]", "dpvi.epsilon"),
+        (
+            "dpvi-gmm.toml",
+            "methods = [\"non-private\", \"moments-accountant\"]",
+            "methods = [\"non-private\", \"moments-accountant\", \"non-private\"]",
+            "dpvi.methods",
+        ),
+        ("dp-sep-mog.toml", "epsilon = [50.0, 5.0, 1.0]", "epsilon = [50.0, 5.0, 50.0]", "dpsep.epsilon"),
+        ("dp-sep-mog.toml", "clip_sep = [20.0, 10.0, 1.0]", "clip_sep = [20.0, 20.0]", "dpsep.clip_sep"),
+        (
+            "dp-sep-mog.toml",
+            "methods = [\"ep\", \"sep\", \"clipped-sep\", \"dp-sep\", \"dp-em\"]",
+            "methods = [\"ep\", \"sep\", \"ep\"]",
+            "dpsep.methods",
+        ),
+    ];
+    for (name, from, to, field) in cases {
+        // data.base is relative to the repository root.
+        let text = read(name).replace("base = \"data/", &format!("base = \"{}/data/", root.display()));
+        assert!(text.contains(from), "{name} no longer has {from:?}");
+        let e = pipeline::parse_experiment(&text.replace(from, to), Path::new(name)).err().expect(field);
+        let message = e.to_string();
+        assert!(message.contains(field) && message.contains("at most once"), "{name}: {message}");
+    }
+}
