@@ -63,6 +63,12 @@ impl Progress for Reporter {
         self.bar.set_style(style.progress_chars("=> "));
         self.bar.set_length(plan.work);
         self.bar.set_message(format!("units 0/{}", plan.units));
+        if plan.corrupt > 0 {
+            self.log(format!(
+                "{} unit file(s) were damaged (cut short or altered): kept as units/*.toml.corrupt, recomputing",
+                plan.corrupt
+            ));
+        }
         if plan.to_compute < plan.units {
             self.log(format!(
                 "{} of {} units already on disk; computing {}",

@@ -137,6 +137,9 @@ pub struct Plan {
     pub units: usize,
     /// Of these, the units that will be computed (the others are on disk).
     pub to_compute: usize,
+    /// Of those, the units whose file was corrupt (cut short, altered, another version's): kept
+    /// as `<unit>.toml.corrupt` and recomputed.
+    pub corrupt: usize,
     /// The work of the units to compute (sum of [`Experiment::unit_work`]).
     pub work: u64,
     /// What the work counts ([`Experiment::work_name`]).
@@ -174,7 +177,8 @@ where
 pub enum RunnerError {
     /// A file or directory could not be read or written.
     Io { path: PathBuf, message: String },
-    /// A unit file exists but is not a complete unit file of this version.
+    /// A unit file exists but is not a complete, intact unit file (a run sets it aside and
+    /// recomputes the unit; `summarize` and `plot` report it).
     CorruptUnit { path: PathBuf, reason: String },
     /// The output directory holds another experiment's manifest.
     OtherExperiment { dir: PathBuf, stored: PathBuf },
@@ -257,6 +261,11 @@ impl RunnerError {
     }
 }
 
+/// 64-bit FNV-1a of `bytes` (not cryptographic: it detects damage and tells texts apart).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 pub(crate) fn io_error(path: &Path, e: impl fmt::Display) -> RunnerError {
     RunnerError::Io { path: path.to_path_buf(), message: e.to_string() }
 }
@@ -284,7 +293,7 @@ pub fn run<E: Experiment>(
     }
     let dir = units_dir(&experiment.output_dir());
     std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
-    let units: Vec<(E::Unit, String, PathBuf, bool)> = experiment
+    let mut units: Vec<(E::Unit, String, PathBuf, bool)> = experiment
         .units()
         .into_iter()
         .enumerate()
@@ -296,9 +305,20 @@ pub fn run<E: Experiment>(
             (unit, name, path, compute)
         })
         .collect();
+    // A damaged unit file is set aside (nothing is deleted) and its unit computed again.
+    let mut corrupt = 0;
+    for (_, _, path, compute) in units.iter_mut().filter(|u| !u.3) {
+        if let Err(RunnerError::CorruptUnit { .. }) = read_unit::<E::Row>(path) {
+            let mut aside = path.clone().into_os_string();
+            aside.push(".corrupt");
+            std::fs::rename(&*path, &aside).map_err(|e| io_error(path, e))?;
+            (*compute, corrupt) = (true, corrupt + 1);
+        }
+    }
     let to_compute: Vec<E::Unit> = units.iter().filter(|u| u.3).map(|u| u.0).collect();
     observer.start(&Plan {
         units: units.len(),
+        corrupt,
         to_compute: to_compute.len(),
         work: to_compute.iter().map(|&u| experiment.unit_work(u)).sum(),
         work_name: experiment.work_name(),

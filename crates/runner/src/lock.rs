@@ -78,8 +78,7 @@ fn host_name() -> String {
 
 /// 64-bit FNV-1a of the text, in hex (not cryptographic: it tells manifests apart).
 fn manifest_hash(text: &str) -> String {
-    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-    format!("{hash:016x}")
+    format!("{:016x}", crate::fnv1a(text.as_bytes()))
 }
 
 /// What [`try_hold`] found.

@@ -1,23 +1,30 @@
 //! Unit files: the rows of one finished unit, in TOML, written atomically (a temporary name,
 //! then a rename, so a killed run leaves a whole file or none). The file states its format and
-//! its row count, so a file cut short at a row boundary is recognized as incomplete.
+//! its row count, and ends with a checksum of everything before it, so a file cut short (at a
+//! row boundary or inside a number) or altered is recognized as corrupt.
 //!
 //! ```toml
-//! lppf_unit_format = 2
+//! lppf_unit_format = 3
 //! rows = 2
 //! [[row]]
 //! replication = 0
 //! …
+//! # lppf-checksum 5d1f0e4c9a7b3e21
 //! ```
-//! Floats are written in their shortest round-trip form, so rows read back are bit-identical.
+//! The checksum is the 64-bit FNV-1a hash of the bytes before its line, in hex. Files of format 2
+//! (before checksums) are still read, with their row count as the only check. Floats are written
+//! in their shortest round-trip form, so rows read back are bit-identical.
 
 use crate::{RunnerError, io_error};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// The format of unit files this version writes (1 was the CSV files before the runner).
-const FORMAT: u32 = 2;
+/// The format of unit files this version writes (1 was the CSV files before the runner, 2 the
+/// TOML files without a checksum).
+const FORMAT: u32 = 3;
+/// The last line of a unit file starts with this, followed by the checksum in hex.
+const CHECKSUM: &str = "# lppf-checksum ";
 
 #[derive(Serialize)]
 struct UnitOut<'a, R> {
@@ -37,19 +44,35 @@ struct UnitIn<R> {
 
 /// Writes `rows` to `path` atomically.
 pub fn write_unit<R: Serialize>(path: &Path, rows: &[R]) -> Result<(), RunnerError> {
-    let text = toml::to_string(&UnitOut { lppf_unit_format: FORMAT, rows: rows.len(), row: rows })
+    let mut text = toml::to_string(&UnitOut { lppf_unit_format: FORMAT, rows: rows.len(), row: rows })
         .map_err(|e| io_error(path, format!("cannot encode the unit's rows: {e}")))?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let checksum = crate::fnv1a(text.as_bytes());
+    text.push_str(&format!("{CHECKSUM}{checksum:016x}\n"));
     results::write_atomic(path, text.as_bytes()).map_err(|e| io_error(path, e))
 }
 
 /// Reads a unit file written by [`write_unit`]; anything else is [`RunnerError::CorruptUnit`].
 pub fn read_unit<R: DeserializeOwned>(path: &Path) -> Result<Vec<R>, RunnerError> {
     let corrupt = |reason: String| RunnerError::CorruptUnit { path: path.to_path_buf(), reason };
-    let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    let text = String::from_utf8(bytes).map_err(|_| corrupt("not UTF-8 text".into()))?;
     let unit: UnitIn<R> =
         toml::from_str(&text).map_err(|e| corrupt(format!("not a unit file of this version ({e})")))?;
-    if unit.lppf_unit_format != FORMAT {
-        return Err(corrupt(format!("unit file format {} (this version writes {FORMAT})", unit.lppf_unit_format)));
+    match unit.lppf_unit_format {
+        FORMAT => {
+            let body = text.strip_suffix('\n').unwrap_or(&text);
+            let (before, last) = body.rsplit_once('\n').unwrap_or(("", body));
+            let stated = last.strip_prefix(CHECKSUM).ok_or_else(|| corrupt("its checksum line is missing".into()))?;
+            let actual = format!("{:016x}", crate::fnv1a(format!("{before}\n").as_bytes()));
+            if stated != actual {
+                return Err(corrupt(format!("checksum {stated} where the content gives {actual}")));
+            }
+        }
+        2 => {}
+        other => return Err(corrupt(format!("unit file format {other} (this version writes {FORMAT})"))),
     }
     if unit.row.len() != unit.rows {
         return Err(corrupt(format!("{} rows where the file states {}", unit.row.len(), unit.rows)));
@@ -77,8 +100,8 @@ mod tests {
         let rows = vec![
             Row { name: "a".into(), x: 0.1 + 0.2, maybe: None, n: 3 },
             Row { name: "b,c".into(), x: f64::MIN_POSITIVE, maybe: Some(1e-300), n: 0 },
-            Row { name: "d".into(), x: f64::INFINITY, maybe: Some(-0.0), n: usize::MAX >> 12 },
             Row { name: "e".into(), x: 123_456_789.123_456_79, maybe: Some(f64::from_bits(1)), n: 1 },
+            Row { name: "d".into(), x: f64::INFINITY, maybe: Some(-0.0), n: usize::MAX >> 12 },
         ];
         write_unit(&path, &rows).unwrap();
         let back: Vec<Row> = read_unit(&path).unwrap();
@@ -89,13 +112,37 @@ mod tests {
         }
         write_unit::<Row>(&path, &[]).unwrap();
         assert!(read_unit::<Row>(&path).unwrap().is_empty());
-        // A file cut after its second row: the stated count no longer matches.
+        // A file cut after its second row (a whole TOML file, one row short): no checksum line.
         write_unit(&path, &rows).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let cut: String = text.split("[[row]]").take(3).collect::<Vec<_>>().join("[[row]]");
+        std::fs::write(&path, &cut).unwrap();
+        let e = read_unit::<Row>(&path).unwrap_err().to_string();
+        assert!(e.contains("checksum line is missing") && e.contains("delete the file"), "{e}");
+        // The same cut of a format-2 file: its stated row count no longer matches.
+        std::fs::write(&path, cut.replace("lppf_unit_format = 3", "lppf_unit_format = 2")).unwrap();
+        let e = read_unit::<Row>(&path).unwrap_err().to_string();
+        assert!(e.contains("2 rows where the file states 4"), "{e}");
+        // Cut inside the last number (n = 4503599627370495 → 45035996273704): still valid TOML with
+        // the stated row count, a different value; only the checksum catches it.
+        write_unit(&path, &rows).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (body, _) = text.rsplit_once(CHECKSUM).unwrap();
+        let cut = &body[..body.trim_end().len() - 2];
+        assert!(cut.ends_with("n = 45035996273704"), "{cut}");
         std::fs::write(&path, cut).unwrap();
         let e = read_unit::<Row>(&path).unwrap_err().to_string();
-        assert!(e.contains("2 rows where the file states 4") && e.contains("delete the file"), "{e}");
+        assert!(e.contains("checksum line is missing"), "{e}");
+        // One changed digit with the checksum line kept.
+        let altered = text.replacen("n = 3", "n = 4", 1);
+        assert_ne!(altered, text);
+        std::fs::write(&path, altered).unwrap();
+        let e = read_unit::<Row>(&path).unwrap_err().to_string();
+        assert!(e.contains("checksum") && e.contains("where the content gives"), "{e}");
+        // A file of the previous format (no checksum) is still read.
+        let old = text.rsplit_once(CHECKSUM).unwrap().0.replace("lppf_unit_format = 3", "lppf_unit_format = 2");
+        std::fs::write(&path, old).unwrap();
+        assert_eq!(read_unit::<Row>(&path).unwrap().len(), 4);
         std::fs::write(&path, "replication,method\n0,naive\n").unwrap();
         assert!(read_unit::<Row>(&path).unwrap_err().to_string().contains("not a unit file of this version"));
         std::fs::remove_dir_all(&dir).unwrap();

@@ -124,3 +124,32 @@ fn output_directories_that_are_not_ours_are_refused() {
     }
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// A damaged unit file (cut inside its last number, or altered) is set aside as
+/// `<unit>.toml.corrupt` and its unit recomputed; the run's rows are those of an intact run.
+#[test]
+fn damaged_unit_files_are_set_aside_and_recomputed() {
+    struct Planned(AtomicUsize);
+    impl runner::Observer<Toy> for Planned {
+        fn start(&self, plan: &runner::Plan) {
+            self.0.store(plan.corrupt, Ordering::Relaxed);
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("runner-damaged-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let intact = run(&toy(&dir, None), RunOptions::default(), &()).unwrap();
+    let unit = dir.join("units/toy-3.toml");
+    let text = std::fs::read_to_string(&unit).unwrap();
+    std::fs::write(&unit, &text[..text.len() - 30]).unwrap();
+    let other = dir.join("units/toy-5.toml");
+    let text = std::fs::read_to_string(&other).unwrap();
+    std::fs::write(&other, text.replacen("value = ", "value = 1", 1)).unwrap();
+    let again = toy(&dir, None);
+    let planned = Planned(AtomicUsize::new(0));
+    let rows = run(&again, RunOptions::default(), &planned).unwrap();
+    assert_eq!(planned.0.load(Ordering::Relaxed), 2);
+    assert_eq!(again.computed.load(Ordering::Relaxed), 2);
+    assert_eq!(rows, intact);
+    assert!(dir.join("units/toy-3.toml.corrupt").exists() && dir.join("units/toy-5.toml.corrupt").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
