@@ -302,6 +302,9 @@ fn stored_experiment(dir: &Path) -> Result<Box<dyn pipeline::Loaded>, Failure> {
 /// from the paper) and rewrite summary.csv, from the directory's unit files.
 fn summarize(dir: &Path) -> Result<(), Failure> {
     let loaded = stored_experiment(dir)?;
+    if runner::verify_results_checksum(dir).map_err(bad_input)? {
+        eprintln!("{}: matches the checksum recorded when it was written", dir.join(RESULTS_FILE).display());
+    }
     let table = loaded.summarize(dir).map_err(experiment_failure)?;
     let note = loaded.experiment().description.clone();
     if let Some(note) = &note {

@@ -179,8 +179,15 @@ fn smoke_end_to_end() {
     };
     assert_eq!(columns(&info.schema), columns(&results::schema()), "the documented schema");
     assert!(info.metadata.iter().any(|(k, v)| k == "lppf.manifest" && v == &smoke), "manifest in the file metadata");
+    // provenance.toml as it was when results.parquet was written: then its checksum was added.
     let provenance = std::fs::read_to_string(out_dir.join("provenance.toml")).unwrap();
-    assert_eq!(info.schema.metadata().get("lppf.provenance"), Some(&provenance), "provenance in the schema metadata");
+    let (before, checksum) = provenance.split_once("results_checksum = ").unwrap();
+    assert!(checksum.starts_with("\"fnv1a64:") && checksum.lines().count() == 1, "{provenance}");
+    assert_eq!(
+        info.schema.metadata().get("lppf.provenance").map(String::as_str),
+        Some(before),
+        "provenance in the schema metadata"
+    );
     assert!(rows.iter().all(|r| r.experiment == "smoke" && r.model == "topic"));
     let gibbs = |r: &results::ResultRow| !r.method.contains("cavi");
     assert!(
@@ -214,6 +221,17 @@ fn smoke_end_to_end() {
     assert_eq!(std::fs::read_to_string(out_dir.join("summary.csv")).unwrap(), summary, "summarize rewrites it");
     let out = lppf().args(["summarize", dir.join("nowhere").to_str().unwrap()]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // A changed results file (one byte) is detected by summarize against its recorded checksum.
+    let intact = std::fs::read(&file).unwrap();
+    let mut flipped = intact.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 1;
+    std::fs::write(&file, &flipped).unwrap();
+    let out = lppf().args(["summarize", out_dir.to_str().unwrap()]).output().unwrap();
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{message}");
+    assert!(message.contains("results.parquet changed after its run"), "{message}");
+    std::fs::write(&file, &intact).unwrap();
 
     // Another manifest into the same directory is refused (exit 2) unless --force.
     std::fs::write(&path, smoke.replace("iterations = 60", "iterations = 70")).unwrap();

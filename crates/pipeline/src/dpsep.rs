@@ -372,6 +372,7 @@ pub fn write_dpsep_outputs(m: &DpSepManifest, dir: &Path, rows: &[DpSepRow]) -> 
     ];
     let metadata = runner::results_metadata(dir, &m.text);
     write_table(&dir.join(crate::outputs::RESULTS_FILE), &columns, &metadata)?;
+    runner::record_results_checksum(dir)?;
     let table = write_dpsep_summary(dir, rows)?;
     write_dpsep_figure(m, dir)?;
     Ok(table)

@@ -366,6 +366,7 @@ pub fn write_dpvi_outputs(m: &DpviManifest, dir: &Path, rows: &[DpviRow]) -> Res
     ];
     let metadata = runner::results_metadata(dir, &m.text);
     write_table(&dir.join(crate::outputs::RESULTS_FILE), &columns, &metadata)?;
+    runner::record_results_checksum(dir)?;
     let summary = summarize_dpvi(rows);
     write_atomic(&dir.join(crate::outputs::SUMMARY_FILE), dpvi_summary_csv(&summary).as_bytes())?;
     write_dpvi_figure(m, dir, &summary)?;

@@ -396,6 +396,7 @@ fn write_heldout_outputs(m: &HeldOutManifest, dir: &Path, rows: &[HeldOutRow]) -
         ("seconds", floats(|r| r.seconds)),
     ];
     write_table(&dir.join(RESULTS_FILE), &columns, &runner::results_metadata(dir, &m.text))?;
+    runner::record_results_checksum(dir)?;
     let text = write_heldout_summary(m, dir, rows)?;
     write_heldout_figure(m, dir, rows)?;
     Ok(text)

@@ -17,8 +17,7 @@ use results::{FigureText, ResultRow, SummaryRow, plot, summarize, summary_csv, w
 use std::path::Path;
 
 /// File names inside the output directory.
-pub use runner::{MANIFEST_FILE, PROVENANCE_FILE};
-pub const RESULTS_FILE: &str = "results.parquet";
+pub use runner::{MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE};
 pub const SUMMARY_FILE: &str = "summary.csv";
 pub const FIGURE_SVG: &str = "figure.svg";
 pub const FIGURE_PNG: &str = "figure.png";
@@ -74,6 +73,7 @@ pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow>
 pub fn write_outputs(manifest: &Manifest, dir: &Path, rows: &[MethodResult]) -> Result<Vec<SummaryRow>, RunError> {
     let table = result_rows(manifest, rows);
     write_results(&dir.join(RESULTS_FILE), &table, &runner::results_metadata(dir, &manifest.text))?;
+    runner::record_results_checksum(dir)?;
     let summary = write_summary(dir, &table)?;
     let text = FigureText {
         title: manifest.experiment.name.clone(),

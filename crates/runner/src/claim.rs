@@ -6,8 +6,48 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The manifest text, stored in the output directory before any unit runs.
 pub const MANIFEST_FILE: &str = "manifest.toml";
-/// Software version, git commit and the manifest's description.
+/// Software version, git commit and the manifest's description (and, once written, the
+/// checksum of the results file).
 pub const PROVENANCE_FILE: &str = "provenance.toml";
+/// The tidy results table of a finished run.
+pub const RESULTS_FILE: &str = "results.parquet";
+/// The line of `provenance.toml` that records the results file's checksum.
+const RESULTS_CHECKSUM: &str = "results_checksum = ";
+
+/// The FNV-1a checksum of a file, as recorded (`"fnv1a64:<hex>"`).
+fn file_checksum(path: &Path) -> Result<String, RunnerError> {
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    Ok(format!("\"fnv1a64:{:016x}\"", crate::fnv1a(&bytes)))
+}
+
+/// After `dir/results.parquet` is written: records its checksum in `provenance.toml` (replacing
+/// an earlier one), so that a later change to the file (a bit flip, an edit) is detected by
+/// [`verify_results_checksum`].
+pub fn record_results_checksum(dir: &Path) -> Result<(), RunnerError> {
+    let checksum = file_checksum(&dir.join(RESULTS_FILE))?;
+    let path = dir.join(PROVENANCE_FILE);
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut lines: Vec<&str> = text.lines().filter(|l| !l.starts_with(RESULTS_CHECKSUM)).collect();
+    let line = format!("{RESULTS_CHECKSUM}{checksum}");
+    lines.push(&line);
+    results::write_atomic(&path, format!("{}\n", lines.join("\n")).as_bytes()).map_err(|e| io_error(&path, e))
+}
+
+/// Checks `dir/results.parquet` against the checksum in `provenance.toml`: `Ok(true)` if they
+/// match, `Ok(false)` if there is nothing to check (no results file yet, or a run of a version
+/// that recorded none), [`RunnerError::ResultsChanged`] if the file changed after its run.
+pub fn verify_results_checksum(dir: &Path) -> Result<bool, RunnerError> {
+    let results = dir.join(RESULTS_FILE);
+    let recorded = std::fs::read_to_string(dir.join(PROVENANCE_FILE))
+        .ok()
+        .and_then(|t| t.lines().find_map(|l| l.strip_prefix(RESULTS_CHECKSUM).map(str::to_string)));
+    let Some(recorded) = recorded.filter(|_| results.exists()) else { return Ok(false) };
+    let actual = file_checksum(&results)?;
+    if actual != recorded {
+        return Err(RunnerError::ResultsChanged { path: results, recorded, actual });
+    }
+    Ok(true)
+}
 
 /// Before a run: locks `dir` ([`lock_dir`]: a live run of another manifest is refused, one of the
 /// same manifest shared); as its owner, refuses `dir` if it holds a manifest that

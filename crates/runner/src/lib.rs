@@ -24,7 +24,10 @@ mod claim;
 mod lock;
 mod unit_file;
 
-pub use claim::{MANIFEST_FILE, PROVENANCE_FILE, claim, results_metadata, write_figure};
+pub use claim::{
+    MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE, claim, record_results_checksum, results_metadata,
+    verify_results_checksum, write_figure,
+};
 pub use lock::{DirLock, Holder, LOCK_FILE, lock_dir};
 pub use unit_file::{read_unit, write_unit};
 
@@ -190,6 +193,8 @@ pub enum RunnerError {
     Unit { unit: String, source: UnitError },
     /// A live run of another manifest (or, with `--force`, any run) holds the output directory.
     Busy { dir: PathBuf, lock: PathBuf, holder: String },
+    /// `results.parquet` no longer has the checksum recorded when it was written.
+    ResultsChanged { path: PathBuf, recorded: String, actual: String },
     /// The output directory is not one a run may write into (why).
     BadOutput { dir: PathBuf, reason: String },
     /// Every unit this run could take is done, but other live runs of the same manifest still
@@ -226,6 +231,12 @@ impl fmt::Display for RunnerError {
                 dir.display(),
                 lock.display()
             ),
+            Self::ResultsChanged { path, recorded, actual } => write!(
+                f,
+                "{} changed after its run (checksum {actual}, provenance.toml records {recorded}); \
+                 run the manifest again to rewrite it from the unit files",
+                path.display()
+            ),
             Self::BadOutput { dir, reason } => write!(
                 f,
                 "experiment.output = {:?} is not allowed: {reason}; give a new or empty directory, or one \
@@ -257,6 +268,7 @@ impl RunnerError {
                 | Self::MissingUnit { .. }
                 | Self::Busy { .. }
                 | Self::BadOutput { .. }
+                | Self::ResultsChanged { .. }
         )
     }
 }
