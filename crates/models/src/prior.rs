@@ -12,7 +12,12 @@ pub struct GammaPrior {
     rate: f64,
 }
 
-/// A prior hyperparameter outside `(0, ∞)`.
+/// The range allowed for `a₀` and `b₀`: every prior mean `a₀/b₀` (1e-12 … 1e12), scale `1/b₀` and
+/// conjugate update stays finite and representable, which `(0, ∞)` alone does not guarantee
+/// (`b₀ = 5e-324` has an infinite scale; `a₀ = 1e308` overflows the rates).
+pub const HYPERPARAMETER_RANGE: (f64, f64) = (1e-6, 1e6);
+
+/// A prior hyperparameter outside [`HYPERPARAMETER_RANGE`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct PriorError {
     /// `"a0 (shape)"` or `"b0 (rate)"`.
@@ -23,17 +28,23 @@ pub struct PriorError {
 
 impl fmt::Display for PriorError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "gamma prior {} = {} is not allowed: it must be a finite number > 0", self.parameter, self.value)
+        let (lo, hi) = HYPERPARAMETER_RANGE;
+        write!(
+            f,
+            "gamma prior {} = {} is not allowed: it must be a number from {lo:e} to {hi:e}",
+            self.parameter, self.value
+        )
     }
 }
 
 impl std::error::Error for PriorError {}
 
 impl GammaPrior {
-    /// `Gamma(shape a₀, rate b₀)`; both finite and `> 0`.
+    /// `Gamma(shape a₀, rate b₀)`; both in [`HYPERPARAMETER_RANGE`].
     pub fn new(shape: f64, rate: f64) -> Result<Self, PriorError> {
+        let (lo, hi) = HYPERPARAMETER_RANGE;
         for (parameter, value) in [("a0 (shape)", shape), ("b0 (rate)", rate)] {
-            if !(value.is_finite() && value > 0.0) {
+            if !(lo..=hi).contains(&value) {
                 return Err(PriorError { parameter, value });
             }
         }

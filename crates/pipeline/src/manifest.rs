@@ -391,6 +391,11 @@ impl Manifest {
         }
         positive("model.a0", self.model.a0)?;
         positive("model.b0", self.model.b0)?;
+        models::GammaPrior::new(self.model.a0, self.model.b0).map_err(|e| {
+            let field = if e.parameter.starts_with("a0") { "model.a0" } else { "model.b0" };
+            let (lo, hi) = models::HYPERPARAMETER_RANGE;
+            invalid(field, e.value.to_string(), &format!("a number from {lo:e} to {hi:e}"))
+        })?;
         self.validate_data(file)?;
         self.validate_noise(file)?;
         if self.sweep.replications == 0 {

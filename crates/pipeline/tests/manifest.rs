@@ -195,3 +195,15 @@ fn duplicate_axis_values_are_refused_in_every_kind() {
         assert!(message.contains(field) && message.contains("at most once"), "{name}: {message}");
     }
 }
+
+/// Hyperparameters that are positive but whose derived quantities are not representable (an
+/// infinite scale 1/b0, rates that overflow) are refused by validation, naming the field, instead
+/// of panicking at run time (issue 20).
+#[test]
+fn unrepresentable_priors_are_refused() {
+    for (from, to, field) in [("a0 = 1.0", "a0 = 1e308", "model.a0"), ("b0 = 1.0", "b0 = 5e-324", "model.b0")] {
+        assert!(SMOKE.contains(from));
+        let e = parse(&SMOKE.replace(from, to), Path::new("m.toml")).unwrap_err().to_string();
+        assert!(e.contains(field) && e.contains("1e-6 to 1e6"), "{e}");
+    }
+}
