@@ -18,5 +18,10 @@ mod privatized;
 mod release;
 
 pub use noise::{Noise, NoiseError};
+
+/// The largest noise level a sweep may ask for: at `α = 1 − 10⁻⁶` the noise has sd
+/// `√(2α)/(1 − α) ≈ 1.4·10⁶` per cell, far beyond any count it could hide; closer to 1 the noise
+/// and the private sampler's Bessel arguments leave the range they are computed in.
+pub const MAX_SWEEP_ALPHA: f64 = 1.0 - 1e-6;
 pub use privatized::{Privatized, privatize};
 pub use release::{Randomness, ReleaseError, release};

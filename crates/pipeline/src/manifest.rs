@@ -636,8 +636,8 @@ impl Manifest {
                 if alphas.is_empty() {
                     return Err(invalid("noise.alpha", "[]".into(), "a non-empty list of numbers in [0, 1)"));
                 }
-                if let Some(a) = alphas.iter().find(|a| !(0.0..1.0).contains(*a)) {
-                    return Err(invalid("noise.alpha", a.to_string(), "numbers in [0, 1)"));
+                if let Some(a) = alphas.iter().find(|a| !(0.0..=mechanism::MAX_SWEEP_ALPHA).contains(*a)) {
+                    return Err(invalid("noise.alpha", format!("{a:?}"), "numbers from 0 to 1 − 1e-6 (0.999999)"));
                 }
                 distinct_values(file, "noise.alpha", alphas)?;
                 if n.precision.is_some() {
@@ -662,6 +662,16 @@ impl Manifest {
                     }
                     Some(Precision::Fixed(p)) if !(p.is_finite() && *p > 0.0) => {
                         return Err(invalid("noise.precision", p.to_string(), "a number > 0 or \"empirical-mean\""));
+                    }
+                    // α = exp(−ε/N) must stay at most 1 − 1e-6.
+                    Some(Precision::Fixed(p)) => {
+                        if let Some(e) = epsilons.iter().find(|e| (-**e / p).exp() > mechanism::MAX_SWEEP_ALPHA) {
+                            let allowed = format!(
+                                "numbers with α = exp(−ε/{p}) at most 1 − 1e-6, i.e. ε ≥ {:e}",
+                                p * 1.000_001e-6
+                            );
+                            return Err(invalid("noise.epsilon", format!("{e:?}"), &allowed));
+                        }
                     }
                     Some(Precision::Named(name)) if name != "empirical-mean" => {
                         return Err(invalid(

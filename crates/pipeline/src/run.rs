@@ -543,7 +543,14 @@ fn release(manifest: &Manifest, data: &TrueData, cell: &Cell) -> Result<(Privati
                 Some(Precision::Fixed(n)) => *n,
                 _ => data.mean_count(),
             };
-            (alpha_from_epsilon(e, n)?, Some(e), Some(n))
+            let alpha = alpha_from_epsilon(e, n)?;
+            if alpha > mechanism::MAX_SWEEP_ALPHA {
+                return Err(RunError::Parameter(format!(
+                    "noise.epsilon = {e} with the data set's precision N = {n} gives α = exp(−ε/N) = {alpha}, \
+                     above the largest noise level 1 − 1e-6: use a larger ε"
+                )));
+            }
+            (alpha, Some(e), Some(n))
         }
     };
     let noise_streams = root.child(NOISE).child(cell.noise_index as u64);

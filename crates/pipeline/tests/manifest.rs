@@ -76,7 +76,7 @@ fn each_range_rule_names_its_field() {
     assert_invalid("cols = 6\n", "", "data.cols", "required");
     assert_invalid("kind = \"topic\"", "kind = \"block\"", "data.cols", "absent");
     assert_invalid("cols = 6", "cols = 6\nmean_count_range = [3.0, 1.0]", "data.mean_count_range", "low < high");
-    assert_invalid("alpha = [0.2, 0.6]", "alpha = [0.2, 1.0]", "noise.alpha", "[0, 1)");
+    assert_invalid("alpha = [0.2, 0.6]", "alpha = [0.2, 1.0]", "noise.alpha", "from 0 to 1 − 1e-6");
     assert_invalid("alpha = [0.2, 0.6]", "alpha = []", "noise.alpha", "non-empty");
     assert_invalid("alpha = [0.2, 0.6]", "alpha = [0.2]\nepsilon = [1.0]", "noise", "exactly one");
     assert_invalid("alpha = [0.2, 0.6]", "", "noise", "exactly one");
@@ -206,4 +206,17 @@ fn unrepresentable_priors_are_refused() {
         let e = parse(&SMOKE.replace(from, to), Path::new("m.toml")).unwrap_err().to_string();
         assert!(e.contains(field) && e.contains("1e-6 to 1e6"), "{e}");
     }
+}
+
+/// Noise levels that pass "in [0, 1)" but break the sampler (within an ulp of 1, or from a tiny
+/// ε) are refused by validation, naming the field (issue 20).
+#[test]
+fn noise_levels_too_close_to_one_are_refused() {
+    let alpha = SMOKE.replace("alpha = [0.2, 0.6]", "alpha = [0.2, 0.9999999999999999]");
+    let e = parse(&alpha, Path::new("m.toml")).unwrap_err().to_string();
+    assert!(e.contains("noise.alpha") && e.contains("0.999999"), "{e}");
+    let epsilon = SMOKE.replace("alpha = [0.2, 0.6]", "epsilon = [1.0, 1e-300]\nprecision = 1.0");
+    let e = parse(&epsilon, Path::new("m.toml")).unwrap_err().to_string();
+    assert!(e.contains("noise.epsilon") && e.contains("1e-300"), "{e}");
+    assert!(parse(&SMOKE.replace("alpha = [0.2, 0.6]", "alpha = [0.0, 0.999999]"), Path::new("m.toml")).is_ok());
 }
