@@ -10,18 +10,20 @@ use std::path::Path;
 /// A kind's manifest parser: manifest text and the file that labels errors.
 pub type ParseManifest = fn(&str, &Path) -> Result<Box<dyn Loaded>, ManifestError>;
 
-/// One row of the table: a kind's name and its manifest parser.
+/// One row of the table: a kind's name, the top-level table only its manifests have (to tell
+/// a manifest that forgot its `kind` from a factorization one), and its manifest parser.
 pub struct Kind {
     pub name: &'static str,
+    pub table: Option<&'static str>,
     pub parse: ParseManifest,
 }
 
 /// Every experiment kind. `[experiment] kind` absent means the first.
 pub const KINDS: &[Kind] = &[
-    Kind { name: "factorization", parse: crate::sweep::parse_loaded },
-    Kind { name: "dpvi", parse: crate::dpvi_run::parse_loaded },
-    Kind { name: "dp-sep", parse: crate::dpsep::parse_loaded },
-    Kind { name: "held-out", parse: crate::heldout::parse_loaded },
+    Kind { name: "factorization", table: None, parse: crate::sweep::parse_loaded },
+    Kind { name: "dpvi", table: Some("dpvi"), parse: crate::dpvi_run::parse_loaded },
+    Kind { name: "dp-sep", table: Some("dpsep"), parse: crate::dpsep::parse_loaded },
+    Kind { name: "held-out", table: Some("fit"), parse: crate::heldout::parse_loaded },
 ];
 
 /// Reads and validates a manifest of any kind, dispatching on `experiment.kind`.
@@ -31,12 +33,32 @@ pub fn load_experiment(path: &Path) -> Result<Box<dyn Loaded>, ManifestError> {
     parse_experiment(&text, path)
 }
 
-/// [`load_experiment`] of manifest text; `file` labels errors.
+/// [`load_experiment`] of manifest text; `file` labels errors. A `kind` that is not a string,
+/// or a missing `kind` in a manifest with another kind's table (`[dpvi]`, `[dpsep]`, `[fit]`), is
+/// an error naming `experiment.kind` (not the other kind's table as an unknown field).
 pub fn parse_experiment(text: &str, file: &Path) -> Result<Box<dyn Loaded>, ManifestError> {
-    let kind = toml::from_str::<toml::Table>(text)
-        .ok()
-        .and_then(|t| t.get("experiment")?.get("kind")?.as_str().map(str::to_string));
-    let name = kind.as_deref().unwrap_or(KINDS[0].name);
+    // Text that is not TOML goes to the default kind's parser, whose error names the line.
+    let table = toml::from_str::<toml::Table>(text).ok();
+    let kind = table.as_ref().and_then(|t| t.get("experiment")?.get("kind"));
+    let name = match kind {
+        Some(toml::Value::String(name)) => name.as_str(),
+        Some(other) => return Err(invalid(file, "experiment.kind", other.to_string(), EXPERIMENT_KINDS)),
+        None => {
+            let has = |name: &str| table.as_ref().is_some_and(|t| t.contains_key(name));
+            if let Some(k) = KINDS.iter().find(|k| k.table.is_some_and(has)) {
+                let (name, table) = (k.name, k.table.unwrap_or_default());
+                return Err(invalid(
+                    file,
+                    "experiment.kind",
+                    "missing".into(),
+                    &format!(
+                        "kind = {name:?} in [experiment] for a manifest with a [{table}] table ({EXPERIMENT_KINDS})"
+                    ),
+                ));
+            }
+            KINDS[0].name
+        }
+    };
     match KINDS.iter().find(|k| k.name == name) {
         Some(k) => (k.parse)(text, file),
         None => Err(invalid(file, "experiment.kind", format!("{name:?}"), EXPERIMENT_KINDS)),

@@ -220,3 +220,21 @@ fn noise_levels_too_close_to_one_are_refused() {
     assert!(e.contains("noise.epsilon") && e.contains("1e-300"), "{e}");
     assert!(parse(&SMOKE.replace("alpha = [0.2, 0.6]", "alpha = [0.0, 0.999999]"), Path::new("m.toml")).is_ok());
 }
+
+/// A DPVI or DP-SEP manifest whose `kind` is missing, mistyped or not a string is reported as
+/// `experiment.kind`, not as an unknown `dpvi`/`dpsep` field of the default kind (issue 20).
+#[test]
+fn a_missing_or_malformed_kind_is_named_as_such() {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    for (name, kind) in [("dpvi-gmm.toml", "kind = \"dpvi\""), ("dp-sep-mog.toml", "kind = \"dp-sep\"")] {
+        let text = std::fs::read_to_string(root.join("experiments").join(name)).unwrap();
+        assert!(text.contains(kind), "{name}");
+        for broken in ["", "kind = \"dpvii\"", "kind = 3", "kind = { nested = 1 }"] {
+            let e = pipeline::parse_experiment(&text.replace(kind, broken), Path::new(name)).err().unwrap().to_string();
+            assert!(
+                e.contains("experiment.kind") && e.contains("dpvi") && !e.contains("unknown field"),
+                "{name} {broken:?}: {e}"
+            );
+        }
+    }
+}
