@@ -81,15 +81,6 @@ pub fn write_outputs(manifest: &Manifest, dir: &Path, rows: &[MethodResult]) -> 
         log_y: false,
     };
     write_summary_figure(dir, &summary, &text)?;
-    if summary.iter().any(|s| s.coverage.is_some()) {
-        let text = FigureText {
-            title: format!("{}: coverage of the true rates by credible intervals", manifest.experiment.name),
-            ..text
-        };
-        runner::write_figure(dir, "coverage", |svg, png| {
-            results::plot_coverage(&summary, &text, Some(svg), Some(png))
-        })?;
-    }
     Ok(summary)
 }
 
@@ -100,9 +91,19 @@ pub fn write_summary(dir: &Path, table: &[ResultRow]) -> Result<Vec<SummaryRow>,
     Ok(summary)
 }
 
-/// `figure.svg` and `figure.png` in `dir` from a summary.
+/// `figure.svg` and `figure.png` in `dir` from a summary, and with Gibbs methods (rows with
+/// coverage) `coverage.svg` and `coverage.png`.
 pub fn write_summary_figure(dir: &Path, summary: &[SummaryRow], text: &FigureText) -> Result<(), RunError> {
-    write_figure(dir, |svg, png| plot(summary, text, Some(svg), Some(png)))
+    write_figure(dir, |svg, png| plot(summary, text, Some(svg), Some(png)))?;
+    if summary.iter().any(|s| s.coverage.is_some()) {
+        let text = FigureText {
+            title: format!("{}: coverage of the true rates by credible intervals", text.title),
+            log_y: false,
+            ..text.clone()
+        };
+        runner::write_figure(dir, "coverage", |svg, png| results::plot_coverage(summary, &text, Some(svg), Some(png)))?;
+    }
+    Ok(())
 }
 
 /// Writes `figure.svg` and `figure.png` in `dir` with `draw(svg, png)` ([`runner::write_figure`]).
