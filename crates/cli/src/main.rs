@@ -62,6 +62,10 @@ enum Command {
         /// once more without --shard to merge and write the results.
         #[arg(long, value_name = "I/N", value_parser = parse_shard)]
         shard: Option<(usize, usize)>,
+        /// Run even if the estimated peak memory (printed by `lppf validate`) exceeds the memory
+        /// this machine has available (e.g. on a cluster node whose memory is reserved for you).
+        #[arg(long)]
+        allow_memory: bool,
     },
     /// Print the summary table (mean and sd over replications) of a results directory and
     /// (re)write its summary.csv.
@@ -193,7 +197,9 @@ fn failed(e: impl std::fmt::Display) -> Failure {
 fn main() -> ExitCode {
     let outcome = match Cli::parse().command {
         Command::Validate { manifest } => validate(&manifest),
-        Command::Run { manifest, force, quiet, shard } => run(&manifest, force, quiet, shard),
+        Command::Run { manifest, force, quiet, shard, allow_memory } => {
+            run(&manifest, RunFlags { force, quiet, shard, allow_memory })
+        }
         Command::Summarize { results } => summarize(&results),
         Command::Plot { results, log_y } => plot(&results, log_y),
         Command::Topics { manifest, replication, noise_index } => topics(&manifest, replication, noise_index),
@@ -233,9 +239,33 @@ fn validate(path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-fn run(path: &Path, force: bool, quiet: bool, shard: Option<(usize, usize)>) -> Result<(), Failure> {
+/// The flags of `lppf run`.
+struct RunFlags {
+    force: bool,
+    quiet: bool,
+    shard: Option<(usize, usize)>,
+    allow_memory: bool,
+}
+
+fn run(path: &Path, flags: RunFlags) -> Result<(), Failure> {
+    let RunFlags { force, quiet, shard, allow_memory } = flags;
     let loaded = load_experiment(path).map_err(bad_input)?;
     let experiment = loaded.experiment().clone();
+    // Before anything is allocated for the sweep: would it fit in memory?
+    if let (Some(cost), Some(available)) = (loaded.cost(), pipeline::available_memory())
+        && cost.bytes > available
+        && !allow_memory
+    {
+        return Err(bad_input(format!(
+            "{}: the sweep needs about {} of memory with {} threads, but {} is available; \
+             make the design smaller (data.rows/cols, model.components, sampler.chains, sweep.replications, \
+             sampler.iterations), use fewer threads (RAYON_NUM_THREADS), or pass --allow-memory",
+            path.display(),
+            pipeline::bytes_text(cost.bytes),
+            cost.threads,
+            pipeline::bytes_text(available)
+        )));
+    }
     // Held until the run's outputs are written: another manifest's run cannot use the directory.
     let lock = loaded.claim(force).map_err(|e| experiment_failure(e.into()))?;
     if !lock.owned() {

@@ -427,3 +427,35 @@ fn recovery_figures_of_a_topic_and_a_block_manifest() {
     assert!(!missing.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Designs whose memory no machine has are refused before anything is allocated for them (exit
+/// 2, naming the fields to change and --allow-memory); `validate` prints the estimate without
+/// allocating for 10⁹ replications (issue 20).
+#[test]
+fn designs_beyond_the_machines_memory_are_refused_before_allocating() {
+    let dir = scratch("memory");
+    let smoke = include_str!("../../../experiments/smoke.toml");
+    let out = dir.join("out").display().to_string();
+    for (from, to) in [
+        ("replications = 2", "replications = 1000000000"),
+        ("rows = 8", "rows = 1000000000"),
+        ("components = 2", "components = 1000000"),
+        ("iterations = 60", "iterations = 9223372036854775807"),
+    ] {
+        assert!(smoke.contains(from));
+        let path = dir.join("big.toml");
+        std::fs::write(&path, smoke.replace(from, to).replace("seed = 1", &format!("seed = 1\noutput = {out:?}")))
+            .unwrap();
+        let start = Instant::now();
+        let validate = lppf().args(["validate", path.to_str().unwrap()]).output().unwrap();
+        let line = String::from_utf8_lossy(&validate.stdout);
+        assert!(validate.status.success() && line.contains("peak memory"), "{to}: {line}");
+        let run = lppf().args(["run", path.to_str().unwrap(), "--quiet"]).output().unwrap();
+        let message = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{to}: {message}");
+        assert!(message.contains("--allow-memory") && message.contains("is available"), "{to}: {message}");
+        assert!(start.elapsed() < Duration::from_secs(20), "{to}: took {:?}", start.elapsed());
+        assert!(!dir.join("out").exists(), "{to}: nothing written");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

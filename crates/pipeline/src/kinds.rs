@@ -14,6 +14,11 @@ pub trait Loaded: Send + Sync {
     fn experiment(&self) -> &Experiment;
     /// One line for `lppf validate`: what the sweep holds.
     fn validation_summary(&self) -> String;
+    /// The estimated peak memory and work of a run on this machine's threads, where the kind can
+    /// tell (`lppf run` refuses a run that would not fit in memory).
+    fn cost(&self) -> Option<crate::Cost> {
+        None
+    }
     /// Claims the output directory (refusing another experiment's unless `force`, and any live
     /// run of another manifest); hold the lock until the run is done.
     fn claim(&self, force: bool) -> Result<DirLock, RunnerError>;

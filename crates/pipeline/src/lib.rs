@@ -24,6 +24,7 @@ mod manifest;
 mod outputs;
 mod recovery;
 mod registry;
+mod resources;
 mod run;
 mod sweep;
 
@@ -47,6 +48,7 @@ pub use outputs::{
 };
 pub use recovery::{Estimate, NoisyData, RecoveredTopics, Recovery, recovered_topics, recovery};
 pub use registry::{KINDS, Kind, ParseManifest, load_experiment, parse_experiment};
+pub use resources::{Cost, available_memory, bytes_text};
 pub use run::{MethodResult, OnIteration, RunError, TrueData, covers, run_cell, run_reference, true_data};
 pub use semisynthetic::BaseParameters;
 pub use sweep::{FactorizationSweep, SweepOptions, Unit, run_sweep};

@@ -140,8 +140,13 @@ impl Loaded for Manifest {
     }
 
     fn validation_summary(&self) -> String {
-        let (datasets, cells, units) = (self.datasets().len(), self.cells().len(), self.units().len());
-        format!("valid — {datasets} data sets, {cells} cells, {units} units of work")
+        // Counted, not listed: a design of 10⁹ replications must not allocate here.
+        let cost = self.cost(rayon::current_num_threads());
+        format!("valid — {:.0} units of work; {}", cost.units, cost.describe())
+    }
+
+    fn cost(&self) -> Option<crate::Cost> {
+        Some(Manifest::cost(self, rayon::current_num_threads()))
     }
 
     fn claim(&self, force: bool) -> Result<runner::DirLock, RunnerError> {

@@ -1,0 +1,124 @@
+//! What a factorization sweep will cost, from its design alone (nothing proportional to a number
+//! the user typed is allocated to compute it): the peak memory, and the work in entry-component
+//! sweeps with a rough time. `lppf validate` prints it; `lppf run` refuses a sweep whose memory
+//! exceeds what the machine has available unless `--allow-memory`.
+
+use crate::manifest::Manifest;
+
+/// Bytes per matrix entry of one data set held by a unit: true counts (4), true rates (8),
+/// released values (8), missing mask (1), and the unit's copies while fitting.
+const DATA_BYTES_PER_ENTRY: f64 = 40.0;
+/// Bytes per entry of one running chain: the sampler's counts and the private step's
+/// auxiliaries, the chain's rate buffers (rates, sums, squares), the posterior mean and sd, and
+/// the calibration targets and ranks.
+const CHAIN_BYTES_PER_ENTRY: f64 = 120.0;
+/// Bytes per factor value of one chain: the factors, their running means, the best sample and
+/// the per-chunk allocation counts (up to 16 chunks).
+const CHAIN_BYTES_PER_FACTOR: f64 = 8.0 * 20.0;
+/// Bytes per kept sample of one chain (ln p, total rate, KL).
+const CHAIN_BYTES_PER_KEPT: f64 = 24.0;
+/// Bytes of bookkeeping per unit of work (its name, path and result slot in the runner).
+const UNIT_BYTES: f64 = 200.0;
+/// Seconds per entry-component sweep on one core (measured: the single-chain Fig. 4 sweep,
+/// 6.96·10¹¹ entry-component sweeps in 5,306 core-seconds on the 2-core CI machine, ≈ 7.6 ns;
+/// private topic sweeps are ≈ 3 ns, BENCHMARKS.md). A rough guide, not a promise.
+const SECONDS_PER_ENTRY_COMPONENT: f64 = 7.6e-9;
+
+/// The estimated cost of a sweep.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cost {
+    /// Peak resident memory of the fits running at once, bytes.
+    pub bytes: f64,
+    /// Units running at once (the threads the estimate assumed).
+    pub threads: usize,
+    /// Units of work.
+    pub units: f64,
+    /// Gibbs sweeps × chains × entries × components over the whole sweep (CAVI iterations count
+    /// like sweeps).
+    pub entry_component_sweeps: f64,
+    /// `entry_component_sweeps` × the measured time per entry-component sweep, core-seconds.
+    pub core_seconds: f64,
+}
+
+impl Cost {
+    /// `≈ 1.2 GB peak memory with 2 threads; 3.4e11 entry-component sweeps ≈ 0.7 core-hours`.
+    pub fn describe(&self) -> String {
+        let threads = self.threads;
+        format!(
+            "≈ {} peak memory with {threads} threads; {:.2e} entry-component sweeps ≈ {} of one core (rough)",
+            bytes_text(self.bytes),
+            self.entry_component_sweeps,
+            duration_text(self.core_seconds)
+        )
+    }
+}
+
+/// `40 kB`, `812 MB`, `1.2 GB`, `3.0e6 GB`.
+pub fn bytes_text(bytes: f64) -> String {
+    match bytes {
+        b if b < 1e6 => format!("{:.0} kB", b / 1e3),
+        b if b < 1e9 => format!("{:.0} MB", b / 1e6),
+        b if b < 1e15 => format!("{:.1} GB", b / 1e9),
+        b => format!("{:.1e} GB", b / 1e9),
+    }
+}
+
+fn duration_text(seconds: f64) -> String {
+    match seconds {
+        s if s < 120.0 => format!("{s:.0} s"),
+        s if s < 7200.0 => format!("{:.0} min", s / 60.0),
+        s if s < 3.0 * 86400.0 => format!("{:.1} h", s / 3600.0),
+        s => format!("{:.1e} days", s / 86400.0),
+    }
+}
+
+impl Manifest {
+    /// The cost of the sweep with `threads` units running at once, in floating point (so an
+    /// absurd design gives a huge number, not an overflow or an allocation).
+    pub fn cost(&self, threads: usize) -> Cost {
+        let (rows, cols) = (self.rows() as f64, self.cols() as f64);
+        let entries = rows * cols;
+        let k = self.model.components as f64;
+        let factor_values = (rows + cols + k) * k;
+        let kept =
+            self.sampler.as_ref().map_or(0.0, |s| (s.iterations.saturating_sub(s.burn_in) / s.thin.max(1)) as f64);
+        let gibbs_iterations = self.sampler.as_ref().map_or(0.0, |s| s.iterations as f64);
+        let cavi_iterations = self.cavi_settings().max_iterations() as f64;
+        let chains = self.methods.iter().map(|&m| self.chains(m)).max().unwrap_or(1) as f64;
+        let per_chain =
+            CHAIN_BYTES_PER_ENTRY * entries + CHAIN_BYTES_PER_FACTOR * factor_values + CHAIN_BYTES_PER_KEPT * kept;
+        let per_unit = DATA_BYTES_PER_ENTRY * entries + chains * per_chain;
+        let datasets = self.sweep.replications as f64 * self.sweep.e0.as_ref().map_or(1, Vec::len) as f64;
+        let levels = self.noise.alpha.as_ref().or(self.noise.epsilon.as_ref()).map_or(1, Vec::len) as f64;
+        let reference = self.methods.iter().any(|m| m.is_reference());
+        let released = self.methods.iter().any(|m| !m.is_reference());
+        let units = datasets * (f64::from(u8::from(reference)) + if released { levels } else { 0.0 });
+        // Fits per data set and level, each × its chains × its iterations.
+        let fit_sweeps = |filter: &dyn Fn(&crate::Method) -> bool| -> f64 {
+            self.methods
+                .iter()
+                .filter(|m| filter(m))
+                .map(|&m| self.chains(m) as f64 * if m.is_cavi() { cavi_iterations } else { gibbs_iterations })
+                .sum()
+        };
+        let sweeps =
+            datasets * fit_sweeps(&|m| m.is_reference()) + datasets * levels * fit_sweeps(&|m| !m.is_reference());
+        let entry_component_sweeps = sweeps * entries * k;
+        Cost {
+            bytes: per_unit * (threads as f64).min(units.max(1.0)) + UNIT_BYTES * units,
+            threads,
+            units,
+            entry_component_sweeps,
+            core_seconds: entry_component_sweeps * SECONDS_PER_ENTRY_COMPONENT,
+        }
+    }
+}
+
+/// Memory the machine has available for a run (`MemAvailable` of `/proc/meminfo`), bytes;
+/// `None` where it cannot be read.
+pub fn available_memory() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024.0)
+}
