@@ -128,6 +128,29 @@ impl DpSepManifest {
                 return bad(field, v.to_string(), "a finite number > 0");
             }
         }
+        if !(s.prior_mean.is_finite() && s.prior_mean.abs() <= 1e6) {
+            return bad("dpsep.prior_mean", format!("{:?}", s.prior_mean), "a finite number from -1e6 to 1e6");
+        }
+        // Sizes whose products are allocated (points × dim data, clusters × dim² covariances,
+        // Gibbs samples × clusters × dim): bounded so that no value a user can type exhausts memory.
+        for (field, v, most) in [
+            ("dpsep.points", s.points, 10_000_000),
+            ("dpsep.dim", s.dim, 1_000),
+            ("dpsep.clusters", s.clusters, 1_000),
+            ("dpsep.replications", s.replications, 100_000),
+            ("dpsep.gibbs_samples", s.gibbs_samples, 10_000_000),
+        ] {
+            if v > most {
+                return bad(field, v.to_string(), &format!("an integer from 1 to {most}"));
+            }
+        }
+        if (s.points as f64) * (s.dim as f64) > 1e8 || (s.gibbs_samples as f64) * (s.clusters * s.dim) as f64 > 1e9 {
+            return bad(
+                "dpsep.points",
+                format!("{} points × {} dimensions, {} Gibbs samples", s.points, s.dim, s.gibbs_samples),
+                "points × dim at most 1e8 and gibbs_samples × clusters × dim at most 1e9 (memory)",
+            );
+        }
         if s.damping > s.points as f64 {
             return bad("dpsep.damping", s.damping.to_string(), "a number in (0, points] (γ/N is a damping fraction)");
         }

@@ -78,3 +78,21 @@ fn replications_resume_and_outputs_are_written() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A prior mean that is not a finite number, and sizes whose products would exhaust memory, are
+/// refused naming the field (issue 20: `prior_mean = nan` ran and wrote a table of NaN).
+#[test]
+fn non_finite_prior_mean_and_huge_sizes_are_refused() {
+    let shipped = include_str!("../../../experiments/dp-sep-mog.toml");
+    let line = shipped.lines().find(|l| l.starts_with("prior_mean")).unwrap();
+    for (to, field) in [("prior_mean = nan", "dpsep.prior_mean"), ("prior_mean = inf", "dpsep.prior_mean")] {
+        let e =
+            pipeline::DpSepManifest::parse(&shipped.replace(line, to), Path::new("m.toml")).unwrap_err().to_string();
+        assert!(e.contains(field), "{e}");
+    }
+    let points = shipped.lines().find(|l| l.starts_with("points")).unwrap();
+    let e = pipeline::DpSepManifest::parse(&shipped.replace(points, "points = 1000000000"), Path::new("m.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("dpsep.points"), "{e}");
+}
