@@ -132,3 +132,24 @@ impl Distribution<i64> for ExactTwoSidedGeometric {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The sampling path uses no floating point, by construction: the source of `bernoulli_exp`
+    /// and of the `Distribution` impl (from its `impl` line to the end of the file's code) has no
+    /// float type, float literal or conversion to one. Floats appear only where `α` is turned
+    /// into the exact rational `s/t` (constructors) and in the reporting accessors.
+    #[test]
+    fn the_sampling_path_has_no_floating_point() {
+        let source = include_str!("exact_geometric.rs");
+        let start = source.find("fn bernoulli_exp").expect("bernoulli_exp");
+        let end = source.find("#[cfg(test)]").expect("tests");
+        let path = &source[start..end];
+        assert!(path.contains("impl Distribution<i64> for ExactTwoSidedGeometric"));
+        for banned in ["f64", "f32", "as f", ".exp()", ".ln()", "powf", "sqrt"] {
+            let code: String =
+                path.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+            assert!(!code.contains(banned), "floating point ({banned:?}) in the sampling path");
+        }
+    }
+}

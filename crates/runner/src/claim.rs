@@ -9,6 +9,13 @@ pub const MANIFEST_FILE: &str = "manifest.toml";
 /// Software version, git commit and the manifest's description (and, once written, the
 /// checksum of the results file).
 pub const PROVENANCE_FILE: &str = "provenance.toml";
+/// What every results directory says of its randomness: experiments draw data and noise from
+/// seeded simulation streams, so their "releases" are reproducible from the seed and are never
+/// private releases of anyone's data (docs/privacy.md).
+const RANDOMNESS: &str = "randomness = \"simulation: every draw (data, noise, chains) from seeded ChaCha8 streams of \
+experiment.seed; the privatized data here are reproducible from the seed and are NOT private releases \
+(docs/privacy.md)\"\n";
+
 /// The tidy results table of a finished run.
 pub const RESULTS_FILE: &str = "results.parquet";
 /// The line of `provenance.toml` that records the results file's checksum.
@@ -77,7 +84,7 @@ pub fn claim(
     results::write_atomic(&stored, text.as_bytes()).map_err(|e| io_error(&stored, e))?;
     let description = description.map_or(String::new(), |d| format!("description = {d:?}\n"));
     let provenance = format!(
-        "# Software that produced the results in this directory.\nlppf_version = \"{}\"\n{}{description}",
+        "# Software that produced the results in this directory.\nlppf_version = \"{}\"\n{}{description}{RANDOMNESS}",
         env!("CARGO_PKG_VERSION"),
         git_description()
     );
