@@ -86,8 +86,7 @@ pub struct DpSepSpec {
 
 impl DpSepManifest {
     pub fn parse(text: &str, file: &Path) -> Result<Self, ManifestError> {
-        let mut m: DpSepManifest = toml::from_str(text)
-            .map_err(|e| ManifestError::Parse { file: file.to_path_buf(), message: e.to_string() })?;
+        let mut m: DpSepManifest = toml::from_str(text).map_err(|e| crate::manifest::parse_error(file, text, &e))?;
         m.text = text.to_string();
         m.experiment.validate(file, "dp-sep")?;
         let s = &m.dpsep;

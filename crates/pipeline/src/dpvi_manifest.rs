@@ -188,8 +188,7 @@ pub struct DpviCell {
 impl DpviManifest {
     /// Parses and validates DPVI manifest text; `file` labels errors.
     pub fn parse(text: &str, file: &Path) -> Result<Self, ManifestError> {
-        let mut m: DpviManifest = toml::from_str(text)
-            .map_err(|e| ManifestError::Parse { file: file.to_path_buf(), message: e.to_string() })?;
+        let mut m: DpviManifest = toml::from_str(text).map_err(|e| crate::manifest::parse_error(file, text, &e))?;
         m.text = text.to_string();
         m.validate(file)?;
         Ok(m)

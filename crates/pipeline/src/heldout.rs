@@ -113,8 +113,7 @@ impl HeldOutManifest {
 
     /// [`HeldOutManifest::parse`] without reading the release (to compare with a stored manifest).
     fn parse_settings(text: &str, file: &Path) -> Result<Self, ManifestError> {
-        let mut m: HeldOutManifest = toml::from_str(text)
-            .map_err(|e| ManifestError::Parse { file: file.to_path_buf(), message: e.to_string() })?;
+        let mut m: HeldOutManifest = toml::from_str(text).map_err(|e| crate::manifest::parse_error(file, text, &e))?;
         m.text = text.to_string();
         m.experiment.validate(file, "held-out")?;
         let bad = |field, value: String, allowed: &str| Err(invalid(file, field, value, allowed));

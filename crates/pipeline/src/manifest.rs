@@ -249,6 +249,41 @@ pub(crate) fn distinct_values<T: PartialEq + fmt::Debug>(
     }
 }
 
+/// A TOML or schema error of manifest `text`, naming the field it is about: the key on the line
+/// the parser points at, qualified by its table (`model.kind`), or the table itself for a
+/// missing field.
+pub(crate) fn parse_error(file: &Path, text: &str, e: &toml::de::Error) -> ManifestError {
+    let message = e.message().trim().to_string();
+    let field = e.span().and_then(|span| field_at(text, span.start));
+    let message = match field {
+        Some(field) => format!("field `{field}`: {message}"),
+        None => e.to_string(),
+    };
+    ManifestError::Parse { file: file.to_path_buf(), message }
+}
+
+/// The dotted key of the line holding byte `offset` of `text` (`table.key`), or the table of a
+/// header line.
+fn field_at(text: &str, offset: usize) -> Option<String> {
+    let before = text.get(..offset.min(text.len()))?;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next().unwrap_or("").trim();
+    let header = |l: &str| -> Option<String> {
+        let l = l.trim();
+        l.starts_with('[').then(|| l.trim_matches(|c| c == '[' || c == ']').trim().to_string())
+    };
+    if let Some(table) = header(line) {
+        return Some(table);
+    }
+    let table = text[..start].lines().rev().find_map(header);
+    let key = line.split('=').next().map(str::trim).filter(|k| !k.is_empty() && !k.starts_with('#'));
+    match (table, key) {
+        (Some(t), Some(k)) => Some(format!("{t}.{k}")),
+        (None, Some(k)) => Some(k.to_string()),
+        (t, None) => t,
+    }
+}
+
 /// Reads and validates a manifest file.
 pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
     let text = std::fs::read_to_string(path)
@@ -259,8 +294,7 @@ pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
 /// Parses and validates manifest text; `file` labels errors. A semi-synthetic manifest's base
 /// file (`data.base`, relative to the working directory) is read and checked too.
 pub fn parse(text: &str, file: &Path) -> Result<Manifest, ManifestError> {
-    let mut manifest: Manifest =
-        toml::from_str(text).map_err(|e| ManifestError::Parse { file: file.to_path_buf(), message: e.to_string() })?;
+    let mut manifest: Manifest = toml::from_str(text).map_err(|e| parse_error(file, text, &e))?;
     if let (DataSource::SemiSynthetic, Some(path)) = (manifest.data.source, &manifest.data.base) {
         let base = BaseParameters::load(path).map_err(|e| {
             invalid(
