@@ -77,8 +77,11 @@ pub struct ReadReport {
     pub items: usize,
     /// Messages kept.
     pub messages: usize,
-    /// Maildir copies of a message already read (same `Message-ID`).
+    /// Maildir copies of a message already read (same `Message-ID`, skipped).
     pub duplicates: usize,
+    /// Table rows identical to an earlier row (kept: the table has no message id to tell a copy
+    /// from a message sent twice, but they are counted so that a corrupted table shows).
+    pub repeated_rows: usize,
     /// Messages without any recipient (kept out of the network; nothing to count).
     pub without_recipients: usize,
     /// Malformed items: where and why (skipped).
@@ -89,10 +92,11 @@ impl fmt::Display for ReadReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} read, {} messages kept, {} duplicates, {} without recipients, {} malformed",
+            "{} read, {} messages kept, {} duplicates, {} repeated rows, {} without recipients, {} malformed",
             self.items,
             self.messages,
             self.duplicates,
+            self.repeated_rows,
             self.without_recipients,
             self.malformed.len()
         )?;

@@ -25,6 +25,35 @@ fn quoting_line_ends_and_malformed_rows() {
     assert_eq!(messages[3].sender, "92");
 }
 
+/// An unclosed quote makes its own line malformed and swallows nothing after it; identical rows
+/// are counted (and kept); a line that is not UTF-8 is malformed, never a new actor with a
+/// replacement character (issue 20).
+#[test]
+fn broken_quotes_repeated_rows_and_invalid_utf8_are_reported() {
+    let text = "1,1,2,fine\n\
+                2,1,\"3, 4,broken quote\n\
+                3,2,3,next\n\
+                3,2,3,next\n\
+                4,3,1,last";
+    let (messages, report) = parse_table(text);
+    assert_eq!((report.items, messages.len(), report.repeated_rows), (5, 4, 1), "{report}");
+    assert_eq!(
+        report.malformed,
+        vec![("line 2".to_string(), "unclosed quote (a quoted field must end on its line)".to_string())]
+    );
+    assert_eq!(messages.last().unwrap().text, "last");
+    let dir = std::env::temp_dir().join(format!("enron-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("Enron.csv");
+    std::fs::write(&path, b"1,1,2,fine\n2,1\xff,3,bad byte\n3,2,3,next\n").unwrap();
+    let (messages, report) = read_table(&path).unwrap();
+    assert_eq!((report.items, messages.len()), (3, 2), "{report}");
+    assert_eq!(report.malformed[0].0, "line 2");
+    assert!(report.malformed[0].1.contains("not UTF-8"), "{report}");
+    assert!(messages.iter().all(|m| !m.sender.contains('\u{fffd}')));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn tokenizer_drops_stop_words_digits_and_short_tokens() {
     assert_eq!(tokenize("RE: Don't forget the 2001 Gas-Forecast, é x", 2), vec!["forget", "gas", "forecast"]);
@@ -37,6 +66,8 @@ fn real_table_matches_its_source_notes() {
     let path = enron::table_for_tests();
     let (messages, report) = read_table(&path).unwrap();
     assert_eq!((report.items, report.messages, report.malformed.len()), (21_635, 21_635, 0), "{report}");
+    // 13 rows are exact repeats of earlier rows (counted by an independent Python check).
+    assert_eq!(report.repeated_rows, 13, "{report}");
     let network = CountNetwork::from_messages(&messages);
     assert_eq!(network.actors(), 154);
     assert_eq!(network.total(), 38_388);
