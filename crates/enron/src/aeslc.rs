@@ -13,15 +13,16 @@
 //!
 //! No recipients are known: the messages are documents, not network edges.
 
-use crate::maildir::sorted_files;
+use crate::maildir::{report_skipped, sorted_files};
 use crate::{EnronError, Message, ReadReport};
 use std::collections::HashSet;
 use std::path::Path;
 
 /// Reads every sent-mail file under `root` in sorted path order (deterministic).
 pub fn read_aeslc(root: &Path) -> Result<(Vec<Message>, ReadReport), EnronError> {
-    let files = sorted_files(root)?;
+    let (files, skipped) = sorted_files(root)?;
     let mut report = ReadReport::default();
+    report_skipped(root, skipped, &mut report);
     let mut seen = HashSet::new();
     let mut messages = Vec::new();
     for path in files {

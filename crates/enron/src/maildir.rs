@@ -25,8 +25,9 @@ pub struct Email {
 
 /// Reads every file under `root` (in sorted path order, so the result is deterministic).
 pub fn read_maildir(root: &Path) -> Result<(Vec<Message>, ReadReport), EnronError> {
-    let files = sorted_files(root)?;
+    let (files, skipped) = sorted_files(root)?;
     let mut report = ReadReport::default();
+    report_skipped(root, skipped, &mut report);
     let mut seen = HashSet::new();
     let mut messages = Vec::new();
     for path in files {
@@ -58,26 +59,48 @@ pub fn read_maildir(root: &Path) -> Result<(Vec<Message>, ReadReport), EnronErro
     Ok((messages, report))
 }
 
-/// Every file under `root`, recursively, in sorted path order (so readers are deterministic).
-pub(crate) fn sorted_files(root: &Path) -> Result<Vec<PathBuf>, EnronError> {
-    let mut files = Vec::new();
-    collect_files(root, &mut files).map_err(|e| EnronError { path: root.to_path_buf(), message: e.to_string() })?;
+/// The regular files under `root`, sorted, and the entries that are neither files nor
+/// directories (symbolic links, FIFOs, sockets, devices) with what they are: those are never
+/// opened (a FIFO would block, a link may loop or leave the corpus) but reported, so nothing is
+/// skipped uncounted.
+pub(crate) fn sorted_files(root: &Path) -> Result<(Vec<PathBuf>, Vec<(PathBuf, &'static str)>), EnronError> {
+    let (mut files, mut skipped) = (Vec::new(), Vec::new());
+    collect_files(root, &mut files, &mut skipped)
+        .map_err(|e| EnronError { path: root.to_path_buf(), message: e.to_string() })?;
     files.sort();
-    Ok(files)
+    skipped.sort();
+    Ok((files, skipped))
 }
 
-/// Every file under `dir`, recursively (unsorted).
-fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// Every entry under `dir`, recursively (unsorted): regular files into `out`, the rest into
+/// `skipped`.
+fn collect_files(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    skipped: &mut Vec<(PathBuf, &'static str)>,
+) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let kind = entry.file_type()?;
         if kind.is_dir() {
-            collect_files(&entry.path(), out)?;
+            collect_files(&entry.path(), out, skipped)?;
         } else if kind.is_file() {
             out.push(entry.path());
+        } else if kind.is_symlink() {
+            skipped.push((entry.path(), "a symbolic link, not read (the corpus is read as regular files only)"));
+        } else {
+            skipped.push((entry.path(), "not a regular file (a FIFO, socket or device), not read"));
         }
     }
     Ok(())
+}
+
+/// Counts the entries `sorted_files` did not read as malformed items of `report`.
+pub(crate) fn report_skipped(root: &Path, skipped: Vec<(PathBuf, &'static str)>, report: &mut ReadReport) {
+    for (path, why) in skipped {
+        report.items += 1;
+        report.malformed.push((path.strip_prefix(root).unwrap_or(&path).display().to_string(), why.to_string()));
+    }
 }
 
 /// Parses one message file.

@@ -84,3 +84,20 @@ fn a_missing_root_is_an_error_naming_it() {
     let err = read_maildir(Path::new("/nonexistent/maildir")).unwrap_err();
     assert!(err.to_string().contains("/nonexistent/maildir"));
 }
+
+/// Symbolic links and FIFOs are never opened (a FIFO would block, a link may loop) but counted
+/// and reported as malformed, not skipped silently (issue 20).
+#[test]
+fn links_and_fifos_are_reported_not_read() {
+    let root = scratch("special");
+    write(&root, "allen-p/sent/1.", MULTI.as_bytes());
+    std::os::unix::fs::symlink(root.join("allen-p/sent/1."), root.join("allen-p/sent/2.")).unwrap();
+    let fifo = root.join("allen-p/sent/3.");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo");
+    let (messages, report) = read_maildir(&root).unwrap();
+    assert_eq!((messages.len(), report.items, report.malformed.len()), (1, 3, 2), "{report}");
+    assert!(report.malformed.iter().any(|(at, why)| at.ends_with("2.") && why.contains("symbolic link")), "{report}");
+    assert!(report.malformed.iter().any(|(at, why)| at.ends_with("3.") && why.contains("FIFO")), "{report}");
+    let _ = std::fs::remove_dir_all(&root);
+}
