@@ -59,11 +59,14 @@ pub fn read_maildir(root: &Path) -> Result<(Vec<Message>, ReadReport), EnronErro
     Ok((messages, report))
 }
 
+/// An entry that is not read: its path and what it is.
+pub(crate) type Skipped = (PathBuf, &'static str);
+
 /// The regular files under `root`, sorted, and the entries that are neither files nor
 /// directories (symbolic links, FIFOs, sockets, devices) with what they are: those are never
 /// opened (a FIFO would block, a link may loop or leave the corpus) but reported, so nothing is
 /// skipped uncounted.
-pub(crate) fn sorted_files(root: &Path) -> Result<(Vec<PathBuf>, Vec<(PathBuf, &'static str)>), EnronError> {
+pub(crate) fn sorted_files(root: &Path) -> Result<(Vec<PathBuf>, Vec<Skipped>), EnronError> {
     let (mut files, mut skipped) = (Vec::new(), Vec::new());
     collect_files(root, &mut files, &mut skipped)
         .map_err(|e| EnronError { path: root.to_path_buf(), message: e.to_string() })?;
@@ -96,7 +99,7 @@ fn collect_files(
 }
 
 /// Counts the entries `sorted_files` did not read as malformed items of `report`.
-pub(crate) fn report_skipped(root: &Path, skipped: Vec<(PathBuf, &'static str)>, report: &mut ReadReport) {
+pub(crate) fn report_skipped(root: &Path, skipped: Vec<Skipped>, report: &mut ReadReport) {
     for (path, why) in skipped {
         report.items += 1;
         report.malformed.push((path.strip_prefix(root).unwrap_or(&path).display().to_string(), why.to_string()));
