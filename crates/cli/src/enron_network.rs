@@ -34,6 +34,7 @@ pub fn prepare_network(args: &EnronNetworkArgs) -> Result<(), Failure> {
     let employees = read_employees(&args.employees).map_err(bad_input)?;
     let network = CountNetwork::from_messages(&messages).included(InclusionRule::PAPER).with_employee_names(&employees);
     eprintln!("read: {report}");
+    crate::write_full_report(&args.output, &report)?;
     let labels = Labels::from_names(network.labels.iter().cloned());
     let table = CountTable {
         rows: labels.clone(),

@@ -177,6 +177,10 @@ enum Command {
         /// Candidate numbers of communities, comma-separated.
         #[arg(long, value_delimiter = ',', default_values_t = PrepareOptions::default().components)]
         components: Vec<usize>,
+        /// Replace an existing base file made from a different input (its recorded input
+        /// checksum differs from this input's).
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -215,8 +219,8 @@ fn main() -> ExitCode {
             let options = TopicPrepareOptions { seed, docs_per_topic, word_mass, ..TopicPrepareOptions::default() };
             prepare_topics(&input, &output, options)
         }
-        Command::PrepareEnron { input, output, seed, components } => {
-            prepare(&input, &output, PrepareOptions { seed, components, ..PrepareOptions::default() })
+        Command::PrepareEnron { input, output, seed, components, force } => {
+            prepare(&input, &output, PrepareOptions { seed, components, ..PrepareOptions::default() }, force)
         }
     };
     match outcome {
@@ -405,22 +409,61 @@ fn diff(left: &Path, right: &Path, with_timings: bool, allow_added_columns: bool
     }
 }
 
-fn prepare(input: &Path, output: &Path, options: PrepareOptions) -> Result<(), Failure> {
+fn prepare(input: &Path, output: &Path, options: PrepareOptions, force: bool) -> Result<(), Failure> {
     if !input.exists() {
         return Err(bad_input(format!("{}: no such file or directory", input.display())));
+    }
+    // A base file made from another input (e.g. the committed one, from the verified corpus) is
+    // not replaced from a different or damaged input without --force.
+    if let Some(recorded) = semisynthetic::recorded_input_checksum(output) {
+        let current = if input.is_file() {
+            std::fs::read(input)
+                .map(|b| semisynthetic::sha256_hex(&b))
+                .map_err(|e| bad_input(format!("{}: {e}", input.display())))?
+        } else {
+            "a maildir directory (no checksum)".into()
+        };
+        if current != recorded && !force {
+            return Err(bad_input(format!(
+                "{}: made from an input with sha256 {recorded}, but {} is {current}; refusing to replace it \
+                 (pass --force to replace it, or --output to write elsewhere)",
+                output.display(),
+                input.display()
+            )));
+        }
     }
     if options.components.is_empty() || options.components.contains(&0) {
         return Err(bad_input("--components: a comma-separated list of integers >= 1"));
     }
     eprintln!("reading {} and fitting C ∈ {:?} (a minute or two)…", input.display(), options.components);
-    let prepared = prepare_enron(input, &options).map_err(failed)?;
+    // A corpus that cannot be read or yields no network is bad input (exit 2); a failed fit is not.
+    let prepared = prepare_enron(input, &options).map_err(|e| match e {
+        semisynthetic::PrepareError::Inference(_) => failed(e),
+        e => bad_input(e),
+    })?;
     eprintln!("read: {}", prepared.report);
+    write_full_report(output, &prepared.report)?;
     for (c, score) in &prepared.scores {
         eprintln!("C = {c:>2}: held-out log-likelihood {score:.1}");
     }
     let text = base_file_text(&prepared.base).map_err(failed)?;
     results::write_atomic(output, text.as_bytes()).map_err(failed)?;
     println!("{}: {} actors, C = {}", output.display(), prepared.base.rows(), prepared.base.components());
+    Ok(())
+}
+
+/// When a corpus report lists more malformed items than the terminal shows, writes every one to
+/// `<output>.read-report.txt` beside the output and says where.
+fn write_full_report(output: &Path, report: &enron::ReadReport) -> Result<(), Failure> {
+    if report.malformed.len() <= 5 {
+        return Ok(());
+    }
+    let mut path = output.as_os_str().to_owned();
+    path.push(".read-report.txt");
+    let path = PathBuf::from(path);
+    let text: String = report.malformed.iter().map(|(at, why)| format!("{at}\t{why}\n")).collect();
+    results::write_atomic(&path, text.as_bytes()).map_err(failed)?;
+    eprintln!("every malformed item ({}) is listed in {}", report.malformed.len(), path.display());
     Ok(())
 }
 
@@ -438,6 +481,7 @@ fn prepare_topics(input: &Path, output: &Path, options: TopicPrepareOptions) -> 
         e => failed(e),
     })?;
     eprintln!("read: {}", prepared.report);
+    write_full_report(output, &prepared.report)?;
     let text = topic_base_file_text(&prepared.base).map_err(failed)?;
     results::write_atomic(output, text.as_bytes()).map_err(failed)?;
     println!(

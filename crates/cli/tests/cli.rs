@@ -459,3 +459,32 @@ fn designs_beyond_the_machines_memory_are_refused_before_allocating() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `prepare-enron` does not replace a base file made from another input (the committed one,
+/// from the verified corpus) unless --force, and a corpus that yields no network is bad input
+/// (exit 2), not a failure (issue 20).
+#[test]
+fn prepare_enron_protects_a_base_file_made_from_another_input() {
+    let dir = scratch("prepare");
+    let committed = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/enron/base.toml");
+    let base = dir.join("base.toml");
+    std::fs::copy(committed, &base).unwrap();
+    let corrupted = dir.join("Enron.csv");
+    std::fs::write(&corrupted, "1,1,2,a damaged table\n2,2,\"1,broken\n").unwrap();
+    let out = lppf()
+        .args(["prepare-enron", corrupted.to_str().unwrap(), "--output", base.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{message}");
+    assert!(message.contains("refusing to replace") && message.contains("--force"), "{message}");
+    assert_eq!(std::fs::read(&base).unwrap(), std::fs::read(committed).unwrap(), "the base file is untouched");
+    // Forced (or to a new file), the tiny corpus gives no network: bad input, exit 2.
+    let out = lppf()
+        .args(["prepare-enron", corrupted.to_str().unwrap(), "--output", base.to_str().unwrap(), "--force"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read(&base).unwrap(), std::fs::read(committed).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}

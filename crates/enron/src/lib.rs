@@ -26,7 +26,7 @@ pub use documents::{DocumentTerms, STOP_WORDS, TokenizerOptions, tokenize};
 pub use employees::{Employee, employees_location, read_employees};
 pub use maildir::{parse_email, read_maildir};
 pub use network::{CountNetwork, InclusionRule};
-pub use table::{parse_table, read_table};
+pub use table::{parse_table, parse_table_bytes, read_table};
 
 use std::fmt;
 use std::path::PathBuf;
@@ -104,7 +104,11 @@ impl fmt::Display for ReadReport {
             write!(f, "\n  malformed: {where_}: {why}")?;
         }
         if self.malformed.len() > 5 {
-            write!(f, "\n  … and {} more", self.malformed.len() - 5)?;
+            write!(
+                f,
+                "\n  … and {} more (the commands write the full list beside their output)",
+                self.malformed.len() - 5
+            )?;
         }
         Ok(())
     }

@@ -13,6 +13,11 @@ use std::path::Path;
 /// Reads `Enron.csv`. Actors are named by employee id (`"12"`).
 pub fn read_table(path: &Path) -> Result<(Vec<Message>, ReadReport), EnronError> {
     let bytes = std::fs::read(path).map_err(|e| EnronError { path: path.to_path_buf(), message: e.to_string() })?;
+    Ok(parse_table_bytes(&bytes))
+}
+
+/// Parses the table's bytes ([`parse_table`] of its text, a line that is not UTF-8 malformed).
+pub fn parse_table_bytes(bytes: &[u8]) -> (Vec<Message>, ReadReport) {
     // Lines that are not UTF-8 become blank lines (keeping the line numbers) and are reported.
     let mut text = String::with_capacity(bytes.len());
     let mut not_utf8 = Vec::new();
@@ -32,7 +37,7 @@ pub fn read_table(path: &Path) -> Result<(Vec<Message>, ReadReport), EnronError>
     report.items += not_utf8.len();
     report.malformed.extend(not_utf8);
     report.malformed.sort_by_key(|(at, _)| at.trim_start_matches("line ").parse::<usize>().unwrap_or(0));
-    Ok((messages, report))
+    (messages, report)
 }
 
 /// Parses the table's text; a malformed row is reported (with its line number) and skipped.

@@ -13,5 +13,7 @@ mod prepare_topics;
 pub use base::{BaseParameters, Rows};
 pub use error::PrepareError;
 pub use models::ModelKind;
-pub use prepare::{PrepareOptions, Prepared, base_file_text, base_file_text_with, prepare_enron};
+pub use prepare::{
+    PrepareOptions, Prepared, base_file_text, base_file_text_with, prepare_enron, recorded_input_checksum, sha256_hex,
+};
 pub use prepare_topics::{PreparedTopics, TopicPrepareOptions, prepare_enron_topics, topic_base_file_text};

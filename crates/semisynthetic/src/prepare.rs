@@ -66,6 +66,17 @@ pub struct Prepared {
     pub scores: Vec<(usize, f64)>,
 }
 
+/// The SHA-256 of `bytes` in hex (what a base file records as `input_sha256`).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The `input_sha256` a base file records (`None` if it has none or cannot be read).
+pub fn recorded_input_checksum(base_file: &Path) -> Option<String> {
+    let table: toml::Table = std::fs::read_to_string(base_file).ok()?.parse().ok()?;
+    table.get("provenance")?.get("input_sha256")?.as_str().map(str::to_string)
+}
+
 /// Reads `input` (a directory: maildir; a file: the cleaned table) and fits the base parameters.
 pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared, PrepareError> {
     let (messages, report, reader, checksum) = if input.is_dir() {
@@ -75,9 +86,8 @@ pub fn prepare_enron(input: &Path, options: &PrepareOptions) -> Result<Prepared,
     } else {
         let bytes =
             std::fs::read(input).map_err(|e| PrepareError::Io { path: input.to_path_buf(), message: e.to_string() })?;
-        let (m, r) = enron::parse_table(&String::from_utf8_lossy(&bytes));
-        let hex: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
-        (m, r, "table", Some(hex))
+        let (m, r) = enron::parse_table_bytes(&bytes);
+        (m, r, "table", Some(sha256_hex(&bytes)))
     };
     let network = CountNetwork::from_messages(&messages).included(InclusionRule::PAPER);
     let v = network.actors();
