@@ -91,9 +91,8 @@ pub fn plot(
             CurvePanel { caption: e0.map_or(String::new(), |v| format!("e₀ = {v}")), curves }
         })
         .collect();
-    let axis = summary.first().map_or("alpha", |s| s.axis);
     let labels = CurveLabels {
-        x: if axis == "epsilon" { "ε (privacy level)" } else { "α (noise level)" }.into(),
+        x: level_axis(summary),
         y: "mean Poisson KL to the true rates (bars: ± sd over data sets)".into(),
         y_from_zero: true,
         log_x: false,
@@ -101,6 +100,14 @@ pub fn plot(
         note: text.note.clone(),
     };
     plot_curves(&panels, &labels, &text.title, svg, png)
+}
+
+/// The x-axis label of a summary's noise levels: ε or α.
+fn level_axis(summary: &[SummaryRow]) -> String {
+    match summary.first().map_or("alpha", |s| s.axis) {
+        "epsilon" => "ε (privacy level)".into(),
+        _ => "α (noise level)".into(),
+    }
 }
 
 /// Draws the calibration figure of `summary` (its rows with coverage): one panel per interval
@@ -142,9 +149,8 @@ pub fn plot_coverage(
             CurvePanel { caption: format!("central {:.0} % intervals", nominal * 100.0), curves }
         })
         .collect();
-    let axis = summary.first().map_or("alpha", |s| s.axis);
     let labels = CurveLabels {
-        x: if axis == "epsilon" { "ε (privacy level)" } else { "α (noise level)" }.into(),
+        x: level_axis(summary),
         y: "coverage of the true rates (bars: ± se over data sets)".into(),
         y_from_zero: true,
         log_x: false,
