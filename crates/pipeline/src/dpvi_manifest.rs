@@ -241,6 +241,17 @@ impl DpviManifest {
         if d.replications == 0 {
             return bad("dpvi.replications", "0".into(), "an integer >= 1");
         }
+        // Counts that size allocations or loops: bounded so no value a user can type exhausts
+        // memory or runs for centuries.
+        for (field, value, most) in [
+            ("dpvi.replications", d.replications as u64, 100_000),
+            ("dpvi.iterations", d.iterations, 100_000_000),
+            ("dpvi.non_private_iterations", d.non_private_iterations.unwrap_or(1), 100_000_000),
+        ] {
+            if value > most {
+                return bad(field, value.to_string(), &format!("an integer from 1 to {most}"));
+            }
+        }
         if !(d.learning_rate().is_finite() && d.learning_rate() > 0.0) {
             return bad("dpvi.learning_rate", d.learning_rate().to_string(), "a finite number > 0");
         }
@@ -258,6 +269,13 @@ impl DpviManifest {
                         "dpvi.gmm",
                         format!("{k}, {train}, {test}, {draws}"),
                         "components >= 1, train_points >= 2, test_points >= 1, predictive_draws >= 1",
+                    );
+                }
+                if k > 1_000 || train > 10_000_000 || test > 10_000_000 || draws > 100_000 {
+                    return bad(
+                        "dpvi.gmm",
+                        format!("{k}, {train}, {test}, {draws}"),
+                        "components <= 1000, train_points and test_points <= 1e7, predictive_draws <= 1e5 (memory)",
                     );
                 }
             }

@@ -195,3 +195,15 @@ fn missing_uci_data_is_named_as_missing() {
     }
     assert!(!e.contains("not allowed"), "{e}");
 }
+
+/// Counts that size allocations or loops are bounded, naming the field (issue 20).
+#[test]
+fn huge_counts_are_refused() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments"));
+    let text = std::fs::read_to_string(dir.join("dpvi-gmm.toml")).unwrap();
+    let line = text.lines().find(|l| l.starts_with("replications")).unwrap();
+    let e = DpviManifest::parse(&text.replace(line, "replications = 1000000000"), Path::new("m.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("dpvi.replications") && e.contains("100000"), "{e}");
+}
