@@ -488,3 +488,29 @@ fn prepare_enron_protects_a_base_file_made_from_another_input() {
     assert_eq!(std::fs::read(&base).unwrap(), std::fs::read(committed).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// When a corpus has more malformed items than the terminal shows (5), the full list is written
+/// beside the output and its path printed (issue 20).
+#[test]
+fn the_full_list_of_malformed_corpus_items_is_written() {
+    let dir = scratch("report");
+    let table = dir.join("Enron.csv");
+    let mut text = String::from("1,1,2,fine\n");
+    for i in 0..7 {
+        text.push_str(&format!("{i},broken row {i}\n"));
+    }
+    std::fs::write(&table, text).unwrap();
+    let employees = dir.join("employees.json");
+    std::fs::write(&employees, "[]").unwrap();
+    let output = dir.join("counts.csv");
+    let out = lppf()
+        .args(["prepare-enron-network", table.to_str().unwrap(), "--employees", employees.to_str().unwrap()])
+        .args(["--output", output.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    let report = dir.join("counts.csv.read-report.txt");
+    assert!(log.contains("counts.csv.read-report.txt"), "{log}");
+    assert_eq!(std::fs::read_to_string(&report).unwrap().lines().count(), 7, "{log}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

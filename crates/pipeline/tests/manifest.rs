@@ -238,3 +238,10 @@ fn a_missing_or_malformed_kind_is_named_as_such() {
         }
     }
 }
+
+/// An enum given a table names its field (it used to say only "unknown variant `nested`").
+#[test]
+fn an_enum_given_a_table_names_its_field() {
+    let e = parse(&SMOKE.replace("kind = \"topic\"", "kind = { nested = 1 }"), Path::new("m.toml")).unwrap_err();
+    assert!(e.to_string().contains("field `model.kind`"), "{e}");
+}
