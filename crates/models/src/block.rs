@@ -1,8 +1,8 @@
 //! The overlapping-community (mixed-membership) block model.
 
 use crate::chunks::{
-    ChunkBuffers, allocate, chunk_count, chunk_rows, column_sums_into, cumulative_products, reduce_chunks_into,
-    reduce_into,
+    ChunkBuffers, allocate, allocate_unit, chunk_count, chunk_rows, column_sums_into, cumulative_products,
+    reduce_chunks_into, reduce_into,
 };
 use crate::error::{ModelError, check_factor};
 use crate::{FactorBlock, GammaPrior, PoissonFactorization};
@@ -137,6 +137,16 @@ impl BlockModel {
                     for (j, &count) in y_i.iter().enumerate().filter(|&(j, n)| j != i && *n > 0) {
                         let (theta_j, w_j) = (&theta[j * c..(j + 1) * c], &w[j * c..(j + 1) * c]);
                         cumulative_products(weights, theta_i, w_j);
+                        if count == 1 {
+                            // One e-mail: its sender community, then its recipient community.
+                            let cc = allocate_unit(weights, by_c, &mut rng);
+                            cumulative_products(weights, &pi[cc * c..(cc + 1) * c], theta_j);
+                            let d = allocate_unit(weights, by_d, &mut rng);
+                            sent_i[cc] += 1;
+                            received[j * c + d] += 1;
+                            pairs[cc * c + d] += 1;
+                            continue;
+                        }
                         allocate(u64::from(count), weights, by_c, &mut rng);
                         for (cc, &n_c) in by_c.iter().enumerate().filter(|(_, n)| **n > 0) {
                             cumulative_products(weights, &pi[cc * c..(cc + 1) * c], theta_j);

@@ -38,6 +38,30 @@ pub(crate) fn allocate<R: rand::Rng + ?Sized>(n: u64, cumulative: &mut [f64], ou
     }
 }
 
+/// One unit (`n = 1`, the commonest non-zero count): the component [`allocate`] would put it in,
+/// from the same single uniform with the same arithmetic and tie rule (`k` = the number of
+/// running sums `≤ u·total`, stepped back over zero weights), so the chain is bit-identical — but
+/// without the multinomial's validation passes over all `K` sums, its zeroed output and the
+/// caller's `K`-long update: the scan stops at the component. Weights `allocate` would refuse
+/// (a total that is not finite and positive) take its route, uniform fallback included.
+#[inline]
+pub(crate) fn allocate_unit<R: rand::Rng + ?Sized>(cumulative: &mut [f64], scratch: &mut [u64], rng: &mut R) -> usize {
+    let last = cumulative.len() - 1;
+    let (first, total) = (cumulative[0], cumulative[last]);
+    // The running sums of non-negative finite products are non-decreasing; a NaN or an infinity
+    // anywhere reaches the total.
+    if total.is_finite() && total > 0.0 && first >= 0.0 {
+        let target = rand::RngExt::sample::<f64, _>(rng, rand::distr::StandardUniform) * total;
+        let mut k = cumulative.iter().position(|&c| c > target).unwrap_or(last).min(last);
+        while k > 0 && cumulative[k] == cumulative[k - 1] {
+            k -= 1;
+        }
+        return k;
+    }
+    allocate(1, cumulative, scratch, rng);
+    scratch.iter().position(|&x| x == 1).unwrap_or(0)
+}
+
 /// Writes the running sums of `a_k · b_k` into `cumulative`.
 pub(crate) fn cumulative_products(cumulative: &mut [f64], a: &[f64], b: &[f64]) {
     let mut acc = 0.0;

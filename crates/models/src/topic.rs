@@ -1,7 +1,8 @@
 //! Poisson matrix factorization, the LDA-like topic model.
 
 use crate::chunks::{
-    ChunkBuffers, allocate, chunk_count, chunk_rows, column_sums_into, cumulative_products, reduce_chunks_into,
+    ChunkBuffers, allocate, allocate_unit, chunk_count, chunk_rows, column_sums_into, cumulative_products,
+    reduce_chunks_into,
 };
 use crate::error::{ModelError, check_factor};
 use crate::{FactorBlock, GammaPrior, PoissonFactorization};
@@ -175,6 +176,12 @@ impl PoissonFactorization for TopicModel {
                     for (w, &count) in y_d.iter().enumerate().filter(|(_, c)| **c > 0) {
                         let phi_w = &phi[w * k..(w + 1) * k];
                         cumulative_products(cumulative, theta_d, phi_w);
+                        if count == 1 {
+                            let topic = allocate_unit(cumulative, draw, &mut rng);
+                            n_d[topic] += 1;
+                            word_topic[w * k + topic] += 1;
+                            continue;
+                        }
                         allocate(u64::from(count), cumulative, draw, &mut rng);
                         let n_w = &mut word_topic[w * k..(w + 1) * k];
                         for ((nd, nw), &o) in n_d.iter_mut().zip(n_w).zip(draw.iter()) {
