@@ -117,3 +117,45 @@ pub(crate) fn column_sums_into(sums: &mut [f64], values: &[f64]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use distributions::Streams;
+    use rand::RngExt;
+
+    /// `allocate_unit` puts the unit where `allocate(1, …)` does and leaves the stream in the same
+    /// place, on weights with zeros (ties in the running sums), underflow and invalid totals.
+    #[test]
+    fn a_single_unit_goes_where_the_multinomial_puts_it() {
+        let cases: Vec<Vec<f64>> = vec![
+            vec![0.2, 0.5, 0.3],
+            vec![0.0, 1.0, 0.0, 0.0, 2.0],
+            vec![1e-300, 0.0, 1e-300],
+            vec![0.0, 0.0, 0.0],
+            vec![f64::NAN, 1.0],
+            vec![1.0, f64::INFINITY],
+            vec![5.0],
+        ];
+        for weights in cases {
+            for seed in 0..200 {
+                let mut running = 0.0;
+                let cumulative: Vec<f64> = weights
+                    .iter()
+                    .map(|w| {
+                        running += w;
+                        running
+                    })
+                    .collect();
+                let (mut a, mut b) = (cumulative.clone(), cumulative.clone());
+                let (mut rng_a, mut rng_b) = (Streams::new(seed).rng(), Streams::new(seed).rng());
+                let mut out = vec![0u64; weights.len()];
+                allocate(1, &mut a, &mut out, &mut rng_a);
+                let expected = out.iter().position(|&x| x == 1).unwrap();
+                let mut scratch = vec![0u64; weights.len()];
+                assert_eq!(allocate_unit(&mut b, &mut scratch, &mut rng_b), expected, "{weights:?} seed {seed}");
+                assert_eq!(rng_a.random::<u64>(), rng_b.random::<u64>(), "the streams diverged: {weights:?}");
+            }
+        }
+    }
+}
