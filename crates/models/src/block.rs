@@ -1,7 +1,7 @@
 //! The overlapping-community (mixed-membership) block model.
 
 use crate::chunks::{
-    ChunkBuffers, allocate, allocate_unit, chunk_count, chunk_rows, column_sums_into, cumulative_products,
+    ChunkBuffers, allocate, allocate_unit, chunk_count, chunk_rows, column_sums_into, cumulative_products, dot_rows,
     reduce_chunks_into, reduce_into,
 };
 use crate::error::{ModelError, check_factor};
@@ -227,10 +227,9 @@ impl PoissonFactorization for BlockModel {
         out.par_chunks_mut(per_chunk * v).enumerate().for_each(|(chunk, out)| {
             for (local, out_i) in out.chunks_exact_mut(v).enumerate() {
                 let i = chunk * per_chunk + local;
-                let theta_i = &self.theta[i * c..(i + 1) * c];
-                for (j, (mu, w_j)) in out_i.iter_mut().zip(self.w.chunks_exact(c)).enumerate() {
-                    *mu = if i == j { 0.0 } else { theta_i.iter().zip(w_j).map(|(a, b)| a * b).sum() };
-                }
+                dot_rows(out_i, &self.theta[i * c..(i + 1) * c], &self.w, c);
+                // The diagonal is not modelled.
+                out_i[i] = 0.0;
             }
         });
     }

@@ -1,7 +1,7 @@
 //! Poisson matrix factorization, the LDA-like topic model.
 
 use crate::chunks::{
-    ChunkBuffers, allocate, allocate_unit, chunk_count, chunk_rows, column_sums_into, cumulative_products,
+    ChunkBuffers, allocate, allocate_unit, chunk_count, chunk_rows, column_sums_into, cumulative_products, dot_rows,
     reduce_chunks_into,
 };
 use crate::error::{ModelError, check_factor};
@@ -128,31 +128,6 @@ impl TopicModel {
     }
 }
 
-/// `μ_dv = Σ_k θ_dk φ_vk` for one row `d`, four words at a time: four independent running sums
-/// instead of one dependency chain, each still summed over `k` in order from 0 (products rounded,
-/// then added: no fused multiply-add), so every rate is bit-identical to the one-at-a-time dot
-/// product.
-fn rates_of_row(out_row: &mut [f64], theta_d: &[f64], phi: &[f64], k: usize) {
-    let mut blocks = out_row.chunks_exact_mut(4);
-    let mut phis = phi.chunks_exact(4 * k);
-    for (mu, phi4) in (&mut blocks).zip(&mut phis) {
-        let (p0, rest) = phi4.split_at(k);
-        let (p1, rest) = rest.split_at(k);
-        let (p2, p3) = rest.split_at(k);
-        let mut acc = [0.0f64; 4];
-        for ((((&t, &a), &b), &c), &d) in theta_d.iter().zip(p0).zip(p1).zip(p2).zip(p3) {
-            acc[0] += t * a;
-            acc[1] += t * b;
-            acc[2] += t * c;
-            acc[3] += t * d;
-        }
-        mu.copy_from_slice(&acc);
-    }
-    for (mu, phi_v) in blocks.into_remainder().iter_mut().zip(phis.remainder().chunks_exact(k)) {
-        *mu = theta_d.iter().zip(phi_v).map(|(a, b)| a * b).sum();
-    }
-}
-
 impl PoissonFactorization for TopicModel {
     fn shape(&self) -> (usize, usize) {
         (self.docs, self.words)
@@ -163,7 +138,7 @@ impl PoissonFactorization for TopicModel {
         let per_chunk = chunk_rows(self.docs);
         out.par_chunks_mut(per_chunk * v).zip(self.theta.par_chunks(per_chunk * k)).for_each(|(out, theta)| {
             for (out_row, theta_d) in out.chunks_exact_mut(v).zip(theta.chunks_exact(k)) {
-                rates_of_row(out_row, theta_d, &self.phi, k);
+                dot_rows(out_row, theta_d, &self.phi, k);
             }
         });
     }
@@ -230,28 +205,5 @@ impl PoissonFactorization for TopicModel {
             FactorBlock { name: "theta", rows: self.docs, cols: self.topics, values: &self.theta },
             FactorBlock { name: "phi (word-major)", rows: self.words, cols: self.topics, values: &self.phi },
         ]
-    }
-}
-
-#[cfg(test)]
-mod rate_kernel_tests {
-    use super::rates_of_row;
-    use rand::RngExt;
-
-    /// The four-at-a-time kernel gives the one-at-a-time dot products bit for bit, for row
-    /// lengths that are and are not multiples of four.
-    #[test]
-    fn tiled_rates_equal_the_plain_dot_products_bit_for_bit() {
-        let mut rng = distributions::Streams::new(3).rng();
-        for (v, k) in [(1, 1), (3, 7), (4, 50), (9, 13), (1000, 50)] {
-            let theta: Vec<f64> = (0..k).map(|_| rng.random::<f64>() * 3.0).collect();
-            let phi: Vec<f64> = (0..v * k).map(|_| rng.random::<f64>().powi(3)).collect();
-            let mut tiled = vec![0.0; v];
-            rates_of_row(&mut tiled, &theta, &phi, k);
-            for (w, mu) in tiled.iter().enumerate() {
-                let plain: f64 = theta.iter().zip(&phi[w * k..(w + 1) * k]).map(|(a, b)| a * b).sum();
-                assert_eq!(mu.to_bits(), plain.to_bits(), "v = {v}, k = {k}, word {w}");
-            }
-        }
     }
 }
