@@ -116,10 +116,10 @@ pub struct ChainSummary<M> {
     /// `μ_n^(s)` at the watched entries ([`run_chain_watching`]) of every kept sample: what a
     /// held-out predictive score averages over.
     pub kept_watched_rates: Vec<Vec<f64>>,
-    /// The watched functional ([`Watch::functional`]) of every kept sample's rates; empty without
+    /// The watched functional ([`Monitor::functional`]) of every kept sample's rates; empty without
     /// one.
     pub kept_functional: Vec<f64>,
-    /// With [`Watch::truth`]: for each calibration target ([`calibration_targets`]: every rate
+    /// With [`Monitor::truth`]: for each calibration target ([`calibration_targets`]: every rate
     /// `μ_n`, then every row total `Σ_j μ_ij`), how many kept samples lie below the true value —
     /// the rank statistic of simulation-based calibration (Talts et al. 2018). Empty otherwise.
     pub truth_ranks: Vec<u32>,
@@ -152,17 +152,24 @@ pub fn run_chain<S: Sampler>(
 /// A scalar function of one sample's rates `μ^(s)` (row-major), e.g. the KL to known true rates.
 pub type Functional<'a> = &'a (dyn Fn(&[f64]) -> f64 + Sync);
 
+/// What a chain records of its kept samples for simulation studies.
+#[derive(Clone, Copy, Default)]
+pub struct Monitor<'a> {
+    /// A functional of the rates, kept: [`ChainSummary::kept_functional`] (a label-free trace for
+    /// convergence diagnostics).
+    pub functional: Option<Functional<'a>>,
+    /// Known true rates (row-major): ranks of the truth among the kept samples,
+    /// [`ChainSummary::truth_ranks`].
+    pub truth: Option<&'a [f64]>,
+}
+
 /// What a chain records of every kept sample besides its summaries.
 #[derive(Clone, Copy, Default)]
 pub struct Watch<'a> {
     /// Entries (row-major indices) whose rates are kept: [`ChainSummary::kept_watched_rates`].
     pub entries: &'a [usize],
-    /// A functional of the rates, kept: [`ChainSummary::kept_functional`] (a label-free trace for
-    /// convergence diagnostics).
-    pub functional: Option<Functional<'a>>,
-    /// Known true rates (row-major; simulation studies only): ranks of the truth among the kept
-    /// samples, [`ChainSummary::truth_ranks`].
-    pub truth: Option<&'a [f64]>,
+    /// The functional and the truth of a simulation study.
+    pub monitor: Monitor<'a>,
 }
 
 /// The label-free quantities whose calibration a chain can check: every rate `μ_n` (row-major),
@@ -177,8 +184,8 @@ impl fmt::Debug for Watch<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Watch")
             .field("entries", &self.entries)
-            .field("functional", &self.functional.map(|_| "fn"))
-            .field("truth", &self.truth.map(<[f64]>::len))
+            .field("functional", &self.monitor.functional.map(|_| "fn"))
+            .field("truth", &self.monitor.truth.map(<[f64]>::len))
             .finish()
     }
 }
@@ -215,7 +222,7 @@ pub fn run_chain_watching<S: Sampler>(
         cancelled: false,
     };
     let (mut targets, mut true_targets) = (Vec::new(), Vec::new());
-    if let Some(truth) = watch.truth {
+    if let Some(truth) = watch.monitor.truth {
         if truth.len() != rows * cols {
             return Err(InferenceError::Length { what: "true rates", expected: rows * cols, found: truth.len() });
         }
@@ -237,7 +244,7 @@ pub fn run_chain_watching<S: Sampler>(
             if !watch.entries.is_empty() {
                 summary.kept_watched_rates.push(watch.entries.iter().map(|&n| rates[n]).collect());
             }
-            if let Some(functional) = watch.functional {
+            if let Some(functional) = watch.monitor.functional {
                 summary.kept_functional.push(functional(&rates));
             }
             if !true_targets.is_empty() {

@@ -4,7 +4,7 @@
 //! chooses a sampler type itself.
 
 use crate::{
-    Cavi, CaviSettings, Functional, InferenceError, LocallyPrivate, NonPrivate, Schedule, Watch, run_chain_watching,
+    Cavi, CaviSettings, InferenceError, LocallyPrivate, Monitor, NonPrivate, Schedule, Watch, run_chain_watching,
 };
 use distributions::Streams;
 use mechanism::Privatized;
@@ -87,15 +87,6 @@ pub fn fit<F: ModelFamily>(
     fit_watching(family, observation, algorithm, streams, Monitor::default(), on_iteration)
 }
 
-/// What a Gibbs fit records of its kept samples besides its summaries (simulation studies).
-#[derive(Clone, Copy, Default)]
-pub struct Monitor<'a> {
-    /// A functional of each kept sample's rates ([`Posterior::kept_functional`]).
-    pub functional: Option<Functional<'a>>,
-    /// The true rates, to rank against the kept samples ([`Posterior::truth_ranks`]).
-    pub truth: Option<&'a [f64]>,
-}
-
 /// [`fit`], a Gibbs chain also recording what `monitor` asks for.
 pub(crate) fn fit_watching<F: ModelFamily>(
     family: &F,
@@ -109,7 +100,7 @@ pub(crate) fn fit_watching<F: ModelFamily>(
         Algorithm::Gibbs(schedule) => {
             let model = family.gibbs(streams.child(0));
             let missing = missing_entries(observation);
-            let watch = Watch { entries: &missing, functional: monitor.functional, truth: monitor.truth };
+            let watch = Watch { entries: &missing, monitor };
             match observation {
                 Observation::Exact(counts) => {
                     gibbs(family, &mut NonPrivate::new(model, counts.to_vec())?, schedule, watch, streams, on_iteration)

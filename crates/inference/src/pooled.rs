@@ -9,8 +9,9 @@
 //! final ELBO is the fit, and the others show how much the result depends on the start.
 
 use crate::InferenceError;
+use crate::Monitor;
 use crate::diagnostics::{Diagnostics, diagnose};
-use crate::estimator::{Algorithm, Monitor, Observation, Posterior, fit_watching};
+use crate::estimator::{Algorithm, Observation, Posterior, fit_watching};
 use distributions::Streams;
 use models::ModelFamily;
 use rayon::prelude::*;
@@ -50,25 +51,6 @@ pub struct Pooled {
     pub truth_ranks: Vec<u32>,
     /// Kept samples over all chains (Gibbs); 0 for CAVI.
     pub kept: usize,
-}
-
-impl Pooled {
-    /// The best chain's posterior (its factors and topics stand for the fit).
-    pub fn best(&self) -> &Posterior {
-        &self.chains[self.best]
-    }
-
-    /// The worst of the diagnostics: the largest `R̂` and the smallest bulk and tail ESS (`NaN`
-    /// propagates into `R̂`; `None` without diagnostics, i.e. for CAVI).
-    pub fn worst(&self) -> Option<Diagnostics> {
-        let mut all = self.diagnostics.iter().map(|(_, d)| *d);
-        let first = all.next()?;
-        Some(all.fold(first, |w, d| Diagnostics {
-            rhat: if w.rhat.is_nan() || d.rhat.is_nan() { f64::NAN } else { w.rhat.max(d.rhat) },
-            ess_bulk: w.ess_bulk.min(d.ess_bulk),
-            ess_tail: w.ess_tail.min(d.ess_tail),
-        }))
-    }
 }
 
 /// Runs `chains` fits of `family` to `observation` in parallel (chain `c` on

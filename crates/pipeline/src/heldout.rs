@@ -10,7 +10,7 @@
 //! (r, method, K) from the seed `stream_id([seed, r, method, K])`, chain `c` on its child `c`.
 
 use crate::kinds::{ExperimentError, Loaded, no_log_y};
-use crate::manifest::{Experiment, ManifestError, invalid};
+use crate::manifest::{Experiment, ManifestError, first_repeat, invalid};
 use crate::outputs::{RESULTS_FILE, SUMMARY_FILE, csv_opt, write_figure};
 use crate::run::RunError;
 use analysis::{FitData, FitSettings, LevelSource, fit_chains, hold_out, load};
@@ -124,8 +124,7 @@ impl HeldOutManifest {
             return bad("data.alpha", a.to_string(), "a number in (0, 1)");
         }
         let c = &m.model.components;
-        let distinct = |v: &[usize]| v.iter().enumerate().all(|(i, x)| !v[..i].contains(x));
-        if c.is_empty() || c.iter().any(|&k| k == 0 || k > MAX_COMPONENTS) || !distinct(c) {
+        if c.is_empty() || c.iter().any(|&k| k == 0 || k > MAX_COMPONENTS) || first_repeat(c).is_some() {
             return bad(
                 "model.components",
                 format!("{c:?}"),
@@ -137,7 +136,7 @@ impl HeldOutManifest {
         })?;
         let f = &m.fit;
         let gibbs_released = |x: &Method| matches!(x, Method::Naive | Method::Private);
-        if f.methods.is_empty() || !f.methods.iter().all(gibbs_released) || f.methods.len() != methods_distinct(f) {
+        if f.methods.is_empty() || !f.methods.iter().all(gibbs_released) || first_repeat(&f.methods).is_some() {
             return bad(
                 "fit.methods",
                 format!("{:?}", f.methods.iter().map(|x| x.name()).collect::<Vec<_>>()),
@@ -176,13 +175,6 @@ impl HeldOutManifest {
         let (k, methods) = (self.model.components.len(), self.fit.methods.len());
         (u / (k * methods), self.fit.methods[(u / k) % methods], self.model.components[u % k])
     }
-}
-
-fn methods_distinct(f: &FitSpec) -> usize {
-    let mut v = f.methods.clone();
-    v.sort();
-    v.dedup();
-    v.len()
 }
 
 /// One fit's held-out score and convergence.

@@ -234,6 +234,11 @@ pub(crate) fn invalid(file: &Path, field: &'static str, value: String, allowed: 
     ManifestError::Invalid { file: file.to_path_buf(), field, value, allowed: allowed.to_string() }
 }
 
+/// The first value of `values` that repeats an earlier one.
+pub(crate) fn first_repeat<T: PartialEq>(values: &[T]) -> Option<&T> {
+    values.iter().enumerate().find(|(i, v)| values[..*i].contains(v)).map(|(_, v)| v)
+}
+
 /// Refuses a list that holds a value twice (`field` in `file`): a repeated noise level, `e₀` or
 /// method would be run again and summarized as extra replications of the same data.
 pub(crate) fn distinct_values<T: PartialEq + fmt::Debug>(
@@ -241,8 +246,8 @@ pub(crate) fn distinct_values<T: PartialEq + fmt::Debug>(
     field: &'static str,
     values: &[T],
 ) -> Result<(), ManifestError> {
-    match values.iter().enumerate().find(|(i, v)| values[..*i].contains(v)) {
-        Some((_, v)) => {
+    match first_repeat(values) {
+        Some(v) => {
             Err(invalid(file, field, format!("{values:?}"), &format!("each value at most once ({v:?} is repeated)")))
         }
         None => Ok(()),
@@ -439,10 +444,7 @@ impl Manifest {
         if self.methods.is_empty() {
             return Err(invalid("methods", "[]".into(), &format!("a non-empty list of {names}")));
         }
-        let mut sorted = self.methods.clone();
-        sorted.sort();
-        sorted.dedup();
-        if sorted.len() != self.methods.len() {
+        if first_repeat(&self.methods).is_some() {
             return Err(invalid("methods", format!("{:?}", self.methods), "each method at most once"));
         }
         let gibbs = self.methods.iter().any(|m| !m.is_cavi());

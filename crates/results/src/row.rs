@@ -112,8 +112,7 @@ impl RowDiagnostics {
 
     /// The largest R̂ (NaN if any is NaN).
     pub fn max_rhat(&self) -> f64 {
-        let r = [self.ln_joint.rhat, self.total_rate.rhat, self.kl.rhat];
-        if r.iter().any(|x| x.is_nan()) { f64::NAN } else { r.into_iter().fold(f64::NEG_INFINITY, f64::max) }
+        max_or_nan([self.ln_joint.rhat, self.total_rate.rhat, self.kl.rhat])
     }
 
     /// The smallest bulk ESS and the smallest tail ESS.
@@ -124,6 +123,12 @@ impl RowDiagnostics {
             t.iter().map(|d| d.ess_tail).fold(f64::INFINITY, f64::min),
         )
     }
+}
+
+/// The largest value, or NaN if any is NaN (an undefined R̂ must not hide behind a defined one,
+/// as it would under `f64::max`).
+pub(crate) fn max_or_nan(values: impl IntoIterator<Item = f64>) -> f64 {
+    values.into_iter().fold(f64::NEG_INFINITY, |m, x| if m.is_nan() || x.is_nan() { f64::NAN } else { m.max(x) })
 }
 
 /// The names of the diagnostics columns (`rhat_ln_joint`, `ess_bulk_ln_joint`, …), in order.

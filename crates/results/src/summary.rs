@@ -10,7 +10,7 @@
 //! reference has no noise level: it is summarized once per e₀.
 
 use crate::paired::{Paired, paired};
-use crate::row::{ResultRow, RowDiagnostics};
+use crate::row::{ResultRow, RowDiagnostics, max_or_nan};
 use std::fmt::Write;
 
 /// One line of the summary.
@@ -121,10 +121,7 @@ pub fn summarize(rows: &[ResultRow]) -> Vec<SummaryRow> {
                 paired(&pairs, true).map(|p| (methods[b].to_string(), p))
             });
             let diagnosed: Vec<RowDiagnostics> = members.iter().filter_map(|r| r.diagnostics).collect();
-            let max_rhat = (!diagnosed.is_empty()).then(|| {
-                let r: Vec<f64> = diagnosed.iter().map(RowDiagnostics::max_rhat).collect();
-                if r.iter().any(|x| x.is_nan()) { f64::NAN } else { r.into_iter().fold(f64::NEG_INFINITY, f64::max) }
-            });
+            let max_rhat = (!diagnosed.is_empty()).then(|| max_or_nan(diagnosed.iter().map(RowDiagnostics::max_rhat)));
             let min_ess = (!diagnosed.is_empty()).then(|| {
                 diagnosed
                     .iter()

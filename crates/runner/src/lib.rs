@@ -305,29 +305,36 @@ pub fn run<E: Experiment>(
     }
     let dir = units_dir(&experiment.output_dir());
     std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
-    let mut units: Vec<(E::Unit, String, PathBuf, bool)> = experiment
-        .units()
-        .into_iter()
-        .enumerate()
-        .filter(|(position, _)| options.shard.is_none_or(|(i, n)| position % n == i))
-        .map(|(_, unit)| {
-            let name = experiment.unit_name(unit);
-            let path = dir.join(format!("{name}.toml"));
-            let compute = options.force || !path.exists();
-            (unit, name, path, compute)
-        })
-        .collect();
-    // A damaged unit file is set aside (nothing is deleted) and its unit computed again.
+    // Each unit of the run with its rows if its file is on disk (read once, here), `None` if it
+    // is to be computed. A damaged unit file is set aside (nothing is deleted) and its unit
+    // computed again.
+    type Planned<U, R> = (U, String, PathBuf, Option<Vec<R>>);
+    let mut units: Vec<Planned<E::Unit, E::Row>> = Vec::new();
     let mut corrupt = 0;
-    for (_, _, path, compute) in units.iter_mut().filter(|u| !u.3) {
-        if let Err(RunnerError::CorruptUnit { .. }) = read_unit::<E::Row>(path) {
-            let mut aside = path.clone().into_os_string();
-            aside.push(".corrupt");
-            std::fs::rename(&*path, &aside).map_err(|e| io_error(path, e))?;
-            (*compute, corrupt) = (true, corrupt + 1);
+    for (position, unit) in experiment.units().into_iter().enumerate() {
+        if options.shard.is_some_and(|(i, n)| position % n != i) {
+            continue;
         }
+        let name = experiment.unit_name(unit);
+        let path = dir.join(format!("{name}.toml"));
+        let on_disk = if options.force || !path.exists() {
+            None
+        } else {
+            match read_unit::<E::Row>(&path) {
+                Ok(rows) => Some(rows),
+                Err(RunnerError::CorruptUnit { .. }) => {
+                    let mut aside = path.clone().into_os_string();
+                    aside.push(".corrupt");
+                    std::fs::rename(&path, &aside).map_err(|e| io_error(&path, e))?;
+                    corrupt += 1;
+                    None
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        units.push((unit, name, path, on_disk));
     }
-    let to_compute: Vec<E::Unit> = units.iter().filter(|u| u.3).map(|u| u.0).collect();
+    let to_compute: Vec<E::Unit> = units.iter().filter(|u| u.3.is_none()).map(|u| u.0).collect();
     observer.start(&Plan {
         units: units.len(),
         corrupt,
@@ -340,16 +347,14 @@ pub fn run<E: Experiment>(
     type Outcome<R> = Result<Result<Vec<R>, (String, PathBuf)>, RunnerError>;
     let outcomes: Vec<Outcome<E::Row>> = units
         .into_par_iter()
-        .map(|(unit, name, path, compute)| {
-            let claim = match compute {
-                true => match lock::claim_unit(&path)? {
-                    Some(claim) => Some(claim),
-                    None => return Ok(Err((name, path))),
-                },
-                false => None,
-            };
+        .map(|(unit, name, path, on_disk)| {
+            if let Some(rows) = on_disk {
+                observer.unit_done(unit, false, &rows);
+                return Ok(Ok(rows));
+            }
+            let Some(claim) = lock::claim_unit(&path)? else { return Ok(Err((name, path))) };
             // Another run may have finished the unit between the check above and the claim.
-            let computed = claim.is_some() && (options.force || !path.exists());
+            let computed = options.force || !path.exists();
             let rows = if computed {
                 let rows =
                     experiment.run_unit(unit, &progress).map_err(|source| RunnerError::Unit { unit: name, source })?;
