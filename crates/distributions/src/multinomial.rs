@@ -72,6 +72,13 @@ impl Multinomial {
         ln_p
     }
 
+    /// Whether a draw of `n` units over `k` categories places the units one at a time (one uniform
+    /// each, in order) rather than by sequential binomials: `n < 2k`. A caller that places units
+    /// itself with the same arithmetic reproduces [`Multinomial::sample_cumulative_into`] exactly.
+    pub fn places_units_one_at_a_time(n: u64, k: usize) -> bool {
+        n < CATEGORICAL_MAX_PER_CATEGORY.saturating_mul(k as u64)
+    }
+
     /// Draws into `out` (length `K`), without allocating: the form the Gibbs samplers use.
     /// Errors if `weights` are invalid or `out.len() != weights.len()`.
     pub fn sample_into<R: Rng + ?Sized>(
@@ -83,7 +90,7 @@ impl Multinomial {
         let total = weight_sum(weights)?;
         check("Multinomial", "out.len()", out.len() as f64, "the number of weights", out.len() == weights.len())?;
         out.fill(0);
-        if n < CATEGORICAL_MAX_PER_CATEGORY * weights.len() as u64 {
+        if Self::places_units_one_at_a_time(n, weights.len()) {
             for _ in 0..n {
                 let target = rng.sample::<f64, _>(StandardUniform) * total;
                 let (mut acc, mut k) = (0.0, 0);
@@ -123,7 +130,7 @@ impl Multinomial {
         check("Multinomial", "out.len()", out.len() as f64, "the number of weights", out.len() == cumulative.len())?;
         out.fill(0);
         let last = cumulative.len() - 1;
-        if n < CATEGORICAL_MAX_PER_CATEGORY * cumulative.len() as u64 {
+        if Self::places_units_one_at_a_time(n, cumulative.len()) {
             for _ in 0..n {
                 let target = rng.sample::<f64, _>(StandardUniform) * total;
                 let mut k = cumulative.iter().map(|&c| usize::from(c <= target)).sum::<usize>().min(last);

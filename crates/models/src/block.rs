@@ -1,7 +1,7 @@
 //! The overlapping-community (mixed-membership) block model.
 
 use crate::chunks::{
-    ChunkBuffers, allocate, allocate_unit, chunk_count, chunk_rows, column_sums_into, cumulative_products, dot_rows,
+    ChunkBuffers, allocate_each, chunk_count, chunk_rows, column_sums_into, cumulative_products, dot_rows,
     reduce_chunks_into, reduce_into,
 };
 use crate::error::{ModelError, check_factor};
@@ -137,27 +137,29 @@ impl BlockModel {
                     for (j, &count) in y_i.iter().enumerate().filter(|&(j, n)| j != i && *n > 0) {
                         let (theta_j, w_j) = (&theta[j * c..(j + 1) * c], &w[j * c..(j + 1) * c]);
                         cumulative_products(weights, theta_i, w_j);
+                        // Each e-mail's sender community, then (community by community) its
+                        // recipient community.
+                        let mut recipients =
+                            |cc: usize, n_c: u64, weights: &mut [f64], by_d: &mut [u64], rng: &mut _| {
+                                cumulative_products(weights, &pi[cc * c..(cc + 1) * c], theta_j);
+                                sent_i[cc] += n_c as u32;
+                                let received_j = &mut received[j * c..(j + 1) * c];
+                                let pairs_c = &mut pairs[cc * c..(cc + 1) * c];
+                                allocate_each(n_c, weights, by_d, rng, |d, n| {
+                                    received_j[d] += n as u32;
+                                    pairs_c[d] += n as u32;
+                                });
+                            };
                         if count == 1 {
-                            // One e-mail: its sender community, then its recipient community.
-                            let cc = allocate_unit(weights, by_c, &mut rng);
-                            cumulative_products(weights, &pi[cc * c..(cc + 1) * c], theta_j);
-                            let d = allocate_unit(weights, by_d, &mut rng);
-                            sent_i[cc] += 1;
-                            received[j * c + d] += 1;
-                            pairs[cc * c + d] += 1;
+                            let mut sender = 0;
+                            allocate_each(1, weights, by_d, &mut rng, |cc, _| sender = cc);
+                            recipients(sender, 1, weights, by_d, &mut rng);
                             continue;
                         }
-                        allocate(u64::from(count), weights, by_c, &mut rng);
+                        by_c.fill(0);
+                        allocate_each(u64::from(count), weights, by_d, &mut rng, |cc, n| by_c[cc] += n);
                         for (cc, &n_c) in by_c.iter().enumerate().filter(|(_, n)| **n > 0) {
-                            cumulative_products(weights, &pi[cc * c..(cc + 1) * c], theta_j);
-                            allocate(n_c, weights, by_d, &mut rng);
-                            sent_i[cc] += n_c as u32;
-                            let received_j = &mut received[j * c..(j + 1) * c];
-                            let pairs_c = &mut pairs[cc * c..(cc + 1) * c];
-                            for ((r, p), &n) in received_j.iter_mut().zip(pairs_c).zip(by_d.iter()) {
-                                *r += n as u32;
-                                *p += n as u32;
-                            }
+                            recipients(cc, n_c, weights, by_d, &mut rng);
                         }
                     }
                 }

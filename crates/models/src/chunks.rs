@@ -1,6 +1,8 @@
 //! Fixed row partitions for parallel sweeps: the partition depends only on the number of rows,
 //! so each chunk's random stream — and every result — is the same whatever the thread count.
 
+use distributions::Multinomial;
+
 /// Rows are split into at most this many chunks.
 pub const MAX_CHUNKS: usize = 16;
 
@@ -38,28 +40,43 @@ pub(crate) fn allocate<R: rand::Rng + ?Sized>(n: u64, cumulative: &mut [f64], ou
     }
 }
 
-/// One unit (`n = 1`, the commonest non-zero count): the component [`allocate`] would put it in,
-/// from the same single uniform with the same arithmetic and tie rule (`k` = the number of
-/// running sums `≤ u·total`, stepped back over zero weights), so the chain is bit-identical — but
-/// without the multinomial's validation passes over all `K` sums, its zeroed output and the
-/// caller's `K`-long update: the scan stops at the component. Weights `allocate` would refuse
-/// (a total that is not finite and positive) take its route, uniform fallback included.
+/// [`allocate`] for the caller that only adds the draw somewhere: calls `place(k, x_k)` for the
+/// components that receive units, with the same draw `allocate(n, …)` makes, bit for bit, and the
+/// stream left in the same place. Where the multinomial places units one at a time (`n < 2K`,
+/// [`distributions::Multinomial::places_units_one_at_a_time`]; almost every count of a sparse
+/// matrix), each unit is placed here directly: one uniform, `k` = the number of running sums
+/// `≤ u·total` (a branch-free count over the monotone sums), stepped back over zero weights, the same
+/// arithmetic and tie rule as the multinomial's — but without its validation passes over all `K`
+/// sums, its zeroed output and the caller's `K`-long update (`place` is called once per unit,
+/// with `x = 1`). Larger totals, and weights `allocate` would refuse (a total that is not finite
+/// and positive), take [`allocate`] itself, uniform fallback included.
 #[inline]
-pub(crate) fn allocate_unit<R: rand::Rng + ?Sized>(cumulative: &mut [f64], scratch: &mut [u64], rng: &mut R) -> usize {
+pub(crate) fn allocate_each<R: rand::Rng + ?Sized>(
+    n: u64,
+    cumulative: &mut [f64],
+    scratch: &mut [u64],
+    rng: &mut R,
+    mut place: impl FnMut(usize, u64),
+) {
     let last = cumulative.len() - 1;
     let (first, total) = (cumulative[0], cumulative[last]);
     // The running sums of non-negative finite products are non-decreasing; a NaN or an infinity
     // anywhere reaches the total.
-    if total.is_finite() && total > 0.0 && first >= 0.0 {
-        let target = rand::RngExt::sample::<f64, _>(rng, rand::distr::StandardUniform) * total;
-        let mut k = cumulative.iter().position(|&c| c > target).unwrap_or(last).min(last);
-        while k > 0 && cumulative[k] == cumulative[k - 1] {
-            k -= 1;
+    if total.is_finite() && total > 0.0 && first >= 0.0 && Multinomial::places_units_one_at_a_time(n, last + 1) {
+        for _ in 0..n {
+            let target = rand::RngExt::sample::<f64, _>(rng, rand::distr::StandardUniform) * total;
+            let mut k = cumulative.iter().map(|&c| usize::from(c <= target)).sum::<usize>().min(last);
+            while k > 0 && cumulative[k] == cumulative[k - 1] {
+                k -= 1;
+            }
+            place(k, 1);
         }
-        return k;
+        return;
     }
-    allocate(1, cumulative, scratch, rng);
-    scratch.iter().position(|&x| x == 1).unwrap_or(0)
+    allocate(n, cumulative, scratch, rng);
+    for (k, &x) in scratch.iter().enumerate().filter(|(_, x)| **x > 0) {
+        place(k, x);
+    }
 }
 
 /// `out[v] = Σ_k a_k · b_vk` (`b` row-major, rows of length `k`): a row of rates `μ = θ Φᵀ`, four
@@ -149,10 +166,11 @@ mod tests {
     use distributions::Streams;
     use rand::RngExt;
 
-    /// `allocate_unit` puts the unit where `allocate(1, …)` does and leaves the stream in the same
-    /// place, on weights with zeros (ties in the running sums), underflow and invalid totals.
+    /// `allocate_each` makes the draw `allocate(n, …)` makes and leaves the stream in the same
+    /// place, for totals on both sides of the one-at-a-time threshold `2K`, on weights with zeros
+    /// (ties in the running sums), underflow and invalid totals.
     #[test]
-    fn a_single_unit_goes_where_the_multinomial_puts_it() {
+    fn placing_units_gives_the_multinomial_draw() {
         let cases: Vec<Vec<f64>> = vec![
             vec![0.2, 0.5, 0.3],
             vec![0.0, 1.0, 0.0, 0.0, 2.0],
@@ -163,7 +181,7 @@ mod tests {
             vec![5.0],
         ];
         for weights in cases {
-            for seed in 0..200 {
+            for (seed, n) in (0..200).zip([1, 1, 2, 3, 7, 9, 10, 11, 19, 40].into_iter().cycle()) {
                 let mut running = 0.0;
                 let cumulative: Vec<f64> = weights
                     .iter()
@@ -174,11 +192,11 @@ mod tests {
                     .collect();
                 let (mut a, mut b) = (cumulative.clone(), cumulative.clone());
                 let (mut rng_a, mut rng_b) = (Streams::new(seed).rng(), Streams::new(seed).rng());
-                let mut out = vec![0u64; weights.len()];
-                allocate(1, &mut a, &mut out, &mut rng_a);
-                let expected = out.iter().position(|&x| x == 1).unwrap();
-                let mut scratch = vec![0u64; weights.len()];
-                assert_eq!(allocate_unit(&mut b, &mut scratch, &mut rng_b), expected, "{weights:?} seed {seed}");
+                let mut expected = vec![0u64; weights.len()];
+                allocate(n, &mut a, &mut expected, &mut rng_a);
+                let (mut placed, mut scratch) = (vec![0u64; weights.len()], vec![0u64; weights.len()]);
+                allocate_each(n, &mut b, &mut scratch, &mut rng_b, |k, x| placed[k] += x);
+                assert_eq!(placed, expected, "{weights:?} n = {n}, seed {seed}");
                 assert_eq!(rng_a.random::<u64>(), rng_b.random::<u64>(), "the streams diverged: {weights:?}");
             }
         }

@@ -1,7 +1,7 @@
 //! Poisson matrix factorization, the LDA-like topic model.
 
 use crate::chunks::{
-    ChunkBuffers, allocate, allocate_unit, chunk_count, chunk_rows, column_sums_into, cumulative_products, dot_rows,
+    ChunkBuffers, allocate_each, chunk_count, chunk_rows, column_sums_into, cumulative_products, dot_rows,
     reduce_chunks_into,
 };
 use crate::error::{ModelError, check_factor};
@@ -174,18 +174,11 @@ impl PoissonFactorization for TopicModel {
                     for (w, &count) in y_d.iter().enumerate().filter(|(_, c)| **c > 0) {
                         let phi_w = &phi[w * k..(w + 1) * k];
                         cumulative_products(cumulative, theta_d, phi_w);
-                        if count == 1 {
-                            let topic = allocate_unit(cumulative, draw, &mut rng);
-                            n_d[topic] += 1;
-                            word_topic[w * k + topic] += 1;
-                            continue;
-                        }
-                        allocate(u64::from(count), cumulative, draw, &mut rng);
                         let n_w = &mut word_topic[w * k..(w + 1) * k];
-                        for ((nd, nw), &o) in n_d.iter_mut().zip(n_w).zip(draw.iter()) {
-                            *nd += o as u32;
-                            *nw += o as u32;
-                        }
+                        allocate_each(u64::from(count), cumulative, draw, &mut rng, |topic, x| {
+                            n_d[topic] += x as u32;
+                            n_w[topic] += x as u32;
+                        });
                     }
                 }
             });
