@@ -127,7 +127,7 @@ impl BlockModel {
             .enumerate()
             .for_each(|(chunk, ((sent, (buffers, pairs)), y))| {
                 let mut rng = streams.child(chunk as u64).rng();
-                let ChunkBuffers { counts: received, cumulative: weights, draw: by_c, second: by_d } = buffers;
+                let ChunkBuffers { counts: received, cumulative: weights, draw: by_c, second: by_d, .. } = buffers;
                 sent.fill(0);
                 received.fill(0);
                 pairs.fill(0);

@@ -113,6 +113,30 @@ pub(crate) fn cumulative_products(cumulative: &mut [f64], a: &[f64], b: &[f64]) 
     }
 }
 
+/// [`cumulative_products`] for four rows `b0..b3` at once, into `out` (`4·K`: the running sums of
+/// row `i` at `[i·K, (i+1)·K)`). A running sum is a chain of dependent additions (one add's
+/// latency per component); four interleaved chains keep the adder busy. Each row's sums are
+/// formed in the same order as [`cumulative_products`], so they are bit-identical to it.
+pub(crate) fn cumulative_products_4(out: &mut [f64], a: &[f64], b: [&[f64]; 4]) {
+    let k = a.len();
+    let (c0, rest) = out.split_at_mut(k);
+    let (c1, rest) = rest.split_at_mut(k);
+    let (c2, c3) = rest.split_at_mut(k);
+    let [b0, b1, b2, b3] = b;
+    let mut acc = [0.0f64; 4];
+    for j in 0..k {
+        let x = a[j];
+        acc[0] += x * b0[j];
+        acc[1] += x * b1[j];
+        acc[2] += x * b2[j];
+        acc[3] += x * b3[j];
+        c0[j] = acc[0];
+        c1[j] = acc[1];
+        c2[j] = acc[2];
+        c3[j] = acc[3];
+    }
+}
+
 /// One chunk's buffers, kept across sweeps so that a sweep allocates nothing: its share of a
 /// column-indexed count matrix, and the scratch of the allocation step.
 #[derive(Clone, Debug)]
@@ -125,6 +149,10 @@ pub(crate) struct ChunkBuffers {
     pub(crate) draw: Vec<u64>,
     /// A second multinomial draw (the block model's `d | c` stage).
     pub(crate) second: Vec<u64>,
+    /// Running sums of four entries at once (`4 × components`, [`cumulative_products_4`]).
+    pub(crate) batch: Vec<f64>,
+    /// Column indices of the non-zero counts of one row.
+    pub(crate) nonzero: Vec<usize>,
 }
 
 impl ChunkBuffers {
@@ -135,6 +163,8 @@ impl ChunkBuffers {
             cumulative: vec![0.0; components],
             draw: vec![0; components],
             second: vec![0; components],
+            batch: vec![0.0; 4 * components],
+            nonzero: Vec::new(),
         };
         vec![one; chunks]
     }
@@ -205,7 +235,7 @@ mod tests {
 
 #[cfg(test)]
 mod rate_kernel_tests {
-    use super::dot_rows;
+    use super::{cumulative_products, cumulative_products_4, dot_rows};
     use rand::RngExt;
 
     /// The four-at-a-time kernel gives the one-at-a-time dot products bit for bit, for row
@@ -221,6 +251,24 @@ mod rate_kernel_tests {
             for (w, mu) in tiled.iter().enumerate() {
                 let plain: f64 = theta.iter().zip(&phi[w * k..(w + 1) * k]).map(|(a, b)| a * b).sum();
                 assert_eq!(mu.to_bits(), plain.to_bits(), "v = {v}, k = {k}, word {w}");
+            }
+        }
+    }
+
+    /// Four interleaved running sums equal the one-at-a-time running sums bit for bit.
+    #[test]
+    fn four_running_sums_at_once_equal_one_at_a_time_bit_for_bit() {
+        let mut rng = distributions::Streams::new(4).rng();
+        for k in [1, 2, 7, 50] {
+            let a: Vec<f64> = (0..k).map(|_| rng.random::<f64>() * 3.0).collect();
+            let rows: Vec<Vec<f64>> = (0..4).map(|_| (0..k).map(|_| rng.random::<f64>().powi(3)).collect()).collect();
+            let mut four = vec![0.0; 4 * k];
+            cumulative_products_4(&mut four, &a, [&rows[0], &rows[1], &rows[2], &rows[3]]);
+            for (i, row) in rows.iter().enumerate() {
+                let mut one = vec![0.0; k];
+                cumulative_products(&mut one, &a, row);
+                let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&four[i * k..(i + 1) * k]), bits(&one), "k = {k}, row {i}");
             }
         }
     }

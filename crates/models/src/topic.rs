@@ -1,8 +1,8 @@
 //! Poisson matrix factorization, the LDA-like topic model.
 
 use crate::chunks::{
-    ChunkBuffers, allocate_each, chunk_count, chunk_rows, column_sums_into, cumulative_products, dot_rows,
-    reduce_chunks_into,
+    ChunkBuffers, allocate_each, chunk_count, chunk_rows, column_sums_into, cumulative_products, cumulative_products_4,
+    dot_rows, reduce_chunks_into,
 };
 use crate::error::{ModelError, check_factor};
 use crate::{FactorBlock, GammaPrior, PoissonFactorization};
@@ -165,20 +165,32 @@ impl PoissonFactorization for TopicModel {
             .enumerate()
             .for_each(|(chunk, ((doc_topic, buffers), (y, theta)))| {
                 let mut rng = alloc_streams.child(chunk as u64).rng();
-                let ChunkBuffers { counts: word_topic, cumulative, draw, .. } = buffers;
+                let ChunkBuffers { counts: word_topic, draw, batch, nonzero, .. } = buffers;
                 doc_topic.fill(0);
                 word_topic.fill(0);
                 for ((y_d, theta_d), n_d) in
                     y.chunks_exact(v).zip(theta.chunks_exact(k)).zip(doc_topic.chunks_exact_mut(k))
                 {
-                    for (w, &count) in y_d.iter().enumerate().filter(|(_, c)| **c > 0) {
-                        let phi_w = &phi[w * k..(w + 1) * k];
-                        cumulative_products(cumulative, theta_d, phi_w);
-                        let n_w = &mut word_topic[w * k..(w + 1) * k];
-                        allocate_each(u64::from(count), cumulative, draw, &mut rng, |topic, x| {
-                            n_d[topic] += x as u32;
-                            n_w[topic] += x as u32;
-                        });
+                    // The non-zero counts of the row, four at a time: their weights' running sums
+                    // are formed together, then each count is allocated in column order.
+                    nonzero.clear();
+                    nonzero.extend(y_d.iter().enumerate().filter(|(_, c)| **c > 0).map(|(w, _)| w));
+                    for group in nonzero.chunks(4) {
+                        let phi_of = |w: usize| &phi[w * k..(w + 1) * k];
+                        if let &[w0, w1, w2, w3] = group {
+                            cumulative_products_4(batch, theta_d, [phi_of(w0), phi_of(w1), phi_of(w2), phi_of(w3)]);
+                        } else {
+                            for (cumulative, &w) in batch.chunks_exact_mut(k).zip(group) {
+                                cumulative_products(cumulative, theta_d, phi_of(w));
+                            }
+                        }
+                        for (cumulative, &w) in batch.chunks_exact_mut(k).zip(group) {
+                            let n_w = &mut word_topic[w * k..(w + 1) * k];
+                            allocate_each(u64::from(y_d[w]), cumulative, draw, &mut rng, |topic, x| {
+                                n_d[topic] += x as u32;
+                                n_w[topic] += x as u32;
+                            });
+                        }
                     }
                 }
             });
