@@ -2,29 +2,29 @@
 
 use crate::error::{ParamError, probability};
 use crate::ln_gamma::{bd0, stirling_correction};
-use rand::Rng;
-use rand::distr::Distribution;
+use rand::distr::{Distribution, StandardUniform};
+use rand::{Rng, RngExt};
 
 /// `Binom(n, p)`: `P(k) = C(n,k) p^k (1−p)^{n−k}`, `k = 0..=n`, `p ∈ [0, 1]`. The thinning step
 /// `y ~ Binom(ỹ⁺, μ/(μ+λ₁))` (eq. 15 of Schein et al. 2019).
+///
+/// Construction costs nothing beyond the check of `p`; see [`Binomial::sample`] for the two
+/// samplers.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Binomial {
     n: u64,
     p: f64,
-    inner: rand_distr::Binomial,
 }
+
+/// Totals up to this are drawn by inversion ([`Binomial::sample`]): with `p ≤ ½` after the flip,
+/// `qⁿ ≥ 2⁻⁶⁴`, far from underflow, and `powi` is a handful of multiplications.
+const INVERSION_MAX_N: u64 = 64;
 
 impl Binomial {
     /// `Binom(n, p)`; errors unless `p ∈ [0, 1]`.
     pub fn new(n: u64, p: f64) -> Result<Self, ParamError> {
         let p = probability("Binomial", "p", p)?;
-        let inner = rand_distr::Binomial::new(n, p).map_err(|_| ParamError {
-            distribution: "Binomial",
-            parameter: "p",
-            value: p,
-            allowed: "a number in [0, 1]",
-        })?;
-        Ok(Self { n, p, inner })
+        Ok(Self { n, p })
     }
 
     /// `np`.
@@ -73,8 +73,39 @@ impl Binomial {
 }
 
 impl Distribution<u64> for Binomial {
-    /// BINV / BTPE (Kachitvichyanukul & Schmeiser 1988), via `rand_distr`.
+    /// Small totals (`n ≤ 64`, the private Gibbs step's `ỹ⁺` almost always): inversion by
+    /// sequential search (BINV of Kachitvichyanukul & Schmeiser 1988) on `p' = min(p, 1−p)`
+    /// (drawing `n − k` when flipped): one uniform `u`, then `P(0) = q'ⁿ` by `powi` and the pmf
+    /// recursion `P(k+1) = P(k) · (n−k)/(k+1) · p'/q'`, subtracting until `u` falls below; the
+    /// expected number of steps is `1 + np'`. No set-up with `pow`/`exp`/`ln`. If rounding leaves
+    /// `u` above the summed mass (probability about `1e-16`), the draw starts again with a new
+    /// uniform, so the result is exactly a draw from the computed pmf.
+    ///
+    /// Larger totals: BINV / BTPE via `rand_distr`.
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
-        self.inner.sample(rng)
+        let (n, p) = (self.n, self.p);
+        if n > INVERSION_MAX_N {
+            return match rand_distr::Binomial::new(n, p) {
+                Ok(inner) => inner.sample(rng),
+                Err(_) => unreachable!("p was checked to be in [0, 1] by Binomial::new"),
+            };
+        }
+        let flipped = p > 0.5;
+        let small = if flipped { 1.0 - p } else { p };
+        let q = 1.0 - small;
+        let ratio = small / q;
+        let at_zero = q.powi(n as i32);
+        loop {
+            let mut u: f64 = rng.sample(StandardUniform);
+            let (mut k, mut pk) = (0u64, at_zero);
+            while u >= pk && k < n {
+                u -= pk;
+                pk *= (n - k) as f64 / (k + 1) as f64 * ratio;
+                k += 1;
+            }
+            if u < pk {
+                return if flipped { n - k } else { k };
+            }
+        }
     }
 }

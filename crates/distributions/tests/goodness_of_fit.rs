@@ -223,7 +223,24 @@ fn poisson_sampler_fits_pmf() {
 
 #[test]
 fn binomial_sampler_fits_pmf() {
-    let cases = [(1, 0.5), (10, 0.01), (10, 0.3), (50, 0.97), (1000, 0.2), (100_000, 0.5), (7, 0.0), (7, 1.0)];
+    // Inversion (n <= 64; p on both sides of 1/2, up to the boundary) and rand_distr's BINV/BTPE.
+    let cases = [
+        (1, 0.5),
+        (2, 0.7),
+        (3, 0.5),
+        (5, 0.95),
+        (10, 0.01),
+        (10, 0.3),
+        (20, 0.45),
+        (50, 0.97),
+        (64, 0.5),
+        (64, 0.03),
+        (65, 0.4),
+        (1000, 0.2),
+        (100_000, 0.5),
+        (7, 0.0),
+        (7, 1.0),
+    ];
     let results = cases
         .iter()
         .enumerate()
