@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The numbers-unchanged check of the runner refactor (issue 16): reruns five manifests with the
-# current code and compares every value of their results.parquet with the files saved before
-# the refactor (tools/refactor-check/before/, made at commit "data/enron/base.toml re-derived",
-# after issue 15). Floats are compared bit for bit; timing columns are skipped, and columns added
-# since (chains and diagnostics, issue 19) are allowed (`lppf diff --allow-added-columns`).
+# current code and compares every value of their results.parquet with the saved files in
+# tools/refactor-check/before/. These were first made before the runner refactor (issue 16) and
+# re-made when issue 21 changed the random streams (ChaCha8 -> xoshiro256++, inversion binomial;
+# expected to change every number). Floats are compared bit for bit; timing columns are skipped,
+# and columns added later are allowed (`lppf diff --allow-added-columns`).
 # About 3 minutes on 2 cores (dp-sep-mog dominates). Exit 0 if all five are identical.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

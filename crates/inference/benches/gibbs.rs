@@ -14,6 +14,7 @@ use distributions::{Streams, TwoSidedGeometric};
 use inference::{LocallyPrivate, NoiseAux, NonPrivate, Sampler, lambda_posterior_rate, resample_entry};
 use mechanism::{Noise, Privatized, privatize};
 use models::{BlockModel, GammaPrior, PoissonFactorization, TopicModel};
+use rand::SeedableRng;
 use rand::distr::Distribution;
 use std::hint::black_box;
 use std::time::Duration;
@@ -105,14 +106,37 @@ fn private_step(c: &mut Criterion) {
     group.throughput(Throughput::Elements(ENTRIES as u64));
     group.sample_size(20).measurement_time(Duration::from_secs(2));
     group.bench_function("per entry, alpha=1/e, mean rate 1", |b| {
-        b.iter(|| {
-            for &(released, mu, aux) in &entries {
-                let mut aux = aux;
-                black_box(resample_entry(released, mu, rate, &mut aux, &mut rng).expect("in range"));
-            }
-        })
+        b.iter(|| run_entries(&entries, rate, &mut rng));
     });
+    // The same step with the generator the streams used before issue 21 (ChaCha8) and with
+    // another small-state one: how much of the step is the generator.
+    let mut chacha = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    group.bench_function("per entry, ChaCha8", |b| b.iter(|| run_entries(&entries, rate, &mut chacha)));
+    let mut pcg = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+    group.bench_function("per entry, Pcg64Mcg", |b| b.iter(|| run_entries(&entries, rate, &mut pcg)));
     group.finish();
+    let mut group = c.benchmark_group("generator");
+    group.throughput(Throughput::Elements(WORDS));
+    group.bench_function("u64, xoshiro256++ (streams)", |b| b.iter(|| draw_words(&mut rng)));
+    group.bench_function("u64, ChaCha8", |b| b.iter(|| draw_words(&mut chacha)));
+    group.bench_function("u64, Pcg64Mcg", |b| b.iter(|| draw_words(&mut pcg)));
+    group.finish();
+}
+
+/// Words per iteration of the generator benchmarks.
+const WORDS: u64 = 10_000;
+
+fn run_entries<R: rand::Rng>(entries: &[(i64, f64, NoiseAux)], rate: f64, rng: &mut R) {
+    for &(released, mu, aux) in entries {
+        let mut aux = aux;
+        black_box(resample_entry(released, mu, rate, &mut aux, rng).expect("in range"));
+    }
+}
+
+fn draw_words<R: rand::Rng>(rng: &mut R) {
+    for _ in 0..WORDS {
+        black_box(rng.next_u64());
+    }
 }
 
 criterion_group!(benches, private_step, block, topic);

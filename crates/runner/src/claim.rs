@@ -12,7 +12,7 @@ pub const PROVENANCE_FILE: &str = "provenance.toml";
 /// What every results directory says of its randomness: experiments draw data and noise from
 /// seeded simulation streams, so their "releases" are reproducible from the seed and are never
 /// private releases of anyone's data (docs/privacy.md).
-const RANDOMNESS: &str = "randomness = \"simulation: every draw (data, noise, chains) from seeded ChaCha8 streams of \
+const RANDOMNESS: &str = "randomness = \"simulation: every draw (data, noise, chains) from seeded xoshiro256++ streams of \
 experiment.seed; the privatized data here are reproducible from the seed and are NOT private releases \
 (docs/privacy.md)\"\n";
 

@@ -4,16 +4,18 @@
 //! row boundary or inside a number) or altered is recognized as corrupt.
 //!
 //! ```toml
-//! lppf_unit_format = 3
+//! lppf_unit_format = 4
 //! rows = 2
 //! [[row]]
 //! replication = 0
 //! …
 //! # lppf-checksum 5d1f0e4c9a7b3e21
 //! ```
-//! The checksum is the 64-bit FNV-1a hash of the bytes before its line, in hex. Files of format 2
-//! (before checksums) are still read, with their row count as the only check. Floats are written
-//! in their shortest round-trip form, so rows read back are bit-identical.
+//! The checksum is the 64-bit FNV-1a hash of the bytes before its line, in hex. Files of formats 2
+//! and 3 were made with the earlier ChaCha8 streams: they are reported as another version's (the
+//! runner sets them aside and recomputes the unit), so a resumed sweep never mixes numbers of two
+//! generators. Floats are written in their shortest round-trip form, so rows read back are
+//! bit-identical.
 
 use crate::{RunnerError, io_error};
 use serde::de::DeserializeOwned;
@@ -21,8 +23,9 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The format of unit files this version writes (1 was the CSV files before the runner, 2 the
-/// TOML files without a checksum).
-const FORMAT: u32 = 3;
+/// TOML files without a checksum, 3 the files of the ChaCha8 streams; 4 is 3 written with the
+/// xoshiro256++ streams of issue 21, whose numbers must not be mixed with 2 and 3 in one sweep).
+const FORMAT: u32 = 4;
 /// The last line of a unit file starts with this, followed by the checksum in hex.
 const CHECKSUM: &str = "# lppf-checksum ";
 
@@ -71,7 +74,13 @@ pub fn read_unit<R: DeserializeOwned>(path: &Path) -> Result<Vec<R>, RunnerError
                 return Err(corrupt(format!("checksum {stated} where the content gives {actual}")));
             }
         }
-        2 => {}
+        2 | 3 => {
+            return Err(corrupt(format!(
+                "written by an lppf from before its random streams changed (unit format {}, this version \
+                 writes {FORMAT}); recomputed so that one sweep never mixes the two",
+                unit.lppf_unit_format
+            )));
+        }
         other => return Err(corrupt(format!("unit file format {other} (this version writes {FORMAT})"))),
     }
     if unit.row.len() != unit.rows {
@@ -119,10 +128,6 @@ mod tests {
         std::fs::write(&path, &cut).unwrap();
         let e = read_unit::<Row>(&path).unwrap_err().to_string();
         assert!(e.contains("checksum line is missing") && e.contains("delete the file"), "{e}");
-        // The same cut of a format-2 file: its stated row count no longer matches.
-        std::fs::write(&path, cut.replace("lppf_unit_format = 3", "lppf_unit_format = 2")).unwrap();
-        let e = read_unit::<Row>(&path).unwrap_err().to_string();
-        assert!(e.contains("2 rows where the file states 4"), "{e}");
         // Cut inside the last number (n = 4503599627370495 → 45035996273704): still valid TOML with
         // the stated row count, a different value; only the checksum catches it.
         write_unit(&path, &rows).unwrap();
@@ -139,10 +144,15 @@ mod tests {
         std::fs::write(&path, altered).unwrap();
         let e = read_unit::<Row>(&path).unwrap_err().to_string();
         assert!(e.contains("checksum") && e.contains("where the content gives"), "{e}");
-        // A file of the previous format (no checksum) is still read.
-        let old = text.rsplit_once(CHECKSUM).unwrap().0.replace("lppf_unit_format = 3", "lppf_unit_format = 2");
-        std::fs::write(&path, old).unwrap();
-        assert_eq!(read_unit::<Row>(&path).unwrap().len(), 4);
+        // Files of the formats of the ChaCha8 streams are another version's, whole or not.
+        for (format, old) in [
+            (2, text.rsplit_once(CHECKSUM).unwrap().0.replace("lppf_unit_format = 4", "lppf_unit_format = 2")),
+            (3, text.replace("lppf_unit_format = 4", "lppf_unit_format = 3")),
+        ] {
+            std::fs::write(&path, old).unwrap();
+            let e = read_unit::<Row>(&path).unwrap_err().to_string();
+            assert!(e.contains("before its random streams changed") && e.contains(&format!("format {format}")), "{e}");
+        }
         std::fs::write(&path, "replication,method\n0,naive\n").unwrap();
         assert!(read_unit::<Row>(&path).unwrap_err().to_string().contains("not a unit file of this version"));
         std::fs::remove_dir_all(&dir).unwrap();

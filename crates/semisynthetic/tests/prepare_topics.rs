@@ -90,8 +90,8 @@ fn bad_options_are_refused() {
 fn the_committed_topic_base_is_well_formed() {
     let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/enron/topics-base.toml"));
     let base = semisynthetic::BaseParameters::load(path).unwrap();
-    assert_eq!((base.rows(), base.cols(), base.components()), (995, 1419, 25));
-    assert_eq!(base.col_labels.len(), 1419);
+    assert_eq!((base.rows(), base.cols(), base.components()), (1039, 1378, 25));
+    assert_eq!(base.col_labels.len(), 1378);
 }
 
 #[test]
