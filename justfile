@@ -96,6 +96,11 @@ bench:
 bench-gibbs:
     cargo bench -p inference --bench gibbs
 
+# How a topic sweep's cost grows with entries, K and the noise level, 1 thread (about 5 min;
+# BENCHMARKS.md "Cost model").
+bench-scaling:
+    cargo bench -p inference --bench scaling
+
 # Criterion benchmark of one CAVI iteration on the 1000x1000 K=50 problem (BENCHMARKS.md).
 bench-cavi:
     cargo bench -p inference --bench cavi
