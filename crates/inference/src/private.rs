@@ -4,10 +4,12 @@
 use crate::non_private::{IMPUTE, MODEL, check_shape, impute};
 use crate::private_step::{NoiseAux, lambda_posterior_rate, resample_entry};
 use crate::{InferenceError, Sampler};
-use distributions::{Exponential, StreamRng, Streams};
+use distributions::{Exponential, Streams};
 use mechanism::Privatized;
 use models::PoissonFactorization;
+use models::chunks::chunk_rows;
 use rand::distr::Distribution;
+use rayon::prelude::*;
 
 /// Stream id of the warm-start sweep.
 const WARM_START: u64 = u64::MAX;
@@ -81,29 +83,32 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
         &self.aux
     }
 
-    /// One sweep: every entry resampled given the current rates (the privacy step), then the
-    /// model's own sweep on the resampled counts — through
-    /// [`PoissonFactorization::gibbs_update_redrawing`], which a model may fuse into one pass.
-    fn sweep(&mut self, streams: Streams) -> Result<(), InferenceError> {
-        let (entries, released) = (&self.entries, &self.released);
-        let redraw = |n: usize, aux: &mut NoiseAux, mu: f64, rng: &mut StreamRng| -> Result<u32, InferenceError> {
-            Ok(match entries[n] {
-                Entry::Missing => impute(mu, rng)?,
-                Entry::Exact => released[n].unsigned_abs(),
-                Entry::Noisy { lambda_rate, .. } => {
-                    let y = resample_entry(i64::from(released[n]), mu, lambda_rate, aux, rng)?;
-                    u32::try_from(y).unwrap_or(u32::MAX)
+    /// Resamples every entry given the current rates (the privacy step of one sweep).
+    pub(crate) fn resample_counts(&mut self, streams: Streams) -> Result<(), InferenceError> {
+        self.model.rates_into(&mut self.rates);
+        let cols = self.model.shape().1;
+        let per_chunk = chunk_rows(self.model.shape().0) * cols;
+        self.y
+            .par_chunks_mut(per_chunk)
+            .zip(self.aux.par_chunks_mut(per_chunk))
+            .zip(self.released.par_chunks(per_chunk).zip(self.entries.par_chunks(per_chunk)))
+            .zip(self.rates.par_chunks(per_chunk))
+            .enumerate()
+            .try_for_each(|(chunk, (((y, aux), (released, entries)), rates))| {
+                let mut rng = streams.child(chunk as u64).rng();
+                for (n, y_n) in y.iter_mut().enumerate() {
+                    *y_n = match entries[n] {
+                        Entry::Missing => impute(rates[n], &mut rng)?,
+                        Entry::Exact => released[n].unsigned_abs(),
+                        Entry::Noisy { lambda_rate, .. } => {
+                            let y =
+                                resample_entry(i64::from(released[n]), rates[n], lambda_rate, &mut aux[n], &mut rng)?;
+                            u32::try_from(y).unwrap_or(u32::MAX)
+                        }
+                    };
                 }
+                Ok::<(), InferenceError>(())
             })
-        };
-        self.model.gibbs_update_redrawing(
-            &mut self.y,
-            &mut self.aux,
-            &mut self.rates,
-            &redraw,
-            streams.child(IMPUTE),
-            streams.child(MODEL),
-        )
     }
 }
 
@@ -138,7 +143,9 @@ impl<M: PoissonFactorization> Sampler for LocallyPrivate<M> {
     type Model = M;
 
     fn step(&mut self, streams: Streams) -> Result<(), InferenceError> {
-        self.sweep(streams)
+        self.resample_counts(streams.child(IMPUTE))?;
+        self.model.gibbs_update(&self.y, streams.child(MODEL));
+        Ok(())
     }
 
     fn model(&self) -> &M {

@@ -32,9 +32,8 @@ pub use topic::TopicModel;
 pub use topic_variational::TopicVariational;
 pub use variational::{GammaFactors, MeanFieldFactorization, MeanMatrix};
 
-use distributions::{Poisson, StreamRng, Streams};
+use distributions::{Poisson, Streams};
 use rand::distr::Distribution;
-use rayon::prelude::*;
 
 /// A named factor matrix of a model, row-major `rows × cols`.
 #[derive(Clone, Copy, Debug)]
@@ -74,47 +73,6 @@ pub trait PoissonFactorization: Clone + Send + Sync {
     /// allocate each `y_n` over its rate components and redraw every factor from its gamma
     /// conditional.
     fn gibbs_update(&mut self, y: &[u32], streams: Streams);
-
-    /// A Gibbs sweep whose counts are first redrawn entry by entry from the current rates — the
-    /// locally private step of `inference::LocallyPrivate` (eqs. 12–16 of Schein et al. 2019):
-    /// `y[n] = redraw(n, &mut aux[n], μ_n, rng)` for every entry, in row-major order within the
-    /// fixed row chunks of [`chunks::chunk_rows`], `rng` being the chunk's stream
-    /// `redraw_streams.child(chunk)`; then [`Self::gibbs_update`] on the new counts with
-    /// `streams`. `rates` is scratch of the matrix's size.
-    ///
-    /// The default computes every rate first ([`Self::rates_into`]). A model may fuse the two
-    /// passes (the topic model does) if the counts and factors stay the same bit for bit.
-    fn gibbs_update_redrawing<A, E, F>(
-        &mut self,
-        y: &mut [u32],
-        aux: &mut [A],
-        rates: &mut [f64],
-        redraw: &F,
-        redraw_streams: Streams,
-        streams: Streams,
-    ) -> Result<(), E>
-    where
-        Self: Sized,
-        A: Send,
-        E: Send,
-        F: Fn(usize, &mut A, f64, &mut StreamRng) -> Result<u32, E> + Sync,
-    {
-        self.rates_into(rates);
-        let per_chunk = chunks::chunk_rows(self.shape().0) * self.shape().1;
-        y.par_chunks_mut(per_chunk)
-            .zip(aux.par_chunks_mut(per_chunk))
-            .zip(rates.par_chunks(per_chunk))
-            .enumerate()
-            .try_for_each(|(chunk, ((y, aux), rates))| {
-                let mut rng = redraw_streams.child(chunk as u64).rng();
-                for (i, ((y_n, a), &mu)) in y.iter_mut().zip(aux).zip(rates).enumerate() {
-                    *y_n = redraw(chunk * per_chunk + i, a, mu, &mut rng)?;
-                }
-                Ok(())
-            })?;
-        self.gibbs_update(y, streams);
-        Ok(())
-    }
 
     /// `ln p(Z)`, the prior log-density of the current factors.
     fn ln_prior(&self) -> f64;

@@ -126,52 +126,6 @@ impl TopicModel {
             },
         );
     }
-
-    /// After the allocation: the word–topic totals, then `θ` and `φ` from their conditionals.
-    fn draw_factors(&mut self, streams: Streams) {
-        reduce_chunks_into(&mut self.word_topic, &self.chunks);
-        column_sums_into(&mut self.sums, &self.phi);
-        Self::draw_rows(self.prior, &mut self.theta, &self.doc_topic, &self.sums, self.docs, streams.child(THETA));
-        column_sums_into(&mut self.sums, &self.theta);
-        Self::draw_rows(self.prior, &mut self.phi, &self.word_topic, &self.sums, self.words, streams.child(PHI));
-    }
-}
-
-/// Allocates the counts of the words `group` (at most four) of one document: their weights'
-/// running sums `Σ_{j≤k} θ_dj φ_jw` are formed together, then word by word, in order, the count
-/// `count(w, μ_dw)` (with `μ_dw` the last running sum) is split over the topics
-/// ([`allocate_each`]) into the document's totals `n_d` and the chunk's word totals.
-fn allocate_group<R: rand::Rng, E>(
-    group: &[usize],
-    theta_d: &[f64],
-    phi: &[f64],
-    n_d: &mut [u32],
-    buffers: &mut ChunkBuffers,
-    rng: &mut R,
-    mut count: impl FnMut(usize, f64) -> Result<u32, E>,
-) -> Result<(), E> {
-    let k = theta_d.len();
-    let ChunkBuffers { counts: word_topic, draw, batch, .. } = buffers;
-    let phi_of = |w: usize| &phi[w * k..(w + 1) * k];
-    if let &[w0, w1, w2, w3] = group {
-        cumulative_products_4(batch, theta_d, [phi_of(w0), phi_of(w1), phi_of(w2), phi_of(w3)]);
-    } else {
-        for (cumulative, &w) in batch.chunks_exact_mut(k).zip(group) {
-            cumulative_products(cumulative, theta_d, phi_of(w));
-        }
-    }
-    for (cumulative, &w) in batch.chunks_exact_mut(k).zip(group) {
-        let c = count(w, cumulative[k - 1])?;
-        if c == 0 {
-            continue;
-        }
-        let n_w = &mut word_topic[w * k..(w + 1) * k];
-        allocate_each(u64::from(c), cumulative, draw, rng, |topic, x| {
-            n_d[topic] += x as u32;
-            n_w[topic] += x as u32;
-        });
-    }
-    Ok(())
 }
 
 impl PoissonFactorization for TopicModel {
@@ -211,80 +165,40 @@ impl PoissonFactorization for TopicModel {
             .enumerate()
             .for_each(|(chunk, ((doc_topic, buffers), (y, theta)))| {
                 let mut rng = alloc_streams.child(chunk as u64).rng();
+                let ChunkBuffers { counts: word_topic, draw, batch, nonzero, .. } = buffers;
                 doc_topic.fill(0);
-                buffers.counts.fill(0);
+                word_topic.fill(0);
                 for ((y_d, theta_d), n_d) in
                     y.chunks_exact(v).zip(theta.chunks_exact(k)).zip(doc_topic.chunks_exact_mut(k))
                 {
-                    // The non-zero counts of the row, four at a time, in column order.
-                    let mut nonzero = std::mem::take(&mut buffers.nonzero);
+                    // The non-zero counts of the row, four at a time: their weights' running sums
+                    // are formed together, then each count is allocated in column order.
                     nonzero.clear();
                     nonzero.extend(y_d.iter().enumerate().filter(|(_, c)| **c > 0).map(|(w, _)| w));
                     for group in nonzero.chunks(4) {
-                        let never = allocate_group(group, theta_d, phi, n_d, buffers, &mut rng, |w, _| {
-                            Ok::<u32, std::convert::Infallible>(y_d[w])
-                        });
-                        let Ok(()) = never;
+                        let phi_of = |w: usize| &phi[w * k..(w + 1) * k];
+                        if let &[w0, w1, w2, w3] = group {
+                            cumulative_products_4(batch, theta_d, [phi_of(w0), phi_of(w1), phi_of(w2), phi_of(w3)]);
+                        } else {
+                            for (cumulative, &w) in batch.chunks_exact_mut(k).zip(group) {
+                                cumulative_products(cumulative, theta_d, phi_of(w));
+                            }
+                        }
+                        for (cumulative, &w) in batch.chunks_exact_mut(k).zip(group) {
+                            let n_w = &mut word_topic[w * k..(w + 1) * k];
+                            allocate_each(u64::from(y_d[w]), cumulative, draw, &mut rng, |topic, x| {
+                                n_d[topic] += x as u32;
+                                n_w[topic] += x as u32;
+                            });
+                        }
                     }
-                    buffers.nonzero = nonzero;
                 }
             });
-        self.draw_factors(streams);
-    }
-
-    /// The fused form of the default: each entry's `K` products are formed once, four entries at
-    /// a time; their last running sum is `μ_dv` (bit for bit the value [`Self::rates_into`] gives,
-    /// the same sum in the same order), the count is redrawn from it, and a non-zero count is
-    /// allocated from the same running sums — one pass over the matrix instead of a rate pass, a
-    /// private pass and an allocation pass. Same streams, same order: bit-identical to the default.
-    fn gibbs_update_redrawing<A, E, F>(
-        &mut self,
-        y: &mut [u32],
-        aux: &mut [A],
-        _rates: &mut [f64],
-        redraw: &F,
-        redraw_streams: Streams,
-        streams: Streams,
-    ) -> Result<(), E>
-    where
-        A: Send,
-        E: Send,
-        F: Fn(usize, &mut A, f64, &mut distributions::StreamRng) -> Result<u32, E> + Sync,
-    {
-        let (v, k) = (self.words, self.topics);
-        let per_chunk = chunk_rows(self.docs);
-        let (theta, phi) = (&self.theta, &self.phi);
-        let alloc_streams = streams.child(ALLOCATE);
-        self.doc_topic
-            .par_chunks_mut(per_chunk * k)
-            .zip(self.chunks.par_iter_mut())
-            .zip(y.par_chunks_mut(per_chunk * v).zip(aux.par_chunks_mut(per_chunk * v)))
-            .zip(theta.par_chunks(per_chunk * k))
-            .enumerate()
-            .try_for_each(|(chunk, (((doc_topic, buffers), (y, aux)), theta))| {
-                let mut redraw_rng = redraw_streams.child(chunk as u64).rng();
-                let mut rng = alloc_streams.child(chunk as u64).rng();
-                doc_topic.fill(0);
-                buffers.counts.fill(0);
-                let rows = y.chunks_exact_mut(v).zip(aux.chunks_exact_mut(v));
-                for (d, ((y_d, aux_d), (theta_d, n_d))) in
-                    rows.zip(theta.chunks_exact(k).zip(doc_topic.chunks_exact_mut(k))).enumerate()
-                {
-                    let first = (chunk * per_chunk + d) * v;
-                    for w0 in (0..v).step_by(4) {
-                        let words = [w0, w0 + 1, w0 + 2, w0 + 3];
-                        let group = &words[..(v - w0).min(4)];
-                        allocate_group(group, theta_d, phi, n_d, buffers, &mut rng, |w, mu| {
-                            let count = redraw(first + w, &mut aux_d[w], mu, &mut redraw_rng)?;
-                            y_d[w] = count;
-                            Ok(count)
-                        })?;
-                    }
-                }
-                Ok(())
-            })?;
-        self.draw_factors(streams);
-        Ok(())
+        reduce_chunks_into(&mut self.word_topic, &self.chunks);
+        column_sums_into(&mut self.sums, &self.phi);
+        Self::draw_rows(self.prior, &mut self.theta, &self.doc_topic, &self.sums, self.docs, streams.child(THETA));
+        column_sums_into(&mut self.sums, &self.theta);
+        Self::draw_rows(self.prior, &mut self.phi, &self.word_topic, &self.sums, self.words, streams.child(PHI));
     }
 
     fn ln_prior(&self) -> f64 {
