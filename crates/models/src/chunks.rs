@@ -44,12 +44,11 @@ pub(crate) fn allocate<R: rand::Rng + ?Sized>(n: u64, cumulative: &mut [f64], ou
 /// components that receive units, with the same draw `allocate(n, …)` makes, bit for bit, and the
 /// stream left in the same place. Where the multinomial places units one at a time (`n < 2K`,
 /// [`distributions::Multinomial::places_units_one_at_a_time`]; almost every count of a sparse
-/// matrix), each unit is placed here directly: one uniform, `k` = the number of running sums
-/// `≤ u·total` (a branch-free count over the monotone sums), stepped back over zero weights, the same
-/// arithmetic and tie rule as the multinomial's — but without its validation passes over all `K`
-/// sums, its zeroed output and the caller's `K`-long update (`place` is called once per unit,
-/// with `x = 1`). Larger totals, and weights `allocate` would refuse (a total that is not finite
-/// and positive), take [`allocate`] itself, uniform fallback included.
+/// matrix), each unit is placed here directly ([`place_units`]) — without the multinomial's
+/// validation passes over all `K` sums, its zeroed output and the caller's `K`-long update
+/// (`place` is called once per unit, with `x = 1`). Larger totals, and weights `allocate` would
+/// refuse (a total that is not finite and positive), take [`allocate`] itself, uniform fallback
+/// included.
 #[inline]
 pub(crate) fn allocate_each<R: rand::Rng + ?Sized>(
     n: u64,
@@ -58,21 +57,67 @@ pub(crate) fn allocate_each<R: rand::Rng + ?Sized>(
     rng: &mut R,
     mut place: impl FnMut(usize, u64),
 ) {
+    if !place_units(n, cumulative, rng, &mut place) {
+        allocate_and_place(n, cumulative, scratch, rng, place);
+    }
+}
+
+/// [`allocate_each`] from running sums the caller keeps (a precomputed table): the same draw,
+/// bit for bit. Only when the units cannot be placed one at a time are the sums copied into
+/// `spare` (same length), which [`allocate`] may overwrite with its uniform fallback.
+#[inline]
+pub(crate) fn allocate_each_from<R: rand::Rng + ?Sized>(
+    n: u64,
+    cumulative: &[f64],
+    spare: &mut [f64],
+    scratch: &mut [u64],
+    rng: &mut R,
+    mut place: impl FnMut(usize, u64),
+) {
+    if !place_units(n, cumulative, rng, &mut place) {
+        spare.copy_from_slice(cumulative);
+        allocate_and_place(n, spare, scratch, rng, place);
+    }
+}
+
+/// Places `n` units one at a time when the multinomial would (`n < 2K`) and the running sums are
+/// valid; returns `false`, having drawn nothing, otherwise. Each unit: one uniform `u`, `k` = the
+/// number of running sums `≤ u·total` (a branch-free count over the monotone sums), stepped back
+/// over zero weights — the arithmetic and tie rule of
+/// [`distributions::Multinomial::sample_cumulative_into`].
+#[inline]
+fn place_units<R: rand::Rng + ?Sized>(
+    n: u64,
+    cumulative: &[f64],
+    rng: &mut R,
+    place: &mut impl FnMut(usize, u64),
+) -> bool {
     let last = cumulative.len() - 1;
     let (first, total) = (cumulative[0], cumulative[last]);
     // The running sums of non-negative finite products are non-decreasing; a NaN or an infinity
     // anywhere reaches the total.
-    if total.is_finite() && total > 0.0 && first >= 0.0 && Multinomial::places_units_one_at_a_time(n, last + 1) {
-        for _ in 0..n {
-            let target = rand::RngExt::sample::<f64, _>(rng, rand::distr::StandardUniform) * total;
-            let mut k = cumulative.iter().map(|&c| usize::from(c <= target)).sum::<usize>().min(last);
-            while k > 0 && cumulative[k] == cumulative[k - 1] {
-                k -= 1;
-            }
-            place(k, 1);
-        }
-        return;
+    if !(total.is_finite() && total > 0.0 && first >= 0.0 && Multinomial::places_units_one_at_a_time(n, last + 1)) {
+        return false;
     }
+    for _ in 0..n {
+        let target = rand::RngExt::sample::<f64, _>(rng, rand::distr::StandardUniform) * total;
+        let mut k = cumulative.iter().map(|&c| usize::from(c <= target)).sum::<usize>().min(last);
+        while k > 0 && cumulative[k] == cumulative[k - 1] {
+            k -= 1;
+        }
+        place(k, 1);
+    }
+    true
+}
+
+/// [`allocate`], then `place(k, x_k)` for every component that received units.
+fn allocate_and_place<R: rand::Rng + ?Sized>(
+    n: u64,
+    cumulative: &mut [f64],
+    scratch: &mut [u64],
+    rng: &mut R,
+    mut place: impl FnMut(usize, u64),
+) {
     allocate(n, cumulative, scratch, rng);
     for (k, &x) in scratch.iter().enumerate().filter(|(_, x)| **x > 0) {
         place(k, x);
@@ -196,9 +241,9 @@ mod tests {
     use distributions::Streams;
     use rand::RngExt;
 
-    /// `allocate_each` makes the draw `allocate(n, …)` makes and leaves the stream in the same
-    /// place, for totals on both sides of the one-at-a-time threshold `2K`, on weights with zeros
-    /// (ties in the running sums), underflow and invalid totals.
+    /// `allocate_each` and `allocate_each_from` make the draw `allocate(n, …)` makes and leave the
+    /// stream in the same place, for totals on both sides of the one-at-a-time threshold `2K`, on
+    /// weights with zeros (ties in the running sums), underflow and invalid totals.
     #[test]
     fn placing_units_gives_the_multinomial_draw() {
         let cases: Vec<Vec<f64>> = vec![
@@ -227,7 +272,14 @@ mod tests {
                 let (mut placed, mut scratch) = (vec![0u64; weights.len()], vec![0u64; weights.len()]);
                 allocate_each(n, &mut b, &mut scratch, &mut rng_b, |k, x| placed[k] += x);
                 assert_eq!(placed, expected, "{weights:?} n = {n}, seed {seed}");
-                assert_eq!(rng_a.random::<u64>(), rng_b.random::<u64>(), "the streams diverged: {weights:?}");
+                // From kept sums, which must stay as they were (the fallback works on a copy).
+                let (mut from_kept, mut spare, mut rng_c) =
+                    (vec![0u64; weights.len()], vec![0.0; weights.len()], Streams::new(seed).rng());
+                allocate_each_from(n, &cumulative, &mut spare, &mut scratch, &mut rng_c, |k, x| from_kept[k] += x);
+                assert_eq!(from_kept, expected, "kept sums: {weights:?} n = {n}, seed {seed}");
+                let next = rng_a.random::<u64>();
+                assert_eq!(next, rng_b.random::<u64>(), "the streams diverged: {weights:?}");
+                assert_eq!(next, rng_c.random::<u64>(), "the streams diverged (kept sums): {weights:?}");
             }
         }
     }

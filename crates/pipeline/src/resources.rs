@@ -85,8 +85,12 @@ impl Manifest {
         let gibbs_iterations = self.sampler.as_ref().map_or(0.0, |s| s.iterations as f64);
         let cavi_iterations = self.cavi_settings().max_iterations() as f64;
         let chains = self.methods.iter().map(|&m| self.chains(m)).max().unwrap_or(1) as f64;
-        let per_chain =
-            CHAIN_BYTES_PER_ENTRY * entries + CHAIN_BYTES_PER_FACTOR * factor_values + CHAIN_BYTES_PER_KEPT * kept;
+        // The block model keeps the running sums of its allocation's second stage, `V × C × C`.
+        let derived_values = if self.model.kind == models::ModelKind::Block { rows * k * k } else { 0.0 };
+        let per_chain = CHAIN_BYTES_PER_ENTRY * entries
+            + CHAIN_BYTES_PER_FACTOR * factor_values
+            + 8.0 * derived_values
+            + CHAIN_BYTES_PER_KEPT * kept;
         let per_unit = DATA_BYTES_PER_ENTRY * entries + chains * per_chain;
         let datasets = self.sweep.replications as f64 * self.sweep.e0.as_ref().map_or(1, Vec::len) as f64;
         let levels = self.noise.alpha.as_ref().or(self.noise.epsilon.as_ref()).map_or(1, Vec::len) as f64;
