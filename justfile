@@ -5,8 +5,8 @@
 # per fit; resumes if interrupted. Leaves results/fig4-enron/{results.parquet, summary.csv,
 # figure.png}.
 #
-# The headline: Fig. 4 of Schein et al. (2019) on the Enron structure (about 3 hours on 2 cores:
-# one chain per fit took 44 min; see docs/fig4.md).
+# The headline: Fig. 4 of Schein et al. (2019) on the Enron structure (about 3.3 hours on 2 cores:
+# 6x the quick run's 33 min; BENCHMARKS.md, docs/fig4.md).
 reproduce-fig4:
     cargo run --release -p cli -- run experiments/fig4-enron.toml
 
