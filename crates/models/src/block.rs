@@ -2,7 +2,7 @@
 
 use crate::chunks::{
     ChunkBuffers, allocate_each, allocate_each_from, chunk_count, chunk_rows, column_sums_into, cumulative_products,
-    cumulative_products_4, dot_rows, reduce_chunks_into, reduce_into,
+    cumulative_products_group, dot_rows, reduce_chunks_into, reduce_into,
 };
 use crate::error::{ModelError, check_factor};
 use crate::{FactorBlock, GammaPrior, PoissonFactorization};
@@ -149,14 +149,7 @@ impl BlockModel {
                     nonzero.clear();
                     nonzero.extend(y_i.iter().enumerate().filter(|&(j, n)| j != i && *n > 0).map(|(j, _)| j));
                     for group in nonzero.chunks(4) {
-                        let w_of = |j: usize| &w[j * c..(j + 1) * c];
-                        if let &[j0, j1, j2, j3] = group {
-                            cumulative_products_4(batch, theta_i, [w_of(j0), w_of(j1), w_of(j2), w_of(j3)]);
-                        } else {
-                            for (weights, &j) in batch.chunks_exact_mut(c).zip(group) {
-                                cumulative_products(weights, theta_i, w_of(j));
-                            }
-                        }
+                        cumulative_products_group(batch, theta_i, group, |j| &w[j * c..(j + 1) * c]);
                         for (weights, &j) in batch.chunks_exact_mut(c).zip(group) {
                             // Each e-mail's sender community, then (community by community) its
                             // recipient community, from the kept second-stage sums.

@@ -182,6 +182,24 @@ pub(crate) fn cumulative_products_4(out: &mut [f64], a: &[f64], b: [&[f64]; 4]) 
     }
 }
 
+/// The running sums of `a_k · row(j)_k` for each column `j` of `group` (at most four), into
+/// consecutive `K`-long slices of `batch`: a full group of four by [`cumulative_products_4`], a
+/// shorter one (the end of a row) one at a time. Bit-identical either way.
+pub(crate) fn cumulative_products_group<'a>(
+    batch: &mut [f64],
+    a: &[f64],
+    group: &[usize],
+    row: impl Fn(usize) -> &'a [f64],
+) {
+    if let &[j0, j1, j2, j3] = group {
+        cumulative_products_4(batch, a, [row(j0), row(j1), row(j2), row(j3)]);
+    } else {
+        for (cumulative, &j) in batch.chunks_exact_mut(a.len()).zip(group) {
+            cumulative_products(cumulative, a, row(j));
+        }
+    }
+}
+
 /// One chunk's buffers, kept across sweeps so that a sweep allocates nothing: its share of a
 /// column-indexed count matrix, and the scratch of the allocation step.
 #[derive(Clone, Debug)]

@@ -1,8 +1,8 @@
 //! Poisson matrix factorization, the LDA-like topic model.
 
 use crate::chunks::{
-    ChunkBuffers, allocate_each, chunk_count, chunk_rows, column_sums_into, cumulative_products, cumulative_products_4,
-    dot_rows, reduce_chunks_into,
+    ChunkBuffers, allocate_each, chunk_count, chunk_rows, column_sums_into, cumulative_products_group, dot_rows,
+    reduce_chunks_into,
 };
 use crate::error::{ModelError, check_factor};
 use crate::{FactorBlock, GammaPrior, PoissonFactorization};
@@ -176,14 +176,7 @@ impl PoissonFactorization for TopicModel {
                     nonzero.clear();
                     nonzero.extend(y_d.iter().enumerate().filter(|(_, c)| **c > 0).map(|(w, _)| w));
                     for group in nonzero.chunks(4) {
-                        let phi_of = |w: usize| &phi[w * k..(w + 1) * k];
-                        if let &[w0, w1, w2, w3] = group {
-                            cumulative_products_4(batch, theta_d, [phi_of(w0), phi_of(w1), phi_of(w2), phi_of(w3)]);
-                        } else {
-                            for (cumulative, &w) in batch.chunks_exact_mut(k).zip(group) {
-                                cumulative_products(cumulative, theta_d, phi_of(w));
-                            }
-                        }
+                        cumulative_products_group(batch, theta_d, group, |w| &phi[w * k..(w + 1) * k]);
                         for (cumulative, &w) in batch.chunks_exact_mut(k).zip(group) {
                             let n_w = &mut word_topic[w * k..(w + 1) * k];
                             allocate_each(u64::from(y_d[w]), cumulative, draw, &mut rng, |topic, x| {
