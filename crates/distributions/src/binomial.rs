@@ -8,12 +8,14 @@ use rand::{Rng, RngExt};
 /// `Binom(n, p)`: `P(k) = C(n,k) p^k (1−p)^{n−k}`, `k = 0..=n`, `p ∈ [0, 1]`. The thinning step
 /// `y ~ Binom(ỹ⁺, μ/(μ+λ₁))` (eq. 15 of Schein et al. 2019).
 ///
-/// Construction costs nothing beyond the check of `p`; see [`Binomial::sample`] for the two
-/// samplers.
+/// For `n ≤ 64` construction costs nothing beyond the check of `p`; larger totals set up
+/// `rand_distr`'s sampler once, here. See [`Binomial::sample`] for the two samplers.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Binomial {
     n: u64,
     p: f64,
+    /// `rand_distr`'s BINV/BTPE sampler, for `n > 64` only.
+    large: Option<rand_distr::Binomial>,
 }
 
 /// Totals up to this are drawn by inversion ([`Binomial::sample`]): with `p ≤ ½` after the flip,
@@ -24,7 +26,18 @@ impl Binomial {
     /// `Binom(n, p)`; errors unless `p ∈ [0, 1]`.
     pub fn new(n: u64, p: f64) -> Result<Self, ParamError> {
         let p = probability("Binomial", "p", p)?;
-        Ok(Self { n, p })
+        let large = if n > INVERSION_MAX_N {
+            let inner = rand_distr::Binomial::new(n, p).map_err(|_| ParamError {
+                distribution: "Binomial",
+                parameter: "p",
+                value: p,
+                allowed: "a number in [0, 1]",
+            })?;
+            Some(inner)
+        } else {
+            None
+        };
+        Ok(Self { n, p, large })
     }
 
     /// `np`.
@@ -83,13 +96,10 @@ impl Distribution<u64> for Binomial {
     ///
     /// Larger totals: BINV / BTPE via `rand_distr`.
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
-        let (n, p) = (self.n, self.p);
-        if n > INVERSION_MAX_N {
-            return match rand_distr::Binomial::new(n, p) {
-                Ok(inner) => inner.sample(rng),
-                Err(_) => unreachable!("p was checked to be in [0, 1] by Binomial::new"),
-            };
+        if let Some(inner) = &self.large {
+            return inner.sample(rng);
         }
+        let (n, p) = (self.n, self.p);
         let flipped = p > 0.5;
         let small = if flipped { 1.0 - p } else { p };
         let q = 1.0 - small;
