@@ -305,7 +305,7 @@ mod tests {
 
 #[cfg(test)]
 mod rate_kernel_tests {
-    use super::{cumulative_products, cumulative_products_4, dot_rows};
+    use super::{cumulative_products, cumulative_products_4, cumulative_products_group, dot_rows};
     use rand::RngExt;
 
     /// The four-at-a-time kernel gives the one-at-a-time dot products bit for bit, for row
@@ -321,6 +321,27 @@ mod rate_kernel_tests {
             for (w, mu) in tiled.iter().enumerate() {
                 let plain: f64 = theta.iter().zip(&phi[w * k..(w + 1) * k]).map(|(a, b)| a * b).sum();
                 assert_eq!(mu.to_bits(), plain.to_bits(), "v = {v}, k = {k}, word {w}");
+            }
+        }
+    }
+
+    /// A group of one to four columns (the end of a row, or a full group) gets, in order, the
+    /// running sums of its own columns' rows, bit for bit.
+    #[test]
+    fn running_sums_of_a_group_follow_its_columns() {
+        let mut rng = distributions::Streams::new(5).rng();
+        let k = 7;
+        let a: Vec<f64> = (0..k).map(|_| rng.random::<f64>() * 3.0).collect();
+        let rows: Vec<f64> = (0..6 * k).map(|_| rng.random::<f64>().powi(3)).collect();
+        let row = |j: usize| &rows[j * k..(j + 1) * k];
+        for group in [&[4][..], &[0, 5], &[3, 1, 2], &[5, 0, 2, 1]] {
+            let mut batch = vec![f64::NAN; 4 * k];
+            cumulative_products_group(&mut batch, &a, group, row);
+            for (i, &j) in group.iter().enumerate() {
+                let mut one = vec![0.0; k];
+                cumulative_products(&mut one, &a, row(j));
+                let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&batch[i * k..(i + 1) * k]), bits(&one), "group {group:?}, column {j}");
             }
         }
     }
