@@ -210,6 +210,18 @@ impl Tail {
     }
 }
 
+/// A lower bound on `e^{−r}` for `r ∈ [0, 1]` that the computed `exp(−r)` never falls below:
+/// `1 − r + r²/2 − r³/6` (a partial sum of the alternating series ending on a negative term, so
+/// below `e^{−r}` by at least `r⁴/30`), less `1e-14` for rounding. The polynomial's rounding is a
+/// few units in the last place of a value `>= 1/3` (below `1e-15`), libm's `exp` is within one
+/// (glibc: under 1 ulp), so a uniform below this bound is below `exp(−r)` too: the inversion's
+/// `u < P(0)` decided without `exp`, with the same outcome bit for bit (tested in
+/// `squeeze_never_exceeds_exp`). At the private Gibbs step's typical `r ≈ 0.26` the bound is
+/// within `2e-4` of `e^{−r}`.
+fn below_exp_minus(r: f64) -> f64 {
+    1.0 - r * (1.0 - 0.5 * r * (1.0 - r / 3.0)) - 1e-14
+}
+
 /// The largest order and argument [`Bessel::new`] accepts.
 const MAX_PARAMETER: f64 = 1e15;
 
@@ -217,32 +229,53 @@ const MAX_PARAMETER: f64 = 1e15;
 /// for a Gaussian-shaped pmf (`2c + 2e^{−c²/2}/c`), about 1.27 times the pmf's mass.
 const HAT_HALF_WIDTH: f64 = 1.1;
 
-impl Bessel {
-    /// The Poisson-proposal sampler for `(a/2)² = h2 <= ν + 1` (see [`Bessel::sample`]).
-    fn sample_small<R: Rng + ?Sized>(&self, h2: f64, rng: &mut R) -> u64 {
-        let rate = h2 / (self.nu + 1.0);
-        let p0 = (-rate).exp();
-        loop {
-            // Poisson(rate <= 1) by sequential inversion; the cap only matters if rounding left
-            // the cumulative sum below u (probability ~1e-16), and then the proposal is redrawn.
-            let u: f64 = rng.sample(StandardUniform);
-            let (mut n, mut p, mut cumulative) = (0u64, p0, p0);
-            while u >= cumulative && n < 64 {
-                n += 1;
-                p *= rate / n as f64;
-                cumulative += p;
-            }
-            if n == 64 {
-                continue;
-            }
-            if n <= 1 {
-                return n;
-            }
-            let accept: f64 = (2..=n).map(|j| (self.nu + 1.0) / (self.nu + j as f64)).product();
-            if rng.sample::<f64, _>(StandardUniform) < accept {
-                return n;
-            }
+/// The Poisson-proposal sampler of `Bes(ν, a)` for `(a/2)² = h2 <= ν + 1` (see
+/// [`Bessel::sample`]); needs no mode.
+fn sample_small_argument<R: Rng + ?Sized>(nu: f64, h2: f64, rng: &mut R) -> u64 {
+    let rate = h2 / (nu + 1.0);
+    let below_p0 = below_exp_minus(rate);
+    let mut p0 = None;
+    loop {
+        // Poisson(rate <= 1) by sequential inversion; the cap only matters if rounding left
+        // the cumulative sum below u (probability ~1e-16), and then the proposal is redrawn.
+        let u: f64 = rng.sample(StandardUniform);
+        if u < below_p0 {
+            return 0; // u < e^{−rate} = P(0) without evaluating it: about 3 draws in 4
         }
+        let p0 = *p0.get_or_insert_with(|| (-rate).exp());
+        let (mut n, mut p, mut cumulative) = (0u64, p0, p0);
+        while u >= cumulative && n < 64 {
+            n += 1;
+            p *= rate / n as f64;
+            cumulative += p;
+        }
+        if n == 64 {
+            continue;
+        }
+        if n <= 1 {
+            return n;
+        }
+        let accept: f64 = (2..=n).map(|j| (nu + 1.0) / (nu + j as f64)).product();
+        if rng.sample::<f64, _>(StandardUniform) < accept {
+            return n;
+        }
+    }
+}
+
+impl Bessel {
+    /// One draw from `Bes(nu, a)`, the same as `Bessel::new(nu, a)?.sample(rng)` bit for bit and
+    /// with the same errors, without keeping the distribution: on the small-argument route
+    /// (`(a/2)² <= ν + 1`, nine entries in ten of a private Gibbs sweep) the mode is never
+    /// computed. Computing it (a square root, then a division waiting on it, then integer
+    /// corrections) was a quarter of the private step's time (issue 21, BENCHMARKS.md).
+    #[inline]
+    pub fn sample_once<R: Rng + ?Sized>(nu: f64, a: f64, rng: &mut R) -> Result<u64, ParamError> {
+        let h2 = 0.25 * a * a;
+        if (0.0..=MAX_PARAMETER).contains(&nu) && a >= 0.0 && h2 <= nu + 1.0 {
+            // Here a <= 2√(ν+1) <= 1e15 too.
+            return Ok(if a == 0.0 { 0 } else { sample_small_argument(nu, h2, rng) });
+        }
+        Ok(Self::new(nu, a)?.sample(rng))
     }
 }
 
@@ -276,7 +309,7 @@ impl Distribution<u64> for Bessel {
         }
         let h2 = 0.25 * self.a * self.a;
         if h2 <= self.nu + 1.0 {
-            return self.sample_small(h2, rng);
+            return sample_small_argument(self.nu, h2, rng);
         }
         let m = self.mode as f64;
         let spread = (1.0 / (m + 1.0) + 1.0 / (m + self.nu + 1.0)).sqrt().recip();
@@ -326,6 +359,25 @@ impl Distribution<u64> for Bessel {
             if v.ln() <= self.ln_ratio_to_mode(n, &mut at_mode) - ln_hat {
                 return n as u64;
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::below_exp_minus;
+
+    /// The squeeze of the small-argument route lies below the computed `exp(−r)` over `[0, 1]`
+    /// (a million grid points, the ends, tiny and subnormal rates), and it is tight (within
+    /// `r⁴/24 + 2e-14`, else it would skip `exp` rarely and be pointless).
+    #[test]
+    fn squeeze_never_exceeds_exp() {
+        let grid = (0..=1_000_000).map(|i| f64::from(i) / 1e6);
+        let tiny = [f64::MIN_POSITIVE, 5e-324, 1e-300, 1e-17, 1e-9, 1e-5, 1.0 - f64::EPSILON];
+        for r in grid.chain(tiny) {
+            let (below, exact) = (below_exp_minus(r), (-r).exp());
+            assert!(below < exact, "r = {r:e}: {below} >= {exact}");
+            assert!(exact - below <= r.powi(4) / 24.0 + 2e-14, "r = {r:e}: gap {}", exact - below);
         }
     }
 }

@@ -41,7 +41,7 @@
 //! The ELBO is evaluated right after the local step (the multinomial is then optimal, which
 //! makes its entropy and expected log-likelihood collapse to the closed forms above).
 
-use crate::private::{Entry, classify_entries};
+use crate::entries::{Entries, Entry};
 use crate::{InferenceError, lambda_posterior_rate};
 use distributions::{Bessel, Streams, digamma, ln_bessel_i, ln_gamma};
 use mechanism::Privatized;
@@ -183,7 +183,7 @@ enum Observed {
     Exact(Vec<Option<u32>>),
     /// Privatized counts, how each entry enters, and `E[g_n1], E[g_n2]` of the current
     /// `Q(λ_n)` (which is `Gamma(1 + E[g_nl], 1/α)`).
-    Private { released: Vec<i32>, entries: Vec<Entry>, expected_g: Vec<[f64; 2]> },
+    Private { released: Vec<i32>, entries: Entries, expected_g: Vec<[f64; 2]> },
 }
 
 /// CAVI for a mean-field model `M` ([`MeanFieldFactorization`]) from exact counts
@@ -213,7 +213,11 @@ impl<M: MeanFieldFactorization> Cavi<M> {
         let start = match &observed {
             Observed::Exact(y) => mean_of(y.iter().flatten().map(|&c| f64::from(c))),
             Observed::Private { released, entries, .. } => mean_of(
-                released.iter().zip(entries).filter(|(_, e)| **e != Entry::Missing).map(|(&v, _)| f64::from(v.max(0))),
+                released
+                    .iter()
+                    .zip(entries.iter())
+                    .filter(|(_, e)| *e != Entry::Missing)
+                    .map(|(&v, _)| f64::from(v.max(0))),
             ),
         };
         model.initialize(start, streams);
@@ -280,10 +284,10 @@ impl<M: MeanFieldFactorization> Cavi<M> {
         streams: Streams,
     ) -> Result<Self, InferenceError> {
         crate::non_private::check_shape(model.shape(), data.rows(), data.cols())?;
-        let entries = classify_entries(data, |n| model.is_excluded(n), lambda_posterior_rate);
+        let entries = Entries::classify(data, |n| model.is_excluded(n), lambda_posterior_rate)?;
         let expected_g = entries
             .iter()
-            .map(|e| match *e {
+            .map(|e| match e {
                 Entry::Noisy { alpha, .. } => [alpha / (1.0 - alpha); 2],
                 _ => [0.0; 2],
             })
@@ -299,7 +303,7 @@ impl<M: MeanFieldFactorization> Cavi<M> {
     /// components can explain every count, after which the rates shrink to 0 and stay there.
     fn warm_start(&mut self, truncated: &[u32]) -> Result<(), InferenceError> {
         let Observed::Private { entries, .. } = &self.observed else { return Ok(()) };
-        let y = entries.iter().zip(truncated).map(|(e, &c)| (*e != Entry::Missing).then_some(c)).collect();
+        let y = entries.iter().zip(truncated).map(|(e, &c)| (e != Entry::Missing).then_some(c)).collect();
         let private = std::mem::replace(&mut self.observed, Observed::Exact(y));
         for _ in 0..WARM_START {
             self.iterate()?;
@@ -350,17 +354,17 @@ impl<M: MeanFieldFactorization> Cavi<M> {
                 self.ratios
                     .par_chunks_mut(per_chunk)
                     .zip(expected_g.par_chunks_mut(per_chunk))
-                    .zip(released.par_chunks(per_chunk).zip(entries.par_chunks(per_chunk)))
+                    .zip(released.par_chunks(per_chunk).zip(entries.classes().par_chunks(per_chunk)))
                     .zip(self.geometric.par_chunks(per_chunk))
                     .enumerate()
-                    .map(|(chunk, (((ratios, expected_g), (released, entries)), w))| {
+                    .map(|(chunk, (((ratios, expected_g), (released, classes)), w))| {
                         let mut sum = 0.0;
                         for (i, r) in ratios.iter_mut().enumerate() {
                             let moments = (!mean.is_empty()).then(|| {
                                 let n = chunk * per_chunk + i;
                                 (mean[n], variance[n])
                             });
-                            let (ratio, value) = match entries[i] {
+                            let (ratio, value) = match entries.table()[classes[i] as usize] {
                                 Entry::Missing => exact_entry(None, w[i]),
                                 Entry::Exact => exact_entry(Some(f64::from(released[i].max(0))), w[i]),
                                 Entry::Noisy { alpha, .. } => {

@@ -18,8 +18,9 @@
 //! `B` batch means (it accounts for autocorrelation); `z` is referred to Student's t with `B − 1`
 //! degrees of freedom, two-sided. A wrong conditional anywhere shifts some mean and is rejected.
 
+use crate::entries::Entry;
 use crate::non_private::impute;
-use crate::private::{Entry, lambda_prior_draw};
+use crate::private::lambda_prior_draw;
 use crate::{LocallyPrivate, NonPrivate, Sampler};
 use distributions::{Poisson, Streams};
 use models::PoissonFactorization;
@@ -88,12 +89,12 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
         self.model.rates_into(&mut rates);
         let mut rng = streams.rng();
         for (n, &rate) in rates.iter().enumerate() {
-            if self.entries[n] == Entry::Missing && !include_missing {
+            if self.entries.get(n) == Entry::Missing && !include_missing {
                 continue;
             }
             let y = impute(rate, &mut rng).expect("rates of a prior draw are finite");
             self.y[n] = y;
-            self.released[n] = match self.entries[n] {
+            self.released[n] = match self.entries.get(n) {
                 Entry::Missing => 0,
                 Entry::Exact => y as i32,
                 Entry::Noisy { .. } => {
@@ -113,7 +114,7 @@ impl<M: PoissonFactorization> JointSimulator for LocallyPrivate<M> {
         self.model.sample_prior(streams.child(0));
         let mut rng = streams.child(1).rng();
         for (entry, aux) in self.entries.iter().zip(&mut self.aux) {
-            if let Entry::Noisy { alpha, .. } = *entry {
+            if let Entry::Noisy { alpha, .. } = entry {
                 aux.lambda = lambda_prior_draw(alpha, &mut rng).expect("alpha in (0, 1)");
             }
         }

@@ -21,6 +21,7 @@
 mod cavi;
 mod chain;
 mod diagnostics;
+mod entries;
 mod error;
 mod estimator;
 pub mod geweke;

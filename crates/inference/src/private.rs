@@ -1,6 +1,7 @@
 //! The locally private layer: any Poisson factorization model, plus the step that resamples the
 //! true counts from the privatized ones.
 
+use crate::entries::{Entries, Entry};
 use crate::non_private::{IMPUTE, MODEL, check_shape, impute};
 use crate::private_step::{NoiseAux, lambda_posterior_rate, resample_entry};
 use crate::{InferenceError, Sampler};
@@ -13,17 +14,6 @@ use rayon::prelude::*;
 
 /// Stream id of the warm-start sweep.
 const WARM_START: u64 = u64::MAX;
-
-/// How an entry enters the private step.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Entry {
-    /// Missing or excluded by the model: imputed `y ~ Pois(μ)` (0 where excluded).
-    Missing,
-    /// Released with `α = 0`: `y = ỹ`, no noise auxiliaries.
-    Exact,
-    /// Released with noise level `α > 0`; holds `α` and the rate of `λ | g`.
-    Noisy { alpha: f64, lambda_rate: f64 },
-}
 
 /// Locally private Gibbs sampling (Schein et al. 2019, §4): the posterior `p(Z, Y | Ỹ)` of a
 /// Poisson factorization model `M` given only privatized counts `Ỹ`.
@@ -39,7 +29,7 @@ pub(crate) enum Entry {
 pub struct LocallyPrivate<M> {
     pub(crate) model: M,
     pub(crate) released: Vec<i32>,
-    pub(crate) entries: Vec<Entry>,
+    pub(crate) entries: Entries,
     pub(crate) y: Vec<u32>,
     pub(crate) aux: Vec<NoiseAux>,
     rates: Vec<f64>,
@@ -64,11 +54,11 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
     ) -> Result<Self, InferenceError> {
         check_shape(model.shape(), data.rows(), data.cols())?;
         let n_entries = data.values().len();
-        let entries = classify_entries(data, |n| model.is_excluded(n), lambda_rate);
+        let entries = Entries::classify(data, |n| model.is_excluded(n), lambda_rate)?;
         let mut rng = streams.rng();
         let mut aux = vec![NoiseAux { lambda: [0.0; 2], g: [0; 2] }; n_entries];
         for (entry, a) in entries.iter().zip(&mut aux) {
-            if let Entry::Noisy { alpha, .. } = *entry {
+            if let Entry::Noisy { alpha, .. } = entry {
                 a.lambda = lambda_prior_draw(alpha, &mut rng)?;
             }
         }
@@ -88,16 +78,17 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
         self.model.rates_into(&mut self.rates);
         let cols = self.model.shape().1;
         let per_chunk = chunk_rows(self.model.shape().0) * cols;
+        let table = self.entries.table();
         self.y
             .par_chunks_mut(per_chunk)
             .zip(self.aux.par_chunks_mut(per_chunk))
-            .zip(self.released.par_chunks(per_chunk).zip(self.entries.par_chunks(per_chunk)))
+            .zip(self.released.par_chunks(per_chunk).zip(self.entries.classes().par_chunks(per_chunk)))
             .zip(self.rates.par_chunks(per_chunk))
             .enumerate()
-            .try_for_each(|(chunk, (((y, aux), (released, entries)), rates))| {
+            .try_for_each(|(chunk, (((y, aux), (released, classes)), rates))| {
                 let mut rng = streams.child(chunk as u64).rng();
                 for (n, y_n) in y.iter_mut().enumerate() {
-                    *y_n = match entries[n] {
+                    *y_n = match table[classes[n] as usize] {
                         Entry::Missing => impute(rates[n], &mut rng)?,
                         Entry::Exact => released[n].unsigned_abs(),
                         Entry::Noisy { lambda_rate, .. } => {
@@ -110,27 +101,6 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
                 Ok::<(), InferenceError>(())
             })
     }
-}
-
-/// How each entry of `data` enters a private step: missing or excluded (`is_excluded`), exact
-/// (`α = 0`) or noisy, with the rate `lambda_rate(α)` of `λ | g` (Gibbs) or of `Q(λ)` (CAVI).
-pub(crate) fn classify_entries(
-    data: &Privatized,
-    is_excluded: impl Fn(usize) -> bool,
-    lambda_rate: fn(f64) -> f64,
-) -> Vec<Entry> {
-    (0..data.values().len())
-        .map(|n| {
-            let alpha = data.alpha(n);
-            if data.missing()[n] || is_excluded(n) {
-                Entry::Missing
-            } else if alpha == 0.0 {
-                Entry::Exact
-            } else {
-                Entry::Noisy { alpha, lambda_rate: lambda_rate(alpha) }
-            }
-        })
-        .collect()
 }
 
 /// `λ₁, λ₂ ~ Exp(mean α/(1−α))`, i.e. **rate** `(1−α)/α` (Theorem 3.1, eq. 10).

@@ -43,7 +43,7 @@ pub fn resample_entry<R: Rng + ?Sized>(
 ) -> Result<u64, ParamError> {
     let [lambda1, lambda2] = aux.lambda;
     let a = 2.0 * ((lambda1 + mu) * lambda2).sqrt();
-    let m = if a > 0.0 { Bessel::new(released.unsigned_abs() as f64, a)?.sample(rng) } else { 0 };
+    let m = if a > 0.0 { Bessel::sample_once(released.unsigned_abs() as f64, a, rng)? } else { 0 };
     let (plus, g2) = if released <= 0 { (m, m + released.unsigned_abs()) } else { (m + released as u64, m) };
     let denominator = mu + lambda1;
     let p = if denominator > 0.0 { (mu / denominator).min(1.0) } else { 0.0 };

@@ -117,7 +117,7 @@ impl Sampler for SwappedNoiseCounts {
         self.0.step(streams.child(0))?;
         let mut rng = streams.child(1).rng();
         for (entry, aux) in self.0.entries.iter().zip(&mut self.0.aux) {
-            if let Entry::Noisy { lambda_rate, .. } = *entry {
+            if let Entry::Noisy { lambda_rate, .. } = entry {
                 let [g1, g2] = aux.g;
                 aux.lambda = [
                     Erlang::new(1 + g2, lambda_rate).unwrap().sample(&mut rng),
