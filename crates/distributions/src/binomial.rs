@@ -40,6 +40,17 @@ impl Binomial {
         Ok(Self { n, p, large })
     }
 
+    /// One draw from `Binom(n, p)`, the same as `Binomial::new(n, p)?.sample(rng)` bit for bit
+    /// and with the same errors, without building the distribution: for `n <= 64` nothing but
+    /// the check of `p` comes before the inversion (the private Gibbs step draws one per entry).
+    #[inline]
+    pub fn sample_once<R: Rng + ?Sized>(n: u64, p: f64, rng: &mut R) -> Result<u64, ParamError> {
+        if n > INVERSION_MAX_N {
+            return Ok(Self::new(n, p)?.sample(rng));
+        }
+        Ok(sample_inversion(n, probability("Binomial", "p", p)?, rng))
+    }
+
     /// `np`.
     pub fn mean(&self) -> f64 {
         self.n as f64 * self.p
@@ -96,26 +107,31 @@ impl Distribution<u64> for Binomial {
     ///
     /// Larger totals: BINV / BTPE via `rand_distr`.
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
-        if let Some(inner) = &self.large {
-            return inner.sample(rng);
+        match &self.large {
+            Some(inner) => inner.sample(rng),
+            None => sample_inversion(self.n, self.p, rng),
         }
-        let (n, p) = (self.n, self.p);
-        let flipped = p > 0.5;
-        let small = if flipped { 1.0 - p } else { p };
-        let q = 1.0 - small;
-        let ratio = small / q;
-        let at_zero = q.powi(n as i32);
-        loop {
-            let mut u: f64 = rng.sample(StandardUniform);
-            let (mut k, mut pk) = (0u64, at_zero);
-            while u >= pk && k < n {
-                u -= pk;
-                pk *= (n - k) as f64 / (k + 1) as f64 * ratio;
-                k += 1;
-            }
-            if u < pk {
-                return if flipped { n - k } else { k };
-            }
+    }
+}
+
+/// The inversion sampler of [`Binomial::sample`] for `n <= 64`.
+#[inline]
+fn sample_inversion<R: Rng + ?Sized>(n: u64, p: f64, rng: &mut R) -> u64 {
+    let flipped = p > 0.5;
+    let small = if flipped { 1.0 - p } else { p };
+    let q = 1.0 - small;
+    let ratio = small / q;
+    let at_zero = q.powi(n as i32);
+    loop {
+        let mut u: f64 = rng.sample(StandardUniform);
+        let (mut k, mut pk) = (0u64, at_zero);
+        while u >= pk && k < n {
+            u -= pk;
+            pk *= (n - k) as f64 / (k + 1) as f64 * ratio;
+            k += 1;
+        }
+        if u < pk {
+            return if flipped { n - k } else { k };
         }
     }
 }

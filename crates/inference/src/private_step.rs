@@ -4,7 +4,6 @@
 
 use distributions::{Bessel, Binomial, Erlang, ParamError};
 use rand::Rng;
-use rand::distr::Distribution;
 
 /// One entry's auxiliary state: the exponential rates `λ_n1, λ_n2` of the two geometric noise
 /// halves and the Poisson counts `g_n1, g_n2` they generated (`τ_n = g_n1 − g_n2`, Theorem 3.1).
@@ -47,10 +46,10 @@ pub fn resample_entry<R: Rng + ?Sized>(
     let (plus, g2) = if released <= 0 { (m, m + released.unsigned_abs()) } else { (m + released as u64, m) };
     let denominator = mu + lambda1;
     let p = if denominator > 0.0 { (mu / denominator).min(1.0) } else { 0.0 };
-    let y = if plus == 0 { 0 } else { Binomial::new(plus, p)?.sample(rng) };
+    let y = if plus == 0 { 0 } else { Binomial::sample_once(plus, p, rng)? };
     let g = [plus - y, g2];
     for (lambda, &g_l) in aux.lambda.iter_mut().zip(&g) {
-        *lambda = Erlang::new(1 + g_l, lambda_rate)?.sample(rng);
+        *lambda = Erlang::sample_once(1 + g_l, lambda_rate, rng)?;
     }
     aux.g = g;
     Ok(y)
