@@ -219,7 +219,7 @@ impl Tail {
 /// `squeeze_never_exceeds_exp`). At the private Gibbs step's typical `r ≈ 0.26` the bound is
 /// within `2e-4` of `e^{−r}`.
 fn below_exp_minus(r: f64) -> f64 {
-    1.0 - r * (1.0 - 0.5 * r * (1.0 - r / 3.0)) - 1e-14
+    1.0 - r * (1.0 - 0.5 * r * (1.0 - r * (1.0 / 3.0))) - 1e-14
 }
 
 /// The largest order and argument [`Bessel::new`] accepts.
@@ -232,13 +232,20 @@ const HAT_HALF_WIDTH: f64 = 1.1;
 /// The Poisson-proposal sampler of `Bes(ν, a)` for `(a/2)² = h2 <= ν + 1` (see
 /// [`Bessel::sample`]); needs no mode.
 fn sample_small_argument<R: Rng + ?Sized>(nu: f64, h2: f64, rng: &mut R) -> u64 {
+    let first = rng.sample(StandardUniform);
+    sample_small_argument_from(nu, h2, first, rng)
+}
+
+/// [`sample_small_argument`] with its first uniform `first` already drawn.
+fn sample_small_argument_from<R: Rng + ?Sized>(nu: f64, h2: f64, first: f64, rng: &mut R) -> u64 {
     let rate = h2 / (nu + 1.0);
     let below_p0 = below_exp_minus(rate);
     let mut p0 = None;
+    let mut next = Some(first);
     loop {
         // Poisson(rate <= 1) by sequential inversion; the cap only matters if rounding left
         // the cumulative sum below u (probability ~1e-16), and then the proposal is redrawn.
-        let u: f64 = rng.sample(StandardUniform);
+        let u: f64 = next.take().unwrap_or_else(|| rng.sample(StandardUniform));
         if u < below_p0 {
             return 0; // u < e^{−rate} = P(0) without evaluating it: about 3 draws in 4
         }
@@ -276,6 +283,33 @@ impl Bessel {
             return Ok(if a == 0.0 { 0 } else { sample_small_argument(nu, h2, rng) });
         }
         Ok(Self::new(nu, a)?.sample(rng))
+    }
+
+    /// One draw from `Bes(nu, 2√x)`: the same as `Bessel::sample_once(nu, 2.0 * x.sqrt(), rng)`
+    /// bit for bit and with the same errors, for the caller who has `x = (a/2)²` — the private
+    /// Gibbs step's `(λ₁ + μ)λ₂` (eq. 12).
+    ///
+    /// Most draws there are 0 on the small-argument route, decided by the first uniform against
+    /// [`below_exp_minus`] of the Poisson proposal's rate `r = (a/2)²/(ν+1)`. That decision is
+    /// made here from `x` directly, with an upper bound `r̄ = x · (1/(ν+1)) · (1 + 1e-14) >= r`
+    /// (the square root, squaring and division of the exact route differ from `x/(ν+1)` by at
+    /// most five roundings, `1.2e-15` relative): `r̄ <= 1` puts the draw on the small route, and
+    /// as the bound decreases in `r`, `u < below_exp_minus(r̄)` implies `u < below_exp_minus(r)`
+    /// — the draw is 0 either way. The square root and the division, whose latency was most of
+    /// the step's time, are then never waited for (`1/(ν+1)` depends on the data only). Every
+    /// other draw continues on the exact route with the same uniform.
+    #[inline]
+    pub fn sample_once_squared<R: Rng + ?Sized>(nu: f64, x: f64, rng: &mut R) -> Result<u64, ParamError> {
+        let (x_bound, nu1) = (x * (1.0 + 1e-14), nu + 1.0);
+        if x > 0.0 && x_bound <= nu1 && (0.0..=MAX_PARAMETER).contains(&nu) {
+            let u: f64 = rng.sample(StandardUniform);
+            if u * nu1 + x_bound < nu1 * (1.0 - 1e-14) {
+                return Ok(0);
+            }
+            let a = 2.0 * x.sqrt();
+            return Ok(sample_small_argument_from(nu, 0.25 * a * a, u, rng));
+        }
+        Self::sample_once(nu, 2.0 * x.sqrt(), rng)
     }
 }
 

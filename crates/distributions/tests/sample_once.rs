@@ -3,7 +3,7 @@
 //! with the generator left in the same place — on both sides of every internal switch.
 
 use distributions::{Bessel, Binomial, Erlang, ParamError, StreamRng, stream};
-use rand::Rng;
+use rand::{Rng, RngExt};
 use rand::distr::Distribution;
 
 /// Draws five times both ways from the same stream position and compares values, errors and the
@@ -38,6 +38,44 @@ fn bessel_once_is_bessel() {
         [(-1.0, 1.0), (1.0, -1.0), (f64::NAN, 1.0), (1.0, f64::NAN), (2e15, 1.0), (1.0, 2e15), (1.0, f64::INFINITY)]
     {
         same(&format!("Bes({nu}, {a})"), Bessel::new(nu, a), |r| Bessel::sample_once(nu, a, r));
+    }
+}
+
+/// `sample_once_squared(ν, x)` is `sample_once(ν, 2√x)`: on a grid of `x` across the switch
+/// `x = ν + 1` (each side by a few ulps), tiny and subnormal `x`, a seeded random sample of the
+/// private step's `(ν, x)`, and invalid values.
+#[test]
+fn bessel_once_squared_is_bessel_once() {
+    let check = |nu: f64, x: f64| {
+        let label = format!("Bes({nu}, 2√{x})");
+        for seed in 0..20 {
+            let (mut a, mut b) = (stream(seed, 2), stream(seed, 2));
+            let (expected, found) = (Bessel::sample_once(nu, 2.0 * x.sqrt(), &mut a), Bessel::sample_once_squared(nu, x, &mut b));
+            assert_eq!(format!("{expected:?}"), format!("{found:?}"), "{label}, seed {seed}");
+            assert_eq!(a.next_u64(), b.next_u64(), "{label}: the stream moved differently");
+        }
+    };
+    for nu in [0.0, 1.0, 2.0, 7.0, 63.0, 1e4, 1e15, 1.5e15] {
+        let switch = nu + 1.0f64;
+        let mut near = vec![switch];
+        let (mut up, mut down) = (switch, switch);
+        for _ in 0..8 {
+            up = up.next_up();
+            down = down.next_down();
+            near.extend([up, down]);
+        }
+        for x in near.into_iter().chain([0.0, 5e-324, 1e-310, 1e-200, 1e-9, 0.3 * switch, 0.99 * switch, 1.01 * switch, 4.0 * switch]) {
+            check(nu, x);
+        }
+    }
+    let mut rng = stream(9, 9);
+    for _ in 0..2000 {
+        let nu = f64::from(rng.random_range(0..12u32));
+        let x = rng.random::<f64>() * 3.0 * (nu + 1.0);
+        check(nu, x);
+    }
+    for (nu, x) in [(-1.0, 1.0), (1.0, -1.0), (f64::NAN, 1.0), (1.0, f64::NAN), (1.0, f64::INFINITY), (2e15, 0.5)] {
+        check(nu, x);
     }
 }
 

@@ -41,8 +41,13 @@ pub fn resample_entry<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Result<u64, ParamError> {
     let [lambda1, lambda2] = aux.lambda;
-    let a = 2.0 * ((lambda1 + mu) * lambda2).sqrt();
-    let m = if a > 0.0 { Bessel::sample_once(released.unsigned_abs() as f64, a, rng)? } else { 0 };
+    // (a/2)² = (λ₁ + μ)λ₂; a = 0 (and a NaN from a NaN rate, caught by the binomial) give m = 0.
+    let half_a_squared = (lambda1 + mu) * lambda2;
+    let m = if half_a_squared > 0.0 {
+        Bessel::sample_once_squared(released.unsigned_abs() as f64, half_a_squared, rng)?
+    } else {
+        0
+    };
     let (plus, g2) = if released <= 0 { (m, m + released.unsigned_abs()) } else { (m + released as u64, m) };
     let denominator = mu + lambda1;
     let p = if denominator > 0.0 { (mu / denominator).min(1.0) } else { 0.0 };
