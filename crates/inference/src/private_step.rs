@@ -41,7 +41,7 @@ pub fn resample_entry<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Result<u64, ParamError> {
     let [lambda1, lambda2] = aux.lambda;
-    // (a/2)² = (λ₁ + μ)λ₂; a = 0 (and a NaN from a NaN rate, caught by the binomial) give m = 0.
+    // (a/2)² = (λ₁ + μ)λ₂; a = 0 gives m = 0 (as does a NaN, which rates of finite factors never are).
     let half_a_squared = (lambda1 + mu) * lambda2;
     let m = if half_a_squared > 0.0 {
         Bessel::sample_once_squared(released.unsigned_abs() as f64, half_a_squared, rng)?
