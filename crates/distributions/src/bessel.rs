@@ -298,7 +298,7 @@ impl Bessel {
     /// — the draw is 0 either way. The square root and the division, whose latency was most of
     /// the step's time, are then never waited for (`1/(ν+1)` depends on the data only). Every
     /// other draw continues on the exact route with the same uniform.
-    #[inline]
+    #[inline(always)]
     pub fn sample_once_squared<R: Rng + ?Sized>(nu: f64, x: f64, rng: &mut R) -> Result<u64, ParamError> {
         let (x_bound, nu1) = (x * (1.0 + 1e-14), nu + 1.0);
         if x > 0.0 && x_bound <= nu1 && (0.0..=MAX_PARAMETER).contains(&nu) {

@@ -43,7 +43,7 @@ impl Binomial {
     /// One draw from `Binom(n, p)`, the same as `Binomial::new(n, p)?.sample(rng)` bit for bit
     /// and with the same errors, without building the distribution: for `n <= 64` nothing but
     /// the check of `p` comes before the inversion (the private Gibbs step draws one per entry).
-    #[inline]
+    #[inline(always)]
     pub fn sample_once<R: Rng + ?Sized>(n: u64, p: f64, rng: &mut R) -> Result<u64, ParamError> {
         if n > INVERSION_MAX_N {
             return Ok(Self::new(n, p)?.sample(rng));
@@ -115,7 +115,7 @@ impl Distribution<u64> for Binomial {
 }
 
 /// The inversion sampler of [`Binomial::sample`] for `n <= 64`.
-#[inline]
+#[inline(always)]
 fn sample_inversion<R: Rng + ?Sized>(n: u64, p: f64, rng: &mut R) -> u64 {
     let flipped = p > 0.5;
     let small = if flipped { 1.0 - p } else { p };

@@ -52,7 +52,7 @@ impl Erlang {
     /// One draw from `Erlang(shape, rate)`, the same as `Erlang::new(shape, rate)?.sample(rng)`
     /// bit for bit and with the same errors, without building the distribution (the private
     /// Gibbs step draws two per entry, almost all with `shape <= 3`).
-    #[inline]
+    #[inline(always)]
     pub fn sample_once<R: Rng + ?Sized>(shape: u64, rate: f64, rng: &mut R) -> Result<f64, ParamError> {
         if shape > SUM_MAX_SHAPE {
             return Ok(Self::new(shape, rate)?.sample(rng));
@@ -77,7 +77,7 @@ impl Distribution<f64> for Erlang {
 }
 
 /// `(E₁ + … + E_k)/rate` with `E_i ~ Exp(1)`, summed in order.
-#[inline]
+#[inline(always)]
 fn sum_of_exponentials<R: Rng + ?Sized>(shape: u64, rate: f64, rng: &mut R) -> f64 {
     (0..shape).map(|_| rng.sample::<f64, _>(Exp1)).sum::<f64>() / rate
 }
