@@ -236,36 +236,32 @@ fn sample_small_argument<R: Rng + ?Sized>(nu: f64, h2: f64, rng: &mut R) -> u64 
     sample_small_argument_from(nu, h2, first, rng)
 }
 
-/// [`sample_small_argument`] with its first uniform `first` already drawn.
-fn sample_small_argument_from<R: Rng + ?Sized>(nu: f64, h2: f64, first: f64, rng: &mut R) -> u64 {
+/// [`sample_small_argument`] with its first uniform `u` already drawn.
+fn sample_small_argument_from<R: Rng + ?Sized>(nu: f64, h2: f64, mut u: f64, rng: &mut R) -> u64 {
     let rate = h2 / (nu + 1.0);
-    let below_p0 = below_exp_minus(rate);
-    let mut p0 = None;
-    let mut next = Some(first);
+    if u < below_exp_minus(rate) {
+        return 0; // u < e^{−rate} = P(0) without evaluating it: about 3 draws in 4
+    }
+    let p0 = (-rate).exp();
     loop {
         // Poisson(rate <= 1) by sequential inversion; the cap only matters if rounding left
         // the cumulative sum below u (probability ~1e-16), and then the proposal is redrawn.
-        let u: f64 = next.take().unwrap_or_else(|| rng.sample(StandardUniform));
-        if u < below_p0 {
-            return 0; // u < e^{−rate} = P(0) without evaluating it: about 3 draws in 4
-        }
-        let p0 = *p0.get_or_insert_with(|| (-rate).exp());
         let (mut n, mut p, mut cumulative) = (0u64, p0, p0);
         while u >= cumulative && n < 64 {
             n += 1;
             p *= rate / n as f64;
             cumulative += p;
         }
-        if n == 64 {
-            continue;
+        if n < 64 {
+            if n <= 1 {
+                return n;
+            }
+            let accept: f64 = (2..=n).map(|j| (nu + 1.0) / (nu + j as f64)).product();
+            if rng.sample::<f64, _>(StandardUniform) < accept {
+                return n;
+            }
         }
-        if n <= 1 {
-            return n;
-        }
-        let accept: f64 = (2..=n).map(|j| (nu + 1.0) / (nu + j as f64)).product();
-        if rng.sample::<f64, _>(StandardUniform) < accept {
-            return n;
-        }
+        u = rng.sample(StandardUniform);
     }
 }
 

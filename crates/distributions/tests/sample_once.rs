@@ -3,8 +3,8 @@
 //! with the generator left in the same place — on both sides of every internal switch.
 
 use distributions::{Bessel, Binomial, Erlang, ParamError, StreamRng, stream};
-use rand::{Rng, RngExt};
 use rand::distr::Distribution;
+use rand::{Rng, RngExt};
 
 /// Draws five times both ways from the same stream position and compares values, errors and the
 /// generator's next word.
@@ -50,7 +50,8 @@ fn bessel_once_squared_is_bessel_once() {
         let label = format!("Bes({nu}, 2√{x})");
         for seed in 0..20 {
             let (mut a, mut b) = (stream(seed, 2), stream(seed, 2));
-            let (expected, found) = (Bessel::sample_once(nu, 2.0 * x.sqrt(), &mut a), Bessel::sample_once_squared(nu, x, &mut b));
+            let (expected, found) =
+                (Bessel::sample_once(nu, 2.0 * x.sqrt(), &mut a), Bessel::sample_once_squared(nu, x, &mut b));
             assert_eq!(format!("{expected:?}"), format!("{found:?}"), "{label}, seed {seed}");
             assert_eq!(a.next_u64(), b.next_u64(), "{label}: the stream moved differently");
         }
@@ -64,7 +65,17 @@ fn bessel_once_squared_is_bessel_once() {
             down = down.next_down();
             near.extend([up, down]);
         }
-        for x in near.into_iter().chain([0.0, 5e-324, 1e-310, 1e-200, 1e-9, 0.3 * switch, 0.99 * switch, 1.01 * switch, 4.0 * switch]) {
+        for x in near.into_iter().chain([
+            0.0,
+            5e-324,
+            1e-310,
+            1e-200,
+            1e-9,
+            0.3 * switch,
+            0.99 * switch,
+            1.01 * switch,
+            4.0 * switch,
+        ]) {
             check(nu, x);
         }
     }
