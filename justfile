@@ -5,13 +5,13 @@
 # per fit; resumes if interrupted. Leaves results/fig4-enron/{results.parquet, summary.csv,
 # figure.png}.
 #
-# The headline: Fig. 4 of Schein et al. (2019) on the Enron structure (about 3.3 hours on 2 cores:
-# 6x the quick run's 33 min; BENCHMARKS.md, docs/fig4.md).
+# The headline: Fig. 4 of Schein et al. (2019) on the Enron structure (about 2 hours on 2 cores:
+# 6x the quick run's 18-33 min, by machine; BENCHMARKS.md, docs/fig4.md).
 reproduce-fig4:
     cargo run --release -p cli -- run experiments/fig4-enron.toml
 
-# The same design with 2,500 iterations and 4 chains per fit (about 35 minutes on 2 cores; the
-# deviation is printed).
+# The same design with 2,500 iterations and 4 chains per fit (about 20 minutes on 2 cores, 33 on
+# a slower VM; the deviation is printed).
 reproduce-fig4-quick:
     cargo run --release -p cli -- run experiments/fig4-enron-quick.toml
 
