@@ -285,15 +285,15 @@ impl Bessel {
     /// bit for bit and with the same errors, for the caller who has `x = (a/2)²` — the private
     /// Gibbs step's `(λ₁ + μ)λ₂` (eq. 12).
     ///
-    /// Most draws there are 0 on the small-argument route, decided by the first uniform against
-    /// [`below_exp_minus`] of the Poisson proposal's rate `r = (a/2)²/(ν+1)`. That decision is
-    /// made here from `x` directly, with an upper bound `r̄ = x · (1/(ν+1)) · (1 + 1e-14) >= r`
-    /// (the square root, squaring and division of the exact route differ from `x/(ν+1)` by at
-    /// most five roundings, `1.2e-15` relative): `r̄ <= 1` puts the draw on the small route, and
-    /// as the bound decreases in `r`, `u < below_exp_minus(r̄)` implies `u < below_exp_minus(r)`
-    /// — the draw is 0 either way. The square root and the division, whose latency was most of
-    /// the step's time, are then never waited for (`1/(ν+1)` depends on the data only). Every
-    /// other draw continues on the exact route with the same uniform.
+    /// Most draws there are 0 on the small-argument route: the exact route computes `a = 2√x`,
+    /// `(a/2)²` (`x` up to three roundings) and the proposal's rate `r = (a/2)²/(ν+1)` (one more),
+    /// and returns 0 exactly when its first uniform `u` is below the computed `exp(−r) >= 1 − r −
+    /// 2⁻⁵³`. Here that outcome is decided from `x` directly: with `x̄ = x (1 + 1e-14)`, which is
+    /// at least `(a/2)²`, `x̄ <= ν + 1` puts the draw on the small route, and
+    /// `u (ν+1) + x̄ < (ν+1)(1 − 1e-14)` means `u < 1 − r − 1e-14` up to a few roundings of
+    /// `ν + 1`, so the exact route would return 0 too. The square root and the division, whose
+    /// latency was most of the step's time, are then never waited for. Every other draw continues
+    /// on the exact route with the same uniform (tested bit for bit against `sample_once`).
     #[inline(always)]
     pub fn sample_once_squared<R: Rng + ?Sized>(nu: f64, x: f64, rng: &mut R) -> Result<u64, ParamError> {
         let (x_bound, nu1) = (x * (1.0 + 1e-14), nu + 1.0);
