@@ -33,8 +33,7 @@ pub struct Erlang {
 impl Erlang {
     /// `Erlang(shape, rate)`; errors unless `shape ≥ 1` and `rate` is finite and `> 0`.
     pub fn new(shape: u64, rate: f64) -> Result<Self, ParamError> {
-        check("Erlang", "shape", shape as f64, "an integer >= 1", shape >= 1)?;
-        let rate = positive("Erlang", "rate", rate)?;
+        let rate = checked(shape, rate)?;
         let large = if shape > SUM_MAX_SHAPE {
             let gamma = rand_distr::Gamma::new(shape as f64, rate.recip()).map_err(|_| ParamError {
                 distribution: "Erlang",
@@ -57,8 +56,7 @@ impl Erlang {
         if shape > SUM_MAX_SHAPE {
             return Ok(Self::new(shape, rate)?.sample(rng));
         }
-        check("Erlang", "shape", shape as f64, "an integer >= 1", shape >= 1)?;
-        Ok(sum_of_exponentials(shape, positive("Erlang", "rate", rate)?, rng))
+        Ok(sum_of_exponentials(shape, checked(shape, rate)?, rng))
     }
 
     /// `k / rate`.
@@ -74,6 +72,13 @@ impl Distribution<f64> for Erlang {
             None => sum_of_exponentials(self.shape, self.rate, rng),
         }
     }
+}
+
+/// The checks of [`Erlang::new`]: `shape >= 1`, then `rate` finite and `> 0` (returned).
+#[inline(always)]
+fn checked(shape: u64, rate: f64) -> Result<f64, ParamError> {
+    check("Erlang", "shape", shape as f64, "an integer >= 1", shape >= 1)?;
+    positive("Erlang", "rate", rate)
 }
 
 /// `(E₁ + … + E_k)/rate` with `E_i ~ Exp(1)`, summed in order.
