@@ -52,10 +52,10 @@ const fn default_orders() -> [f64; 156] {
     out
 }
 
-/// ln(e^a + e^b).
+/// ln(e^a + e^b); +∞ if either is +∞ (never ∞ − ∞ = NaN), NaN if either is NaN.
 fn log_add(a: f64, b: f64) -> f64 {
     let (hi, lo) = if a > b { (a, b) } else { (b, a) };
-    if lo == f64::NEG_INFINITY { hi } else { hi + (lo - hi).exp().ln_1p() }
+    if lo == f64::NEG_INFINITY || hi == f64::INFINITY { hi } else { hi + (lo - hi).exp().ln_1p() }
 }
 
 /// ln erfc(x), accurate where erfc underflows (asymptotic series for x > 20).
@@ -129,6 +129,11 @@ fn ln_a_fractional(q: f64, sigma: f64, alpha: f64) -> Result<f64, AccountantErro
         } else {
             negative = log_add(negative, term);
         }
+        if positive == f64::INFINITY || term.is_nan() {
+            // A term overflowed (σ so small that e^{(k² − k)/(2σ²)} is infinite): A_α is
+            // unbounded as far as doubles can tell, and the order establishes nothing.
+            return Ok(f64::INFINITY);
+        }
         if f64::from(k) > alpha + 1.0 && term < last_term && term < positive - 25.0 {
             if positive <= negative {
                 return Err(AccountantError::Precision { q, sigma, alpha });
@@ -164,7 +169,9 @@ pub fn rdp_subsampled_gaussian(q: f64, sigma: f64, alpha: f64) -> Result<f64, Ac
     }
     let ln_a =
         if alpha.fract() == 0.0 { ln_a_integer(q, sigma, alpha as u64) } else { ln_a_fractional(q, sigma, alpha)? };
-    Ok(ln_a.max(0.0) / (alpha - 1.0))
+    // Rounding may only raise a privacy loss: an intermediate value that overflowed to NaN (for
+    // σ so small that (k² − k)/(2σ²) is infinite) is +∞, never `NaN.max(0) = 0`.
+    Ok(if ln_a.is_nan() { f64::INFINITY } else { ln_a.max(0.0) / (alpha - 1.0) })
 }
 
 /// Accumulated RDP at a fixed set of orders; composition adds, conversion minimizes over orders.
@@ -243,7 +250,10 @@ const MIN_CONVERSION_ORDER: f64 = 1.01;
 
 /// ε at one order for a total RDP `rdp` (see [`RdpAccountant::epsilon`]).
 fn epsilon_at_order(alpha: f64, rdp: f64, delta: f64) -> f64 {
-    if delta * delta + (-rdp).exp_m1() > 0.0 {
+    if rdp.is_nan() {
+        // Never round a privacy loss down: an undefined RDP establishes no guarantee.
+        f64::INFINITY
+    } else if delta * delta + (-rdp).exp_m1() > 0.0 {
         0.0
     } else if alpha > MIN_CONVERSION_ORDER {
         (rdp + (-1.0 / alpha).ln_1p() - (delta.ln() + alpha.ln()) / (alpha - 1.0)).max(0.0)
@@ -254,6 +264,9 @@ fn epsilon_at_order(alpha: f64, rdp: f64, delta: f64) -> f64 {
 
 /// ln δ at one order for a total RDP `rdp` and target ε (see [`RdpAccountant::delta`]).
 fn ln_delta_at_order(alpha: f64, rdp: f64, epsilon: f64) -> f64 {
+    if rdp.is_nan() {
+        return 0.0; // δ = 1: nothing established
+    }
     let kl = if rdp == 0.0 { f64::NEG_INFINITY } else { 0.5 * (-(-rdp).exp()).ln_1p() };
     if alpha > MIN_CONVERSION_ORDER {
         kl.min((alpha - 1.0) * (rdp - epsilon + (-1.0 / alpha).ln_1p()) - alpha.ln())

@@ -16,7 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let [_, rates, counts] = args.as_slice() else {
         return Err("usage: score_against_counts RATES.parquet COUNTS.csv".into());
     };
-    let table = tables::read_counts(Path::new(counts), true)?;
+    let table = tables::read_counts(Path::new(counts), true, &tables::GridLabels::default())?;
     let n = table.cols.len();
     let raw: HashMap<(&str, &str), u64> = table
         .counts

@@ -7,7 +7,9 @@ use mechanism::{Noise, Privatized};
 use models::ModelKind;
 use rand::RngExt;
 use std::path::{Path, PathBuf};
-use tables::{Labels, Level, PrivacySidecar, read_counts, read_levels, read_released, sidecar_path};
+use tables::{
+    GridLabels, Labels, Level, PrivacySidecar, read_counts, read_levels, read_released, recover_release, sidecar_path,
+};
 
 /// Where a released table's noise levels come from.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,6 +41,9 @@ pub struct FitData {
     pub input: Input,
     /// How the noise levels were found, for the record (`None` for raw counts).
     pub levels: Option<String>,
+    /// What the stated levels (`--alpha`, `--alpha-file`) override: the sidecar's own levels,
+    /// which the release contradicts only when asked to (`--override-sidecar`).
+    pub overrides_sidecar: Option<String>,
     /// Whether the diagonal is outside the model (the block model's self-loops).
     pub excludes_diagonal: bool,
     /// Row-major indices of the held-out cells (sorted).
@@ -60,10 +65,22 @@ impl FitData {
 /// Reads `path` for `method` and `kind`: released values (`row,col,value`) with their levels for
 /// the naïve and private methods, raw counts (`row,col,count`) for the non-private references. A
 /// block model needs the same labels on both axes (a release made with `--square`).
-pub fn load(path: &Path, method: Method, kind: ModelKind, levels: &LevelSource) -> Result<FitData, FitError> {
+///
+/// A release's sidecar is checked field by field whenever it exists ([`PrivacySidecar::load`]);
+/// levels given instead (`levels` other than [`LevelSource::Sidecar`]) that contradict it are
+/// refused unless `override_sidecar`, and the override is then recorded. Before reading, an
+/// interrupted `lppf privatize` of this release is completed or cleaned up
+/// ([`recover_release`]).
+pub fn load(
+    path: &Path,
+    method: Method,
+    kind: ModelKind,
+    levels: &LevelSource,
+    override_sidecar: bool,
+) -> Result<FitData, FitError> {
     let excludes_diagonal = kind.excludes_diagonal();
     if !method.reads_released() {
-        let table = read_counts(path, kind.square())?;
+        let table = read_counts(path, kind.square(), &GridLabels::default())?;
         let counts = table
             .counts
             .iter()
@@ -83,11 +100,14 @@ pub fn load(path: &Path, method: Method, kind: ModelKind, levels: &LevelSource) 
             cols,
             input,
             levels: None,
+            overrides_sidecar: None,
             excludes_diagonal,
             heldout: Vec::new(),
         });
     }
+    recover_release(path)?;
     let mut table = read_released(path)?;
+    let sidecar = load_sidecar(path, &table)?;
     if kind.square() {
         table = table.as_square().ok_or_else(|| {
             FitError::Input(format!(
@@ -100,7 +120,24 @@ pub fn load(path: &Path, method: Method, kind: ModelKind, levels: &LevelSource) 
             ))
         })?;
     }
-    let (alphas, described) = row_levels(path, &table.rows, table.cols.len(), levels)?;
+    let (alphas, described) = row_levels(path, &table.rows, levels, sidecar.as_ref())?;
+    let overrides_sidecar = match (&sidecar, levels) {
+        (Some(s), LevelSource::Alpha(_) | LevelSource::File { .. }) => {
+            let stated = s.alphas(&sidecar_path(path), &table.rows)?;
+            contradiction(&stated, &alphas, &table.rows)
+        }
+        _ => None,
+    };
+    if let Some(what) = &overrides_sidecar
+        && !override_sidecar
+    {
+        return Err(FitError::Input(format!(
+            "{}: the levels given contradict its sidecar {} ({what}); a release's levels are what its \
+             sidecar states. Pass --override-sidecar to fit with the given levels anyway (fit.toml records it)",
+            path.display(),
+            sidecar_path(path).display()
+        )));
+    }
     let privatized = Privatized::from_released(
         table.rows.len(),
         table.cols.len(),
@@ -114,13 +151,54 @@ pub fn load(path: &Path, method: Method, kind: ModelKind, levels: &LevelSource) 
         cols: table.cols,
         input: Input::Released { privatized, alphas, values: table.values },
         levels: Some(described),
+        overrides_sidecar,
         excludes_diagonal,
         heldout: Vec::new(),
     })
 }
 
+/// The release's sidecar, checked ([`PrivacySidecar::load`]) and matched against the table's
+/// grid; `None` when there is none.
+fn load_sidecar(path: &Path, table: &tables::ReleasedTable) -> Result<Option<PrivacySidecar>, FitError> {
+    let sidecar_file = sidecar_path(path);
+    if !sidecar_file.exists() {
+        return Ok(None);
+    }
+    let sidecar = PrivacySidecar::load(&sidecar_file)?;
+    let (rows, cols) = (table.rows.len(), table.cols.len());
+    if (sidecar.rows, sidecar.cols) != (rows, cols) {
+        return Err(FitError::Input(format!(
+            "{}: states a {} × {} grid but {} has {rows} × {cols}",
+            sidecar_file.display(),
+            sidecar.rows,
+            sidecar.cols,
+            path.display(),
+        )));
+    }
+    if sidecar.square && table.as_square().is_none() {
+        return Err(FitError::Input(format!(
+            "{}: states square = true (a network), but the row and column labels of {} differ",
+            sidecar_file.display(),
+            path.display()
+        )));
+    }
+    Ok(Some(sidecar))
+}
+
+/// The first row whose given level differs from the sidecar's beyond rounding, described.
+fn contradiction(stated: &[f64], given: &[f64], rows: &Labels) -> Option<String> {
+    let (d, (a, b)) =
+        stated.iter().zip(given).enumerate().find(|(_, (a, b))| (*a - *b).abs() > 1e-12 * a.abs().max(b.abs()))?;
+    Some(format!("row {:?}: the sidecar states alpha = {a}, the levels given say {b}", rows.names[d]))
+}
+
 /// `α_d` of every row, and a description of where they came from.
-fn row_levels(path: &Path, rows: &Labels, cols: usize, source: &LevelSource) -> Result<(Vec<f64>, String), FitError> {
+fn row_levels(
+    path: &Path,
+    rows: &Labels,
+    source: &LevelSource,
+    sidecar: Option<&PrivacySidecar>,
+) -> Result<(Vec<f64>, String), FitError> {
     let check = |a: f64, what: &str| {
         if a > 0.0 && a < 1.0 {
             Ok(a)
@@ -156,25 +234,13 @@ fn row_levels(path: &Path, rows: &Labels, cols: usize, source: &LevelSource) -> 
         }
         LevelSource::Sidecar => {
             let sidecar_file = sidecar_path(path);
-            if !sidecar_file.exists() {
+            let Some(sidecar) = sidecar else {
                 return Err(FitError::Input(format!(
                     "{}: no noise levels: {} is missing; give --alpha or --alpha-file",
                     path.display(),
                     sidecar_file.display()
                 )));
-            }
-            let sidecar = PrivacySidecar::load(&sidecar_file)?;
-            if (sidecar.rows, sidecar.cols) != (rows.len(), cols) {
-                return Err(FitError::Input(format!(
-                    "{}: states a {} × {} grid but {} has {} × {}",
-                    sidecar_file.display(),
-                    sidecar.rows,
-                    sidecar.cols,
-                    path.display(),
-                    rows.len(),
-                    cols
-                )));
-            }
+            };
             let alphas = sidecar.alphas(&sidecar_file, rows)?;
             let described = match sidecar.alpha {
                 Some(a) => format!(

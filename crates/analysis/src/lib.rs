@@ -11,15 +11,18 @@
 //!   predictive under the released-data likelihood `Pois(μ) ⊛ 2Geo(α)`.
 //! - [`write_outputs`]: `rates.parquet`, `factors.parquet`, `trace.parquet`, `diagnostics.csv`,
 //!   `fit.toml`, `summary.txt` and `figure.svg`/`.png`, each written atomically.
+//! - [`fit_cost`]: the memory and work of a fit from its settings alone, checked before a fit.
 
 mod chains;
 mod data;
 mod error;
 mod outputs;
 mod report;
+mod resources;
 
 pub use chains::{ChainTrace, FitResult, FitSettings, HeldOutScore, MAX_PREDICTIVE_SAMPLES, fit_chains};
 pub use data::{FitData, Input, LevelSource, hold_out, load, seed_from_os};
 pub use error::FitError;
 pub use outputs::{OUTPUT_FILES, write_outputs};
 pub use report::{TotalCheck, summary_text, total_check};
+pub use resources::{FitCost, fit_cost};

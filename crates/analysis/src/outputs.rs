@@ -30,6 +30,10 @@ struct FitRecord<'a> {
     rows: usize,
     cols: usize,
     noise_levels: Option<&'a str>,
+    /// Set when the levels given (`--alpha`, `--alpha-file`) contradict the release's sidecar and
+    /// `--override-sidecar` was passed: what was overridden.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    overrides_sidecar: Option<&'a str>,
     model: &'a str,
     components: usize,
     a0: f64,
@@ -176,6 +180,7 @@ pub fn write_outputs(
         rows,
         cols,
         noise_levels: data.levels.as_deref(),
+        overrides_sidecar: data.overrides_sidecar.as_deref(),
         model: settings.model.name(),
         components: settings.components,
         a0: settings.prior.shape(),

@@ -3,7 +3,7 @@
 
 use crate::{Failure, bad_input, failed};
 use analysis::{
-    FitError, FitSettings, LevelSource, OUTPUT_FILES, fit_chains, hold_out, load, seed_from_os, summary_text,
+    FitError, FitSettings, LevelSource, OUTPUT_FILES, fit_chains, fit_cost, hold_out, load, seed_from_os, summary_text,
     write_outputs,
 };
 use distributions::Streams;
@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use inference::{Algorithm, BesselArgument, CaviSettings, MEstimate, Method, Schedule};
 use models::{GammaPrior, ModelKind};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The stream of the held-out cells: `Streams::new(seed).child(HOLDOUT_STREAM)` (chains use
 /// children 0, 1, …).
@@ -84,6 +84,13 @@ pub struct FitArgs {
     /// Replace a fit already in --output.
     #[arg(long)]
     force: bool,
+    /// Fit with --alpha or --alpha-file even where they contradict the release's sidecar (the
+    /// levels the release states about itself); fit.toml then records what was overridden.
+    #[arg(long)]
+    override_sidecar: bool,
+    /// Run even if the estimated peak memory exceeds the memory this machine has available.
+    #[arg(long)]
+    allow_memory: bool,
     /// No progress bar and no summary on stderr.
     #[arg(long)]
     quiet: bool,
@@ -114,12 +121,7 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
     } else {
         Algorithm::Gibbs(Schedule::new(args.iterations, args.burn_in, args.thin).map_err(bad_input)?)
     };
-    if args.output.join("fit.toml").exists() && !args.force {
-        return Err(bad_input(format!(
-            "{}: already holds a fit (fit.toml); pass --force to replace it or choose another --output",
-            args.output.display()
-        )));
-    }
+    prepare_output(&args.output, args.force)?;
     let levels = match (&args.alpha, &args.alpha_file) {
         (Some(a), _) => LevelSource::Alpha(*a),
         (_, Some(path)) => LevelSource::File { path: path.clone(), precision: args.precision },
@@ -131,7 +133,7 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
             args.method.name()
         )));
     }
-    let mut data = load(&args.input, args.method, args.model, &levels).map_err(to_failure)?;
+    let mut data = load(&args.input, args.method, args.model, &levels, args.override_sidecar).map_err(to_failure)?;
     let (seed, seed_source) = match args.seed {
         Some(s) => (s, "--seed"),
         None => (seed_from_os().map_err(to_failure)?, "operating-system entropy (recorded here to repeat the fit)"),
@@ -148,6 +150,18 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
         algorithm,
         seed,
     };
+    let cost = fit_cost(&settings, data.shape(), data.heldout.len());
+    if let Some(available) = runner::available_memory()
+        && cost.bytes > available
+        && !args.allow_memory
+    {
+        return Err(bad_input(format!(
+            "the fit needs {}, but {} is available; use fewer --chains, --iterations (or a larger --thin), \
+             --components or a smaller table, or pass --allow-memory",
+            cost.describe(),
+            runner::bytes_text(available)
+        )));
+    }
     let per_chain = match algorithm {
         Algorithm::Gibbs(s) => s.iterations(),
         Algorithm::Cavi(c) => c.max_iterations(),
@@ -162,12 +176,76 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
     };
     let result = fit_chains(&settings, &data, &|| bar.inc(1)).map_err(to_failure)?;
     bar.finish_and_clear();
-    std::fs::create_dir_all(&args.output)
-        .map_err(|e| failed(format!("{}: cannot create: {e}", args.output.display())))?;
-    write_outputs(&args.output, &settings, &data, &result, seed_source, args.holdout).map_err(to_failure)?;
+    commit_fit(&args.output, |dir| write_outputs(dir, &settings, &data, &result, seed_source, args.holdout))?;
     if !args.quiet {
         eprint!("{}", summary_text(&settings, &data, &result));
         eprintln!("\nwrote {} to {}", OUTPUT_FILES.join(", "), args.output.display());
+    }
+    Ok(())
+}
+
+/// The marker of a fit directory: written with the rest, so a directory holding it is a whole fit.
+const FIT_FILE: &str = "fit.toml";
+
+/// Before a fit: refuses an output that is not a place for one ([`results::check_output_dir`]:
+/// the root, a file, someone else's non-empty directory), or that holds a fit already (unless
+/// `force`); undoes what a killed `lppf fit` left beside it (its pending directory, or the old
+/// fit it had moved aside to replace, which is put back).
+fn prepare_output(output: &Path, force: bool) -> Result<(), Failure> {
+    results::check_output_dir(output, &[FIT_FILE], "fit (no fit.toml)").map_err(bad_input)?;
+    let name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    for (entry, _, target) in results::stale_entries(output) {
+        if target == format!("{name}.old") && !output.exists() {
+            std::fs::rename(&entry, output).map_err(|e| failed(format!("{}: cannot restore: {e}", entry.display())))?;
+            eprintln!("{}: restored the fit that a stopped `lppf fit --force` had moved aside", output.display());
+        } else if target == name || target == format!("{name}.old") {
+            results::remove_entry(&entry).map_err(|e| failed(format!("{}: {e}", entry.display())))?;
+        }
+    }
+    if output.join(FIT_FILE).exists() && !force {
+        return Err(bad_input(format!(
+            "{}: already holds a fit (fit.toml); pass --force to replace it or choose another --output",
+            output.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Writes a fit with `write` into a pending directory beside `output`, then renames it into
+/// place, so `output` holds a whole fit or none (issue 31: a full disk used to leave a partial
+/// fit that later runs refused to replace). An existing fit (`--force`) is moved aside first and
+/// removed after; a kill between the two renames leaves it aside, and the next `lppf fit` puts
+/// it back ([`prepare_output`]).
+fn commit_fit(output: &Path, write: impl FnOnce(&Path) -> Result<(), FitError>) -> Result<(), Failure> {
+    let pending = results::pending_path(output);
+    let io = |path: &Path, e: std::io::Error| failed(format!("{}: {e}", path.display()));
+    if let Some(parent) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+    }
+    std::fs::create_dir(&pending).map_err(|e| io(&pending, e))?;
+    if let Err(e) = write(&pending) {
+        let _ = results::remove_entry(&pending);
+        return Err(to_failure(e));
+    }
+    let empty = std::fs::read_dir(output).map_or(true, |mut entries| entries.next().is_none());
+    let aside = if output.exists() && !empty {
+        let mut name = pending.as_os_str().to_owned();
+        name.push(".old");
+        let aside = PathBuf::from(name);
+        std::fs::rename(output, &aside).map_err(|e| io(output, e))?;
+        Some(aside)
+    } else {
+        None
+    };
+    if let Err(e) = std::fs::rename(&pending, output) {
+        if let Some(aside) = &aside {
+            let _ = std::fs::rename(aside, output);
+        }
+        let _ = results::remove_entry(&pending);
+        return Err(io(output, e));
+    }
+    if let Some(aside) = aside {
+        let _ = results::remove_entry(&aside);
     }
     Ok(())
 }

@@ -3,10 +3,13 @@
 //! `--seed`), writes `row,col,value` and `<output>.privacy.toml`.
 
 use crate::{Failure, bad_input, failed};
-use distributions::ExactTwoSidedGeometric;
-use mechanism::{Randomness, release};
-use std::path::PathBuf;
-use tables::{Level, PrivacySidecar, ReleasedTable, read_counts, read_levels, sidecar_path, write_released};
+use distributions::{ExactTwoSidedGeometric, MAX_DECAY};
+use mechanism::{Randomness, ReleaseError, release};
+use std::path::{Path, PathBuf};
+use tables::{
+    CommitError, GridLabels, Level, PrivacySidecar, ReleasedTable, commit_release, read_counts, read_labels,
+    read_levels, recover_release, sidecar_path,
+};
 
 /// How much noise: one level for every row, or a file with each row's own.
 #[derive(clap::Args)]
@@ -36,6 +39,17 @@ pub struct PrivatizeArgs {
     /// A network: the grid is the union of all labels on both axes (rows × rows).
     #[arg(long)]
     square: bool,
+    /// The row labels of the grid, in the order to release them: a CSV with the header `label`
+    /// (or Parquet), one per line. The label set should be public: without it the grid is built
+    /// from the labels in --input (sorted), and a label seen only in non-zero cells reveals them.
+    #[arg(long, value_name = "FILE", conflicts_with = "square")]
+    rows: Option<PathBuf>,
+    /// The column labels of the grid (as --rows).
+    #[arg(long, value_name = "FILE", conflicts_with = "square")]
+    cols: Option<PathBuf>,
+    /// With --square: the labels of both axes of the network (as --rows).
+    #[arg(long, value_name = "FILE", requires = "square")]
+    labels: Option<PathBuf>,
     /// Seed the noise — for demonstrations and tests only: the release is then NOT private.
     #[arg(long)]
     seed: Option<u64>,
@@ -45,12 +59,50 @@ pub struct PrivatizeArgs {
     force: bool,
 }
 
+/// The files a release reads: none may be the release or its sidecar.
+fn inputs(args: &PrivatizeArgs) -> Vec<(&'static str, &Path)> {
+    let files = [
+        ("--input", Some(&args.input)),
+        ("--alpha-file", args.alpha_file.as_ref()),
+        ("--rows", args.rows.as_ref()),
+        ("--cols", args.cols.as_ref()),
+        ("--labels", args.labels.as_ref()),
+    ];
+    files.into_iter().filter_map(|(flag, path)| Some((flag, path?.as_path()))).collect()
+}
+
+/// The stated grid labels (--rows, --cols, --labels).
+fn grid_labels(args: &PrivatizeArgs) -> Result<GridLabels, Failure> {
+    let read = |p: &Option<PathBuf>| p.as_deref().map(read_labels).transpose().map_err(bad_input);
+    Ok(GridLabels { rows: if args.square { read(&args.labels)? } else { read(&args.rows)? }, cols: read(&args.cols)? })
+}
+
 pub fn privatize(args: &PrivatizeArgs) -> Result<(), Failure> {
     let n = args.precision;
     if !(n.is_finite() && n > 0.0) {
         return Err(bad_input(format!("--precision {n}: must be a finite number > 0")));
     }
     let sidecar_file = sidecar_path(&args.output);
+    for (flag, input) in inputs(args) {
+        for (what, output) in [("--output", &args.output), ("the sidecar of --output", &sidecar_file)] {
+            if results::same_file(input, output) {
+                return Err(bad_input(format!(
+                    "{}: {flag} and {what} are the same file; the release would overwrite its input",
+                    output.display()
+                )));
+            }
+        }
+    }
+    if args.output.is_dir() {
+        return Err(bad_input(format!("{}: is a directory; --output names the release file", args.output.display())));
+    }
+    let recovery = recover_release(&args.output).map_err(failed)?;
+    if let Some(pid) = recovery.completed {
+        eprintln!(
+            "{}: completed the release that process {pid} had nearly finished when it was stopped",
+            args.output.display()
+        );
+    }
     if !args.force && (args.output.exists() || sidecar_file.exists()) {
         return Err(bad_input(format!(
             "{}: a release is already there; a second release of the same counts spends the budget again \
@@ -58,13 +110,24 @@ pub fn privatize(args: &PrivatizeArgs) -> Result<(), Failure> {
             args.output.display()
         )));
     }
-    let table = read_counts(&args.input, args.square).map_err(bad_input)?;
+    let given = grid_labels(args)?;
+    let table = read_counts(&args.input, args.square, &given).map_err(bad_input)?;
     let decay_of = |level: Level, what: &str| -> Result<ExactTwoSidedGeometric, Failure> {
         let built = match level {
             Level::Alpha(a) => ExactTwoSidedGeometric::from_alpha(a),
             Level::Epsilon(e) => ExactTwoSidedGeometric::from_decay(e / n),
         };
-        built.map_err(|e| bad_input(format!("{what}: {e}")))
+        built.map_err(|e| {
+            let largest = match level {
+                Level::Epsilon(e) if e / n > MAX_DECAY => format!(
+                    "; the largest epsilon allowed at precision N = {n} is {} (alpha = exp(-epsilon/N) must stay a \
+                     normal positive number)",
+                    MAX_DECAY * n
+                ),
+                _ => String::new(),
+            };
+            bad_input(format!("{what}: {e}{largest}"))
+        })
     };
     let levels: Vec<ExactTwoSidedGeometric> = match (args.epsilon, args.alpha, &args.alpha_file) {
         (Some(e), _, _) => {
@@ -96,7 +159,16 @@ pub fn privatize(args: &PrivatizeArgs) -> Result<(), Failure> {
         (None, None, None) => return Err(bad_input("give --epsilon, --alpha or --alpha-file")),
     };
     let randomness = args.seed.map_or(Randomness::OsEntropy, Randomness::Seeded);
-    let values = release(&table.counts, table.rows.len(), table.cols.len(), &levels, randomness).map_err(failed)?;
+    let values =
+        release(&table.counts, table.rows.len(), table.cols.len(), &levels, randomness).map_err(|e| match e {
+            ReleaseError::TooLarge { row, col } => bad_input(format!(
+                "{}: the count of ({}, {}) plus its noise leaves the 64-bit range",
+                args.input.display(),
+                table.rows.names[row],
+                table.cols.names[col]
+            )),
+            e => failed(e),
+        })?;
     let alphas: Vec<f64> = levels.iter().map(ExactTwoSidedGeometric::alpha).collect();
     let released = ReleasedTable { rows: table.rows, cols: table.cols, values };
 
@@ -117,13 +189,12 @@ pub fn privatize(args: &PrivatizeArgs) -> Result<(), Failure> {
     };
     sidecar.set_levels(&released.rows, &alphas);
     let sidecar_text = toml::to_string(&sidecar).map_err(failed)?;
-    write_released(&args.output, &released).map_err(failed)?;
     let header = "# What this release states about itself (lppf privatize). Nothing here is computed from the\n\
                   # raw counts. epsilon = precision * ln(1/alpha) per row.\n";
-    if let Err(e) = results::write_atomic(&sidecar_file, format!("{header}{sidecar_text}").as_bytes()) {
-        let _ = std::fs::remove_file(&args.output);
-        return Err(failed(e));
-    }
+    commit_release(&args.output, &released, &format!("{header}{sidecar_text}"), args.force).map_err(|e| match e {
+        CommitError::Exists(_) => bad_input(e),
+        CommitError::Write(_) => failed(e),
+    })?;
     let (lo, hi) = alphas.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &a| (lo.min(a), hi.max(a)));
     let eps = |a: f64| n * (1.0 / a).ln();
     let level = if lo == hi {
@@ -140,6 +211,15 @@ pub fn privatize(args: &PrivatizeArgs) -> Result<(), Failure> {
         randomness.describe(),
         sidecar_file.display()
     );
+    if !given.complete(args.square) {
+        let flags = if args.square { "--labels FILE" } else { "--rows FILE and --cols FILE" };
+        eprintln!(
+            "NOTE: the grid's labels were taken from {} (sorted, so their order reveals nothing). If that file \
+             lists only non-zero cells, a label that appears nowhere else reveals that its cells are non-zero: \
+             when the label set is not public, state it with {flags} (docs/privacy.md, \"Labels\").",
+            args.input.display()
+        );
+    }
     if !randomness.is_private() {
         eprintln!("WARNING: this release was seeded and is NOT PRIVATE; use it for demonstrations only.");
     }

@@ -16,7 +16,7 @@ fn committed() -> PathBuf {
 /// e-mails (the totals `prepare-enron-network` printed when the file was made), no self-loops.
 #[test]
 fn the_committed_example_is_a_well_formed_network() {
-    let table = tables::read_counts(&committed(), true).unwrap();
+    let table = tables::read_counts(&committed(), true, &tables::GridLabels::default()).unwrap();
     assert_eq!(table.rows.len(), 117);
     assert!(
         table

@@ -27,11 +27,14 @@ use rand::{Rng, RngExt};
 
 /// The smallest and largest decay `λ = ln(1/α)` accepted: below `2^-24` (α above
 /// `exp(−6·10⁻⁸)`) the noise's scale exceeds 1.6·10⁷ and released values could leave the 32-bit
-/// range the inference code stores; above `2^60` the noise is zero with probability `1 − 10^-big`
-/// and the rational form would overflow.
+/// range the inference code stores; above 708 the level `α = exp(−λ)` is no longer a normal
+/// positive double (it would round to a subnormal or to 0, and a sidecar would state `α = 0`,
+/// `ε = ∞`), so such a level is refused rather than recorded wrongly (issue 31). At `λ = 708`
+/// the noise is zero with probability `1 − 2e^{−708}`: a release there protects nothing
+/// in practice, but what it states is exact.
 pub const MIN_DECAY: f64 = 1.0 / 16_777_216.0;
-/// See [`MIN_DECAY`].
-pub const MAX_DECAY: f64 = 1_152_921_504_606_846_976.0;
+/// See [`MIN_DECAY`]: `exp(−708) ≈ 3.3·10⁻³⁰⁸ ≥ f64::MIN_POSITIVE`.
+pub const MAX_DECAY: f64 = 708.0;
 
 /// `2Geo(α)` sampled exactly (see the module documentation). `α` is the noise level, neither a
 /// rate nor a scale; the decay `λ = ln(1/α)` is a rate per unit of `|τ|`.
@@ -54,6 +57,14 @@ impl ExactTwoSidedGeometric {
                 allowed: "a number in (0, 1); alpha = 0 (no noise) is not a release",
             });
         }
+        if -alpha.ln() > MAX_DECAY {
+            return Err(ParamError {
+                distribution: "ExactTwoSidedGeometric",
+                parameter: "alpha",
+                value: alpha,
+                allowed: "at least about exp(-708) = 3.3e-308 (ln(1/alpha) <= 708: a normal positive double), and below 1",
+            });
+        }
         Self::from_decay(-alpha.ln())
     }
 
@@ -65,7 +76,7 @@ impl ExactTwoSidedGeometric {
                 distribution: "ExactTwoSidedGeometric",
                 parameter: "decay ln(1/alpha) = epsilon/N",
                 value: decay,
-                allowed: "a number in [2^-24, 2^60] (alpha in [exp(-2^60), exp(-2^-24)])",
+                allowed: "a number in [2^-24, 708] (alpha = exp(-decay) in [3.3e-308, 0.99999994], a normal positive double)",
             });
         }
         // A normal double is m·2^e with a 53-bit m; strip m's trailing zeros to keep t small.

@@ -317,20 +317,24 @@ fn value_stability() {
 }
 
 /// The exact sampler's decay is the given double exactly (a double is a dyadic rational), its
-/// α is exp(−λ), and decays outside [2^-24, 2^60] or α outside (0, 1) are refused by name.
+/// α is exp(−λ) (a normal double), and decays outside [2^-24, 708] or α outside
+/// [exp(−708), 1) are refused by name (issue 31: no sidecar may state α = 0 or a subnormal α).
 #[test]
 fn exact_geometric_takes_its_decay_exactly() {
     use distributions::{ExactTwoSidedGeometric, MAX_DECAY, MIN_DECAY};
-    for decay in [MIN_DECAY, 0.1, 1.0 / 3.0, 1.0, 2.5, 745.0, MAX_DECAY] {
+    for decay in [MIN_DECAY, 0.1, 1.0 / 3.0, 1.0, 2.5, 700.0, MAX_DECAY] {
         let g = ExactTwoSidedGeometric::from_decay(decay).unwrap();
         assert_eq!(g.decay(), decay);
         assert_eq!(g.alpha(), (-decay).exp());
+        assert!(g.alpha().is_normal(), "decay {decay}: alpha {}", g.alpha());
     }
-    for bad in [0.0, MIN_DECAY / 2.0, MAX_DECAY * 2.0, f64::NAN, f64::INFINITY, -1.0] {
+    let smallest = ExactTwoSidedGeometric::from_alpha((-700.0f64).exp()).unwrap();
+    assert!(smallest.alpha().is_normal());
+    for bad in [0.0, MIN_DECAY / 2.0, MAX_DECAY.next_up(), 708.5, 745.0, 2e9, f64::NAN, f64::INFINITY, -1.0] {
         let e = ExactTwoSidedGeometric::from_decay(bad).unwrap_err();
         assert!(e.to_string().contains("decay"), "{e}");
     }
-    for bad in [0.0, 1.0, -0.5, f64::NAN, 1.0 - 1e-16] {
+    for bad in [0.0, 1.0, -0.5, f64::NAN, 1.0 - 1e-16, 5e-324, 1e-310, f64::MIN_POSITIVE] {
         assert!(ExactTwoSidedGeometric::from_alpha(bad).is_err(), "alpha = {bad}");
     }
 }

@@ -105,7 +105,7 @@ impl HeldOutManifest {
                 help: "make it with `lppf privatize --input counts.csv --output <path> …` (docs/own-data.md)".into(),
             });
         }
-        let data = load(&m.data.path, Method::Private, m.model.kind, &levels)
+        let data = load(&m.data.path, Method::Private, m.model.kind, &levels, false)
             .map_err(|e| invalid(file, "data.path", format!("{:?}", m.data.path.display()), &e.to_string()))?;
         m.released = Some(Arc::new(data));
         Ok(m)

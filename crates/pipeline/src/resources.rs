@@ -4,6 +4,7 @@
 //! exceeds what the machine has available unless `--allow-memory`.
 
 use crate::manifest::Manifest;
+pub use runner::{available_memory, bytes_text, duration_text};
 
 /// Bytes per matrix entry of one data set held by a unit: true counts (4), true rates (8),
 /// released values (8), missing mask (1), and the unit's copies while fitting.
@@ -53,25 +54,6 @@ impl Cost {
     }
 }
 
-/// `40 kB`, `812 MB`, `1.2 GB`, `3.0e6 GB`.
-pub fn bytes_text(bytes: f64) -> String {
-    match bytes {
-        b if b < 1e6 => format!("{:.0} kB", b / 1e3),
-        b if b < 1e9 => format!("{:.0} MB", b / 1e6),
-        b if b < 1e15 => format!("{:.1} GB", b / 1e9),
-        b => format!("{:.1e} GB", b / 1e9),
-    }
-}
-
-fn duration_text(seconds: f64) -> String {
-    match seconds {
-        s if s < 120.0 => format!("{s:.0} s"),
-        s if s < 7200.0 => format!("{:.0} min", s / 60.0),
-        s if s < 3.0 * 86400.0 => format!("{:.1} h", s / 3600.0),
-        s => format!("{:.1e} days", s / 86400.0),
-    }
-}
-
 impl Manifest {
     /// The cost of the sweep with `threads` units running at once, in floating point (so an
     /// absurd design gives a huge number, not an overflow or an allocation).
@@ -116,13 +98,4 @@ impl Manifest {
             core_seconds: entry_component_sweeps * SECONDS_PER_ENTRY_COMPONENT,
         }
     }
-}
-
-/// Memory the machine has available for a run (`MemAvailable` of `/proc/meminfo`), bytes;
-/// `None` where it cannot be read.
-pub fn available_memory() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024.0)
 }

@@ -9,6 +9,7 @@ mod atomic;
 mod compare;
 mod ellipses;
 mod figure;
+mod files;
 mod paired;
 mod parquet_file;
 mod recovery_figure;
@@ -21,6 +22,10 @@ pub use atomic::write_atomic;
 pub use compare::{Comparison, compare_files, is_timing_column};
 pub use ellipses::{EllipsePanel, Gaussian2, plot_ellipses};
 pub use figure::{Curve, CurveLabels, CurvePanel, FigureText, plot, plot_coverage, plot_curves};
+pub use files::{
+    OutputDirError, check_output_dir, link_exclusive, pending_path, pending_path_of, process_gone, remove_entry,
+    same_file, stale_entries,
+};
 pub use paired::{Paired, paired};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
 pub use recovery_figure::{GridPanel, PanelGrid, Shading, count_scale, level_scale, plot_panel_grid};

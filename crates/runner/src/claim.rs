@@ -96,26 +96,15 @@ pub fn claim(
 /// Refuses an output directory that is empty as a path, the file-system root, not a directory,
 /// or an existing non-empty directory that is not an lppf output directory (it has none of
 /// `manifest.toml`, `lppf.lock`, `units/`): a run would scatter its files among someone else's.
+/// The check is [`results::check_output_dir`], the one `lppf fit` uses too.
 fn check_output_dir(dir: &Path) -> Result<(), RunnerError> {
-    let bad = |reason: &str| RunnerError::BadOutput { dir: dir.to_path_buf(), reason: reason.to_string() };
-    if dir.as_os_str().is_empty() {
-        return Err(bad("an empty path (it would be the working directory)"));
-    }
-    let resolved = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    if resolved.parent().is_none() {
-        return Err(bad("the root of the file system"));
-    }
-    if resolved.exists() && !resolved.is_dir() {
-        return Err(bad("an existing file that is not a directory"));
-    }
-    let ours = [MANIFEST_FILE, crate::LOCK_FILE, "units"].iter().any(|name| resolved.join(name).exists());
-    let empty = std::fs::read_dir(&resolved).map_or(true, |mut entries| entries.next().is_none());
-    if !ours && !empty {
-        return Err(bad(
-            "an existing directory with other files in it and no lppf results (no manifest.toml or units/)",
-        ));
-    }
-    Ok(())
+    results::check_output_dir(
+        dir,
+        &[MANIFEST_FILE, crate::LOCK_FILE, "units"],
+        "lppf results (no manifest.toml or units/)",
+    )
+    .map(drop)
+    .map_err(|e| RunnerError::BadOutput { dir: e.dir, reason: e.reason })
 }
 
 /// `git_commit = "…"` and `git_dirty = …` of the working directory, if it is a git checkout.

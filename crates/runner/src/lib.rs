@@ -22,6 +22,7 @@
 
 mod claim;
 mod lock;
+mod resources;
 mod unit_file;
 
 pub use claim::{
@@ -29,6 +30,7 @@ pub use claim::{
     verify_results_checksum, write_figure,
 };
 pub use lock::{DirLock, Holder, LOCK_FILE, lock_dir};
+pub use resources::{available_memory, bytes_text, duration_text};
 pub use unit_file::{read_unit, write_unit};
 
 use rayon::prelude::*;

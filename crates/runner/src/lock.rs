@@ -54,9 +54,7 @@ impl Holder {
     /// Whether the holder's process has certainly ended: same host and no `/proc/<pid>` (on a
     /// system with `/proc`). A holder on another host counts as alive.
     fn is_gone(&self) -> bool {
-        self.host == host_name()
-            && Path::new("/proc/self").exists()
-            && !Path::new(&format!("/proc/{}", self.pid)).exists()
+        self.host == host_name() && results::process_gone(self.pid)
     }
 }
 

@@ -9,7 +9,7 @@ use std::path::Path;
 /// writes every cell, so a larger grid is refused before anything is allocated for it.
 pub const MAX_CELLS: usize = 100_000_000;
 
-/// Labels in order of first appearance, with their index.
+/// The labels of one axis of a grid, in grid order, with their index.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Labels {
     pub names: Vec<String>,
@@ -73,14 +73,69 @@ pub(crate) fn check_grid(path: &Path, rows: usize, cols: usize) -> Result<usize,
     }
 }
 
-/// Reads `row,col,count` from `path`. The grid is every distinct `row` × every distinct `col` in
-/// order of first appearance, or with `square` (a network) the union of all labels on both axes.
-/// Errors: a missing column, an empty label, a count that is not a non-negative integer, a cell
-/// listed twice, an empty table, a grid above [`MAX_CELLS`].
-pub fn read_counts(path: &Path, square: bool) -> Result<CountTable, TableError> {
+/// The largest count accepted: 2^62. A release adds noise to every count and stores the sum in
+/// 64 bits; below 2^62 the sum cannot overflow unless the noise exceeds 2^62, which has
+/// probability below `exp(−2^38)` at the smallest noise a release allows.
+pub const MAX_COUNT: u64 = 1 << 62;
+
+/// The labels of a grid's axes when the data holder states them (`--rows`, `--cols`, or for a
+/// network `--labels`, read by [`read_labels`]): public input, kept in the order given. An axis
+/// without them takes the labels found in the counts, **sorted** (byte order), so that the grid
+/// and its order depend on nothing but the label set (issue 31: in order of first appearance, the
+/// columns listed first for a row would be exactly its non-zero cells).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GridLabels {
+    /// Row labels (for a network, the labels of both axes).
+    pub rows: Option<Labels>,
+    /// Column labels (not for a network).
+    pub cols: Option<Labels>,
+}
+
+impl GridLabels {
+    /// Whether every axis of the grid is stated (a network needs only `rows`).
+    pub fn complete(&self, square: bool) -> bool {
+        self.rows.is_some() && (square || self.cols.is_some())
+    }
+}
+
+/// Reads a list of labels: a CSV with the header `label` (or Parquet with a `label` column), one
+/// label per line, in the order the grid lists them. Empty and repeated labels are errors.
+pub fn read_labels(path: &Path) -> Result<Labels, TableError> {
+    let records = read_records(path, &["label"])?;
+    let mut labels = Labels::default();
+    for (place, record) in records.places.iter().zip(&records.rows) {
+        let label = &record[0];
+        if label.is_empty() {
+            return Err(TableError::at(path, place, "empty `label`"));
+        }
+        let before = labels.len();
+        if labels.intern(label) < before {
+            return Err(TableError::at(path, place, format!("the label {label:?} is listed twice; list each once")));
+        }
+    }
+    if labels.is_empty() {
+        return Err(TableError::file(path, "no labels: expected a header `label` and one label per line"));
+    }
+    Ok(labels)
+}
+
+/// The labels of `found` (in any order, repeated), sorted and distinct.
+fn sorted_labels<'a>(found: impl Iterator<Item = &'a String>) -> Labels {
+    let mut names: Vec<String> = found.cloned().collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    names.shrink_to_fit();
+    Labels::from_names(names)
+}
+
+/// Reads `row,col,count` from `path` onto a grid: the stated labels of `given` (a cell with a
+/// label outside them is an error naming its line), else the distinct `row` × distinct `col`
+/// labels of the file **sorted**, or with `square` (a network) the sorted union of all labels on
+/// both axes. So the same counts give the same grid whatever the order of the lines and whether
+/// zero cells are listed or implied (provided the label set is the same).
+/// Errors: a missing column, an empty label, a count that is not an integer in [0, [`MAX_COUNT`]],
+/// a cell listed twice, an empty table without stated labels, a grid above [`MAX_CELLS`].
+pub fn read_counts(path: &Path, square: bool, given: &GridLabels) -> Result<CountTable, TableError> {
     let records = read_records(path, &["row", "col", "count"])?;
-    let (mut rows, mut cols) = (Labels::default(), Labels::default());
-    let mut cells: Vec<(usize, usize, u64)> = Vec::with_capacity(records.rows.len());
+    let mut counts_read: Vec<u64> = Vec::with_capacity(records.rows.len());
     for (place, record) in records.places.iter().zip(&records.rows) {
         let (r, c, count) = (&record[0], &record[1], &record[2]);
         for (field, label) in [("row", r), ("col", c)] {
@@ -88,26 +143,41 @@ pub fn read_counts(path: &Path, square: bool) -> Result<CountTable, TableError> 
                 return Err(TableError::at(path, place, format!("empty `{field}` label")));
             }
         }
-        let count: u64 = count.parse().map_err(|_| {
-            TableError::at(path, place, format!("count {count:?} is not allowed: it must be a non-negative integer"))
+        let count = count.parse::<u64>().ok().filter(|&n| n <= MAX_COUNT).ok_or_else(|| {
+            TableError::at(
+                path,
+                place,
+                format!("({r}, {c}): count {count:?} is not allowed: it must be an integer from 0 to {MAX_COUNT}"),
+            )
         })?;
-        let i = rows.intern(r);
-        let j = if square { rows.intern(c) } else { cols.intern(c) };
-        cells.push((i, j, count));
+        counts_read.push(count);
     }
-    if square {
-        cols = rows.clone();
-    }
-    if cells.is_empty() {
+    if records.rows.is_empty() && !given.complete(square) {
         return Err(TableError::file(path, "no cells: expected a header row,col,count and at least one line"));
     }
+    let found_rows = records.rows.iter().map(|r| &r[0]);
+    let rows = match &given.rows {
+        Some(labels) => labels.clone(),
+        None if square => sorted_labels(found_rows.chain(records.rows.iter().map(|r| &r[1]))),
+        None => sorted_labels(found_rows),
+    };
+    let cols = match (&given.cols, square) {
+        (_, true) => rows.clone(),
+        (Some(labels), false) => labels.clone(),
+        (None, false) => sorted_labels(records.rows.iter().map(|r| &r[1])),
+    };
     let n = check_grid(path, rows.len(), cols.len())?;
     let mut counts = vec![0u64; n];
     let mut seen = vec![false; n];
-    for ((i, j, count), place) in cells.into_iter().zip(&records.places) {
+    for ((record, count), place) in records.rows.iter().zip(counts_read).zip(&records.places) {
+        let (r, c) = (&record[0], &record[1]);
+        let outside = |axis: &str, label: &str| {
+            TableError::at(path, place, format!("the {axis} label {label:?} is not in the stated {axis} labels"))
+        };
+        let i = rows.get(r).ok_or_else(|| outside(if square { "network" } else { "row" }, r))?;
+        let j = cols.get(c).ok_or_else(|| outside(if square { "network" } else { "column" }, c))?;
         let cell = i * cols.len() + j;
         if std::mem::replace(&mut seen[cell], true) {
-            let (r, c) = (&rows.names[i], &cols.names[j]);
             return Err(TableError::at(
                 path,
                 place,

@@ -2,16 +2,18 @@
 //!
 //! - [`read_counts`]: what a data holder has — `row,col,count` (CSV with a header, or Parquet
 //!   with those columns when the name ends in `.parquet`), unlisted cells zero, into a labelled
-//!   grid ([`CountTable`]);
+//!   grid ([`CountTable`]) whose labels are stated ([`GridLabels`], [`read_labels`]) or sorted;
 //! - [`write_counts`]: the non-zero cells of a [`CountTable`] back as `row,col,count`;
 //! - [`write_released`] / [`read_released`]: what is released — `row,col,value` for **every**
 //!   cell of the grid, same format rule;
 //! - [`read_levels`]: per-row privacy levels (`row,alpha` or `row,epsilon`);
-//! - [`PrivacySidecar`]: `<release>.privacy.toml`, what the release states about itself.
+//! - [`PrivacySidecar`]: `<release>.privacy.toml`, what the release states about itself;
+//! - [`commit_release`] / [`recover_release`]: a release and its sidecar written as one commit.
 //!
 //! Errors name the file, the line (CSV) or row (Parquet), the field, the value and what is
 //! allowed. Output files are written atomically.
 
+mod commit;
 mod error;
 mod grid;
 mod levels;
@@ -19,8 +21,9 @@ mod records;
 mod released;
 mod sidecar;
 
+pub use commit::{CommitError, Recovery, commit_release, recover_release};
 pub use error::TableError;
-pub use grid::{CountTable, Labels, MAX_CELLS, read_counts};
+pub use grid::{CountTable, GridLabels, Labels, MAX_CELLS, MAX_COUNT, read_counts, read_labels};
 pub use levels::{Level, read_levels};
 pub use released::{ReleasedTable, read_released, write_counts, write_released};
 pub use sidecar::{PrivacySidecar, sidecar_path};

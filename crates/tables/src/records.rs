@@ -22,6 +22,23 @@ pub(crate) fn read_records(path: &Path, wanted: &[&str]) -> Result<Records, Tabl
     if is_parquet(path) { read_parquet(path, wanted) } else { read_csv(path, wanted) }
 }
 
+/// A header that names a column twice (`row,col,count,count`): which one is meant is not for lppf
+/// to guess.
+fn check_unique(path: &Path, header: &[String]) -> Result<(), TableError> {
+    for (i, name) in header.iter().enumerate() {
+        if header[..i].contains(name) {
+            return Err(TableError::file(
+                path,
+                format!(
+                    "the header names the column `{name}` twice (header: {}); name each column once",
+                    header.join(",")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn missing(path: &Path, column: &str, found: &[String]) -> TableError {
     TableError::file(
         path,
@@ -44,6 +61,7 @@ fn read_csv(path: &Path, wanted: &[&str]) -> Result<Records, TableError> {
         .iter()
         .map(str::to_string)
         .collect();
+    check_unique(path, &header)?;
     let index: Vec<usize> = wanted
         .iter()
         .map(|w| header.iter().position(|h| h == w).ok_or_else(|| missing(path, w, &header)))
@@ -64,6 +82,7 @@ fn read_csv(path: &Path, wanted: &[&str]) -> Result<Records, TableError> {
 fn read_parquet(path: &Path, wanted: &[&str]) -> Result<Records, TableError> {
     let columns = results::read_table(path)?;
     let names: Vec<String> = columns.iter().map(|(n, _)| n.clone()).collect();
+    check_unique(path, &names)?;
     let mut picked = Vec::with_capacity(wanted.len());
     for w in wanted {
         let (_, values) = columns.iter().find(|(n, _)| n == w).ok_or_else(|| missing(path, w, &names))?;

@@ -134,7 +134,7 @@ mod tests {
         for ext in ["csv", "parquet"] {
             let path = dir.join(format!("counts.{ext}"));
             write_counts(&path, &counts).unwrap();
-            assert_eq!(read_counts(&path, true).unwrap(), counts, "{ext}");
+            assert_eq!(read_counts(&path, true, &crate::GridLabels::default()).unwrap(), counts, "{ext}");
             let path = dir.join(format!("released.{ext}"));
             write_released(&path, &released).unwrap();
             assert_eq!(read_released(&path).unwrap(), released, "{ext}");

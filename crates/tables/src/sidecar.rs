@@ -72,16 +72,82 @@ impl PrivacySidecar {
         }
     }
 
-    /// Reads and checks a sidecar (every α in (0, 1)).
+    /// Reads and checks a sidecar: every field in range and the fields consistent with each other
+    /// (issue 31) — the precision finite and > 0; a grid of at least one cell, square only if it
+    /// has as many rows as columns; either one level for all rows (`alpha` with `epsilon`) or a
+    /// table of every row (`[[row]]`, each label once), never both; every `α` a normal double in
+    /// (0, 1) and every `ε` finite, > 0 and equal to `N ln(1/α)` to within rounding (relative
+    /// 1e-9). Errors name the file, the field, the value and what is allowed.
     pub fn load(path: &Path) -> Result<Self, TableError> {
         let text = std::fs::read_to_string(path).map_err(|e| TableError::file(path, format!("cannot read: {e}")))?;
         let sidecar: Self = toml::from_str(&text).map_err(|e| TableError::file(path, e))?;
-        let bad =
-            sidecar.alpha.into_iter().chain(sidecar.row.iter().map(|r| r.alpha)).find(|a| !(*a > 0.0 && *a < 1.0));
-        if let Some(a) = bad {
-            return Err(TableError::file(path, format!("alpha = {a} is not allowed: it must be in (0, 1)")));
-        }
+        sidecar.check().map_err(|m| TableError::file(path, m))?;
         Ok(sidecar)
+    }
+
+    /// The checks of [`PrivacySidecar::load`]; the message names the field, value and range.
+    fn check(&self) -> Result<(), String> {
+        let n = self.precision;
+        if !(n.is_finite() && n > 0.0) {
+            return Err(format!("precision = {n} is not allowed: it must be a finite number > 0"));
+        }
+        if self.rows == 0 || self.cols == 0 {
+            return Err(format!(
+                "rows = {}, cols = {}: a release has at least one row and one column",
+                self.rows, self.cols
+            ));
+        }
+        if self.square && self.rows != self.cols {
+            return Err(format!(
+                "square = true with rows = {} and cols = {}: a network has the same labels on both axes",
+                self.rows, self.cols
+            ));
+        }
+        let level = |what: &str, alpha: f64, epsilon: f64| -> Result<(), String> {
+            if !(alpha > 0.0 && alpha < 1.0 && alpha.is_normal()) {
+                return Err(format!("{what}alpha = {alpha} is not allowed: it must be a normal number in (0, 1)"));
+            }
+            if !(epsilon.is_finite() && epsilon > 0.0) {
+                return Err(format!("{what}epsilon = {epsilon} is not allowed: it must be a finite number > 0"));
+            }
+            let implied = n * (1.0 / alpha).ln();
+            if (epsilon - implied).abs() > 1e-9 * implied {
+                return Err(format!(
+                    "{what}epsilon = {epsilon} does not match alpha = {alpha} at precision = {n}: \
+                     epsilon = precision × ln(1/alpha) = {implied}"
+                ));
+            }
+            Ok(())
+        };
+        match (self.alpha, self.epsilon, self.row.is_empty()) {
+            (Some(alpha), Some(epsilon), true) => level("", alpha, epsilon),
+            (None, None, false) => {
+                if self.row.len() != self.rows {
+                    return Err(format!(
+                        "{} [[row]] levels for rows = {}: list every row once",
+                        self.row.len(),
+                        self.rows
+                    ));
+                }
+                let mut seen = Labels::default();
+                for r in &self.row {
+                    let before = seen.len();
+                    if r.label.is_empty() || seen.intern(&r.label) < before {
+                        return Err(format!("[[row]] label {:?} is empty or listed twice", r.label));
+                    }
+                    level(&format!("[[row]] {:?}: ", r.label), r.alpha, r.epsilon)?;
+                }
+                Ok(())
+            }
+            (Some(_), None, _) | (None, Some(_), _) => {
+                Err("alpha and epsilon go together: a release with one level for all rows states both".into())
+            }
+            (Some(_), Some(_), false) => Err(
+                "both a level for every row (alpha, epsilon) and a [[row]] table: a release states one or the other"
+                    .into(),
+            ),
+            (None, None, true) => Err("no noise level: expected alpha and epsilon, or a [[row]] table".into()),
+        }
     }
 
     /// `α_d` for each of `rows` (in their order): the scalar level, or each row's own.
