@@ -25,4 +25,4 @@ pub use data::{FitData, Input, LevelSource, hold_out, load, seed_from_os};
 pub use error::FitError;
 pub use outputs::{OUTPUT_FILES, write_outputs};
 pub use report::{TotalCheck, summary_text, total_check};
-pub use resources::{FitCost, fit_cost};
+pub use resources::{FitCost, SECONDS_PER_CELL_COMPONENT, fit_cost};

@@ -17,7 +17,7 @@ const CHAIN_BYTES_PER_FACTOR: f64 = 160.0;
 /// Bytes per kept sample (or CAVI iteration) of one chain's trace: iteration, value, total.
 const BYTES_PER_KEPT: f64 = 24.0;
 /// Seconds per cell-component sweep on one core (the sweep's measured 7.6 ns; rough).
-const SECONDS_PER_CELL_COMPONENT: f64 = 7.6e-9;
+pub const SECONDS_PER_CELL_COMPONENT: f64 = 7.6e-9;
 
 /// The estimated cost of a fit.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -311,6 +311,10 @@ impl runner::Experiment for DpSepSweep<'_> {
         self.0.output_dir()
     }
 
+    fn identity(&self) -> String {
+        runner::identity(&[&self.0.experiment.seed.to_le_bytes(), format!("{:?}", self.0.dpsep).as_bytes()])
+    }
+
     fn units(&self) -> Vec<usize> {
         (0..self.0.dpsep.replications).collect()
     }

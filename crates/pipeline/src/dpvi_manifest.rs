@@ -299,6 +299,30 @@ impl DpviManifest {
                 }
             }
         }
+        self.validate_calibration(file)
+    }
+
+    /// Every private run's noise multiplier can be calibrated (issue 31: a δ such as 1e-300 used
+    /// to pass `lppf validate` and fail in the first private run): the same
+    /// [`accountant::calibrate_noise`] the runs call, once per (method, q, ε).
+    fn validate_calibration(&self, file: &Path) -> Result<(), ManifestError> {
+        let d = &self.dpvi;
+        for accounting in d.methods.iter().filter_map(|m| m.accounting()) {
+            for &q in &d.sampling_rate {
+                for &epsilon in &d.epsilon {
+                    let calibrated =
+                        accountant::calibrate_noise(accounting, d.neighbouring(), q, d.iterations, epsilon, d.delta());
+                    if let Err(e) = calibrated {
+                        return Err(invalid(
+                            file,
+                            "dpvi.epsilon and dpvi.delta",
+                            format!("ε = {epsilon}, δ = {:e} (q = {q}, {} steps)", d.delta(), d.iterations),
+                            &format!("values for which a noise multiplier can be calibrated ({e})"),
+                        ));
+                    }
+                }
+            }
+        }
         Ok(())
     }
 

@@ -193,6 +193,11 @@ impl runner::Experiment for DpviSweep<'_> {
         self.manifest.output_dir()
     }
 
+    fn identity(&self) -> String {
+        let m = self.manifest;
+        runner::identity(&[&m.experiment.seed.to_le_bytes(), format!("{:?}", m.dpvi).as_bytes()])
+    }
+
     fn units(&self) -> Vec<usize> {
         (0..self.manifest.cells().len()).collect()
     }

@@ -107,6 +107,23 @@ impl HeldOutManifest {
         }
         let data = load(&m.data.path, Method::Private, m.model.kind, &levels, false)
             .map_err(|e| invalid(file, "data.path", format!("{:?}", m.data.path.display()), &e.to_string()))?;
+        // The cells held out must leave at least one on each side (checked here, not at run time).
+        let (rows, cols) = data.shape();
+        let modelled = (0..rows * cols).filter(|&n| data.is_modelled(n)).count();
+        let held = (m.holdout.fraction * modelled as f64).round() as usize;
+        if held == 0 || held == modelled {
+            return Err(invalid(
+                file,
+                "holdout.fraction",
+                m.holdout.fraction.to_string(),
+                &format!(
+                    "a fraction that holds out at least one of the {modelled} modelled cells and leaves at least one \
+                     (from {:e} to {:e} here)",
+                    0.5 / modelled as f64,
+                    1.0 - 0.5 / modelled as f64
+                ),
+            ));
+        }
         m.released = Some(Arc::new(data));
         Ok(m)
     }
@@ -205,6 +222,15 @@ impl runner::Experiment for HeldOutSweep<'_> {
 
     fn output_dir(&self) -> PathBuf {
         self.0.output_dir()
+    }
+
+    /// The seed, the settings, and the bytes of the release and its sidecar.
+    fn identity(&self) -> String {
+        let m = self.0;
+        let settings = format!("{:?}", (&m.data, &m.model, &m.fit, &m.holdout));
+        let read = |p: &Path| std::fs::read(p).unwrap_or_default();
+        let (release, sidecar) = (read(&m.data.path), read(&tables::sidecar_path(&m.data.path)));
+        runner::identity(&[&m.experiment.seed.to_le_bytes(), settings.as_bytes(), &release, &sidecar])
     }
 
     fn units(&self) -> Vec<usize> {
@@ -464,10 +490,37 @@ impl Loaded for HeldOutManifest {
         &self.experiment
     }
 
+    fn cost(&self) -> Option<crate::Cost> {
+        let data = self.released.as_ref()?;
+        let schedule = self.schedule().ok()?;
+        let heldout = (self.holdout.fraction * data.shape().0 as f64 * data.shape().1 as f64).round() as usize;
+        let fits = (self.holdout.replications * self.fit.methods.len() * self.model.components.len()) as f64;
+        let threads = rayon::current_num_threads();
+        let mut cost = crate::Cost { bytes: 0.0, threads, units: fits, entry_component_sweeps: 0.0, core_seconds: 0.0 };
+        for &k in &self.model.components {
+            let settings = FitSettings {
+                model: self.model.kind,
+                components: k,
+                prior: GammaPrior::new(self.model.a0, self.model.b0).ok()?,
+                method: Method::Private,
+                chains: self.fit.chains,
+                algorithm: Algorithm::Gibbs(schedule),
+                seed: 0,
+            };
+            let fit = analysis::fit_cost(&settings, data.shape(), heldout);
+            let per_k = fits / self.model.components.len() as f64;
+            cost.bytes = cost.bytes.max(fit.bytes * (threads as f64).min(fits));
+            cost.core_seconds += fit.core_seconds * per_k;
+            cost.entry_component_sweeps += fit.core_seconds / analysis::SECONDS_PER_CELL_COMPONENT * per_k;
+        }
+        Some(cost)
+    }
+
     fn validation_summary(&self) -> String {
         let (rows, cols) = self.released.as_ref().map_or((0, 0), |d| d.shape());
+        let cost = self.cost().map_or(String::new(), |c| format!("; {}", c.describe()));
         format!(
-            "valid held-out manifest — {} × {} released cells, {} fits ({} replications × {} methods × {} K), {} chains × {} iterations each",
+            "valid held-out manifest — {} × {} released cells, {} fits ({} replications × {} methods × {} K), {} chains × {} iterations each{cost}",
             rows,
             cols,
             self.holdout.replications * self.fit.methods.len() * self.model.components.len(),

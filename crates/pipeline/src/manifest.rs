@@ -61,6 +61,18 @@ impl Experiment {
             let allowed = "a non-empty name of letters, digits, '-' and '_' (it names the output directory)";
             return Err(invalid(file, "experiment.name", format!("{:?}", self.name), allowed));
         }
+        // What `lppf run` would refuse at run time whatever the directory holds (issue 31).
+        if let Some(output) = &self.output {
+            let root = !output.as_os_str().is_empty()
+                && output
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::RootDir | std::path::Component::CurDir))
+                && output.has_root();
+            if output.as_os_str().is_empty() || root {
+                let allowed = "a directory path that is neither empty nor the root of the file system";
+                return Err(invalid(file, "experiment.output", format!("{:?}", output.display()), allowed));
+            }
+        }
         match self.kind.as_deref() {
             Some(kind) if kind != expected => Err(invalid(
                 file,
@@ -194,6 +206,8 @@ pub struct SamplerSpec {
 /// More chains (or CAVI starts) per fit than this are refused: each holds its own model state and
 /// rate sums, and diagnostics gain little beyond a few chains.
 pub const MAX_CHAINS: usize = 64;
+/// The largest `data.mean_rate`: rates up to 1e6 are where the samplers and pmfs are tested.
+const MAX_MEAN_RATE: f64 = 1e6;
 
 /// A manifest that cannot be read or is invalid.
 #[derive(Clone, Debug, PartialEq)]
@@ -581,8 +595,10 @@ impl Manifest {
                 let allowed = "absent for semi-synthetic data or with data.mean_count_range";
                 return Err(invalid("data.mean_rate", rate.to_string(), allowed));
             }
-            if !(rate.is_finite() && rate > 0.0) {
-                return Err(invalid("data.mean_rate", rate.to_string(), "a finite number > 0"));
+            // Counts are drawn as Poisson(rate) and stored in 32 bits, and every sampler is tested
+            // up to rates of 1e6: a larger mean rate fails only at run time (issue 31).
+            if !(rate.is_finite() && rate > 0.0 && rate <= MAX_MEAN_RATE) {
+                return Err(invalid("data.mean_rate", format!("{rate:?}"), "a number > 0 and at most 1e6"));
             }
         }
         if let Some(base) = &self.base {
@@ -702,11 +718,18 @@ impl Manifest {
                     // α = exp(−ε/N) must stay at most 1 − 1e-6.
                     Some(Precision::Fixed(p)) => {
                         if let Some(e) = epsilons.iter().find(|e| (-**e / p).exp() > mechanism::MAX_SWEEP_ALPHA) {
+                            // The ratio ε/N is what is too small: name both fields the user wrote.
                             let allowed = format!(
-                                "numbers with α = exp(−ε/{p}) at most 1 − 1e-6, i.e. ε ≥ {:e}",
-                                p * 1.000_001e-6
+                                "α = exp(−ε/N) at most 1 − 1e-6: ε/N ≥ 1.000001e-6, i.e. ε ≥ {:e} at this precision \
+                                 or precision ≤ {:e} for this ε",
+                                p * 1.000_001e-6,
+                                e / 1.000_001e-6
                             );
-                            return Err(invalid("noise.epsilon", format!("{e:?}"), &allowed));
+                            return Err(invalid(
+                                "noise.epsilon and noise.precision",
+                                format!("ε = {e:?}, N = {p:?}"),
+                                &allowed,
+                            ));
                         }
                     }
                     Some(Precision::Named(name)) if name != "empirical-mean" => {

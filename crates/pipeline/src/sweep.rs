@@ -80,6 +80,15 @@ impl runner::Experiment for FactorizationSweep<'_> {
         self.0.output_dir()
     }
 
+    /// The seed, every setting that changes a number (not the name, description or output), and
+    /// the base parameters' values.
+    fn identity(&self) -> String {
+        let m = self.0;
+        let settings = format!("{:?}", (&m.model, &m.data, &m.noise, &m.sweep, &m.methods, &m.sampler, &m.cavi));
+        let base = format!("{:?}", m.base);
+        runner::identity(&[&m.experiment.seed.to_le_bytes(), settings.as_bytes(), base.as_bytes()])
+    }
+
     fn units(&self) -> Vec<Unit> {
         self.0.units()
     }

@@ -31,7 +31,7 @@ pub use claim::{
 };
 pub use lock::{DirLock, Holder, LOCK_FILE, lock_dir};
 pub use resources::{available_memory, bytes_text, duration_text};
-pub use unit_file::{read_unit, write_unit};
+pub use unit_file::{UnitId, read_unit, write_unit};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -51,6 +51,9 @@ pub trait Experiment: Sync {
 
     /// The output directory.
     fn output_dir(&self) -> PathBuf;
+    /// The identity of what determines the units' numbers (seed, design, input data), recorded
+    /// in every unit file: a file of another run is never used (see [`identity`]).
+    fn identity(&self) -> String;
     /// Every unit, in the order rows are returned.
     fn units(&self) -> Vec<Self::Unit>;
     /// The unit's stable name: its unit file is `units/<name>.toml`. Letters, digits, `-`, `_`.
@@ -113,13 +116,16 @@ impl<E: Experiment + ?Sized> Observer<E> for ProgressObserver<'_, E> {
 /// finished run again); a missing unit is an error naming it.
 pub fn collect<E: Experiment>(experiment: &E, output: &Path) -> Result<Vec<E::Row>, RunnerError> {
     let dir = units_dir(output);
+    let identity = experiment.identity();
     let mut rows = Vec::new();
     for unit in experiment.units() {
         let path = dir.join(format!("{}.toml", experiment.unit_name(unit)));
         if !path.exists() {
             return Err(RunnerError::MissingUnit { path });
         }
-        rows.extend(read_unit::<E::Row>(&path)?);
+        let name = experiment.unit_name(unit);
+        let id = UnitId { unit: &name, manifest: &identity };
+        rows.extend(read_unit::<E::Row>(&path, id)?);
     }
     Ok(rows)
 }
@@ -276,6 +282,19 @@ impl RunnerError {
 }
 
 /// 64-bit FNV-1a of `bytes` (not cryptographic: it detects damage and tells texts apart).
+/// The identity of a run from a canonical text of what determines its numbers (e.g. the `Debug`
+/// text of the parsed settings, without descriptions and output paths, and the input files'
+/// bytes): 64-bit FNV-1a in hex. Not cryptographic: it tells runs apart, it does not authenticate.
+pub fn identity(parts: &[&[u8]]) -> String {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for part in parts {
+        for &b in part.iter().chain(&[0xff]) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
@@ -307,6 +326,7 @@ pub fn run<E: Experiment>(
     }
     let dir = units_dir(&experiment.output_dir());
     std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+    let identity = experiment.identity();
     // Each unit of the run with its rows if its file is on disk (read once, here), `None` if it
     // is to be computed. A damaged unit file is set aside (nothing is deleted) and its unit
     // computed again.
@@ -322,7 +342,7 @@ pub fn run<E: Experiment>(
         let on_disk = if options.force || !path.exists() {
             None
         } else {
-            match read_unit::<E::Row>(&path) {
+            match read_unit::<E::Row>(&path, UnitId { unit: &name, manifest: &identity }) {
                 Ok(rows) => Some(rows),
                 Err(RunnerError::CorruptUnit { .. }) => {
                     let mut aside = path.clone().into_os_string();
@@ -358,12 +378,13 @@ pub fn run<E: Experiment>(
             // Another run may have finished the unit between the check above and the claim.
             let computed = options.force || !path.exists();
             let rows = if computed {
-                let rows =
-                    experiment.run_unit(unit, &progress).map_err(|source| RunnerError::Unit { unit: name, source })?;
-                write_unit(&path, &rows)?;
+                let rows = experiment
+                    .run_unit(unit, &progress)
+                    .map_err(|source| RunnerError::Unit { unit: name.clone(), source })?;
+                write_unit(&path, UnitId { unit: &name, manifest: &identity }, &rows)?;
                 rows
             } else {
-                read_unit(&path)?
+                read_unit(&path, UnitId { unit: &name, manifest: &identity })?
             };
             drop(claim);
             observer.unit_done(unit, computed, &rows);
@@ -377,7 +398,9 @@ pub fn run<E: Experiment>(
             Ok(rows) => all.extend(rows),
             // Looked at after this run's own unit files are written, so of two runs finishing
             // together at least the later one finds every unit file.
-            Err((_, path)) if path.exists() => all.extend(read_unit::<E::Row>(&path)?),
+            Err((name, path)) if path.exists() => {
+                all.extend(read_unit::<E::Row>(&path, UnitId { unit: &name, manifest: &identity })?)
+            }
             Err((name, path)) => {
                 let holder =
                     lock::unit_holder(&path).map_or_else(|| "a run that has stopped".into(), |h| h.to_string());

@@ -28,6 +28,10 @@ impl Experiment for Toy {
         self.dir.clone()
     }
 
+    fn identity(&self) -> String {
+        runner::identity(&[b"toy"])
+    }
+
     fn units(&self) -> Vec<usize> {
         (0..self.units).collect()
     }
