@@ -35,7 +35,7 @@ fn privatize(dir: &Path, counts: &str, output: &str, extra: &[&str]) -> Output {
     lppf(&args)
 }
 
-/// 1. The release's labels and order depend on nothing but the label set: the audit's example
+/// Finding 1: The release's labels and order depend on nothing but the label set: the audit's example
 /// lists a's columns first in input order; shuffled lines, zeros listed or left out, give a
 /// byte-identical release under a seed (sorted labels, or the stated ones).
 #[test]
@@ -84,7 +84,7 @@ fn the_release_order_reveals_nothing_about_non_zero_cells() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// 2. σ → 0 gives no finite ε (it printed ε = 0 at σ = 1e-154).
+/// Finding 2: σ → 0 gives no finite ε (it printed ε = 0 at σ = 1e-154).
 #[test]
 fn epsilon_never_rounds_down_to_zero() {
     let out = lppf([
@@ -103,7 +103,7 @@ fn epsilon_never_rounds_down_to_zero() {
     assert_eq!(text.lines().last(), Some("inf"), "{text}");
 }
 
-/// 3. ε/N from 708 up (α not a normal double) is refused with the largest ε allowed; so is a
+/// Finding 3: ε/N from 708 up (α not a normal double) is refused with the largest ε allowed; so is a
 /// subnormal α.
 #[test]
 fn levels_whose_alpha_underflows_are_refused() {
@@ -137,7 +137,7 @@ fn big_counts(dir: &Path) {
     std::fs::write(dir.join("big.csv"), text).unwrap();
 }
 
-/// 4. Two concurrent releases onto one name: exactly one succeeds, and the pair on disk is its.
+/// Finding 4: Two concurrent releases onto one name: exactly one succeeds, and the pair on disk is its.
 #[test]
 fn concurrent_releases_onto_one_name_cannot_both_succeed() {
     let dir = scratch("concurrent");
@@ -168,7 +168,7 @@ fn concurrent_releases_onto_one_name_cannot_both_succeed() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// 5. `kill -9` at any moment leaves both files or neither once the next command has run (it
+/// Finding 5: `kill -9` at any moment leaves both files or neither once the next command has run (it
 /// completes a commit stopped between its two links, and removes pending files).
 #[test]
 fn a_killed_release_leaves_both_files_or_neither() {
@@ -203,7 +203,7 @@ fn a_killed_release_leaves_both_files_or_neither() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// 6. The release may not overwrite its input (even with --force, even through a link).
+/// Finding 6: The release may not overwrite its input (even with --force, even through a link).
 #[test]
 fn output_onto_the_input_is_refused() {
     let dir = scratch("same");
@@ -241,7 +241,7 @@ fn fit(release: &Path, output: &Path, extra: &[&str]) -> Output {
     lppf(&args)
 }
 
-/// 7. Every sidecar field is checked, and `--alpha` may not contradict the sidecar silently.
+/// Finding 7: Every sidecar field is checked, and `--alpha` may not contradict the sidecar silently.
 #[test]
 fn fit_checks_the_sidecar_and_refuses_a_contradicting_alpha() {
     let dir = scratch("sidecar");
@@ -282,7 +282,7 @@ fn fit_checks_the_sidecar_and_refuses_a_contradicting_alpha() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// 8, 13. `fit --output /` (and an existing file, and someone else's directory) is refused with
+/// Finding 8, 13: `fit --output /` (and an existing file, and someone else's directory) is refused with
 /// exit 2 before anything is written.
 #[test]
 fn fit_refuses_output_directories_that_are_not_its_own() {
@@ -305,7 +305,7 @@ fn fit_refuses_output_directories_that_are_not_its_own() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// 9. A fit that cannot be written whole (here: the file-size limit, as a full disk would) leaves
+/// Finding 9: A fit that cannot be written whole (here: the file-size limit, as a full disk would) leaves
 /// no directory behind, and the rerun is not refused as "already holds a fit". A fit replaced
 /// with --force is whole too.
 #[test]
@@ -335,7 +335,7 @@ fn a_failed_fit_leaves_nothing_and_a_rerun_proceeds() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// 10. Huge iteration counts are refused before anything is allocated (they panicked with
+/// Finding 10: Huge iteration counts are refused before anything is allocated (they panicked with
 /// "capacity overflow" or aborted on an 80 GB allocation).
 #[test]
 fn huge_iteration_counts_are_refused_not_panicked() {
@@ -373,7 +373,7 @@ fn huge_iteration_counts_are_refused_not_panicked() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// 13. Counts of 2^63 and above, and duplicate header columns, are bad input (exit 2) naming the
+/// Finding 13: Counts of 2^63 and above, and duplicate header columns, are bad input (exit 2) naming the
 /// line and the labels.
 #[test]
 fn bad_counts_and_headers_exit_2_with_line_and_labels() {

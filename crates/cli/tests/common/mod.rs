@@ -14,6 +14,8 @@ pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+// Each test binary compiles this module; the audit and fuzz tests privatize with flags of their own.
+#[allow(dead_code)]
 /// `lppf privatize --input counts --output released` plus `extra` (the level, `--seed`,
 /// `--square`); panics with the command's stderr if it fails.
 pub fn privatize(counts: &Path, released: &Path, extra: &[&str]) {
