@@ -6,6 +6,7 @@
 mod common;
 
 use common::s;
+use rand::RngExt;
 use std::path::Path;
 use std::process::Output;
 
@@ -46,15 +47,12 @@ const NUMBERS: &[&str] = &[
     "x",
 ];
 
-/// xorshift64*: a fixed, dependency-free stream for the mutations.
-struct Rng(u64);
+/// The case stream: the project's seeded simulation generator.
+struct Rng(distributions::StreamRng);
 
 impl Rng {
     fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+        self.0.random_range(0..n)
     }
 
     fn pick<'a>(&mut self, values: &[&'a str]) -> &'a str {
@@ -143,7 +141,7 @@ fn mutated_inputs_exit_0_whole_or_2_with_nothing_left() {
     let dir = std::env::temp_dir().join(format!("lppf-fuzz-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let mut rng = Rng(0x5eed_2026_1125);
+    let mut rng = Rng(distributions::Streams::new(20_261_125).rng());
     let (mut ok, mut refused) = (0, 0);
     // A good release to mutate for the fit cases.
     let good_counts = dir.join("good.csv");
@@ -229,7 +227,7 @@ fn mutated_inputs_exit_0_whole_or_2_with_nothing_left() {
         std::fs::remove_dir_all(&case_dir).unwrap();
     }
     println!("{ok} cases succeeded, {refused} refused with exit 2");
-    // Both outcomes are exercised (with this seed: 48 succeed, 352 are refused; the bounds
+    // Both outcomes are exercised (with this seed: 47 succeed, 353 are refused; the bounds
     // only guard against a change that makes every case fail or pass).
     assert!(ok >= 25 && refused >= 100, "ok {ok}, refused {refused}");
     std::fs::remove_dir_all(&dir).unwrap();
