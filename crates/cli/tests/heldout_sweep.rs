@@ -131,6 +131,9 @@ fn invalid_settings_are_refused_before_anything_runs() {
         (&released, "[2]", r#"["non-private"]"#, "0.2", "fit.methods"),
         (&released, "[2]", r#"["private", "private"]"#, "0.2", "fit.methods"),
         (&released, "[2]", r#"["private"]"#, "1.0", "holdout.fraction"),
+        // Issue 31: in (0, 1), but holds out no cell (failed only at run time before).
+        (&released, "[2]", r#"["private"]"#, "1e-300", "holdout.fraction"),
+        (&released, "[2]", r#"["private"]"#, "0.9999999", "holdout.fraction"),
         (&missing, "[2]", r#"["private"]"#, "0.2", "data.path"),
     ] {
         let m = manifest(&dir, path, components, methods, fraction);

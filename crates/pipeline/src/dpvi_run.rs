@@ -256,7 +256,12 @@ impl Loaded for DpviManifest {
     }
 
     fn validation_summary(&self) -> String {
-        format!("valid DPVI manifest — {} runs", self.cells().len())
+        let cost = DpviManifest::cost(self, rayon::current_num_threads());
+        format!("valid DPVI manifest — {} runs; {}", self.cells().len(), cost.describe())
+    }
+
+    fn cost(&self) -> Option<crate::Cost> {
+        Some(DpviManifest::cost(self, rayon::current_num_threads()))
     }
 
     fn claim(&self, force: bool) -> Result<runner::DirLock, runner::RunnerError> {

@@ -496,7 +496,14 @@ impl Loaded for HeldOutManifest {
         let heldout = (self.holdout.fraction * data.shape().0 as f64 * data.shape().1 as f64).round() as usize;
         let fits = (self.holdout.replications * self.fit.methods.len() * self.model.components.len()) as f64;
         let threads = rayon::current_num_threads();
-        let mut cost = crate::Cost { bytes: 0.0, threads, units: fits, entry_component_sweeps: 0.0, core_seconds: 0.0 };
+        let mut cost = crate::Cost {
+            bytes: 0.0,
+            threads,
+            units: fits,
+            entry_component_sweeps: 0.0,
+            core_seconds: 0.0,
+            work: "cell-component sweeps",
+        };
         for &k in &self.model.components {
             let settings = FitSettings {
                 model: self.model.kind,

@@ -39,6 +39,9 @@ pub struct Cost {
     pub entry_component_sweeps: f64,
     /// `entry_component_sweeps` × the measured time per entry-component sweep, core-seconds.
     pub core_seconds: f64,
+    /// What `entry_component_sweeps` counts, for messages ("entry-component sweeps"; DPVI:
+    /// "example-feature gradient terms").
+    pub work: &'static str,
 }
 
 impl Cost {
@@ -46,9 +49,10 @@ impl Cost {
     pub fn describe(&self) -> String {
         let threads = self.threads;
         format!(
-            "≈ {} peak memory with {threads} threads; {:.2e} entry-component sweeps ≈ {} of one core (rough)",
+            "≈ {} peak memory with {threads} threads; {:.2e} {} ≈ {} of one core (rough)",
             bytes_text(self.bytes),
             self.entry_component_sweeps,
+            self.work,
             duration_text(self.core_seconds)
         )
     }
@@ -96,6 +100,61 @@ impl Manifest {
             units,
             entry_component_sweeps,
             core_seconds: entry_component_sweeps * SECONDS_PER_ENTRY_COMPONENT,
+            work: "entry-component sweeps",
+        }
+    }
+}
+
+/// DPVI: the largest number of examples (train + test) and features (+ intercept) of each data
+/// set: Abalone 4,177 × (10 + 1); Adult's 32,561 rows with the one-hot encoding of its eight
+/// categorical columns, at most 110 columns; the mixture's points in the plane.
+fn dpvi_data_shape(m: &crate::DpviManifest) -> (f64, f64) {
+    match m.dpvi.dataset {
+        crate::DpviDataset::Abalone => (4177.0, 11.0),
+        crate::DpviDataset::Adult => (32_561.0, 110.0),
+        crate::DpviDataset::Gmm => {
+            let (_, train, test, _) = m.dpvi.gmm();
+            ((train + test) as f64, 3.0)
+        }
+    }
+}
+
+/// Seconds per example-feature of a DPVI gradient step on one core (measured: see
+/// `DpviManifest::cost`; rough).
+const DPVI_SECONDS_PER_EXAMPLE_FEATURE: f64 = 1e-9;
+
+impl crate::DpviManifest {
+    /// The cost of the DPVI runs with `threads` at once: every replication's split held at once
+    /// (`x` and `y`, 8 bytes a value), each running fit's copy of its training data and the
+    /// predictive draws of the mixture; work = Σ over runs of iterations × expected batch
+    /// (q × training examples) × features.
+    pub fn cost(&self, threads: usize) -> Cost {
+        let d = &self.dpvi;
+        let (points, features) = dpvi_data_shape(self);
+        let train = points * d.train_fraction();
+        let data = d.replications as f64 * points * (features + 1.0) * 8.0;
+        let (k, _, _, draws) = d.gmm();
+        let draws_bytes = if d.dataset == crate::DpviDataset::Gmm { draws as f64 * 5.0 * k as f64 * 8.0 } else { 0.0 };
+        let per_run = train * features * 8.0 + draws_bytes;
+        let cells = self.cells();
+        let units = cells.len() as f64;
+        let example_features: f64 = cells
+            .iter()
+            .map(|c| {
+                let iterations = match c.method {
+                    crate::DpviMethod::NonPrivate => d.non_private_iterations.unwrap_or(d.iterations),
+                    _ => d.iterations,
+                };
+                iterations as f64 * c.sampling_rate * train * features
+            })
+            .sum();
+        Cost {
+            bytes: data + per_run * (threads as f64).min(units.max(1.0)) + UNIT_BYTES * units,
+            threads,
+            units,
+            entry_component_sweeps: example_features,
+            core_seconds: example_features * DPVI_SECONDS_PER_EXAMPLE_FEATURE,
+            work: "example-feature gradient terms",
         }
     }
 }

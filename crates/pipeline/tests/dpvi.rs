@@ -88,11 +88,18 @@ fn invalid_values_name_their_field_and_the_allowed_values() {
         ("seed = 5", "seed = 5\ndescription = \"x\"\n[dpvi.oops]", "oops"),
         ("dataset = \"gmm\"", "dataset = \"abalone\"", "dpvi.gmm"),
         ("sampling_rate = [0.1]", "sampling_rate = [0.1]\ndelta = 2.0", "dpvi.delta"),
+        // Issue 31: passed validation and failed in the first private run (no σ below 1e7
+        // reaches ε = 1e-6 in 60 steps at q = 0.1); the shipped manifests with δ = 1e-300 too.
+        ("epsilon = [1.0, 4.0]", "epsilon = [1e-6, 4.0]\ndelta = 1e-300", "dpvi.epsilon and dpvi.delta"),
     ];
     for (old, new, field) in cases {
         let e = parse(&base.replace(old, new)).unwrap_err().to_string();
         assert!(e.contains(field), "{new}: {e}");
     }
+    // The audit's case: the shipped mixture design with δ = 1e-300 (ε = 0.2 unreachable).
+    let shipped = include_str!("../../../experiments/dpvi-gmm.toml").replace("delta = 1e-5", "delta = 1e-300");
+    let e = parse(&shipped).unwrap_err().to_string();
+    assert!(e.contains("dpvi.epsilon and dpvi.delta") && e.contains("1e-300"), "{e}");
     let e = parse(&base.replace("\"advanced-composition\"", "\"laplace\"")).unwrap_err().to_string();
     assert!(e.contains("laplace") && e.contains("moments-accountant"), "{e}");
     let e = parse(&base.replace("dataset = \"gmm\"", "dataset = \"mnist\"")).unwrap_err().to_string();

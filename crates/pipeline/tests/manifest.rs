@@ -221,6 +221,21 @@ fn noise_levels_too_close_to_one_are_refused() {
     assert!(parse(&SMOKE.replace("alpha = [0.2, 0.6]", "alpha = [0.0, 0.999999]"), Path::new("m.toml")).is_ok());
 }
 
+/// Values that passed `lppf validate` and failed only at run time (issue 31) are refused up
+/// front, naming the field the user wrote.
+#[test]
+fn values_that_would_fail_at_run_time_are_refused_by_validation() {
+    assert_invalid("seed = 1", "seed = 1\noutput = \"\"", "experiment.output", "neither empty nor the root");
+    assert_invalid("seed = 1", "seed = 1\noutput = \"/\"", "experiment.output", "neither empty nor the root");
+    assert!(with("seed = 1", "seed = 1\noutput = \"/tmp/x\"").is_ok());
+    assert_invalid("cols = 6", "cols = 6\nmean_rate = 1e308", "data.mean_rate", "at most 1e6");
+    assert!(with("cols = 6", "cols = 6\nmean_rate = 1e6").is_ok());
+    // A precision so large that α = exp(−ε/N) rounds to 1 names both fields, not only ε.
+    let huge = SMOKE.replace("alpha = [0.2, 0.6]", "epsilon = [1.0]\nprecision = 1e300");
+    let e = parse(&huge, Path::new("m.toml")).unwrap_err().to_string();
+    assert!(e.contains("noise.epsilon and noise.precision") && e.contains("N = 1e300"), "{e}");
+}
+
 /// A DPVI or DP-SEP manifest whose `kind` is missing, mistyped or not a string is reported as
 /// `experiment.kind`, not as an unknown `dpvi`/`dpsep` field of the default kind (issue 20).
 #[test]

@@ -15,6 +15,8 @@ struct Row {
 
 struct Toy {
     dir: PathBuf,
+    /// What [`Experiment::identity`] hashes (a stand-in for the manifest's seed and design).
+    seed: u64,
     units: usize,
     fail: Option<usize>,
     computed: AtomicUsize,
@@ -29,7 +31,7 @@ impl Experiment for Toy {
     }
 
     fn identity(&self) -> String {
-        runner::identity(&[b"toy"])
+        runner::identity(&[b"toy", &self.seed.to_le_bytes()])
     }
 
     fn units(&self) -> Vec<usize> {
@@ -51,7 +53,7 @@ impl Experiment for Toy {
 }
 
 fn toy(dir: &Path, fail: Option<usize>) -> Toy {
-    Toy { dir: dir.to_path_buf(), units: 9, fail, computed: AtomicUsize::new(0) }
+    Toy { dir: dir.to_path_buf(), seed: 1, units: 9, fail, computed: AtomicUsize::new(0) }
 }
 
 #[test]
@@ -127,6 +129,32 @@ fn output_directories_that_are_not_ours_are_refused() {
         drop(claim(&dir, "name = \"a\"", None, |_| true, false).unwrap());
     }
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Issue 31: a unit file copied over another unit's name, or the unit files of a run of another
+/// seed, are set aside like damaged files and recomputed; the rows are those of a fresh run.
+#[test]
+fn unit_files_of_another_unit_or_run_are_not_used() {
+    struct Planned(AtomicUsize);
+    impl runner::Observer<Toy> for Planned {
+        fn start(&self, plan: &runner::Plan) {
+            self.0.store(plan.corrupt, Ordering::Relaxed);
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("runner-foreign-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let intact = run(&toy(&dir, None), RunOptions::default(), &()).unwrap();
+    std::fs::copy(dir.join("units/toy-1.toml"), dir.join("units/toy-2.toml")).unwrap();
+    let again = toy(&dir, None);
+    let planned = Planned(AtomicUsize::new(0));
+    assert_eq!(run(&again, RunOptions::default(), &planned).unwrap(), intact);
+    assert_eq!((planned.0.load(Ordering::Relaxed), again.computed.load(Ordering::Relaxed)), (1, 1));
+    // The same directory resumed by a run of another seed: every file is another run's.
+    let other_seed = Toy { seed: 2, ..toy(&dir, None) };
+    let planned = Planned(AtomicUsize::new(0));
+    run(&other_seed, RunOptions::default(), &planned).unwrap();
+    assert_eq!((planned.0.load(Ordering::Relaxed), other_seed.computed.load(Ordering::Relaxed)), (9, 9));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A damaged unit file (cut inside its last number, or altered) is set aside as
