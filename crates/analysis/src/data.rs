@@ -120,6 +120,19 @@ pub fn load(
             ))
         })?;
     }
+    // The samplers store released values in 32 bits: name the cell by its labels (not an index).
+    let cols = table.cols.len();
+    if let Some(n) = table.values.iter().position(|&v| i32::try_from(v).is_err()) {
+        return Err(FitError::Input(format!(
+            "{}: the value {} of ({}, {}) is not allowed: released values must be integers from {} to {}",
+            path.display(),
+            table.values[n],
+            table.rows.names[n / cols],
+            table.cols.names[n % cols],
+            i32::MIN,
+            i32::MAX
+        )));
+    }
     let (alphas, described) = row_levels(path, &table.rows, levels, sidecar.as_ref())?;
     let overrides_sidecar = match (&sidecar, levels) {
         (Some(s), LevelSource::Alpha(_) | LevelSource::File { .. }) => {

@@ -65,7 +65,8 @@ impl Progress for Reporter {
         self.bar.set_message(format!("units 0/{}", plan.units));
         if plan.corrupt > 0 {
             self.log(format!(
-                "{} unit file(s) were damaged (cut short or altered): kept as units/*.toml.corrupt, recomputing",
+                "{} unit file(s) were damaged (cut short or altered), of another unit or of another run (seed, \
+                 design or input), or of an earlier version: kept as units/*.toml.corrupt, recomputing",
                 plan.corrupt
             ));
         }

@@ -370,6 +370,42 @@ fn huge_iteration_counts_are_refused_not_panicked() {
     let out = lppf(["run", s(&manifest), "--quiet"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("needs about"), "{}", stderr(&out));
+    // A DPVI design at its caps (10⁵ replications of 10⁷ points): estimated, and refused.
+    let dpvi = dir.join("d.toml");
+    std::fs::write(
+        &dpvi,
+        format!(
+            "[experiment]\nname = \"huge-dpvi\"\nseed = 1\nkind = \"dpvi\"\noutput = \"{}\"\n[dpvi]\ndataset = \"gmm\"\n\
+             methods = [\"non-private\"]\nepsilon = []\nsampling_rate = [0.1]\nclip = []\niterations = 10\n\
+             replications = 100000\n[dpvi.gmm]\ntrain_points = 10000000\ntest_points = 10000000\n",
+            s(&dir.join("dout"))
+        ),
+    )
+    .unwrap();
+    let out = lppf(["validate", s(&dpvi)]);
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("GB peak memory"),
+        "{}",
+        stderr(&out)
+    );
+    let out = lppf(["run", s(&dpvi), "--quiet"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("needs about") && !dir.join("dout").exists(), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Finding 13: a released value outside the 32 bits the samplers store is named by its labels
+/// (it was "value … at entry 5", a 0-based index).
+#[test]
+fn a_released_value_too_large_is_named_by_its_labels() {
+    let dir = scratch("large-value");
+    let released = release(&dir);
+    let text = std::fs::read_to_string(&released).unwrap();
+    let line = text.lines().find(|l| l.starts_with("r2,c3,")).unwrap().to_string();
+    std::fs::write(&released, text.replace(&line, "r2,c3,3000000000")).unwrap();
+    let out = fit(&released, &dir.join("f"), &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("3000000000 of (r2, c3)"), "{}", stderr(&out));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -105,34 +105,39 @@ impl Manifest {
     }
 }
 
-/// DPVI: the largest number of examples (train + test) and features (+ intercept) of each data
-/// set: Abalone 4,177 × (10 + 1); Adult's 32,561 rows with the one-hot encoding of its eight
-/// categorical columns, at most 110 columns; the mixture's points in the plane.
+/// DPVI: the number of examples (train + test) of each data set and the number of variational
+/// parameters one example's gradient touches: Abalone 4,177 × (10 features + intercept);
+/// Adult's 32,561 rows with the one-hot encoding of its eight categorical columns, at most 110;
+/// the mixture's points, each touching the weights, means and log-sds of its K components (5K).
 fn dpvi_data_shape(m: &crate::DpviManifest) -> (f64, f64) {
     match m.dpvi.dataset {
         crate::DpviDataset::Abalone => (4177.0, 11.0),
         crate::DpviDataset::Adult => (32_561.0, 110.0),
         crate::DpviDataset::Gmm => {
-            let (_, train, test, _) = m.dpvi.gmm();
-            ((train + test) as f64, 3.0)
+            let (k, train, test, _) = m.dpvi.gmm();
+            ((train + test) as f64, 5.0 * k as f64)
         }
     }
 }
 
-/// Seconds per example-feature of a DPVI gradient step on one core (measured: see
-/// `DpviManifest::cost`; rough).
-const DPVI_SECONDS_PER_EXAMPLE_FEATURE: f64 = 1e-9;
+/// Seconds per example-parameter term of a DPVI gradient step on one core, a rough guide: the
+/// shipped designs measured 1.3e-8 (Abalone), 1.7e-8 (Adult) and 2.5e-8 (mixture), as the sum of
+/// the runs' `seconds` over the design's terms (release build, 2-core VM, 2026-11-25).
+const DPVI_SECONDS_PER_EXAMPLE_FEATURE: f64 = 2e-8;
+/// Copies of each replication's data held while the data sets are loaded and split (measured:
+/// `dpvi-adult`, 10 replications of 32,561 × 111 values, peaked at 493 MB; one copy is 289 MB).
+const DPVI_DATA_COPIES: f64 = 1.7;
 
 impl crate::DpviManifest {
     /// The cost of the DPVI runs with `threads` at once: every replication's split held at once
-    /// (`x` and `y`, 8 bytes a value), each running fit's copy of its training data and the
-    /// predictive draws of the mixture; work = Σ over runs of iterations × expected batch
-    /// (q × training examples) × features.
+    /// (`x` and `y`, 8 bytes a value, [`DPVI_DATA_COPIES`] copies while loading), each running
+    /// fit's copy of its training data and the predictive draws of the mixture; work = Σ over
+    /// runs of iterations × expected batch (q × training examples) × parameters per example.
     pub fn cost(&self, threads: usize) -> Cost {
         let d = &self.dpvi;
         let (points, features) = dpvi_data_shape(self);
         let train = points * d.train_fraction();
-        let data = d.replications as f64 * points * (features + 1.0) * 8.0;
+        let data = DPVI_DATA_COPIES * d.replications as f64 * points * (features + 1.0) * 8.0;
         let (k, _, _, draws) = d.gmm();
         let draws_bytes = if d.dataset == crate::DpviDataset::Gmm { draws as f64 * 5.0 * k as f64 * 8.0 } else { 0.0 };
         let per_run = train * features * 8.0 + draws_bytes;
@@ -154,7 +159,7 @@ impl crate::DpviManifest {
             units,
             entry_component_sweeps: example_features,
             core_seconds: example_features * DPVI_SECONDS_PER_EXAMPLE_FEATURE,
-            work: "example-feature gradient terms",
+            work: "example-parameter gradient terms",
         }
     }
 }
