@@ -131,16 +131,19 @@ fn output_directories_that_are_not_ours_are_refused() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// Records how many unit files a run set aside as corrupt.
+struct Planned(AtomicUsize);
+
+impl runner::Observer<Toy> for Planned {
+    fn start(&self, plan: &runner::Plan) {
+        self.0.store(plan.corrupt, Ordering::Relaxed);
+    }
+}
+
 /// Issue 31: a unit file copied over another unit's name, or the unit files of a run of another
 /// seed, are set aside like damaged files and recomputed; the rows are those of a fresh run.
 #[test]
 fn unit_files_of_another_unit_or_run_are_not_used() {
-    struct Planned(AtomicUsize);
-    impl runner::Observer<Toy> for Planned {
-        fn start(&self, plan: &runner::Plan) {
-            self.0.store(plan.corrupt, Ordering::Relaxed);
-        }
-    }
     let dir = std::env::temp_dir().join(format!("runner-foreign-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let intact = run(&toy(&dir, None), RunOptions::default(), &()).unwrap();
@@ -161,12 +164,6 @@ fn unit_files_of_another_unit_or_run_are_not_used() {
 /// `<unit>.toml.corrupt` and its unit recomputed; the run's rows are those of an intact run.
 #[test]
 fn damaged_unit_files_are_set_aside_and_recomputed() {
-    struct Planned(AtomicUsize);
-    impl runner::Observer<Toy> for Planned {
-        fn start(&self, plan: &runner::Plan) {
-            self.0.store(plan.corrupt, Ordering::Relaxed);
-        }
-    }
     let dir = std::env::temp_dir().join(format!("runner-damaged-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let intact = run(&toy(&dir, None), RunOptions::default(), &()).unwrap();
