@@ -130,7 +130,7 @@ const DPVI_DATA_COPIES: f64 = 1.7;
 
 impl crate::DpviManifest {
     /// The cost of the DPVI runs with `threads` at once: every replication's split held at once
-    /// (`x` and `y`, 8 bytes a value, [`DPVI_DATA_COPIES`] copies while loading), each running
+    /// (`x` and `y`, 8 bytes a value, 1.7 copies while loading, measured), each running
     /// fit's copy of its training data and the predictive draws of the mixture; work = Σ over
     /// runs of iterations × expected batch (q × training examples) × parameters per example.
     pub fn cost(&self, threads: usize) -> Cost {
