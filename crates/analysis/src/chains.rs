@@ -57,6 +57,9 @@ pub struct HeldOutScore {
     /// Each chain's own score from its own samples (CAVI: each start's plug-in): their spread is
     /// the Monte Carlo error a comparison of scores must beat.
     pub per_chain: Vec<f64>,
+    /// The pooled score of each held-out cell (in `FitData::heldout` order): `log_predictive`
+    /// is their sum. Two fits on the same cells are compared cell by cell (paired).
+    pub per_cell: Vec<f64>,
 }
 
 /// The pooled result of a fit.
@@ -77,6 +80,9 @@ pub struct FitResult {
     /// Gibbs: split-R̂ and ESS of `ln p(Z, Y)` and of the total rate `Σ μ`; empty for CAVI.
     pub diagnostics: Vec<(&'static str, Diagnostics)>,
     pub heldout: Option<HeldOutScore>,
+    /// The "no structure" verdict, when the fit held cells out and was compared with the
+    /// independence model on them ([`crate::independence_verdict`]).
+    pub verdict: Option<crate::Verdict>,
     pub seconds: f64,
 }
 
@@ -188,6 +194,7 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         traces,
         diagnostics: pooled.diagnostics,
         heldout: None,
+        verdict: None,
         seconds: 0.0,
     };
     (result, samples)
@@ -201,21 +208,38 @@ fn score_heldout(
     per_chain: &[Vec<Vec<f64>>],
     pooled_from: Option<usize>,
 ) -> Result<Option<HeldOutScore>, FitError> {
-    let Input::Released { alphas, values, .. } = &data.input else { return Ok(None) };
+    let Input::Released { alphas, values, privatized } = &data.input else { return Ok(None) };
     if data.heldout.is_empty() {
         return Ok(None);
     }
+    // The samples hold the rates of every missing cell (row-major); the held-out cells may be
+    // fewer (the independence model of a network also leaves its diagonal out): keep theirs.
+    let missing: Vec<usize> = privatized.missing().iter().enumerate().filter(|(_, m)| **m).map(|(n, _)| n).collect();
+    let positions: Vec<usize> = data
+        .heldout
+        .iter()
+        .map(|n| missing.binary_search(n).map_err(|_| FitError::Inference(format!("held-out cell {n} is not missing"))))
+        .collect::<Result<_, _>>()?;
+    let project = |samples: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        if positions.len() == missing.len() {
+            return samples.to_vec();
+        }
+        samples.iter().map(|s| positions.iter().map(|&i| s[i]).collect()).collect()
+    };
+    let per_chain: Vec<Vec<Vec<f64>>> = per_chain.iter().map(|s| project(s)).collect();
+    let per_chain = per_chain.as_slice();
     let cols = data.cols.len();
     let released: Vec<i64> = data.heldout.iter().map(|&n| values[n]).collect();
     let levels: Vec<f64> = data.heldout.iter().map(|&n| alphas[n / cols]).collect();
     let score = |samples: &[Vec<f64>]| {
-        eval::heldout_log_predictive(&released, &levels, samples).map_err(|e| FitError::Inference(e.to_string()))
+        eval::heldout_log_predictive_cells(&released, &levels, samples).map_err(|e| FitError::Inference(e.to_string()))
     };
-    let scores = per_chain.iter().map(|s| score(s)).collect::<Result<Vec<_>, _>>()?;
+    let scores = per_chain.iter().map(|s| score(s).map(|c| c.iter().sum())).collect::<Result<Vec<_>, _>>()?;
     let pooled: Vec<Vec<f64>> = match pooled_from {
         Some(c) => per_chain.get(c).cloned().unwrap_or_default(),
         None => per_chain.concat(),
     };
-    let log_predictive = score(&pooled)?;
-    Ok(Some(HeldOutScore { cells: released.len(), log_predictive, samples: pooled.len(), per_chain: scores }))
+    let per_cell = score(&pooled)?;
+    let log_predictive = per_cell.iter().sum();
+    Ok(Some(HeldOutScore { cells: released.len(), log_predictive, samples: pooled.len(), per_chain: scores, per_cell }))
 }

@@ -12,6 +12,8 @@
 //! - [`write_outputs`]: `rates.parquet`, `factors.parquet`, `trace.parquet`, `diagnostics.csv`,
 //!   `fit.toml`, `summary.txt` and `figure.svg`/`.png`, each written atomically.
 //! - [`fit_cost`]: the memory and work of a fit from its settings alone, checked before a fit.
+//! - [`independence_verdict`]: whether the fit's components beat the independence model
+//!   `μ_ij = a_i b_j` on the held-out cells (the "no structure" verdict).
 
 mod chains;
 mod data;
@@ -19,6 +21,7 @@ mod error;
 mod outputs;
 mod report;
 mod resources;
+mod verdict;
 
 pub use chains::{ChainTrace, FitResult, FitSettings, HeldOutScore, MAX_PREDICTIVE_SAMPLES, fit_chains};
 pub use data::{FitData, Input, LevelSource, hold_out, load, seed_from_os};
@@ -26,3 +29,4 @@ pub use error::FitError;
 pub use outputs::{OUTPUT_FILES, write_outputs};
 pub use report::{TotalCheck, summary_text, total_check};
 pub use resources::{FitCost, SECONDS_PER_CELL_COMPONENT, fit_cost};
+pub use verdict::{VERDICT_SES, Verdict, independence_verdict};

@@ -60,6 +60,15 @@ struct FitRecord<'a> {
     heldout_log_predictive: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     heldout_log_predictive_per_chain: Option<Vec<f64>>,
+    /// The "no structure" verdict: the independence model's held-out score, Δ and its se.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    independence_log_predictive: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structure_difference: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structure_difference_se: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structure: Option<bool>,
     /// The total check (released data): Σ ỹ, Σ μ̂ and their gap in sd.
     #[serde(skip_serializing_if = "Option::is_none")]
     released_total: Option<f64>,
@@ -198,6 +207,10 @@ pub fn write_outputs(
         heldout_cells: result.heldout.as_ref().map(|h| h.cells),
         heldout_log_predictive: result.heldout.as_ref().map(|h| h.log_predictive),
         heldout_log_predictive_per_chain: result.heldout.as_ref().map(|h| h.per_chain.clone()),
+        independence_log_predictive: result.verdict.as_ref().map(|v| v.independence_log_predictive),
+        structure_difference: result.verdict.as_ref().map(|v| v.difference),
+        structure_difference_se: result.verdict.as_ref().map(|v| v.se),
+        structure: result.verdict.as_ref().map(crate::Verdict::structure),
         released_total: check.map(|t| t.released_total),
         fitted_total: check.map(|t| t.fitted_total),
         total_gap_sd: check.map(|t| t.gap()),

@@ -3,6 +3,7 @@
 
 use crate::chains::{FitResult, FitSettings};
 use crate::data::FitData;
+use crate::verdict::VERDICT_SES;
 use inference::{Algorithm, ESS_PER_CHAIN, RHAT_LIMIT};
 use models::{MeanMatrix, ModelKind};
 use std::fmt::Write;
@@ -190,15 +191,62 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
             );
         }
     }
+    let findings = verdict_text(&mut s, settings, result);
     let source = match settings.algorithm {
         Algorithm::Gibbs(_) => format!("the best kept sample of chain {}", result.factors_chain),
         Algorithm::Cavi(_) => format!("the variational means of start {}", result.factors_chain),
     };
-    match settings.model {
-        ModelKind::Block => block_summary(&mut s, data, result, &source),
-        ModelKind::Topic => topic_summary(&mut s, data, result, &source),
+    if findings {
+        match settings.model {
+            ModelKind::Block => block_summary(&mut s, data, result, &source),
+            ModelKind::Topic => topic_summary(&mut s, data, result, &source),
+        }
     }
     s
+}
+
+/// The "no structure" verdict in words; returns whether the components are worth listing as
+/// findings (not when the independence model predicts the held-out cells as well).
+fn verdict_text(s: &mut String, settings: &FitSettings, result: &FitResult) -> bool {
+    let what = if settings.model == ModelKind::Block { "communities" } else { "topics" };
+    let k = settings.components;
+    match &result.verdict {
+        Some(v) if v.structure() => {
+            let _ = writeln!(
+                s,
+                "\nstructure: the {k} {what} predict the held-out cells better than the independence model \
+                 (row activity × column popularity): Δ = {} ± {} nats (se, {} cells; > {VERDICT_SES} se)",
+                sig3(v.difference),
+                sig3(v.se),
+                v.cells
+            );
+            true
+        }
+        Some(v) => {
+            let how = if v.difference > 0.0 { "not clearly better than" } else { "no better than" };
+            let _ = writeln!(
+                s,
+                "\nNO EVIDENCE OF STRUCTURE: the {k} {what} predict the held-out cells {how} the independence \
+                 model (row activity × column popularity): Δ = {} ± {} nats (se, {} cells; structure needs \
+                 Δ > {VERDICT_SES} se). What this fit would call {what} are not findings, so none are listed; \
+                 the rates in rates.parquet are still the posterior means. The verdict depends on the cells \
+                 held out: a held-out sweep over several masks (docs/model-checking.md) gives a steadier one.",
+                sig3(v.difference),
+                sig3(v.se),
+                v.cells
+            );
+            false
+        }
+        None if settings.model == ModelKind::Topic && k == 1 => true,
+        None => {
+            let _ = writeln!(
+                s,
+                "\nno check of structure: with --holdout (e.g. 0.1) the fit is compared with the independence \
+                 model on held-out cells, and {what} are listed only if they predict better"
+            );
+            true
+        }
+    }
 }
 
 fn block_summary(s: &mut String, data: &FitData, result: &FitResult, source: &str) {

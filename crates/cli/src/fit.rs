@@ -3,8 +3,8 @@
 
 use crate::{Failure, bad_input, failed};
 use analysis::{
-    FitError, FitSettings, LevelSource, OUTPUT_FILES, fit_chains, fit_cost, hold_out, load, seed_from_os, summary_text,
-    write_outputs,
+    FitError, FitSettings, LevelSource, OUTPUT_FILES, fit_chains, fit_cost, hold_out, independence_verdict, load,
+    seed_from_os, summary_text, write_outputs,
 };
 use distributions::Streams;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -172,9 +172,12 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
         let style =
             ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} iterations · ETA {eta}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar());
-        ProgressBar::new((per_chain * args.chains) as u64).with_style(style)
+        // With held-out cells, the independence model is fitted too (the "no structure" verdict).
+        let fits = if args.holdout.is_some() { 2 } else { 1 };
+        ProgressBar::new((per_chain * args.chains * fits) as u64).with_style(style)
     };
-    let result = fit_chains(&settings, &data, &|| bar.inc(1)).map_err(to_failure)?;
+    let mut result = fit_chains(&settings, &data, &|| bar.inc(1)).map_err(to_failure)?;
+    result.verdict = independence_verdict(&settings, &data, &result, &|| bar.inc(1)).map_err(to_failure)?;
     bar.finish_and_clear();
     commit_fit(&args.output, |dir| write_outputs(dir, &settings, &data, &result, seed_source, args.holdout))?;
     if !args.quiet {

@@ -64,8 +64,18 @@ pub fn ln_released_likelihood(released: i64, rate: f64, alpha: f64) -> f64 {
 
 /// `Σ_n ln ((1/S) Σ_s p(ỹ_n | μ_n^(s), α_n))`: the held-out log predictive of cells with released
 /// values `released[n]` and noise levels `alphas[n]`, given posterior samples `samples[s][n]` of
-/// their rates (one sample: a plug-in score).
+/// their rates (one sample: a plug-in score). The sum of [`heldout_log_predictive_cells`].
 pub fn heldout_log_predictive(released: &[i64], alphas: &[f64], samples: &[Vec<f64>]) -> Result<f64, EvalError> {
+    Ok(heldout_log_predictive_cells(released, alphas, samples)?.iter().sum())
+}
+
+/// Each held-out cell's `ln ((1/S) Σ_s p(ỹ_n | μ_n^(s), α_n))` (see [`heldout_log_predictive`]):
+/// the pointwise terms that a paired comparison of two models on the same cells needs.
+pub fn heldout_log_predictive_cells(
+    released: &[i64],
+    alphas: &[f64],
+    samples: &[Vec<f64>],
+) -> Result<Vec<f64>, EvalError> {
     if samples.is_empty() || released.len() != alphas.len() || samples.iter().any(|s| s.len() != released.len()) {
         return Err(EvalError::Shape(format!(
             "{} released values, {} noise levels, {} samples of lengths {:?}",
@@ -76,7 +86,7 @@ pub fn heldout_log_predictive(released: &[i64], alphas: &[f64], samples: &[Vec<f
         )));
     }
     let ln_s = (samples.len() as f64).ln();
-    let mut total = 0.0;
+    let mut cells = Vec::with_capacity(released.len());
     for (n, (&value, &alpha)) in released.iter().zip(alphas).enumerate() {
         if !(0.0..1.0).contains(&alpha) {
             return Err(EvalError::Invalid { index: n, value: alpha });
@@ -93,13 +103,13 @@ pub fn heldout_log_predictive(released: &[i64], alphas: &[f64], samples: &[Vec<f
             })
             .collect::<Result<_, _>>()?;
         let max = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        total += if max == f64::NEG_INFINITY {
+        cells.push(if max == f64::NEG_INFINITY {
             f64::NEG_INFINITY
         } else {
             max + terms.iter().map(|t| (t - max).exp()).sum::<f64>().ln() - ln_s
-        };
+        });
     }
-    Ok(total)
+    Ok(cells)
 }
 
 #[cfg(test)]
