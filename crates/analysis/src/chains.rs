@@ -1,9 +1,13 @@
 //! Several chains of one fit, in parallel, pooled into one result with its diagnostics.
 
+use crate::checks::{
+    MAX_CHECK_SAMPLES_PER_CHAIN, PredictiveCheck, predictive_checks, release_statistics, replicate_release,
+    sample_statistics,
+};
 use crate::data::{FitData, Input};
 use crate::error::FitError;
 use distributions::Streams;
-use inference::{Algorithm, Diagnostics, Method, Observation, Posterior, fit};
+use inference::{Algorithm, Diagnostics, Method, Monitor, Observation, Posterior, fit_watching};
 use models::{FamilyShape, FamilyVisitor, GammaPrior, MeanMatrix, ModelFamily, ModelKind, with_family};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -83,6 +87,9 @@ pub struct FitResult {
     /// The "no structure" verdict, when the fit held cells out and was compared with the
     /// independence model on them ([`crate::independence_verdict`]).
     pub verdict: Option<crate::Verdict>,
+    /// Posterior predictive checks on the release ([`crate::checks`]): Gibbs fits of released
+    /// data; empty otherwise.
+    pub checks: Vec<PredictiveCheck>,
     pub seconds: f64,
 }
 
@@ -125,21 +132,103 @@ pub fn fit_chains(
         FitError::setting("method", settings.method.name(), allowed)
     })?;
     let shape = FamilyShape { rows, cols, components: settings.components, prior: settings.prior };
-    let chains = with_family(settings.model, shape, Chains { settings, observation, on_iteration })?;
-    let (mut result, samples) = pool(settings, chains);
+    let check = CheckSetup::new(settings, data);
+    let chains =
+        with_family(settings.model, shape, Chains { settings, observation, on_iteration, check: check.as_ref() })?;
+    if let Some(check) = &check {
+        let replicated: Vec<Vec<f64>> = chains.iter().flat_map(|p| p.kept_statistics.iter().cloned()).collect();
+        if !replicated.is_empty() {
+            let checks = predictive_checks(&check.observed, &replicated);
+            let (mut result, samples) = pool(settings, chains);
+            result.checks = checks;
+            return finish(result, &samples, settings, data, start);
+        }
+    }
+    let (result, samples) = pool(settings, chains);
+    finish(result, &samples, settings, data, start)
+}
+
+/// The held-out score and the time, after pooling.
+fn finish(
+    mut result: FitResult,
+    samples: &[Vec<Vec<f64>>],
+    settings: &FitSettings,
+    data: &FitData,
+    start: Instant,
+) -> Result<FitResult, FitError> {
     let pooled_from = match settings.algorithm {
         Algorithm::Gibbs(_) => None,
         Algorithm::Cavi(_) => Some(result.factors_chain),
     };
-    result.heldout = score_heldout(data, &samples, pooled_from)?;
+    result.heldout = score_heldout(data, samples, pooled_from)?;
     result.seconds = start.elapsed().as_secs_f64();
     Ok(result)
+}
+
+/// The stream of the replicated releases: `Streams::new(seed).child(CHECK_STREAM).child(chain)
+/// .child(t)` for kept sweep `t` (chains use `Streams::new(seed).child(c)`, held-out cells a child
+/// of their own).
+const CHECK_STREAM: u64 = u64::MAX - 1;
+
+/// What the predictive checks of a Gibbs fit of released data need.
+struct CheckSetup {
+    /// The cells the fit saw: modelled and not held out (row-major, sorted).
+    cells: Vec<usize>,
+    alphas: Vec<f64>,
+    cols: usize,
+    released: Vec<i64>,
+    observed: Vec<f64>,
+    /// Kept samples between two checked ones.
+    stride: usize,
+    burn_in: usize,
+    thin: usize,
+    seed: u64,
+}
+
+impl CheckSetup {
+    fn new(settings: &FitSettings, data: &FitData) -> Option<Self> {
+        let (Algorithm::Gibbs(schedule), Input::Released { alphas, values, .. }) = (&settings.algorithm, &data.input)
+        else {
+            return None;
+        };
+        let (rows, cols) = data.shape();
+        let cells: Vec<usize> =
+            (0..rows * cols).filter(|&n| data.is_modelled(n) && data.heldout.binary_search(&n).is_err()).collect();
+        if cells.is_empty() {
+            return None;
+        }
+        Some(Self {
+            observed: release_statistics(values, cols, &cells),
+            cells,
+            alphas: alphas.clone(),
+            cols,
+            released: values.clone(),
+            stride: schedule.kept().div_ceil(MAX_CHECK_SAMPLES_PER_CHAIN).max(1),
+            burn_in: schedule.burn_in(),
+            thin: schedule.thin(),
+            seed: settings.seed,
+        })
+    }
+
+    /// The statistics of a release replicated from kept sweep `t`'s rates (every `stride`-th
+    /// kept sample; empty for the others).
+    fn statistics(&self, chain: u64, rates: &[f64], t: usize) -> Vec<f64> {
+        let kept_index = (t - self.burn_in) / self.thin - 1;
+        if kept_index % self.stride != 0 {
+            return Vec::new();
+        }
+        let streams = Streams::new(self.seed).child(CHECK_STREAM).child(chain).child(t as u64);
+        replicate_release(rates, &self.alphas, self.cols, &self.cells, streams).map_or_else(Vec::new, |rep| {
+            sample_statistics(&rep, &self.released, rates, &self.alphas, self.cols, &self.cells)
+        })
+    }
 }
 
 struct Chains<'a> {
     settings: &'a FitSettings,
     observation: Observation<'a>,
     on_iteration: &'a (dyn Fn() + Sync),
+    check: Option<&'a CheckSetup>,
 }
 
 impl FamilyVisitor for Chains<'_> {
@@ -150,7 +239,12 @@ impl FamilyVisitor for Chains<'_> {
         (0..self.settings.chains)
             .into_par_iter()
             .map(|c| {
-                fit(family, self.observation, &self.settings.algorithm, root.child(c as u64), self.on_iteration)
+                let statistics = |rates: &[f64], t: usize| {
+                    self.check.map_or_else(Vec::new, |check| check.statistics(c as u64, rates, t))
+                };
+                let monitor = Monitor { statistics: self.check.map(|_| &statistics as _), ..Monitor::default() };
+                let algorithm = &self.settings.algorithm;
+                fit_watching(family, self.observation, algorithm, root.child(c as u64), monitor, self.on_iteration)
                     .map_err(FitError::from)
             })
             .collect()
@@ -195,6 +289,7 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         diagnostics: pooled.diagnostics,
         heldout: None,
         verdict: None,
+        checks: Vec::new(),
         seconds: 0.0,
     };
     (result, samples)

@@ -16,6 +16,7 @@
 //!   `μ_ij = a_i b_j` on the held-out cells (the "no structure" verdict).
 
 mod chains;
+pub mod checks;
 mod data;
 mod error;
 mod outputs;

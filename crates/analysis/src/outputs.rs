@@ -11,11 +11,12 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// Every file [`write_outputs`] writes.
-pub const OUTPUT_FILES: [&str; 8] = [
+pub const OUTPUT_FILES: [&str; 9] = [
     "rates.parquet",
     "factors.parquet",
     "trace.parquet",
     "diagnostics.csv",
+    "checks.csv",
     "fit.toml",
     "summary.txt",
     "figure.svg",
@@ -177,6 +178,23 @@ pub fn write_outputs(
         }
     }
     write_atomic(&dir.join("diagnostics.csv"), csv.as_bytes())?;
+    // checks.csv: the posterior predictive checks on the release (header only without them).
+    let mut checks =
+        String::from("statistic,observed,replicated_mean,replicated_sd,p_value,replications,flag,flagged_tail\n");
+    for c in &result.checks {
+        let flag = if c.extreme() { "extreme" } else { "" };
+        let tail = match c.tail {
+            crate::checks::Tail::Above => "release above",
+            crate::checks::Tail::Below => "release below",
+            crate::checks::Tail::Both => "both",
+        };
+        let _ = writeln!(
+            checks,
+            "{},{},{},{},{},{},{flag},{tail}",
+            c.statistic, c.observed, c.replicated_mean, c.replicated_sd, c.p_value, c.replications
+        );
+    }
+    write_atomic(&dir.join("checks.csv"), checks.as_bytes())?;
     // fit.toml
     let (iterations, burn_in, thin, max_iterations, tolerance) = match settings.algorithm {
         Algorithm::Gibbs(s) => (Some(s.iterations()), Some(s.burn_in()), Some(s.thin()), None, None),

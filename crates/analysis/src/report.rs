@@ -2,6 +2,7 @@
 //! members or each topic's top words, by label) and the figure's matrix.
 
 use crate::chains::{FitResult, FitSettings};
+use crate::checks::EXTREME_P;
 use crate::data::FitData;
 use crate::verdict::VERDICT_SES;
 use inference::{Algorithm, ESS_PER_CHAIN, RHAT_LIMIT};
@@ -86,6 +87,17 @@ pub(crate) fn warnings(settings: &FitSettings, data: &FitData, result: &FitResul
     for (name, d) in &result.diagnostics {
         out.extend(d.warnings(settings.chains).into_iter().map(|w| format!("{name}: {w}")));
     }
+    for c in result.checks.iter().filter(|c| c.extreme()) {
+        out.push(format!(
+            "posterior predictive check {}: the release has {} where replicated releases have {} ± {} (p = {:.3}): \
+             the model does not reproduce this feature of the release (docs/model-checking.md)",
+            c.statistic,
+            sig3(c.observed),
+            sig3(c.replicated_mean),
+            sig3(c.replicated_sd),
+            c.p_value
+        ));
+    }
     let unconverged = result.traces.iter().filter(|t| t.converged == Some(false)).count();
     if unconverged > 0 {
         out.push(format!(
@@ -165,6 +177,27 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
             sig3(t.fitted_total),
             t.gap()
         );
+    }
+    if !result.checks.is_empty() {
+        let n = result.checks[0].replications;
+        let _ = writeln!(
+            s,
+            "\nposterior predictive checks on the release ({n} replicated releases y_rep + noise; p = P(T_rep > T), \
+             flagged outside [{EXTREME_P}, {}]):",
+            1.0 - EXTREME_P
+        );
+        for c in &result.checks {
+            let _ = writeln!(
+                s,
+                "  {:<21} release {:>10}   replicated {:>10} ± {:<9} p = {:.3}{}",
+                c.statistic,
+                sig3(c.observed),
+                sig3(c.replicated_mean),
+                sig3(c.replicated_sd),
+                c.p_value,
+                if c.extreme() { "  EXTREME" } else { "" }
+            );
+        }
     }
     for w in warnings(settings, data, result) {
         let _ = writeln!(s, "  WARNING {w}");

@@ -119,6 +119,8 @@ pub struct ChainSummary<M> {
     /// The watched functional ([`Monitor::functional`]) of every kept sample's rates; empty without
     /// one.
     pub kept_functional: Vec<f64>,
+    /// [`Monitor::statistics`] of the kept samples it did not skip; empty without it.
+    pub kept_statistics: Vec<Vec<f64>>,
     /// With [`Monitor::truth`]: for each calibration target ([`calibration_targets`]: every rate
     /// `μ_n`, then every row total `Σ_j μ_ij`), how many kept samples lie below the true value —
     /// the rank statistic of simulation-based calibration (Talts et al. 2018). Empty otherwise.
@@ -152,9 +154,16 @@ pub fn run_chain<S: Sampler>(
 /// A scalar function of one sample's rates `μ^(s)` (row-major), e.g. the KL to known true rates.
 pub type Functional<'a> = &'a (dyn Fn(&[f64]) -> f64 + Sync);
 
+/// Statistics of data replicated from one kept sample (a posterior predictive check): called with
+/// the sample's rates `μ^(s)` (row-major) and its sweep `t`, from which the caller derives the
+/// sample's own random stream. An empty vector skips the sample (e.g. to thin the checks).
+pub type Statistics<'a> = &'a (dyn Fn(&[f64], usize) -> Vec<f64> + Sync);
+
 /// What a chain records of its kept samples for simulation studies.
 #[derive(Clone, Copy, Default)]
 pub struct Monitor<'a> {
+    /// Replicated-data statistics of each kept sample: [`ChainSummary::kept_statistics`].
+    pub statistics: Option<Statistics<'a>>,
     /// A functional of the rates, kept: [`ChainSummary::kept_functional`] (a label-free trace for
     /// convergence diagnostics).
     pub functional: Option<Functional<'a>>,
@@ -185,6 +194,7 @@ impl fmt::Debug for Watch<'_> {
         f.debug_struct("Watch")
             .field("entries", &self.entries)
             .field("functional", &self.monitor.functional.map(|_| "fn"))
+            .field("statistics", &self.monitor.statistics.map(|_| "fn"))
             .field("truth", &self.monitor.truth.map(<[f64]>::len))
             .finish()
     }
@@ -214,6 +224,7 @@ pub fn run_chain_watching<S: Sampler>(
         kept_total_rate: Vec::with_capacity(schedule.kept()),
         kept_watched_rates: Vec::new(),
         kept_functional: Vec::new(),
+        kept_statistics: Vec::new(),
         truth_ranks: Vec::new(),
         mean_factors: Vec::new(),
         kept_ln_joint: Vec::with_capacity(schedule.kept()),
@@ -246,6 +257,12 @@ pub fn run_chain_watching<S: Sampler>(
             }
             if let Some(functional) = watch.monitor.functional {
                 summary.kept_functional.push(functional(&rates));
+            }
+            if let Some(statistics) = watch.monitor.statistics {
+                let values = statistics(&rates, t);
+                if !values.is_empty() {
+                    summary.kept_statistics.push(values);
+                }
             }
             if !true_targets.is_empty() {
                 calibration_targets(&rates, cols, &mut targets);

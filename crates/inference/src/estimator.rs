@@ -46,6 +46,9 @@ pub struct Posterior {
     /// Gibbs: the watched functional of every kept sample's rates ([`crate::fit_chains`]); empty
     /// without one and for CAVI.
     pub kept_functional: Vec<f64>,
+    /// Gibbs: the replicated-data statistics of the kept samples ([`crate::Monitor::statistics`]);
+    /// empty without them and for CAVI.
+    pub kept_statistics: Vec<Vec<f64>>,
     /// Gibbs with known true rates: the simulation-based-calibration ranks of the truth among the
     /// kept samples ([`crate::ChainSummary::truth_ranks`]); empty otherwise.
     pub truth_ranks: Vec<u32>,
@@ -87,8 +90,8 @@ pub fn fit<F: ModelFamily>(
     fit_watching(family, observation, algorithm, streams, Monitor::default(), on_iteration)
 }
 
-/// [`fit`], a Gibbs chain also recording what `monitor` asks for.
-pub(crate) fn fit_watching<F: ModelFamily>(
+/// [`fit`], a Gibbs chain also recording what `monitor` asks for (CAVI ignores it).
+pub fn fit_watching<F: ModelFamily>(
     family: &F,
     observation: Observation<'_>,
     algorithm: &Algorithm,
@@ -137,6 +140,7 @@ pub(crate) fn fit_watching<F: ModelFamily>(
                 sd_rates: None,
                 kept_total_rate: Vec::new(),
                 kept_functional: Vec::new(),
+                kept_statistics: Vec::new(),
                 truth_ranks: Vec::new(),
                 trace: summary.elbo,
                 iterations: summary.iterations,
@@ -199,6 +203,7 @@ fn gibbs<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
         sd_rates: Some(summary.sd_rates),
         kept_total_rate: summary.kept_total_rate,
         kept_functional: summary.kept_functional,
+        kept_statistics: summary.kept_statistics,
         truth_ranks: summary.truth_ranks,
         heldout_rates: summary.kept_watched_rates,
         trace: summary.kept_ln_joint.iter().map(|&(_, l)| l).collect(),

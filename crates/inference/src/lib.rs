@@ -36,12 +36,12 @@ pub use cavi::{
     delta_method_ln_mean, private_local_step,
 };
 pub use chain::{
-    ChainSummary, Functional, MeanFactor, Monitor, Progress, Schedule, ScheduleError, Watch, calibration_targets,
-    run_chain, run_chain_watching,
+    ChainSummary, Functional, MeanFactor, Monitor, Progress, Schedule, ScheduleError, Statistics, Watch,
+    calibration_targets, run_chain, run_chain_watching,
 };
 pub use diagnostics::{Diagnostics, ESS_PER_CHAIN, RHAT_LIMIT, diagnose};
 pub use error::InferenceError;
-pub use estimator::{Algorithm, Observation, Posterior, fit};
+pub use estimator::{Algorithm, Observation, Posterior, fit, fit_watching};
 pub use method::Method;
 pub use non_private::NonPrivate;
 pub use pooled::{Pooled, chain_streams, fit_chains, pool};
