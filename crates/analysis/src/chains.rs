@@ -87,6 +87,9 @@ pub struct FitResult {
     /// The "no structure" verdict, when the fit held cells out and was compared with the
     /// independence model on them ([`crate::independence_verdict`]).
     pub verdict: Option<crate::Verdict>,
+    /// Gibbs: the central 90 % interval of the total rate `Σ_n μ_n` over all chains' kept
+    /// samples (the 5 % and 95 % quantiles); `None` for CAVI.
+    pub total_rate_interval: Option<(f64, f64)>,
     /// Posterior predictive checks on the release ([`crate::checks`]): Gibbs fits of released
     /// data; empty otherwise.
     pub checks: Vec<PredictiveCheck>,
@@ -161,6 +164,12 @@ fn finish(
         Algorithm::Cavi(_) => Some(result.factors_chain),
     };
     result.heldout = score_heldout(data, samples, pooled_from)?;
+    let mut totals: Vec<f64> = result.traces.iter().flat_map(|t| t.total_rate.iter().copied()).collect();
+    if !totals.is_empty() {
+        totals.sort_by(f64::total_cmp);
+        let at = |q: f64| totals[((totals.len() - 1) as f64 * q).round() as usize];
+        result.total_rate_interval = Some((at(0.05), at(0.95)));
+    }
     result.seconds = start.elapsed().as_secs_f64();
     Ok(result)
 }
@@ -214,7 +223,7 @@ impl CheckSetup {
     /// kept sample; empty for the others).
     fn statistics(&self, chain: u64, rates: &[f64], t: usize) -> Vec<f64> {
         let kept_index = (t - self.burn_in) / self.thin - 1;
-        if kept_index % self.stride != 0 {
+        if !kept_index.is_multiple_of(self.stride) {
             return Vec::new();
         }
         let streams = Streams::new(self.seed).child(CHECK_STREAM).child(chain).child(t as u64);
@@ -289,6 +298,7 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         diagnostics: pooled.diagnostics,
         heldout: None,
         verdict: None,
+        total_rate_interval: None,
         checks: Vec::new(),
         seconds: 0.0,
     };

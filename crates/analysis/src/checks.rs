@@ -101,7 +101,7 @@ impl PredictiveCheck {
 fn dispersion(totals: &[f64]) -> f64 {
     let n = totals.len() as f64;
     let mean = totals.iter().sum::<f64>() / n;
-    if !(mean > 0.0) || totals.len() < 2 {
+    if mean.is_nan() || mean <= 0.0 || totals.len() < 2 {
         return f64::NAN;
     }
     totals.iter().map(|t| (t - mean) * (t - mean)).sum::<f64>() / (n - 1.0) / mean

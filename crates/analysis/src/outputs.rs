@@ -61,6 +61,11 @@ struct FitRecord<'a> {
     heldout_log_predictive: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     heldout_log_predictive_per_chain: Option<Vec<f64>>,
+    /// Gibbs: the 5 % and 95 % quantiles of the total rate over the kept samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_rate_q05: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_rate_q95: Option<f64>,
     /// The "no structure" verdict: the independence model's held-out score, Δ and its se.
     #[serde(skip_serializing_if = "Option::is_none")]
     independence_log_predictive: Option<f64>,
@@ -225,6 +230,8 @@ pub fn write_outputs(
         heldout_cells: result.heldout.as_ref().map(|h| h.cells),
         heldout_log_predictive: result.heldout.as_ref().map(|h| h.log_predictive),
         heldout_log_predictive_per_chain: result.heldout.as_ref().map(|h| h.per_chain.clone()),
+        total_rate_q05: result.total_rate_interval.map(|i| i.0),
+        total_rate_q95: result.total_rate_interval.map(|i| i.1),
         independence_log_predictive: result.verdict.as_ref().map(|v| v.independence_log_predictive),
         structure_difference: result.verdict.as_ref().map(|v| v.difference),
         structure_difference_se: result.verdict.as_ref().map(|v| v.se),

@@ -182,6 +182,9 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
             t.gap()
         );
     }
+    if let Some((lo, hi)) = result.total_rate_interval {
+        let _ = writeln!(s, "  total rate Σμ: 90 % interval [{}, {}] over the kept samples", sig3(lo), sig3(hi));
+    }
     if !result.checks.is_empty() {
         let n = result.checks[0].replications;
         let _ = writeln!(

@@ -250,7 +250,7 @@ fn no_structure_is_said_plainly_and_no_topics_are_listed() {
     privatize(&counts, &released, &["--alpha", "0.5", "--seed", "8"]);
     let fit = dir.join("k3");
     let extra = ["--chains", "2", "--seed", "3", "--holdout", "0.2", "--output", s(&fit), "--quiet"];
-    let o = lppf(&fit_args(&released, "topic", "3", "private", ["400", "200", "2"], &extra));
+    let o = lppf(fit_args(&released, "topic", "3", "private", ["400", "200", "2"], &extra));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let record: toml::Table = std::fs::read_to_string(fit.join("fit.toml")).unwrap().parse().unwrap();
     assert_eq!(record["structure"].as_bool(), Some(false), "{record}");
@@ -380,7 +380,7 @@ fn fit_for_checks(dir: &Path, overdispersed: bool) -> PathBuf {
     privatize(&counts, &released, &["--alpha", "0.5", "--seed", "6"]);
     let fit = dir.join("fit");
     let extra = ["--chains", "2", "--seed", "4", "--output", s(&fit), "--quiet"];
-    let o = lppf(&fit_args(&released, "topic", "2", "private", ["600", "300", "3"], &extra));
+    let o = lppf(fit_args(&released, "topic", "2", "private", ["600", "300", "3"], &extra));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     fit
 }
