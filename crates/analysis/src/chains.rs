@@ -127,7 +127,10 @@ pub fn fit_chains(
     let start = Instant::now();
     let (rows, cols) = data.shape();
     let observation = match &data.input {
-        Input::Counts(counts) => settings.method.observation(Some(counts), None),
+        Input::Counts { counts, missing } if !missing.is_empty() => {
+            settings.method.observation(Some(counts), None).map(|_| Observation::ExactMissing(counts, missing))
+        }
+        Input::Counts { counts, .. } => settings.method.observation(Some(counts), None),
         Input::Released { privatized, .. } => settings.method.observation(None, Some(privatized)),
     };
     let observation = observation.ok_or_else(|| {
@@ -313,13 +316,24 @@ fn score_heldout(
     per_chain: &[Vec<Vec<f64>>],
     pooled_from: Option<usize>,
 ) -> Result<Option<HeldOutScore>, FitError> {
-    let Input::Released { alphas, values, privatized } = &data.input else { return Ok(None) };
     if data.heldout.is_empty() {
         return Ok(None);
     }
+    // Released data are scored under Pois(μ) ∗ 2Geo(α); raw counts under Pois(μ) (α = 0).
+    let cols = data.cols.len();
+    let (mask, released, levels): (&[bool], Vec<i64>, Vec<f64>) = match &data.input {
+        Input::Released { alphas, values, privatized } => (
+            privatized.missing(),
+            data.heldout.iter().map(|&n| values[n]).collect(),
+            data.heldout.iter().map(|&n| alphas[n / cols]).collect(),
+        ),
+        Input::Counts { counts, missing } => {
+            (missing, data.heldout.iter().map(|&n| i64::from(counts[n])).collect(), vec![0.0; data.heldout.len()])
+        }
+    };
     // The samples hold the rates of every missing cell (row-major); the held-out cells may be
     // fewer (the independence model of a network also leaves its diagonal out): keep theirs.
-    let missing: Vec<usize> = privatized.missing().iter().enumerate().filter(|(_, m)| **m).map(|(n, _)| n).collect();
+    let missing: Vec<usize> = mask.iter().enumerate().filter(|(_, m)| **m).map(|(n, _)| n).collect();
     let positions: Vec<usize> = data
         .heldout
         .iter()
@@ -333,9 +347,6 @@ fn score_heldout(
     };
     let per_chain: Vec<Vec<Vec<f64>>> = per_chain.iter().map(|s| project(s)).collect();
     let per_chain = per_chain.as_slice();
-    let cols = data.cols.len();
-    let released: Vec<i64> = data.heldout.iter().map(|&n| values[n]).collect();
-    let levels: Vec<f64> = data.heldout.iter().map(|&n| alphas[n / cols]).collect();
     let score = |samples: &[Vec<f64>]| {
         eval::heldout_log_predictive_cells(&released, &levels, samples).map_err(|e| FitError::Inference(e.to_string()))
     };

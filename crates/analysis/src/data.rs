@@ -27,8 +27,9 @@ pub enum LevelSource {
 pub enum Input {
     /// Released values with their noise levels (`α_d` per row); held-out cells marked missing.
     Released { privatized: Privatized, alphas: Vec<f64>, values: Vec<i64> },
-    /// Raw counts (the non-private reference methods only).
-    Counts(Vec<u32>),
+    /// Raw counts (the non-private reference methods only), with the held-out cells marked
+    /// (`missing` empty when nothing is held out).
+    Counts { counts: Vec<u32>, missing: Vec<bool> },
 }
 
 /// A loaded table: labels of both axes (the same for a network), the data, and what was held
@@ -93,7 +94,7 @@ pub fn load(
             })
             .collect::<Result<_, _>>()?;
         let (rows, cols) = (table.rows, table.cols);
-        let input = Input::Counts(counts);
+        let input = Input::Counts { counts, missing: Vec::new() };
         return Ok(FitData {
             file: path.into(),
             rows,
@@ -270,8 +271,8 @@ fn row_levels(
 }
 
 /// Holds out `round(fraction × modelled cells)` cells chosen uniformly without replacement from
-/// `streams` (a partial Fisher–Yates shuffle): they are marked missing in the released data, so
-/// the fit leaves them out of the likelihood. Only released data can be held out.
+/// `streams` (a partial Fisher–Yates shuffle): they are marked missing in the released data (or
+/// the raw counts), so the fit leaves them out of the likelihood.
 pub fn hold_out(data: &mut FitData, fraction: f64, streams: Streams) -> Result<(), FitError> {
     if !(fraction > 0.0 && fraction < 1.0) {
         return Err(FitError::setting("holdout", fraction, "a fraction in (0, 1)"));
@@ -286,13 +287,6 @@ pub fn hold_out(data: &mut FitData, fraction: f64, streams: Streams) -> Result<(
             format!("a fraction that leaves at least one of the {} modelled cells on each side", cells.len()),
         ));
     }
-    let Input::Released { privatized, .. } = &mut data.input else {
-        return Err(FitError::setting(
-            "holdout",
-            fraction,
-            "only with released data (methods naive, private, naive-cavi, private-cavi)",
-        ));
-    };
     let mut rng = streams.rng();
     for i in 0..count {
         let j = rng.random_range(i..cells.len());
@@ -304,7 +298,12 @@ pub fn hold_out(data: &mut FitData, fraction: f64, streams: Streams) -> Result<(
     for &n in &heldout {
         mask[n] = true;
     }
-    *privatized = privatized.clone().with_missing(mask).map_err(|e| FitError::Inference(e.to_string()))?;
+    match &mut data.input {
+        Input::Released { privatized, .. } => {
+            *privatized = privatized.clone().with_missing(mask).map_err(|e| FitError::Inference(e.to_string()))?;
+        }
+        Input::Counts { missing, .. } => *missing = mask,
+    }
     data.heldout = heldout;
     Ok(())
 }

@@ -78,11 +78,16 @@ pub fn independence_verdict(
     let mut baseline_data = data.clone();
     if data.excludes_diagonal {
         // The topic model models every cell: leave the network's diagonal out as missing.
-        let Input::Released { privatized, .. } = &mut baseline_data.input else { return Ok(None) };
         let cols = data.cols.len();
-        let mask: Vec<bool> =
-            privatized.missing().iter().enumerate().map(|(n, &m)| m || n / cols == n % cols).collect();
-        *privatized = privatized.clone().with_missing(mask).map_err(|e| FitError::Inference(e.to_string()))?;
+        let with_diagonal =
+            |mask: &[bool]| -> Vec<bool> { mask.iter().enumerate().map(|(n, &m)| m || n / cols == n % cols).collect() };
+        match &mut baseline_data.input {
+            Input::Released { privatized, .. } => {
+                let mask = with_diagonal(privatized.missing());
+                *privatized = privatized.clone().with_missing(mask).map_err(|e| FitError::Inference(e.to_string()))?;
+            }
+            Input::Counts { missing, .. } => *missing = with_diagonal(missing),
+        }
         baseline_data.excludes_diagonal = false;
     }
     let baseline = FitSettings {

@@ -70,7 +70,8 @@ pub struct FitArgs {
     #[arg(long, default_value_t = 1.0)]
     precision: f64,
     /// Hide this fraction of the modelled cells from the fit and report their held-out log
-    /// predictive under the released-data likelihood (released data only).
+    /// predictive (under the released-data likelihood for a release, the Poisson likelihood for
+    /// raw counts), and compare the fit with the independence model on them.
     #[arg(long)]
     holdout: Option<f64>,
     /// Seed of the chains (and the held-out cells); without it one is drawn from the operating

@@ -17,6 +17,9 @@ use std::time::Instant;
 pub enum Observation<'a> {
     /// The true counts (the non-private reference; also the only view of exact data).
     Exact(&'a [u32]),
+    /// The true counts with entries marked missing (`mask[n] = true`, e.g. held out): imputed
+    /// each Gibbs sweep, left out of the CAVI updates.
+    ExactMissing(&'a [u32], &'a [bool]),
     /// Privatized counts treated as exact after truncation at 0 (the naïve method).
     Naive(&'a Privatized),
     /// Privatized counts with their noise model (locally private inference).
@@ -108,6 +111,10 @@ pub fn fit_watching<F: ModelFamily>(
                 Observation::Exact(counts) => {
                     gibbs(family, &mut NonPrivate::new(model, counts.to_vec())?, schedule, watch, streams, on_iteration)
                 }
+                Observation::ExactMissing(counts, mask) => {
+                    let mut sampler = NonPrivate::new(model, counts.to_vec())?.with_missing(mask)?;
+                    gibbs(family, &mut sampler, schedule, watch, streams, on_iteration)
+                }
                 Observation::Naive(released) => {
                     gibbs(family, &mut NonPrivate::naive(model, released)?, schedule, watch, streams, on_iteration)
                 }
@@ -122,6 +129,9 @@ pub fn fit_watching<F: ModelFamily>(
             let (cavi_streams, start) = (streams.child(1), Instant::now());
             let cavi = match observation {
                 Observation::Exact(counts) => Cavi::non_private(q, counts, None, *settings, cavi_streams)?,
+                Observation::ExactMissing(counts, mask) => {
+                    Cavi::non_private(q, counts, Some(mask), *settings, cavi_streams)?
+                }
                 Observation::Naive(released) => Cavi::naive(q, released, *settings, cavi_streams)?,
                 Observation::Private(released) => Cavi::private(q, released, *settings, cavi_streams)?,
             };
@@ -155,6 +165,7 @@ pub fn fit_watching<F: ModelFamily>(
 fn missing_entries(observation: Observation<'_>) -> Vec<usize> {
     match observation {
         Observation::Exact(_) => Vec::new(),
+        Observation::ExactMissing(_, mask) => (0..mask.len()).filter(|&n| mask[n]).collect(),
         Observation::Naive(released) | Observation::Private(released) => {
             (0..released.missing().len()).filter(|&n| released.missing()[n]).collect()
         }
