@@ -44,13 +44,14 @@ pub struct HeldOutManifest {
     released: Option<Arc<FitData>>,
 }
 
-/// `[data]`: a release made by `lppf privatize` (or any `row,col,value` table).
+/// `[data]`: a release made by `lppf privatize` (or any `row,col,value` table), or raw counts
+/// (`row,col,count`) for the non-private reference.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ReleasedData {
-    /// `"released"` (the only source of this kind).
+    /// `"released"` (fitted by `naive` and `private`) or `"counts"` (fitted by `non-private`).
     pub source: String,
-    /// The release (relative to the working directory).
+    /// The table (relative to the working directory).
     pub path: PathBuf,
     /// One α for every row, when the release has no `.privacy.toml` beside it.
     pub alpha: Option<f64>,
@@ -105,7 +106,8 @@ impl HeldOutManifest {
                 help: "make it with `lppf privatize --input counts.csv --output <path> …` (docs/own-data.md)".into(),
             });
         }
-        let data = load(&m.data.path, Method::Private, m.model.kind, &levels, false)
+        let reader = if m.data.source == "counts" { Method::NonPrivate } else { Method::Private };
+        let data = load(&m.data.path, reader, m.model.kind, &levels, false)
             .map_err(|e| invalid(file, "data.path", format!("{:?}", m.data.path.display()), &e.to_string()))?;
         // The cells held out must leave at least one on each side (checked here, not at run time).
         let (rows, cols) = data.shape();
@@ -134,8 +136,16 @@ impl HeldOutManifest {
         m.text = text.to_string();
         m.experiment.validate(file, "held-out")?;
         let bad = |field, value: String, allowed: &str| Err(invalid(file, field, value, allowed));
-        if m.data.source != "released" {
-            return bad("data.source", format!("{:?}", m.data.source), "\"released\" (a table made by lppf privatize)");
+        let counts = m.data.source == "counts";
+        if m.data.source != "released" && !counts {
+            return bad(
+                "data.source",
+                format!("{:?}", m.data.source),
+                "\"released\" (a table made by lppf privatize) or \"counts\" (raw row,col,count)",
+            );
+        }
+        if let (true, Some(a)) = (counts, m.data.alpha) {
+            return bad("data.alpha", a.to_string(), "absent for raw counts (no noise)");
         }
         if let Some(a) = m.data.alpha.filter(|a| !(*a > 0.0 && *a < 1.0)) {
             return bad("data.alpha", a.to_string(), "a number in (0, 1)");
@@ -152,12 +162,19 @@ impl HeldOutManifest {
             invalid(file, "model.a0", format!("a0 = {}, b0 = {}", m.model.a0, m.model.b0), &e.to_string())
         })?;
         let f = &m.fit;
-        let gibbs_released = |x: &Method| matches!(x, Method::Naive | Method::Private);
-        if f.methods.is_empty() || !f.methods.iter().all(gibbs_released) || first_repeat(&f.methods).is_some() {
+        let readable = |x: &Method| {
+            if counts { matches!(x, Method::NonPrivate) } else { matches!(x, Method::Naive | Method::Private) }
+        };
+        if f.methods.is_empty() || !f.methods.iter().all(readable) || first_repeat(&f.methods).is_some() {
+            let allowed = if counts {
+                "[\"non-private\"] (the Gibbs method that reads raw counts)"
+            } else {
+                "a non-empty list of distinct methods that read released data: \"naive\", \"private\""
+            };
             return bad(
                 "fit.methods",
                 format!("{:?}", f.methods.iter().map(|x| x.name()).collect::<Vec<_>>()),
-                "a non-empty list of distinct methods that read released data: \"naive\", \"private\"",
+                allowed,
             );
         }
         if f.chains == 0 || f.chains > MAX_CHAINS {
@@ -527,9 +544,10 @@ impl Loaded for HeldOutManifest {
         let (rows, cols) = self.released.as_ref().map_or((0, 0), |d| d.shape());
         let cost = self.cost().map_or(String::new(), |c| format!("; {}", c.describe()));
         format!(
-            "valid held-out manifest — {} × {} released cells, {} fits ({} replications × {} methods × {} K), {} chains × {} iterations each{cost}",
+            "valid held-out manifest — {} × {} {} cells, {} fits ({} replications × {} methods × {} K), {} chains × {} iterations each{cost}",
             rows,
             cols,
+            if self.data.source == "counts" { "raw-count" } else { "released" },
             self.holdout.replications * self.fit.methods.len() * self.model.components.len(),
             self.holdout.replications,
             self.fit.methods.len(),
