@@ -83,6 +83,8 @@ pub struct PredictiveCheck {
     pub replications: usize,
     /// Which tail is flagged.
     pub tail: Tail,
+    /// The statistic on each replication (for the figure).
+    pub replicated: Vec<f64>,
 }
 
 impl PredictiveCheck {
@@ -233,6 +235,7 @@ pub fn predictive_checks(observed: &[f64], samples: &[Vec<f64>]) -> Vec<Predicti
                 p_value,
                 replications: pairs.len(),
                 tail: TAILS[k],
+                replicated: pairs.iter().map(|p| p.0).collect(),
             }
         })
         .collect()

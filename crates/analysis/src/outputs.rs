@@ -5,7 +5,7 @@ use crate::data::FitData;
 use crate::error::FitError;
 use crate::report::{figure_matrix, summary_text, total_check, warnings};
 use inference::Algorithm;
-use results::{HeatmapText, TopicPanel, Values, plot_heatmaps, write_atomic, write_table};
+use results::{CheckPanel, HeatmapText, TopicPanel, Values, plot_checks, plot_heatmaps, write_atomic, write_table};
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
@@ -22,6 +22,10 @@ pub const OUTPUT_FILES: [&str; 9] = [
     "figure.svg",
     "figure.png",
 ];
+
+/// The figure of the posterior predictive checks, written beside [`OUTPUT_FILES`] by fits that
+/// have checks (Gibbs fits of released data).
+pub const CHECK_FIGURES: [&str; 2] = ["checks.svg", "checks.png"];
 
 /// `fit.toml`: every setting, the input, the software, the seed and the headline numbers.
 #[derive(Serialize)]
@@ -249,6 +253,34 @@ pub fn write_outputs(
         format!("# lppf fit: the settings and headline numbers of this fit\n{text}").as_bytes(),
     )?;
     write_atomic(&dir.join("summary.txt"), summary_text(settings, data, result).as_bytes())?;
+    // checks.svg / checks.png: the predictive checks (fits that have them).
+    if !result.checks.is_empty() {
+        let panels: Vec<CheckPanel> = result
+            .checks
+            .iter()
+            .map(|c| CheckPanel {
+                caption: format!(
+                    "{}  p = {:.3}{}",
+                    c.statistic,
+                    c.p_value,
+                    if c.extreme() { " (flagged)" } else { "" }
+                ),
+                replicated: c.replicated.clone(),
+                observed: c.observed,
+                flagged: c.extreme(),
+            })
+            .collect();
+        let title = format!(
+            "{}: posterior predictive checks on the release (grey: replicated releases; line: the release)",
+            settings.method.name()
+        );
+        let (svg, png) = (dir.join(".checks.tmp.svg"), dir.join(".checks.tmp.png"));
+        plot_checks(&panels, 3, &title, Some(&svg), Some(&png))?;
+        for (tmp, name) in [(svg, CHECK_FIGURES[0]), (png, CHECK_FIGURES[1])] {
+            std::fs::rename(&tmp, dir.join(name))
+                .map_err(|e| FitError::Output(format!("{}: {e}", dir.join(name).display())))?;
+        }
+    }
     // figure.svg / figure.png, through temporary names renamed into place.
     if let Some((values, r, c, [title, x, y, scale])) = figure_matrix(settings, data, result) {
         let text = HeatmapText { title: &title, x: &x, y: &y, scale: &scale };

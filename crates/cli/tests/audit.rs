@@ -331,7 +331,7 @@ fn a_failed_fit_leaves_nothing_and_a_rerun_proceeds() {
     let out = fit(&released, &output, &["--force", "--a0", "0.5"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_ne!(std::fs::read(output.join("rates.parquet")).unwrap(), first);
-    assert_eq!(listing(&output).len(), analysis::OUTPUT_FILES.len());
+    assert_eq!(listing(&output).len(), analysis::OUTPUT_FILES.len() + analysis::CHECK_FIGURES.len());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -6,6 +6,7 @@
 //! This crate knows nothing about models or manifests: the pipeline turns its runs into rows.
 
 mod atomic;
+mod checks_figure;
 mod compare;
 mod ellipses;
 mod figure;
@@ -19,6 +20,7 @@ mod table;
 mod topics_figure;
 
 pub use atomic::write_atomic;
+pub use checks_figure::{CheckPanel, plot_checks};
 pub use compare::{Comparison, compare_files, is_timing_column};
 pub use ellipses::{EllipsePanel, Gaussian2, plot_ellipses};
 pub use figure::{Curve, CurveLabels, CurvePanel, FigureText, plot, plot_coverage, plot_curves};
