@@ -27,7 +27,7 @@ pub use error::ModelError;
 pub use family::{
     Axis, BlockFamily, FactorLayout, FamilyShape, FamilyVisitor, ModelFamily, ModelKind, TopicFamily, with_family,
 };
-pub use prior::{GammaPrior, HYPERPARAMETER_RANGE, PriorError};
+pub use prior::{GammaPrior, HYPERPARAMETER_RANGE, PriorError, ScalePrior};
 pub use topic::TopicModel;
 pub use topic_variational::TopicVariational;
 pub use variational::{GammaFactors, MeanFieldFactorization, MeanMatrix};

@@ -73,11 +73,78 @@ impl GammaPrior {
         Gamma::new(self.shape + count, self.rate + exposure.max(0.0)).expect("shape, rate > 0 by construction")
     }
 
+    /// `ln Gamma(x; a₀, rate)`: the factor prior with its rate given (a hierarchical prior's row
+    /// or column rate, [`ScalePrior`]).
+    pub fn ln_pdf_at_rate(&self, x: f64, rate: f64) -> f64 {
+        Gamma::new(self.shape, rate).map_or(f64::NEG_INFINITY, |g| g.ln_pdf(x))
+    }
+
+    /// A draw from `Gamma(a₀ + count, rate + exposure)`: [`GammaPrior::draw`] with the factor's
+    /// rate given (a hierarchical prior's row or column rate), floored the same way.
+    pub fn draw_at_rate<R: Rng + ?Sized>(&self, count: f64, rate: f64, exposure: f64, rng: &mut R) -> f64 {
+        Gamma::new(self.shape + count, rate + exposure.max(0.0))
+            .map_or(f64::MIN_POSITIVE, |g| g.sample(rng))
+            .max(f64::MIN_POSITIVE)
+    }
+
     /// A draw from [`GammaPrior::conditional`], floored at the smallest positive normal number:
     /// with `a₀ ≪ 1` a gamma draw underflows to 0 with non-negligible probability (`P(x < 1e-300)
     /// ≈ 1e-3` at `a₀ = 0.01`), and an exact 0 would make a log-density infinite. The floor moves
     /// less than `1e-300` of probability.
     pub fn draw<R: Rng + ?Sized>(&self, count: f64, exposure: f64, rng: &mut R) -> f64 {
         self.conditional(count, exposure).sample(rng).max(f64::MIN_POSITIVE)
+    }
+}
+
+/// The prior of the rate `ξ` shared by one row's (or one column's) factors in a hierarchical
+/// gamma prior (hierarchical Poisson factorization, Gopalan, Hofman & Blei 2015, §2):
+/// `θ_dk ~ Gamma(a₀, ξ_d)` (shape, **rate**), `ξ_d ~ Gamma(a', a'/b')` (shape `a'`, **rate**
+/// `a'/b'`, so `E[ξ_d] = b'`). The scale of each row's factors is then learned from its counts
+/// instead of being fixed by `b₀`. Given the row's `K` factors the rate is conjugate:
+/// `ξ_d | θ_d ~ Gamma(a' + K a₀, a'/b' + Σ_k θ_dk)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScalePrior {
+    shape: f64,
+    mean: f64,
+}
+
+impl ScalePrior {
+    /// `Gamma(a', rate a'/b')`: shape `a'` and mean `b'`, both in [`HYPERPARAMETER_RANGE`].
+    pub fn new(shape: f64, mean: f64) -> Result<Self, PriorError> {
+        let (lo, hi) = HYPERPARAMETER_RANGE;
+        for (parameter, value) in [("a' (shape of the row and column rates)", shape), ("b' (their mean)", mean)] {
+            if !(lo..=hi).contains(&value) {
+                return Err(PriorError { parameter, value });
+            }
+        }
+        Ok(Self { shape, mean })
+    }
+
+    /// `a'`.
+    pub fn shape(&self) -> f64 {
+        self.shape
+    }
+
+    /// `b'`, the prior mean of a rate.
+    pub fn mean(&self) -> f64 {
+        self.mean
+    }
+
+    /// The rate `a'/b'` of the rate's gamma prior.
+    pub fn rate(&self) -> f64 {
+        self.shape / self.mean
+    }
+
+    /// `ln Gamma(ξ; a', a'/b')`.
+    pub fn ln_pdf(&self, xi: f64) -> f64 {
+        Gamma::new(self.shape, self.rate()).map_or(f64::NEG_INFINITY, |g| g.ln_pdf(xi))
+    }
+
+    /// A draw of `ξ | factors ~ Gamma(a' + K a₀, a'/b' + Σ_k factors_k)` (`factors` empty: the
+    /// prior), floored at the smallest positive normal number.
+    pub fn draw<R: Rng + ?Sized>(&self, factor_shape: f64, factors: &[f64], rng: &mut R) -> f64 {
+        let shape = self.shape + factors.len() as f64 * factor_shape;
+        let rate = self.rate() + factors.iter().sum::<f64>();
+        Gamma::new(shape, rate).map_or(f64::MIN_POSITIVE, |g| g.sample(rng)).max(f64::MIN_POSITIVE)
     }
 }

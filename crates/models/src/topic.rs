@@ -5,7 +5,7 @@ use crate::chunks::{
     reduce_chunks_into,
 };
 use crate::error::{ModelError, check_factor};
-use crate::{FactorBlock, GammaPrior, PoissonFactorization};
+use crate::{FactorBlock, GammaPrior, PoissonFactorization, ScalePrior};
 use distributions::Streams;
 use rayon::prelude::*;
 
@@ -15,6 +15,10 @@ const THETA: u64 = 1;
 const PHI: u64 = 2;
 const PRIOR_THETA: u64 = 3;
 const PRIOR_PHI: u64 = 4;
+const XI: u64 = 5;
+const ETA: u64 = 6;
+const PRIOR_XI: u64 = 7;
+const PRIOR_ETA: u64 = 8;
 
 /// Poisson matrix factorization of a `D × V` document–term matrix:
 /// `y_dv ~ Pois(μ_dv)`, `μ_dv = Σ_k θ_dk φ_kv`, `θ_dk, φ_kv ~ Gamma(a₀, b₀)` (shape, rate).
@@ -25,6 +29,12 @@ const PRIOR_PHI: u64 = 4;
 ///
 /// Storage: `θ` is `D × K`, `φ` is stored **word-major** (`V × K`, `φ_kv` at `[v·K + k]`) so that
 /// the `K` components of one entry are contiguous.
+///
+/// With a hierarchical prior ([`TopicModel::with_hierarchy`]; Gopalan, Hofman & Blei 2015) each
+/// document's factors share a learned rate and so does each word's: `θ_dk ~ Gamma(a₀, ξ_d)`,
+/// `φ_kv ~ Gamma(a₀, η_v)`, `ξ_d, η_v ~ Gamma(a', a'/b')` ([`ScalePrior`]). The sweep then draws
+/// `θ_dk ~ Gamma(a₀ + Σ_v y_dvk, ξ_d + Σ_v φ_kv)`, `ξ_d ~ Gamma(a' + K a₀, a'/b' + Σ_k θ_dk)`,
+/// and likewise `φ` and `η` (all conjugate).
 #[derive(Clone, Debug)]
 pub struct TopicModel {
     docs: usize,
@@ -41,6 +51,16 @@ pub struct TopicModel {
     chunks: Vec<ChunkBuffers>,
     /// Column sums of `θ` or `φ` (length `K`).
     sums: Vec<f64>,
+    /// The learned row and column rates of a hierarchical prior; `None`: the flat `Gamma(a₀, b₀)`.
+    hierarchy: Option<Hierarchy>,
+}
+
+/// A hierarchical prior's state: `ξ_d` per document, `η_v` per word.
+#[derive(Clone, Debug)]
+struct Hierarchy {
+    prior: ScalePrior,
+    xi: Vec<f64>,
+    eta: Vec<f64>,
 }
 
 impl TopicModel {
@@ -60,9 +80,43 @@ impl TopicModel {
             word_topic: vec![0; words * topics],
             chunks: ChunkBuffers::for_chunks(chunk_count(docs), words * topics, topics),
             sums: vec![0.0; topics],
+            hierarchy: None,
         };
         model.sample_prior(streams);
         model
+    }
+
+    /// The model with a hierarchical prior: the factors' rates learned per document (`ξ_d`) and
+    /// per word (`η_v`) with prior `scale` instead of fixed at `b₀` (the factor prior keeps its
+    /// shape `a₀`); every factor is redrawn from the new prior with `streams`.
+    pub fn with_hierarchy(mut self, scale: ScalePrior, streams: Streams) -> Self {
+        self.hierarchy = Some(Hierarchy { prior: scale, xi: vec![0.0; self.docs], eta: vec![0.0; self.words] });
+        self.sample_prior(streams);
+        self
+    }
+
+    /// A hierarchical prior's rates `(ξ, η)`, for tests of samplers (a planted wrong conditional);
+    /// `None` with the flat prior.
+    #[doc(hidden)]
+    pub fn hierarchy_rates_mut(&mut self) -> Option<(&mut [f64], &mut [f64])> {
+        self.hierarchy.as_mut().map(|h| (h.xi.as_mut_slice(), h.eta.as_mut_slice()))
+    }
+
+    /// Draws each row's rate given its factors: `rates[i] ~ Gamma(a' + K a₀, a'/b' + Σ_k x_ik)`
+    /// (`given` false: from the prior `Gamma(a', a'/b')`), from one stream in row order.
+    fn draw_rates(
+        scale: ScalePrior,
+        factor_shape: f64,
+        values: &[f64],
+        rates: &mut [f64],
+        given: bool,
+        streams: Streams,
+    ) {
+        let k = values.len() / rates.len().max(1);
+        let mut rng = streams.rng();
+        for (rate, row) in rates.iter_mut().zip(values.chunks_exact(k.max(1))) {
+            *rate = scale.draw(factor_shape, if given { row } else { &[] }, &mut rng);
+        }
     }
 
     /// Replaces the factors: `theta` is `D × K`, `phi` is `K × V` (topic-major, as written in the
@@ -106,13 +160,14 @@ impl TopicModel {
         &self.doc_topic
     }
 
-    /// `θ_dk ~ Gamma(a₀ + n_dk, b₀ + exposure_k)` for every row, in fixed chunks.
+    /// `θ_dk ~ Gamma(a₀ + n_dk, b₀ + exposure_k)` for every row, in fixed chunks; with
+    /// `row_rates`, row `d`'s rate `ξ_d` replaces `b₀`.
     fn draw_rows(
         prior: GammaPrior,
         values: &mut [f64],
         counts: &[u32],
         exposure: &[f64],
-        rows: usize,
+        (rows, row_rates): (usize, Option<&[f64]>),
         streams: Streams,
     ) {
         let k = exposure.len();
@@ -121,7 +176,13 @@ impl TopicModel {
             |(chunk, (values, counts))| {
                 let mut rng = streams.child(chunk as u64).rng();
                 for (i, (x, &n)) in values.iter_mut().zip(counts).enumerate() {
-                    *x = prior.draw(f64::from(n), exposure[i % k], &mut rng);
+                    *x = match row_rates {
+                        None => prior.draw(f64::from(n), exposure[i % k], &mut rng),
+                        Some(rates) => {
+                            let row = (chunk * per_chunk + i) / k;
+                            prior.draw_at_rate(f64::from(n), rates[row], exposure[i % k], &mut rng)
+                        }
+                    };
                 }
             },
         );
@@ -148,8 +209,17 @@ impl PoissonFactorization for TopicModel {
         let zero_d = vec![0; self.docs * k];
         let zero_v = vec![0; self.words * k];
         let no_exposure = vec![0.0; k];
-        Self::draw_rows(prior, &mut self.theta, &zero_d, &no_exposure, self.docs, streams.child(PRIOR_THETA));
-        Self::draw_rows(prior, &mut self.phi, &zero_v, &no_exposure, self.words, streams.child(PRIOR_PHI));
+        if let Some(h) = &mut self.hierarchy {
+            Self::draw_rates(h.prior, prior.shape(), &self.theta, &mut h.xi, false, streams.child(PRIOR_XI));
+            Self::draw_rates(h.prior, prior.shape(), &self.phi, &mut h.eta, false, streams.child(PRIOR_ETA));
+        }
+        let (xi, eta) = match &self.hierarchy {
+            Some(h) => (Some(h.xi.as_slice()), Some(h.eta.as_slice())),
+            None => (None, None),
+        };
+        let theta_rows = (self.docs, xi);
+        Self::draw_rows(prior, &mut self.theta, &zero_d, &no_exposure, theta_rows, streams.child(PRIOR_THETA));
+        Self::draw_rows(prior, &mut self.phi, &zero_v, &no_exposure, (self.words, eta), streams.child(PRIOR_PHI));
     }
 
     fn gibbs_update(&mut self, y: &[u32], streams: Streams) {
@@ -188,20 +258,52 @@ impl PoissonFactorization for TopicModel {
                 }
             });
         reduce_chunks_into(&mut self.word_topic, &self.chunks);
+        let a0 = self.prior.shape();
         column_sums_into(&mut self.sums, &self.phi);
-        Self::draw_rows(self.prior, &mut self.theta, &self.doc_topic, &self.sums, self.docs, streams.child(THETA));
+        let xi = self.hierarchy.as_ref().map(|h| h.xi.as_slice());
+        Self::draw_rows(
+            self.prior,
+            &mut self.theta,
+            &self.doc_topic,
+            &self.sums,
+            (self.docs, xi),
+            streams.child(THETA),
+        );
+        if let Some(h) = &mut self.hierarchy {
+            Self::draw_rates(h.prior, a0, &self.theta, &mut h.xi, true, streams.child(XI));
+        }
         column_sums_into(&mut self.sums, &self.theta);
-        Self::draw_rows(self.prior, &mut self.phi, &self.word_topic, &self.sums, self.words, streams.child(PHI));
+        let eta = self.hierarchy.as_ref().map(|h| h.eta.as_slice());
+        Self::draw_rows(self.prior, &mut self.phi, &self.word_topic, &self.sums, (self.words, eta), streams.child(PHI));
+        if let Some(h) = &mut self.hierarchy {
+            Self::draw_rates(h.prior, a0, &self.phi, &mut h.eta, true, streams.child(ETA));
+        }
     }
 
     fn ln_prior(&self) -> f64 {
-        self.theta.iter().chain(&self.phi).map(|&x| self.prior.ln_pdf(x)).sum()
+        let Some(h) = &self.hierarchy else {
+            return self.theta.iter().chain(&self.phi).map(|&x| self.prior.ln_pdf(x)).sum();
+        };
+        let k = self.topics;
+        let rows = |values: &[f64], rates: &[f64]| -> f64 {
+            values
+                .chunks_exact(k)
+                .zip(rates)
+                .map(|(row, &r)| h.prior.ln_pdf(r) + row.iter().map(|&x| self.prior.ln_pdf_at_rate(x, r)).sum::<f64>())
+                .sum()
+        };
+        rows(&self.theta, &h.xi) + rows(&self.phi, &h.eta)
     }
 
     fn factors(&self) -> Vec<FactorBlock<'_>> {
-        vec![
+        let mut blocks = vec![
             FactorBlock { name: "theta", rows: self.docs, cols: self.topics, values: &self.theta },
             FactorBlock { name: "phi (word-major)", rows: self.words, cols: self.topics, values: &self.phi },
-        ]
+        ];
+        if let Some(h) = &self.hierarchy {
+            blocks.push(FactorBlock { name: "xi (document rates)", rows: self.docs, cols: 1, values: &h.xi });
+            blocks.push(FactorBlock { name: "eta (word rates)", rows: self.words, cols: 1, values: &h.eta });
+        }
+        blocks
     }
 }
