@@ -8,7 +8,9 @@
 //! interval.
 //!
 //! `cargo run --release -p analysis --example check_calibration -- R OUTPUT.csv` (R = 20: about
-//! 2 minutes on 2 cores). docs/model-checking.md reads `docs/data/check-calibration.csv`.
+//! 4 minutes on 2 cores). docs/model-checking.md reads `docs/data/check-calibration.csv`. With
+//! `hierarchical A' B' [A0]` the fits use the hierarchical prior (`lppf fit --prior hierarchical
+//! --scale-shape A' --scale-mean B' --a0 A0`, A0 = 1 by default) instead.
 
 use analysis::checks::STATISTICS;
 use analysis::{FitData, FitSettings, Input, fit_chains};
@@ -28,8 +30,13 @@ const SEED: u64 = 20_261_125;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let [_, reps, output] = args.as_slice() else {
-        return Err("usage: check_calibration R OUTPUT.csv".into());
+    let (reps, output, hierarchy, a0) = match args.as_slice() {
+        [_, reps, output] => (reps, output, None, 1.0),
+        [_, reps, output, prior, a, b, rest @ ..] if prior == "hierarchical" && rest.len() <= 1 => {
+            let a0 = rest.first().map_or(Ok(1.0), |x| x.parse::<f64>())?;
+            (reps, output, Some(models::ScalePrior::new(a.parse()?, b.parse()?)?), a0)
+        }
+        _ => return Err("usage: check_calibration R OUTPUT.csv [hierarchical A' B' [A0]]".into()),
     };
     let reps: usize = reps.parse()?;
     let mut csv = String::from("scale,alpha,replication,true_total,total_q05,total_q95,covered");
@@ -72,7 +79,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let settings = FitSettings {
                     model: ModelKind::Topic,
                     components: K,
-                    prior: GammaPrior::new(1.0, 1.0)?,
+                    prior: GammaPrior::new(a0, 1.0)?,
+                    scale: hierarchy,
                     method: Method::Private,
                     chains: 4,
                     algorithm: Algorithm::Gibbs(Schedule::new(2000, 1000, 5)?),

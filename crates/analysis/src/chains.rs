@@ -27,6 +27,9 @@ pub struct FitSettings {
     pub model: ModelKind,
     pub components: usize,
     pub prior: GammaPrior,
+    /// A hierarchical prior's row and column rates (the topic model's Gibbs methods only):
+    /// `θ_dk ~ Gamma(a₀, ξ_d)`, `ξ_d ~ scale` and likewise for columns; `None`: flat `Gamma(a₀, b₀)`.
+    pub scale: Option<models::ScalePrior>,
     pub method: Method,
     /// Gibbs chains, or CAVI starts.
     pub chains: usize,
@@ -109,6 +112,13 @@ fn check(settings: &FitSettings) -> Result<(), FitError> {
         return Err(FitError::setting("chains", settings.chains, format!("an integer from 1 to {MAX_CHAINS}")));
     }
     let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
+    if settings.scale.is_some() && (settings.model != ModelKind::Topic || !gibbs) {
+        return Err(FitError::setting(
+            "prior",
+            "hierarchical",
+            "with the topic model's Gibbs methods only, for now (not the block model, not CAVI)",
+        ));
+    }
     if gibbs == settings.method.is_cavi() {
         let allowed = if gibbs { "a Gibbs method with a Gibbs schedule" } else { "a CAVI method with CAVI settings" };
         return Err(FitError::setting("method", settings.method.name(), allowed));
@@ -137,7 +147,8 @@ pub fn fit_chains(
         let allowed = "naive and private methods read released values, non-private and cavi raw counts";
         FitError::setting("method", settings.method.name(), allowed)
     })?;
-    let shape = FamilyShape { rows, cols, components: settings.components, prior: settings.prior };
+    let shape =
+        FamilyShape { rows, cols, components: settings.components, prior: settings.prior, scale: settings.scale };
     let check = CheckSetup::new(settings, data);
     let chains =
         with_family(settings.model, shape, Chains { settings, observation, on_iteration, check: check.as_ref() })?;

@@ -43,6 +43,12 @@ struct FitRecord<'a> {
     components: usize,
     a0: f64,
     b0: f64,
+    /// `"flat"` or `"hierarchical"` (then `b0` is unused and the rates' prior is given).
+    prior: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scale_shape: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scale_mean: Option<f64>,
     method: &'a str,
     chains: usize,
     seed: u64,
@@ -221,6 +227,9 @@ pub fn write_outputs(
         components: settings.components,
         a0: settings.prior.shape(),
         b0: settings.prior.rate(),
+        prior: if settings.scale.is_some() { "hierarchical" } else { "flat" },
+        scale_shape: settings.scale.map(|s| s.shape()),
+        scale_mean: settings.scale.map(|s| s.mean()),
         method: settings.method.name(),
         chains: settings.chains,
         seed: settings.seed,

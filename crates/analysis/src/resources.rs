@@ -75,6 +75,7 @@ mod tests {
             model: ModelKind::Topic,
             components: 5,
             prior: GammaPrior::new(1.0, 1.0).unwrap(),
+            scale: None,
             method: Method::Private,
             chains: 4,
             algorithm: Algorithm::Gibbs(schedule),

@@ -57,9 +57,20 @@ pub struct FitArgs {
     /// is high (docs/own-data.md, "Prior").
     #[arg(long, default_value_t = 1.0)]
     a0: f64,
-    /// Gamma prior rate b0 of every factor.
+    /// Gamma prior rate b0 of every factor (with --prior flat).
     #[arg(long, default_value_t = 1.0)]
     b0: f64,
+    /// flat: every factor ~ Gamma(a0, b0). hierarchical (topic model, Gibbs methods; issue 32,
+    /// experimental): each row's and each column's factors share a rate learned from the data,
+    /// θ_dk ~ Gamma(a0, ξ_d), ξ_d ~ Gamma(a', a'/b') (--scale-shape a', --scale-mean b').
+    #[arg(long, default_value = "flat", value_parser = ["flat", "hierarchical"])]
+    prior: String,
+    /// Hierarchical prior: the shape a' of the row and column rates.
+    #[arg(long, default_value_t = 1.0)]
+    scale_shape: f64,
+    /// Hierarchical prior: the prior mean b' of the row and column rates.
+    #[arg(long, default_value_t = 1.0)]
+    scale_mean: f64,
     /// The noise level of every row, when the release has no .privacy.toml.
     #[arg(long)]
     alpha: Option<f64>,
@@ -115,6 +126,10 @@ fn to_failure(e: FitError) -> Failure {
 
 pub fn fit(args: &FitArgs) -> Result<(), Failure> {
     let prior = GammaPrior::new(args.a0, args.b0).map_err(bad_input)?;
+    let scale = match args.prior.as_str() {
+        "hierarchical" => Some(models::ScalePrior::new(args.scale_shape, args.scale_mean).map_err(bad_input)?),
+        _ => None,
+    };
     let algorithm = if args.method.is_cavi() {
         let settings =
             CaviSettings::new(args.max_iterations, args.tolerance, MEstimate::Mode, BesselArgument::DeltaMethod);
@@ -146,6 +161,7 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
         model: args.model,
         components: args.components,
         prior,
+        scale,
         method: args.method,
         chains: args.chains,
         algorithm,

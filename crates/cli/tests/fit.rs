@@ -431,3 +431,31 @@ fn k_is_chosen_on_raw_counts_too() {
         assert!(scores[1] > scores[0], "{method}: {scores:?}");
     }
 }
+
+/// Issue 32, item 1 (experimental): `--prior hierarchical` fits the topic model with learned row
+/// and column rates and says so in fit.toml; the block model and CAVI refuse it (exit 2).
+#[test]
+fn the_hierarchical_prior_is_an_option_of_the_topic_model() {
+    let dir = scratch("hierarchical");
+    let (counts, _) = generated(&dir);
+    let released = dir.join("released.csv");
+    privatize(&counts, &released, &["--alpha", "0.5", "--seed", "1"]);
+    let fit = dir.join("fit");
+    let extra = ["--chains", "2", "--seed", "2", "--prior", "hierarchical", "--output", s(&fit), "--quiet"];
+    let o = lppf(fit_args(&released, "topic", "2", "private", ["200", "100", "2"], &extra));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record = std::fs::read_to_string(fit.join("fit.toml")).unwrap();
+    assert!(record.contains("prior = \"hierarchical\"") && record.contains("scale_shape = 1.0"), "{record}");
+    let network = dir.join("network.csv");
+    std::fs::write(&network, "row,col,count\na,b,2\nb,c,1\nc,a,3\n").unwrap();
+    let square = dir.join("square.csv");
+    privatize(&network, &square, &["--alpha", "0.5", "--square", "--seed", "1"]);
+    for (input, model, method) in [(&square, "block", "private"), (&released, "topic", "private-cavi")] {
+        let out = dir.join(format!("{model}-{method}"));
+        let extra = ["--prior", "hierarchical", "--output", s(&out), "--quiet"];
+        let o = lppf(fit_args(input, model, "2", method, ["20", "10", "1"], &extra));
+        assert_eq!(o.status.code(), Some(2), "{model} {method}: {}", String::from_utf8_lossy(&o.stderr));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("prior") && !out.exists(), "{err}");
+    }
+}

@@ -8,7 +8,7 @@
 
 use crate::error::ModelError;
 use crate::{BlockModel, BlockVariational, GammaPrior, MeanFieldFactorization, MeanMatrix, PoissonFactorization};
-use crate::{TopicModel, TopicVariational};
+use crate::{ScalePrior, TopicModel, TopicVariational};
 use distributions::Streams;
 use serde::{Deserialize, Serialize};
 
@@ -81,6 +81,8 @@ pub struct FamilyShape {
     pub cols: usize,
     pub components: usize,
     pub prior: GammaPrior,
+    /// A hierarchical prior's row and column rates (topic model, Gibbs only; `None`: flat).
+    pub scale: Option<ScalePrior>,
 }
 
 /// Code to run generically over a model family (see [`with_family`]).
@@ -92,9 +94,9 @@ pub trait FamilyVisitor {
 /// Runs `visitor` with the family of `kind` at `shape` (a square kind uses `shape.rows` for both
 /// axes).
 pub fn with_family<V: FamilyVisitor>(kind: ModelKind, shape: FamilyShape, visitor: V) -> V::Output {
-    let FamilyShape { rows, cols, components, prior } = shape;
+    let FamilyShape { rows, cols, components, prior, scale } = shape;
     match kind {
-        ModelKind::Topic => visitor.visit(&TopicFamily { docs: rows, words: cols, topics: components, prior }),
+        ModelKind::Topic => visitor.visit(&TopicFamily { docs: rows, words: cols, topics: components, prior, scale }),
         ModelKind::Block => visitor.visit(&BlockFamily { actors: rows, communities: components, prior }),
     }
 }
@@ -154,6 +156,9 @@ pub struct TopicFamily {
     pub words: usize,
     pub topics: usize,
     pub prior: GammaPrior,
+    /// A hierarchical prior for the Gibbs model ([`TopicModel::with_hierarchy`]); CAVI ignores
+    /// it (callers refuse the combination).
+    pub scale: Option<ScalePrior>,
 }
 
 impl ModelFamily for TopicFamily {
@@ -161,7 +166,11 @@ impl ModelFamily for TopicFamily {
     type Variational = TopicVariational;
 
     fn gibbs(&self, streams: Streams) -> TopicModel {
-        TopicModel::new(self.docs, self.words, self.topics, self.prior, streams)
+        let model = TopicModel::new(self.docs, self.words, self.topics, self.prior, streams);
+        match self.scale {
+            Some(scale) => model.with_hierarchy(scale, streams),
+            None => model,
+        }
     }
 
     fn variational(&self, streams: Streams) -> TopicVariational {
@@ -279,15 +288,15 @@ mod tests {
     #[test]
     fn base_factors_invert_set_base_factors() {
         let prior = GammaPrior::new(1.0, 1.0).unwrap();
-        with_family(ModelKind::Topic, FamilyShape { rows: 3, cols: 4, components: 2, prior }, RoundTrip);
-        with_family(ModelKind::Block, FamilyShape { rows: 3, cols: 3, components: 2, prior }, RoundTrip);
+        with_family(ModelKind::Topic, FamilyShape { rows: 3, cols: 4, components: 2, prior, scale: None }, RoundTrip);
+        with_family(ModelKind::Block, FamilyShape { rows: 3, cols: 3, components: 2, prior, scale: None }, RoundTrip);
     }
 
     #[test]
     fn excludes_diagonal_says_what_the_models_exclude() {
         let prior = GammaPrior::new(1.0, 1.0).unwrap();
         for kind in ModelKind::ALL {
-            let shape = FamilyShape { rows: 4, cols: 4, components: 2, prior };
+            let shape = FamilyShape { rows: 4, cols: 4, components: 2, prior, scale: None };
             let expected: Vec<usize> = if kind.excludes_diagonal() { vec![0, 5, 10, 15] } else { Vec::new() };
             assert_eq!(with_family(kind, shape, Excluded), expected, "{}", kind.name());
         }

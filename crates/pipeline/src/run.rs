@@ -239,7 +239,7 @@ fn with_family<T: FamilyTask>(manifest: &Manifest, task: T) -> Result<T::Output,
     if rows == 0 || cols == 0 {
         return Err(RunError::Parameter("the manifest has no matrix size (validate it with `parse`/`load`)".into()));
     }
-    models::with_family(m.kind, FamilyShape { rows, cols, components: m.components, prior }, Visit(task))
+    models::with_family(m.kind, FamilyShape { rows, cols, components: m.components, prior, scale: None }, Visit(task))
 }
 
 /// Scales the rates of `model` so that their mean over the modelled entries is `target`
