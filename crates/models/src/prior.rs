@@ -39,15 +39,19 @@ impl fmt::Display for PriorError {
 
 impl std::error::Error for PriorError {}
 
+/// Every `(parameter, value)` in [`HYPERPARAMETER_RANGE`], else the first that is not.
+fn check_range(parameters: [(&'static str, f64); 2]) -> Result<(), PriorError> {
+    let (lo, hi) = HYPERPARAMETER_RANGE;
+    match parameters.into_iter().find(|(_, value)| !(lo..=hi).contains(value)) {
+        Some((parameter, value)) => Err(PriorError { parameter, value }),
+        None => Ok(()),
+    }
+}
+
 impl GammaPrior {
     /// `Gamma(shape a₀, rate b₀)`; both in [`HYPERPARAMETER_RANGE`].
     pub fn new(shape: f64, rate: f64) -> Result<Self, PriorError> {
-        let (lo, hi) = HYPERPARAMETER_RANGE;
-        for (parameter, value) in [("a0 (shape)", shape), ("b0 (rate)", rate)] {
-            if !(lo..=hi).contains(&value) {
-                return Err(PriorError { parameter, value });
-            }
-        }
+        check_range([("a0 (shape)", shape), ("b0 (rate)", rate)])?;
         Ok(Self { shape, rate })
     }
 
@@ -111,12 +115,7 @@ pub struct ScalePrior {
 impl ScalePrior {
     /// `Gamma(a', rate a'/b')`: shape `a'` and mean `b'`, both in [`HYPERPARAMETER_RANGE`].
     pub fn new(shape: f64, mean: f64) -> Result<Self, PriorError> {
-        let (lo, hi) = HYPERPARAMETER_RANGE;
-        for (parameter, value) in [("a' (shape of the row and column rates)", shape), ("b' (their mean)", mean)] {
-            if !(lo..=hi).contains(&value) {
-                return Err(PriorError { parameter, value });
-            }
-        }
+        check_range([("a' (shape of the row and column rates)", shape), ("b' (their mean)", mean)])?;
         Ok(Self { shape, mean })
     }
 

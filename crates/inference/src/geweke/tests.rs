@@ -68,48 +68,56 @@ fn hierarchical_topic_model_locally_private() {
     assert_passes("hierarchical topic, private", &mut sim, 16);
 }
 
-/// The planted bug of the hierarchical prior: after the true sweep, every document rate is redrawn
-/// as `ξ_d ~ Gamma(a' + a₀, a'/b' + Σ_k θ_dk)` — the shape of one factor where the row has K.
-struct WrongRateShape(NonPrivate<TopicModel>);
+/// A planted bug: the true sampler's sweep, then `after` changes part of its state from the
+/// given stream (what a sampler with a wrong last conditional would do).
+struct Mutant<S> {
+    inner: S,
+    after: fn(&mut S, Streams),
+}
 
-impl Sampler for WrongRateShape {
-    type Model = TopicModel;
+impl<S: Sampler> Sampler for Mutant<S> {
+    type Model = S::Model;
 
     fn step(&mut self, streams: Streams) -> Result<(), crate::InferenceError> {
-        self.0.step(streams.child(0))?;
-        let (k, theta) = (self.0.model.topics(), self.0.model.theta().to_vec());
-        let scale = ScalePrior::new(3.0, 1.5).unwrap();
-        let mut rng = streams.child(1).rng();
-        if let Some((xi, _)) = self.0.model.hierarchy_rates_mut() {
-            for (rate, row) in xi.iter_mut().zip(theta.chunks_exact(k)) {
-                *rate = scale.draw(prior().shape(), &row[..1], &mut rng);
-                // (the right conditional is `scale.draw(prior().shape(), row, …)`; `row[..1]` also
-                // drops the other factors from the rate, a second, smaller error)
-            }
-        }
+        self.inner.step(streams.child(0))?;
+        (self.after)(&mut self.inner, streams.child(1));
         Ok(())
     }
 
-    fn model(&self) -> &TopicModel {
-        self.0.model()
+    fn model(&self) -> &S::Model {
+        self.inner.model()
     }
 
     fn counts(&self) -> &[u32] {
-        self.0.counts()
+        self.inner.counts()
     }
 }
 
-impl JointSimulator for WrongRateShape {
+impl<S: JointSimulator> JointSimulator for Mutant<S> {
     fn simulate_forward(&mut self, streams: Streams) {
-        self.0.simulate_forward(streams)
+        self.inner.simulate_forward(streams)
     }
 
     fn simulate_data(&mut self, streams: Streams) {
-        self.0.simulate_data(streams)
+        self.inner.simulate_data(streams)
     }
 
     fn test_functions(&self) -> Vec<(String, f64)> {
-        self.0.test_functions()
+        self.inner.test_functions()
+    }
+}
+
+/// The planted bug of the hierarchical prior: after the true sweep, every document rate is redrawn
+/// as `ξ_d ~ Gamma(a' + a₀, a'/b' + θ_d1)` — one factor's shape and sum where the row has K (the
+/// right conditional is `scale.draw(a₀, row, …)`).
+fn wrong_rate_shape(sampler: &mut NonPrivate<TopicModel>, streams: Streams) {
+    let (k, theta) = (sampler.model.topics(), sampler.model.theta().to_vec());
+    let scale = ScalePrior::new(3.0, 1.5).unwrap();
+    let mut rng = streams.rng();
+    if let Some((xi, _)) = sampler.model.hierarchy_rates_mut() {
+        for (rate, row) in xi.iter_mut().zip(theta.chunks_exact(k)) {
+            *rate = scale.draw(prior().shape(), &row[..1], &mut rng);
+        }
     }
 }
 
@@ -119,7 +127,7 @@ impl JointSimulator for WrongRateShape {
 #[test]
 fn wrong_rate_conditional_is_rejected() {
     let inner = NonPrivate::new(hierarchical_topic(), vec![0; 20]).unwrap();
-    let report = geweke_test(&mut WrongRateShape(inner), CONFIG, Streams::new(15));
+    let report = geweke_test(&mut Mutant { inner, after: wrong_rate_shape }, CONFIG, Streams::new(15));
     let rejected: Vec<&str> = report.rejected(FAMILY_ALPHA).iter().map(|c| c.name.as_str()).collect();
     assert!(
         rejected.iter().any(|name| name.contains("theta") || name.contains("xi")),
@@ -187,46 +195,16 @@ fn wrong_lambda_rate_is_rejected() {
 /// `λ₁ ~ Gamma(1 + g₂, 1/α)`, `λ₂ ~ Gamma(1 + g₁, 1/α)`. Nothing later in a sweep reads `λ`
 /// (the model's update sees `y` only), so this is exactly a sampler with the two `g` swapped in
 /// its last step.
-struct SwappedNoiseCounts(LocallyPrivate<TopicModel>);
-
-impl Sampler for SwappedNoiseCounts {
-    type Model = TopicModel;
-
-    fn step(&mut self, streams: Streams) -> Result<(), crate::InferenceError> {
-        self.0.step(streams.child(0))?;
-        let mut rng = streams.child(1).rng();
-        for (entry, aux) in self.0.entries.iter().zip(&mut self.0.aux) {
-            if let Entry::Noisy { lambda_rate, .. } = entry {
-                let [g1, g2] = aux.g;
-                aux.lambda = [
-                    Erlang::new(1 + g2, lambda_rate).unwrap().sample(&mut rng),
-                    Erlang::new(1 + g1, lambda_rate).unwrap().sample(&mut rng),
-                ];
-            }
+fn swapped_noise_counts(sampler: &mut LocallyPrivate<TopicModel>, streams: Streams) {
+    let mut rng = streams.rng();
+    for (entry, aux) in sampler.entries.iter().zip(&mut sampler.aux) {
+        if let Entry::Noisy { lambda_rate, .. } = entry {
+            let [g1, g2] = aux.g;
+            aux.lambda = [
+                Erlang::new(1 + g2, lambda_rate).unwrap().sample(&mut rng),
+                Erlang::new(1 + g1, lambda_rate).unwrap().sample(&mut rng),
+            ];
         }
-        Ok(())
-    }
-
-    fn model(&self) -> &TopicModel {
-        self.0.model()
-    }
-
-    fn counts(&self) -> &[u32] {
-        self.0.counts()
-    }
-}
-
-impl JointSimulator for SwappedNoiseCounts {
-    fn simulate_forward(&mut self, streams: Streams) {
-        self.0.simulate_forward(streams)
-    }
-
-    fn simulate_data(&mut self, streams: Streams) {
-        self.0.simulate_data(streams)
-    }
-
-    fn test_functions(&self) -> Vec<(String, f64)> {
-        self.0.test_functions()
     }
 }
 
@@ -236,7 +214,7 @@ impl JointSimulator for SwappedNoiseCounts {
 fn swapped_noise_counts_are_rejected() {
     let data = released(4, 5, Noise::Scalar(ALPHA));
     let inner = LocallyPrivate::new(topic(), &data, Streams::new(3)).unwrap();
-    let report = geweke_test(&mut SwappedNoiseCounts(inner), CONFIG, Streams::new(13));
+    let report = geweke_test(&mut Mutant { inner, after: swapped_noise_counts }, CONFIG, Streams::new(13));
     let rejected: Vec<&str> = report.rejected(FAMILY_ALPHA).iter().map(|c| c.name.as_str()).collect();
     assert!(rejected.contains(&"sum lambda1·g1"), "the swapped noise counts went undetected\n{report}");
 }
