@@ -27,8 +27,9 @@ pub struct FitSettings {
     pub model: ModelKind,
     pub components: usize,
     pub prior: GammaPrior,
-    /// A hierarchical prior's row and column rates (the topic model's Gibbs methods only):
-    /// `θ_dk ~ Gamma(a₀, ξ_d)`, `ξ_d ~ scale` and likewise for columns; `None`: flat `Gamma(a₀, b₀)`.
+    /// A hierarchical prior's rates (Gibbs methods only): `θ_dk ~ Gamma(a₀, ξ_d)`, `ξ_d ~ scale`,
+    /// and likewise for the topic model's columns and the block model's `π`; `None`: flat
+    /// `Gamma(a₀, b₀)`.
     pub scale: Option<models::ScalePrior>,
     pub method: Method,
     /// Gibbs chains, or CAVI starts.
@@ -112,11 +113,11 @@ fn check(settings: &FitSettings) -> Result<(), FitError> {
         return Err(FitError::setting("chains", settings.chains, format!("an integer from 1 to {MAX_CHAINS}")));
     }
     let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
-    if settings.scale.is_some() && (settings.model != ModelKind::Topic || !gibbs) {
+    if settings.scale.is_some() && !gibbs {
         return Err(FitError::setting(
             "prior",
             "hierarchical",
-            "with the topic model's Gibbs methods only, for now (not the block model, not CAVI)",
+            "with the Gibbs methods only, for now (CAVI has no hierarchical updates yet)",
         ));
     }
     if gibbs == settings.method.is_cavi() {

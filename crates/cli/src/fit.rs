@@ -60,9 +60,10 @@ pub struct FitArgs {
     /// Gamma prior rate b0 of every factor (with --prior flat).
     #[arg(long, default_value_t = 1.0)]
     b0: f64,
-    /// flat: every factor ~ Gamma(a0, b0). hierarchical (topic model, Gibbs methods; issue 32,
-    /// experimental): each row's and each column's factors share a rate learned from the data,
-    /// θ_dk ~ Gamma(a0, ξ_d), ξ_d ~ Gamma(a', a'/b') (--scale-shape a', --scale-mean b').
+    /// flat: every factor ~ Gamma(a0, b0). hierarchical (Gibbs methods; issue 32, experimental):
+    /// each row's factors share a rate learned from the data, θ_dk ~ Gamma(a0, ξ_d),
+    /// ξ_d ~ Gamma(a', a'/b') (--scale-shape a', --scale-mean b'); so do each column's (topic
+    /// model) or the community rates π (block model).
     #[arg(long, default_value = "flat", value_parser = ["flat", "hierarchical"])]
     prior: String,
     /// Hierarchical prior: the shape a' of the row and column rates.

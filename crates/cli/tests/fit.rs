@@ -432,8 +432,8 @@ fn k_is_chosen_on_raw_counts_too() {
     }
 }
 
-/// Issue 32, item 1 (experimental): `--prior hierarchical` fits the topic model with learned row
-/// and column rates and says so in fit.toml; the block model and CAVI refuse it (exit 2).
+/// Issue 32, item 1 (experimental): `--prior hierarchical` fits the topic and the block model with
+/// learned rates and says so in fit.toml; CAVI refuses it (exit 2).
 #[test]
 fn the_hierarchical_prior_is_an_option_of_the_topic_model() {
     let dir = scratch("hierarchical");
@@ -450,7 +450,12 @@ fn the_hierarchical_prior_is_an_option_of_the_topic_model() {
     std::fs::write(&network, "row,col,count\na,b,2\nb,c,1\nc,a,3\n").unwrap();
     let square = dir.join("square.csv");
     privatize(&network, &square, &["--alpha", "0.5", "--square", "--seed", "1"]);
-    for (input, model, method) in [(&square, "block", "private"), (&released, "topic", "private-cavi")] {
+    let block = dir.join("block");
+    let extra = ["--prior", "hierarchical", "--output", s(&block), "--quiet"];
+    let o = lppf(fit_args(&square, "block", "2", "private", ["50", "20", "2"], &extra));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::read_to_string(block.join("fit.toml")).unwrap().contains("prior = \"hierarchical\""));
+    for (input, model, method) in [(&released, "topic", "private-cavi"), (&square, "block", "naive-cavi")] {
         let out = dir.join(format!("{model}-{method}"));
         let extra = ["--prior", "hierarchical", "--output", s(&out), "--quiet"];
         let o = lppf(fit_args(input, model, "2", method, ["20", "10", "1"], &extra));

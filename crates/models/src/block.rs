@@ -5,7 +5,7 @@ use crate::chunks::{
     cumulative_products_group, dot_rows, reduce_chunks_into, reduce_into,
 };
 use crate::error::{ModelError, check_factor};
-use crate::{FactorBlock, GammaPrior, PoissonFactorization};
+use crate::{FactorBlock, GammaPrior, PoissonFactorization, ScalePrior};
 use distributions::Streams;
 use rayon::prelude::*;
 
@@ -14,6 +14,8 @@ const ALLOCATE: u64 = 0;
 const THETA: u64 = 1;
 const PI: u64 = 2;
 const PRIOR: u64 = 3;
+const RATES: u64 = 4;
+const PRIOR_RATES: u64 = 5;
 
 /// The overlapping-community block model of a directed `V × V` network without self-loops
 /// (§5.1 of Schein et al. 2019): for `i ≠ j`, `y_ij ~ Pois(μ_ij)`,
@@ -29,6 +31,12 @@ const PRIOR: u64 = 3;
 ///   `θ_ic ~ Gamma(a₀ + Σ_{j,d} y_ijcd + Σ_{j,c'} y_jic'c, b₀ + Σ_d (S_d − θ_id) π_cd + Σ_{c'} (S_{c'} − θ_ic') π_{c'c})`
 ///   with `S_c = Σ_j θ_jc` (the `S − θ_i` terms sum over `j ≠ i`), updating `S` after each row;
 /// * `π_cd ~ Gamma(a₀ + Σ_ij y_ijcd, b₀ + S_c S_d − Σ_i θ_ic θ_id)`.
+///
+/// With a hierarchical prior ([`BlockModel::with_hierarchy`]) each actor's memberships share a
+/// learned rate and so do the community rates: `θ_ic ~ Gamma(a₀, ξ_i)`, `π_cd ~ Gamma(a₀, λ)`,
+/// `ξ_i, λ ~ Gamma(a', a'/b')` ([`ScalePrior`]); `ξ_i` and `λ` replace `b₀` in the conditionals
+/// above and are drawn after them: `ξ_i ~ Gamma(a' + C a₀, a'/b' + Σ_c θ_ic)`,
+/// `λ ~ Gamma(a' + C² a₀, a'/b' + Σ_cd π_cd)`.
 #[derive(Clone, Debug)]
 pub struct BlockModel {
     actors: usize,
@@ -57,6 +65,16 @@ pub struct BlockModel {
     /// `S_c = Σ_j θ_jc`, and the exposures of one row (length `C` each).
     sums: Vec<f64>,
     exposure: Vec<f64>,
+    /// The learned rates of a hierarchical prior; `None`: the flat `Gamma(a₀, b₀)`.
+    hierarchy: Option<Hierarchy>,
+}
+
+/// A hierarchical prior's state: `ξ_i` per actor and one `λ` for `π`.
+#[derive(Clone, Debug)]
+struct Hierarchy {
+    prior: ScalePrior,
+    xi: Vec<f64>,
+    lambda: f64,
 }
 
 impl BlockModel {
@@ -81,9 +99,37 @@ impl BlockModel {
             received: vec![0; v * c],
             sums: vec![0.0; c],
             exposure: vec![0.0; c],
+            hierarchy: None,
         };
         model.sample_prior(streams);
         model
+    }
+
+    /// The model with a hierarchical prior: the memberships' rates learned per actor (`ξ_i`) and
+    /// the community rates' rate (`λ`) with prior `scale` instead of fixed at `b₀`; every factor is
+    /// redrawn from the new prior with `streams`.
+    pub fn with_hierarchy(mut self, scale: ScalePrior, streams: Streams) -> Self {
+        self.hierarchy = Some(Hierarchy { prior: scale, xi: vec![0.0; self.actors], lambda: 0.0 });
+        self.sample_prior(streams);
+        self
+    }
+
+    /// A hierarchical prior's actor rates `ξ`, for tests of samplers (a planted wrong
+    /// conditional); `None` with the flat prior.
+    #[doc(hidden)]
+    pub fn actor_rates_mut(&mut self) -> Option<&mut [f64]> {
+        self.hierarchy.as_mut().map(|h| h.xi.as_mut_slice())
+    }
+
+    /// Draws the hierarchical rates given the factors (or, `given` false, from their prior).
+    fn draw_rates(&mut self, given: bool, streams: Streams) {
+        let (c, a0) = (self.communities, self.prior.shape());
+        let Some(h) = &mut self.hierarchy else { return };
+        let mut rng = streams.rng();
+        for (xi, row) in h.xi.iter_mut().zip(self.theta.chunks_exact(c)) {
+            *xi = h.prior.draw(a0, if given { row } else { &[] }, &mut rng);
+        }
+        h.lambda = h.prior.draw(a0, if given { &self.pi } else { &[] }, &mut rng);
     }
 
     /// Replaces the factors (`theta` is `V × C`, `pi` is `C × C`). Errors on a wrong length or a
@@ -200,16 +246,27 @@ impl BlockModel {
                 let as_receiver: f64 = (0..c).map(|d| (sums[d] - theta_i[d]) * self.pi[d * c + cc]).sum();
                 *e = as_sender + as_receiver;
             }
+            let xi = self.hierarchy.as_ref().map(|h| h.xi[i]);
             for cc in 0..c {
-                let new = self.prior.draw(f64::from(self.actor_counts[i * c + cc]), exposure[cc], &mut rng);
+                let n = f64::from(self.actor_counts[i * c + cc]);
+                let new = match xi {
+                    None => self.prior.draw(n, exposure[cc], &mut rng),
+                    Some(rate) => self.prior.draw_at_rate(n, rate, exposure[cc], &mut rng),
+                };
                 sums[cc] += new - theta_i[cc];
                 theta_i[cc] = new;
             }
         }
         let mut rng = streams.child(PI).rng();
+        let lambda = self.hierarchy.as_ref().map(|h| h.lambda);
         for (cd, exposure) in pair_exposures(&self.theta, c).into_iter().enumerate() {
-            self.pi[cd] = self.prior.draw(f64::from(self.pair_counts[cd]), exposure, &mut rng);
+            let n = f64::from(self.pair_counts[cd]);
+            self.pi[cd] = match lambda {
+                None => self.prior.draw(n, exposure, &mut rng),
+                Some(rate) => self.prior.draw_at_rate(n, rate, exposure, &mut rng),
+            };
         }
+        self.draw_rates(true, streams.child(RATES));
         self.refresh_w();
     }
 }
@@ -256,9 +313,25 @@ impl PoissonFactorization for BlockModel {
         self.pair_counts.fill(0);
         // With zero counts and zero exposure the conditionals are the prior; draw it directly
         // (the row-by-row conditional form would add the other rows' exposure).
+        if self.hierarchy.is_some() {
+            self.draw_rates(false, streams.child(PRIOR_RATES));
+        }
         let mut rng = streams.child(PRIOR).rng();
-        for x in self.theta.iter_mut().chain(self.pi.iter_mut()) {
-            *x = self.prior.draw(0.0, 0.0, &mut rng);
+        let c = self.communities;
+        match &self.hierarchy {
+            None => {
+                for x in self.theta.iter_mut().chain(self.pi.iter_mut()) {
+                    *x = self.prior.draw(0.0, 0.0, &mut rng);
+                }
+            }
+            Some(h) => {
+                for (i, x) in self.theta.iter_mut().enumerate() {
+                    *x = self.prior.draw_at_rate(0.0, h.xi[i / c], 0.0, &mut rng);
+                }
+                for x in self.pi.iter_mut() {
+                    *x = self.prior.draw_at_rate(0.0, h.lambda, 0.0, &mut rng);
+                }
+            }
         }
         self.refresh_w();
     }
@@ -269,13 +342,34 @@ impl PoissonFactorization for BlockModel {
     }
 
     fn ln_prior(&self) -> f64 {
-        self.theta.iter().chain(&self.pi).map(|&x| self.prior.ln_pdf(x)).sum()
+        let Some(h) = &self.hierarchy else {
+            return self.theta.iter().chain(&self.pi).map(|&x| self.prior.ln_pdf(x)).sum();
+        };
+        let c = self.communities;
+        let theta: f64 = self
+            .theta
+            .chunks_exact(c)
+            .zip(&h.xi)
+            .map(|(row, &r)| h.prior.ln_pdf(r) + row.iter().map(|&x| self.prior.ln_pdf_at_rate(x, r)).sum::<f64>())
+            .sum();
+        let pi: f64 = self.pi.iter().map(|&x| self.prior.ln_pdf_at_rate(x, h.lambda)).sum();
+        theta + pi + h.prior.ln_pdf(h.lambda)
     }
 
     fn factors(&self) -> Vec<FactorBlock<'_>> {
-        vec![
+        let mut blocks = vec![
             FactorBlock { name: "theta", rows: self.actors, cols: self.communities, values: &self.theta },
             FactorBlock { name: "pi", rows: self.communities, cols: self.communities, values: &self.pi },
-        ]
+        ];
+        if let Some(h) = &self.hierarchy {
+            blocks.push(FactorBlock { name: "xi (actor rates)", rows: self.actors, cols: 1, values: &h.xi });
+            blocks.push(FactorBlock {
+                name: "lambda (community-rate rate)",
+                rows: 1,
+                cols: 1,
+                values: std::slice::from_ref(&h.lambda),
+            });
+        }
+        blocks
     }
 }

@@ -81,7 +81,7 @@ pub struct FamilyShape {
     pub cols: usize,
     pub components: usize,
     pub prior: GammaPrior,
-    /// A hierarchical prior's row and column rates (topic model, Gibbs only; `None`: flat).
+    /// A hierarchical prior's rates (Gibbs only; `None`: flat).
     pub scale: Option<ScalePrior>,
 }
 
@@ -97,7 +97,7 @@ pub fn with_family<V: FamilyVisitor>(kind: ModelKind, shape: FamilyShape, visito
     let FamilyShape { rows, cols, components, prior, scale } = shape;
     match kind {
         ModelKind::Topic => visitor.visit(&TopicFamily { docs: rows, words: cols, topics: components, prior, scale }),
-        ModelKind::Block => visitor.visit(&BlockFamily { actors: rows, communities: components, prior }),
+        ModelKind::Block => visitor.visit(&BlockFamily { actors: rows, communities: components, prior, scale }),
     }
 }
 
@@ -215,6 +215,9 @@ pub struct BlockFamily {
     pub actors: usize,
     pub communities: usize,
     pub prior: GammaPrior,
+    /// A hierarchical prior for the Gibbs model ([`BlockModel::with_hierarchy`]); CAVI ignores
+    /// it (callers refuse the combination).
+    pub scale: Option<ScalePrior>,
 }
 
 impl ModelFamily for BlockFamily {
@@ -222,7 +225,11 @@ impl ModelFamily for BlockFamily {
     type Variational = BlockVariational;
 
     fn gibbs(&self, streams: Streams) -> BlockModel {
-        BlockModel::new(self.actors, self.communities, self.prior, streams)
+        let model = BlockModel::new(self.actors, self.communities, self.prior, streams);
+        match self.scale {
+            Some(scale) => model.with_hierarchy(scale, streams),
+            None => model,
+        }
     }
 
     fn variational(&self, streams: Streams) -> BlockVariational {
