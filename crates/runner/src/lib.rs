@@ -119,13 +119,12 @@ pub fn collect<E: Experiment>(experiment: &E, output: &Path) -> Result<Vec<E::Ro
     let identity = experiment.identity();
     let mut rows = Vec::new();
     for unit in experiment.units() {
-        let path = dir.join(format!("{}.toml", experiment.unit_name(unit)));
+        let name = experiment.unit_name(unit);
+        let path = dir.join(format!("{name}.toml"));
         if !path.exists() {
             return Err(RunnerError::MissingUnit { path });
         }
-        let name = experiment.unit_name(unit);
-        let id = UnitId { unit: &name, manifest: &identity };
-        rows.extend(read_unit::<E::Row>(&path, id)?);
+        rows.extend(read_unit::<E::Row>(&path, UnitId { unit: &name, manifest: &identity })?);
     }
     Ok(rows)
 }
@@ -281,22 +280,26 @@ impl RunnerError {
     }
 }
 
-/// 64-bit FNV-1a of `bytes` (not cryptographic: it detects damage and tells texts apart).
 /// The identity of a run from a canonical text of what determines its numbers (e.g. the `Debug`
-/// text of the parsed settings, without descriptions and output paths, and the input files'
-/// bytes): 64-bit FNV-1a in hex. Not cryptographic: it tells runs apart, it does not authenticate.
+/// text of the parsed settings, without descriptions and output paths, and the input data):
+/// 64-bit FNV-1a of the parts, each followed by a `0xff` separator, in hex. Not cryptographic: it
+/// tells runs apart, it does not authenticate.
 pub fn identity(parts: &[&[u8]]) -> String {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for part in parts {
-        for &b in part.iter().chain(&[0xff]) {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
+    let h = parts.iter().fold(FNV_OFFSET, |h, part| fnv1a_extend(fnv1a_extend(h, part), &[0xff]));
     format!("{h:016x}")
 }
 
+/// The FNV-1a offset basis.
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a state `h` extended by `bytes`.
+fn fnv1a_extend(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// 64-bit FNV-1a of `bytes` (not cryptographic: it detects damage and tells texts apart).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    fnv1a_extend(FNV_OFFSET, bytes)
 }
 
 pub(crate) fn io_error(path: &Path, e: impl fmt::Display) -> RunnerError {
