@@ -1,7 +1,7 @@
 //! Several chains of one fit, in parallel, pooled into one result with its diagnostics.
 
 use crate::checks::{
-    MAX_CHECK_SAMPLES_PER_CHAIN, PredictiveCheck, predictive_checks, release_statistics, replicate_release,
+    MAX_CHECK_SAMPLES_PER_CHAIN, PredictiveCheck, predictive_checks, quantile, release_statistics, replicate_release,
     sample_statistics,
 };
 use crate::data::{FitData, Input};
@@ -153,37 +153,20 @@ pub fn fit_chains(
     let check = CheckSetup::new(settings, data);
     let chains =
         with_family(settings.model, shape, Chains { settings, observation, on_iteration, check: check.as_ref() })?;
-    if let Some(check) = &check {
-        let replicated: Vec<Vec<f64>> = chains.iter().flat_map(|p| p.kept_statistics.iter().cloned()).collect();
-        if !replicated.is_empty() {
-            let checks = predictive_checks(&check.observed, &replicated);
-            let (mut result, samples) = pool(settings, chains);
-            result.checks = checks;
-            return finish(result, &samples, settings, data, start);
-        }
+    let replicated: Vec<Vec<f64>> = chains.iter().flat_map(|p| p.kept_statistics.iter().cloned()).collect();
+    let (mut result, samples) = pool(settings, chains);
+    if let Some(check) = check.filter(|_| !replicated.is_empty()) {
+        result.checks = predictive_checks(&check.observed, &replicated);
     }
-    let (result, samples) = pool(settings, chains);
-    finish(result, &samples, settings, data, start)
-}
-
-/// The held-out score and the time, after pooling.
-fn finish(
-    mut result: FitResult,
-    samples: &[Vec<Vec<f64>>],
-    settings: &FitSettings,
-    data: &FitData,
-    start: Instant,
-) -> Result<FitResult, FitError> {
     let pooled_from = match settings.algorithm {
         Algorithm::Gibbs(_) => None,
         Algorithm::Cavi(_) => Some(result.factors_chain),
     };
-    result.heldout = score_heldout(data, samples, pooled_from)?;
+    result.heldout = score_heldout(data, &samples, pooled_from)?;
     let mut totals: Vec<f64> = result.traces.iter().flat_map(|t| t.total_rate.iter().copied()).collect();
     if !totals.is_empty() {
         totals.sort_by(f64::total_cmp);
-        let at = |q: f64| totals[((totals.len() - 1) as f64 * q).round() as usize];
-        result.total_rate_interval = Some((at(0.05), at(0.95)));
+        result.total_rate_interval = Some((quantile(&totals, 0.05), quantile(&totals, 0.95)));
     }
     result.seconds = start.elapsed().as_secs_f64();
     Ok(result)
@@ -194,13 +177,14 @@ fn finish(
 /// of their own).
 const CHECK_STREAM: u64 = u64::MAX - 1;
 
-/// What the predictive checks of a Gibbs fit of released data need.
-struct CheckSetup {
+/// What the predictive checks of a Gibbs fit of released data need (the release and its levels
+/// borrowed from the fit's data).
+struct CheckSetup<'a> {
     /// The cells the fit saw: modelled and not held out (row-major, sorted).
     cells: Vec<usize>,
-    alphas: Vec<f64>,
+    alphas: &'a [f64],
     cols: usize,
-    released: Vec<i64>,
+    released: &'a [i64],
     observed: Vec<f64>,
     /// Kept samples between two checked ones.
     stride: usize,
@@ -209,8 +193,8 @@ struct CheckSetup {
     seed: u64,
 }
 
-impl CheckSetup {
-    fn new(settings: &FitSettings, data: &FitData) -> Option<Self> {
+impl<'a> CheckSetup<'a> {
+    fn new(settings: &FitSettings, data: &'a FitData) -> Option<Self> {
         let (Algorithm::Gibbs(schedule), Input::Released { alphas, values, .. }) = (&settings.algorithm, &data.input)
         else {
             return None;
@@ -224,9 +208,9 @@ impl CheckSetup {
         Some(Self {
             observed: release_statistics(values, cols, &cells),
             cells,
-            alphas: alphas.clone(),
+            alphas,
             cols,
-            released: values.clone(),
+            released: values,
             stride: schedule.kept().div_ceil(MAX_CHECK_SAMPLES_PER_CHAIN).max(1),
             burn_in: schedule.burn_in(),
             thin: schedule.thin(),
@@ -242,8 +226,8 @@ impl CheckSetup {
             return Vec::new();
         }
         let streams = Streams::new(self.seed).child(CHECK_STREAM).child(chain).child(t as u64);
-        replicate_release(rates, &self.alphas, self.cols, &self.cells, streams).map_or_else(Vec::new, |rep| {
-            sample_statistics(&rep, &self.released, rates, &self.alphas, self.cols, &self.cells)
+        replicate_release(rates, self.alphas, self.cols, &self.cells, streams).map_or_else(Vec::new, |rep| {
+            sample_statistics(&rep, self.released, rates, self.alphas, self.cols, &self.cells)
         })
     }
 }
@@ -252,7 +236,7 @@ struct Chains<'a> {
     settings: &'a FitSettings,
     observation: Observation<'a>,
     on_iteration: &'a (dyn Fn() + Sync),
-    check: Option<&'a CheckSetup>,
+    check: Option<&'a CheckSetup<'a>>,
 }
 
 impl FamilyVisitor for Chains<'_> {
@@ -351,14 +335,15 @@ fn score_heldout(
         .iter()
         .map(|n| missing.binary_search(n).map_err(|_| FitError::Inference(format!("held-out cell {n} is not missing"))))
         .collect::<Result<_, _>>()?;
-    let project = |samples: &[Vec<f64>]| -> Vec<Vec<f64>> {
-        if positions.len() == missing.len() {
-            return samples.to_vec();
-        }
-        samples.iter().map(|s| positions.iter().map(|&i| s[i]).collect()).collect()
+    let projected: Vec<Vec<Vec<f64>>>;
+    let per_chain = if positions.len() == missing.len() {
+        per_chain
+    } else {
+        let project =
+            |samples: &Vec<Vec<f64>>| samples.iter().map(|s| positions.iter().map(|&i| s[i]).collect()).collect();
+        projected = per_chain.iter().map(project).collect();
+        projected.as_slice()
     };
-    let per_chain: Vec<Vec<Vec<f64>>> = per_chain.iter().map(|s| project(s)).collect();
-    let per_chain = per_chain.as_slice();
     let score = |samples: &[Vec<f64>]| {
         eval::heldout_log_predictive_cells(&released, &levels, samples).map_err(|e| FitError::Inference(e.to_string()))
     };

@@ -55,6 +55,17 @@ pub enum Tail {
     Both,
 }
 
+impl Tail {
+    /// How `checks.csv` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tail::Above => "release above",
+            Tail::Below => "release below",
+            Tail::Both => "both",
+        }
+    }
+}
+
 /// The flagged tail of each of the [`STATISTICS`].
 const TAILS: [Tail; 9] =
     [Tail::Both, Tail::Above, Tail::Above, Tail::Both, Tail::Above, Tail::Below, Tail::Both, Tail::Above, Tail::Above];
@@ -110,7 +121,7 @@ fn dispersion(totals: &[f64]) -> f64 {
 }
 
 /// The `q`-quantile of sorted values (the order statistic at `⌊q (n − 1)⌉`).
-fn quantile(sorted: &[f64], q: f64) -> f64 {
+pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * q).round() as usize]
 }
 
@@ -216,8 +227,8 @@ pub fn predictive_checks(observed: &[f64], samples: &[Vec<f64>]) -> Vec<Predicti
                 .filter(|(x, o)| !x.is_nan() && !o.is_nan())
                 .collect();
             let s = pairs.len() as f64;
-            let mean = pairs.iter().map(|p| p.0).sum::<f64>() / s;
-            let sd = (pairs.iter().map(|p| (p.0 - mean) * (p.0 - mean)).sum::<f64>() / (s - 1.0).max(1.0)).sqrt();
+            let replicated: Vec<f64> = pairs.iter().map(|p| p.0).collect();
+            let (mean, sd) = results::mean_sd(&replicated);
             let observed_value =
                 if k < DATA_STATISTICS { observed[k] } else { pairs.iter().map(|p| p.1).sum::<f64>() / s };
             let p_value = if pairs.is_empty() {
@@ -231,11 +242,11 @@ pub fn predictive_checks(observed: &[f64], samples: &[Vec<f64>]) -> Vec<Predicti
                 statistic,
                 observed: observed_value,
                 replicated_mean: mean,
-                replicated_sd: sd,
+                replicated_sd: sd.unwrap_or(0.0),
                 p_value,
                 replications: pairs.len(),
                 tail: TAILS[k],
-                replicated: pairs.iter().map(|p| p.0).collect(),
+                replicated,
             }
         })
         .collect()

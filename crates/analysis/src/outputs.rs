@@ -26,6 +26,8 @@ pub const OUTPUT_FILES: [&str; 9] = [
 /// The figure of the posterior predictive checks, written beside [`OUTPUT_FILES`] by fits that
 /// have checks (Gibbs fits of released data).
 pub const CHECK_FIGURES: [&str; 2] = ["checks.svg", "checks.png"];
+/// Their stem.
+const CHECKS_STEM: &str = "checks";
 
 /// `fit.toml`: every setting, the input, the software, the seed and the headline numbers.
 #[derive(Serialize)]
@@ -198,15 +200,16 @@ pub fn write_outputs(
         String::from("statistic,observed,replicated_mean,replicated_sd,p_value,replications,flag,flagged_tail\n");
     for c in &result.checks {
         let flag = if c.extreme() { "extreme" } else { "" };
-        let tail = match c.tail {
-            crate::checks::Tail::Above => "release above",
-            crate::checks::Tail::Below => "release below",
-            crate::checks::Tail::Both => "both",
-        };
         let _ = writeln!(
             checks,
-            "{},{},{},{},{},{},{flag},{tail}",
-            c.statistic, c.observed, c.replicated_mean, c.replicated_sd, c.p_value, c.replications
+            "{},{},{},{},{},{},{flag},{}",
+            c.statistic,
+            c.observed,
+            c.replicated_mean,
+            c.replicated_sd,
+            c.p_value,
+            c.replications,
+            c.tail.name()
         );
     }
     write_atomic(&dir.join("checks.csv"), checks.as_bytes())?;
@@ -283,24 +286,18 @@ pub fn write_outputs(
             "{}: posterior predictive checks on the release (grey: replicated releases; line: the release)",
             settings.method.name()
         );
-        let (svg, png) = (dir.join(".checks.tmp.svg"), dir.join(".checks.tmp.png"));
-        plot_checks(&panels, 3, &title, Some(&svg), Some(&png))?;
-        for (tmp, name) in [(svg, CHECK_FIGURES[0]), (png, CHECK_FIGURES[1])] {
-            std::fs::rename(&tmp, dir.join(name))
-                .map_err(|e| FitError::Output(format!("{}: {e}", dir.join(name).display())))?;
-        }
+        runner::write_figure(dir, CHECKS_STEM, |svg, png| plot_checks(&panels, 3, &title, Some(svg), Some(png)))
+            .map_err(|e| FitError::Output(e.to_string()))?;
     }
     // figure.svg / figure.png, through temporary names renamed into place.
     if let Some((values, r, c, [title, x, y, scale])) = figure_matrix(settings, data, result) {
         let text = HeatmapText { title: &title, x: &x, y: &y, scale: &scale };
         let height = if r == c { 700 } else { (r as u32 * 14).clamp(150, 700) };
         let panel = [TopicPanel { label: String::new(), topics: values }];
-        let (svg, png) = (dir.join(".figure.tmp.svg"), dir.join(".figure.tmp.png"));
-        plot_heatmaps(&panel, (r, c), &text, height, Some(&svg), Some(&png))?;
-        for (tmp, name) in [(svg, "figure.svg"), (png, "figure.png")] {
-            std::fs::rename(&tmp, dir.join(name))
-                .map_err(|e| FitError::Output(format!("{}: {e}", dir.join(name).display())))?;
-        }
+        runner::write_figure(dir, "figure", |svg, png| {
+            plot_heatmaps(&panel, (r, c), &text, height, Some(svg), Some(png))
+        })
+        .map_err(|e| FitError::Output(e.to_string()))?;
     }
     Ok(())
 }

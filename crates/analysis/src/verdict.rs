@@ -45,14 +45,12 @@ impl Verdict {
             return None;
         }
         let d: Vec<f64> = fit.iter().zip(independence).map(|(a, b)| a - b).collect();
-        let difference: f64 = d.iter().sum();
-        let mean = difference / n as f64;
-        let var = d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
+        let (_, sd) = results::mean_sd(&d);
         Some(Self {
             cells: n,
             independence_log_predictive: independence.iter().sum(),
-            difference,
-            se: (n as f64 * var).sqrt(),
+            difference: d.iter().sum(),
+            se: (n as f64).sqrt() * sd?,
         })
     }
 }
