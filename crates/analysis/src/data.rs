@@ -270,23 +270,38 @@ fn row_levels(
     }
 }
 
-/// Holds out `round(fraction × modelled cells)` cells chosen uniformly without replacement from
-/// `streams` (a partial Fisher–Yates shuffle): they are marked missing in the released data (or
-/// the raw counts), so the fit leaves them out of the likelihood.
-pub fn hold_out(data: &mut FitData, fraction: f64, streams: Streams) -> Result<(), FitError> {
+/// How many cells [`hold_out`] hides: `round(fraction × modelled cells)`, which must leave at
+/// least one modelled cell on each side (checked by `lppf fit` and by `lppf validate` of a
+/// held-out manifest alike).
+pub fn heldout_count(data: &FitData, fraction: f64) -> Result<usize, FitError> {
     if !(fraction > 0.0 && fraction < 1.0) {
         return Err(FitError::setting("holdout", fraction, "a fraction in (0, 1)"));
     }
     let (rows, cols) = data.shape();
-    let mut cells: Vec<usize> = (0..rows * cols).filter(|&n| data.is_modelled(n)).collect();
-    let count = (fraction * cells.len() as f64).round() as usize;
-    if count == 0 || count == cells.len() {
+    let modelled = (0..rows * cols).filter(|&n| data.is_modelled(n)).count();
+    let count = (fraction * modelled as f64).round() as usize;
+    if count == 0 || count == modelled {
         return Err(FitError::setting(
             "holdout",
             fraction,
-            format!("a fraction that leaves at least one of the {} modelled cells on each side", cells.len()),
+            format!(
+                "a fraction that leaves at least one of the {modelled} modelled cells on each side (from {:e} to {:e} \
+                 here)",
+                0.5 / modelled as f64,
+                1.0 - 0.5 / modelled as f64
+            ),
         ));
     }
+    Ok(count)
+}
+
+/// Holds out `round(fraction × modelled cells)` cells chosen uniformly without replacement from
+/// `streams` (a partial Fisher–Yates shuffle): they are marked missing in the released data (or
+/// the raw counts), so the fit leaves them out of the likelihood.
+pub fn hold_out(data: &mut FitData, fraction: f64, streams: Streams) -> Result<(), FitError> {
+    let count = heldout_count(data, fraction)?;
+    let (rows, cols) = data.shape();
+    let mut cells: Vec<usize> = (0..rows * cols).filter(|&n| data.is_modelled(n)).collect();
     let mut rng = streams.rng();
     for i in 0..count {
         let j = rng.random_range(i..cells.len());

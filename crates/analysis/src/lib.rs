@@ -21,13 +21,13 @@ mod data;
 mod error;
 mod outputs;
 mod report;
-mod resources;
+pub mod resources;
 mod verdict;
 
 pub use chains::{ChainTrace, FitResult, FitSettings, HeldOutScore, MAX_PREDICTIVE_SAMPLES, fit_chains};
-pub use data::{FitData, Input, LevelSource, hold_out, load, seed_from_os};
+pub use data::{FitData, Input, LevelSource, heldout_count, hold_out, load, seed_from_os};
 pub use error::FitError;
 pub use outputs::{CHECK_FIGURES, OUTPUT_FILES, write_outputs};
 pub use report::{TotalCheck, summary_text, total_check};
-pub use resources::{FitCost, SECONDS_PER_CELL_COMPONENT, fit_cost};
+pub use resources::{FitCost, fit_cost};
 pub use verdict::{VERDICT_SES, Verdict, independence_verdict};

@@ -1,22 +1,26 @@
 //! What a fit will cost, from its settings and the table's shape alone (issue 31): computed in
 //! floating point before anything is allocated, so an absurd `--iterations` is refused with a
-//! message instead of a "capacity overflow" panic or an abort. The constants are the
-//! factorization sweep's (`pipeline/src/resources.rs`), which were measured.
+//! message instead of a "capacity overflow" panic or an abort. The factorization sweep's estimate
+//! (`pipeline/src/resources.rs`) uses the same per-cell constants.
 
 use crate::chains::FitSettings;
 use inference::Algorithm;
 
-/// Bytes per cell of the table held by the fit: the released values (8), the levels' view, the
-/// missing mask and the model's copy of the data.
-const DATA_BYTES_PER_CELL: f64 = 40.0;
+/// Bytes per cell of one data set: its counts (4), rates (8) or released values (8), the missing
+/// mask (1), and the copies made while fitting.
+pub const DATA_BYTES_PER_CELL: f64 = 40.0;
 /// Bytes per cell of one running chain: the sampler's counts and the private step's auxiliaries,
-/// the chain's rate buffers, the posterior mean and sd.
+/// the chain's rate buffers (rates, sums, squares), the posterior mean and sd (and, in a sweep,
+/// the calibration targets and ranks).
 const CHAIN_BYTES_PER_CELL: f64 = 120.0;
-/// Bytes per factor value of one chain (factors, running means, best sample, chunk counts).
-const CHAIN_BYTES_PER_FACTOR: f64 = 160.0;
-/// Bytes per kept sample (or CAVI iteration) of one chain's trace: iteration, value, total.
+/// Bytes per factor value of one chain: the factors, their running means, the best sample and
+/// the per-chunk allocation counts (up to 16 chunks).
+const CHAIN_BYTES_PER_FACTOR: f64 = 8.0 * 20.0;
+/// Bytes per kept sample (or CAVI iteration) of one chain's trace (three numbers).
 const BYTES_PER_KEPT: f64 = 24.0;
-/// Seconds per cell-component sweep on one core (the sweep's measured 7.6 ns; rough).
+/// Seconds per cell-component sweep on one core (measured: the single-chain Fig. 4 sweep,
+/// 6.96·10¹¹ cell-component sweeps in 5,306 core-seconds on the 2-core CI machine, ≈ 7.6 ns;
+/// private topic sweeps are ≈ 3 ns, BENCHMARKS.md). A rough guide, not a promise.
 pub const SECONDS_PER_CELL_COMPONENT: f64 = 7.6e-9;
 
 /// The estimated cost of a fit.
@@ -24,6 +28,8 @@ pub const SECONDS_PER_CELL_COMPONENT: f64 = 7.6e-9;
 pub struct FitCost {
     /// Peak memory, bytes.
     pub bytes: f64,
+    /// Gibbs sweeps (or CAVI iterations) × chains × cells × components.
+    pub cell_component_sweeps: f64,
     /// Work on one core, seconds (rough).
     pub core_seconds: f64,
 }
@@ -39,6 +45,18 @@ impl FitCost {
     }
 }
 
+/// Peak bytes of one running chain of `model` on a `rows × cols` table with `k` components that
+/// keeps `kept` samples, each with the rates of `heldout` held-out cells: the per-cell buffers,
+/// the factors, the block model's `V × C × C` running sums of its allocation's second stage, and
+/// the trace. Used by [`fit_cost`] and by the factorization sweep's estimate alike.
+pub fn chain_bytes(model: models::ModelKind, (rows, cols, k): (f64, f64, f64), kept: f64, heldout: f64) -> f64 {
+    let derived = if model == models::ModelKind::Block { rows * k * k } else { 0.0 };
+    CHAIN_BYTES_PER_CELL * (rows * cols)
+        + CHAIN_BYTES_PER_FACTOR * ((rows + cols + k) * k)
+        + 8.0 * derived
+        + kept * (BYTES_PER_KEPT + 8.0 * heldout)
+}
+
 /// The cost of fitting a `rows × cols` table with `heldout` held-out cells by `settings`.
 pub fn fit_cost(settings: &FitSettings, (rows, cols): (usize, usize), heldout: usize) -> FitCost {
     let (rows, cols, k) = (rows as f64, cols as f64, settings.components as f64);
@@ -48,17 +66,12 @@ pub fn fit_cost(settings: &FitSettings, (rows, cols): (usize, usize), heldout: u
         Algorithm::Gibbs(s) => (s.iterations() as f64, s.kept() as f64),
         Algorithm::Cavi(c) => (c.max_iterations() as f64, c.max_iterations() as f64),
     };
-    let factors = (rows + cols + k) * k;
-    // The block model keeps V × C × C running sums of its allocation's second stage.
-    let derived = if settings.model == models::ModelKind::Block { rows * k * k } else { 0.0 };
-    // Each kept sample keeps the rates of the held-out cells (for their predictive).
-    let per_chain = CHAIN_BYTES_PER_CELL * cells
-        + CHAIN_BYTES_PER_FACTOR * factors
-        + 8.0 * derived
-        + kept * (BYTES_PER_KEPT + 8.0 * heldout as f64);
+    let per_chain = chain_bytes(settings.model, (rows, cols, k), kept, heldout as f64);
+    let cell_component_sweeps = chains * iterations * cells * k;
     FitCost {
         bytes: DATA_BYTES_PER_CELL * cells + chains * per_chain,
-        core_seconds: chains * iterations * cells * k * SECONDS_PER_CELL_COMPONENT,
+        cell_component_sweeps,
+        core_seconds: cell_component_sweeps * SECONDS_PER_CELL_COMPONENT,
     }
 }
 

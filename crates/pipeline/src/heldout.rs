@@ -13,7 +13,7 @@ use crate::kinds::{ExperimentError, Loaded, no_log_y};
 use crate::manifest::{Experiment, ManifestError, first_repeat, invalid};
 use crate::outputs::{RESULTS_FILE, SUMMARY_FILE, csv_opt, write_figure};
 use crate::run::RunError;
-use analysis::{FitData, FitSettings, LevelSource, fit_chains, hold_out, load};
+use analysis::{FitData, FitError, FitSettings, LevelSource, fit_chains, heldout_count, hold_out, load};
 use distributions::{Streams, stream_id};
 use inference::{Algorithm, Method, Schedule};
 use models::{GammaPrior, ModelKind};
@@ -110,22 +110,13 @@ impl HeldOutManifest {
         let data = load(&m.data.path, reader, m.model.kind, &levels, false)
             .map_err(|e| invalid(file, "data.path", format!("{:?}", m.data.path.display()), &e.to_string()))?;
         // The cells held out must leave at least one on each side (checked here, not at run time).
-        let (rows, cols) = data.shape();
-        let modelled = (0..rows * cols).filter(|&n| data.is_modelled(n)).count();
-        let held = (m.holdout.fraction * modelled as f64).round() as usize;
-        if held == 0 || held == modelled {
-            return Err(invalid(
-                file,
-                "holdout.fraction",
-                m.holdout.fraction.to_string(),
-                &format!(
-                    "a fraction that holds out at least one of the {modelled} modelled cells and leaves at least one \
-                     (from {:e} to {:e} here)",
-                    0.5 / modelled as f64,
-                    1.0 - 0.5 / modelled as f64
-                ),
-            ));
-        }
+        heldout_count(&data, m.holdout.fraction).map_err(|e| {
+            let allowed = match e {
+                FitError::Setting { allowed, .. } => allowed,
+                e => e.to_string(),
+            };
+            invalid(file, "holdout.fraction", m.holdout.fraction.to_string(), &allowed)
+        })?;
         m.released = Some(Arc::new(data));
         Ok(m)
     }
@@ -511,7 +502,7 @@ impl Loaded for HeldOutManifest {
     fn cost(&self) -> Option<crate::Cost> {
         let data = self.released.as_ref()?;
         let schedule = self.schedule().ok()?;
-        let heldout = (self.holdout.fraction * data.shape().0 as f64 * data.shape().1 as f64).round() as usize;
+        let heldout = heldout_count(data, self.holdout.fraction).ok()?;
         let fits = (self.holdout.replications * self.fit.methods.len() * self.model.components.len()) as f64;
         let threads = rayon::current_num_threads();
         let mut cost = crate::Cost {
@@ -537,7 +528,7 @@ impl Loaded for HeldOutManifest {
             let per_k = fits / self.model.components.len() as f64;
             cost.bytes = cost.bytes.max(fit.bytes * (threads as f64).min(fits));
             cost.core_seconds += fit.core_seconds * per_k;
-            cost.entry_component_sweeps += fit.core_seconds / analysis::SECONDS_PER_CELL_COMPONENT * per_k;
+            cost.entry_component_sweeps += fit.cell_component_sweeps * per_k;
         }
         Some(cost)
     }

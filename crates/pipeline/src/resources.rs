@@ -4,26 +4,13 @@
 //! exceeds what the machine has available unless `--allow-memory`.
 
 use crate::manifest::Manifest;
+// The costs of data and chains per cell are a fit's (`analysis::resources`, where they and the
+// measured time per cell-component sweep are documented): a unit's fits are `lppf fit`'s.
+use analysis::resources::{DATA_BYTES_PER_CELL, SECONDS_PER_CELL_COMPONENT, chain_bytes};
 pub use runner::{available_memory, bytes_text, duration_text};
 
-/// Bytes per matrix entry of one data set held by a unit: true counts (4), true rates (8),
-/// released values (8), missing mask (1), and the unit's copies while fitting.
-const DATA_BYTES_PER_ENTRY: f64 = 40.0;
-/// Bytes per entry of one running chain: the sampler's counts and the private step's
-/// auxiliaries, the chain's rate buffers (rates, sums, squares), the posterior mean and sd, and
-/// the calibration targets and ranks.
-const CHAIN_BYTES_PER_ENTRY: f64 = 120.0;
-/// Bytes per factor value of one chain: the factors, their running means, the best sample and
-/// the per-chunk allocation counts (up to 16 chunks).
-const CHAIN_BYTES_PER_FACTOR: f64 = 8.0 * 20.0;
-/// Bytes per kept sample of one chain (ln p, total rate, KL).
-const CHAIN_BYTES_PER_KEPT: f64 = 24.0;
 /// Bytes of bookkeeping per unit of work (its name, path and result slot in the runner).
 const UNIT_BYTES: f64 = 200.0;
-/// Seconds per entry-component sweep on one core (measured: the single-chain Fig. 4 sweep,
-/// 6.96·10¹¹ entry-component sweeps in 5,306 core-seconds on the 2-core CI machine, ≈ 7.6 ns;
-/// private topic sweeps are ≈ 3 ns, BENCHMARKS.md). A rough guide, not a promise.
-const SECONDS_PER_ENTRY_COMPONENT: f64 = 7.6e-9;
 
 /// The estimated cost of a sweep.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,19 +52,13 @@ impl Manifest {
         let (rows, cols) = (self.rows() as f64, self.cols() as f64);
         let entries = rows * cols;
         let k = self.model.components as f64;
-        let factor_values = (rows + cols + k) * k;
         let kept =
             self.sampler.as_ref().map_or(0.0, |s| (s.iterations.saturating_sub(s.burn_in) / s.thin.max(1)) as f64);
         let gibbs_iterations = self.sampler.as_ref().map_or(0.0, |s| s.iterations as f64);
         let cavi_iterations = self.cavi_settings().max_iterations() as f64;
         let chains = self.methods.iter().map(|&m| self.chains(m)).max().unwrap_or(1) as f64;
-        // The block model keeps the running sums of its allocation's second stage, `V × C × C`.
-        let derived_values = if self.model.kind == models::ModelKind::Block { rows * k * k } else { 0.0 };
-        let per_chain = CHAIN_BYTES_PER_ENTRY * entries
-            + CHAIN_BYTES_PER_FACTOR * factor_values
-            + 8.0 * derived_values
-            + CHAIN_BYTES_PER_KEPT * kept;
-        let per_unit = DATA_BYTES_PER_ENTRY * entries + chains * per_chain;
+        let per_chain = chain_bytes(self.model.kind, (rows, cols, k), kept, 0.0);
+        let per_unit = DATA_BYTES_PER_CELL * entries + chains * per_chain;
         let datasets = self.sweep.replications as f64 * self.sweep.e0.as_ref().map_or(1, Vec::len) as f64;
         let levels = self.noise.alpha.as_ref().or(self.noise.epsilon.as_ref()).map_or(1, Vec::len) as f64;
         let reference = self.methods.iter().any(|m| m.is_reference());
@@ -99,7 +80,7 @@ impl Manifest {
             threads,
             units,
             entry_component_sweeps,
-            core_seconds: entry_component_sweeps * SECONDS_PER_ENTRY_COMPONENT,
+            core_seconds: entry_component_sweeps * SECONDS_PER_CELL_COMPONENT,
             work: "entry-component sweeps",
         }
     }
