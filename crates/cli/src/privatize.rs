@@ -7,8 +7,8 @@ use distributions::{ExactTwoSidedGeometric, MAX_DECAY};
 use mechanism::{Randomness, ReleaseError, release};
 use std::path::{Path, PathBuf};
 use tables::{
-    CommitError, GridLabels, Level, PrivacySidecar, ReleasedTable, commit_release, read_counts, read_labels,
-    read_levels, recover_release, sidecar_path,
+    CommitError, GridLabels, Level, PrivacySidecar, ReleasedTable, check_release_free, commit_release, read_counts,
+    read_labels, read_levels, recover_release, sidecar_path,
 };
 
 /// How much noise: one level for every row, or a file with each row's own.
@@ -103,12 +103,8 @@ pub fn privatize(args: &PrivatizeArgs) -> Result<(), Failure> {
             args.output.display()
         );
     }
-    if !args.force && (args.output.exists() || sidecar_file.exists()) {
-        return Err(bad_input(format!(
-            "{}: a release is already there; a second release of the same counts spends the budget again \
-             (pass --force to replace it)",
-            args.output.display()
-        )));
+    if !args.force {
+        check_release_free(&args.output).map_err(bad_input)?;
     }
     let given = grid_labels(args)?;
     let table = read_counts(&args.input, args.square, &given).map_err(bad_input)?;

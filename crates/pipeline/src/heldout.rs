@@ -232,13 +232,31 @@ impl runner::Experiment for HeldOutSweep<'_> {
         self.0.output_dir()
     }
 
-    /// The seed, the settings, and the bytes of the release and its sidecar.
+    /// The seed, the settings, and the table as it was read and checked by [`HeldOutManifest::parse`]
+    /// (labels, values, noise levels): no second read of the files.
     fn identity(&self) -> String {
         let m = self.0;
-        let settings = format!("{:?}", (&m.data, &m.model, &m.fit, &m.holdout));
-        let read = |p: &Path| std::fs::read(p).unwrap_or_default();
-        let (release, sidecar) = (read(&m.data.path), read(&tables::sidecar_path(&m.data.path)));
-        runner::identity(&[&m.experiment.seed.to_le_bytes(), settings.as_bytes(), &release, &sidecar])
+        let mut h = runner::IdentityHasher::default();
+        h.write(&m.experiment.seed.to_le_bytes());
+        h.end_part();
+        h.write(format!("{:?}", (&m.data, &m.model, &m.fit, &m.holdout)).as_bytes());
+        h.end_part();
+        if let Some(data) = &m.released {
+            for name in data.rows.names.iter().chain(&data.cols.names) {
+                h.write(name.as_bytes());
+                h.end_part();
+            }
+            match &data.input {
+                analysis::Input::Released { values, alphas, .. } => {
+                    values.iter().for_each(|v| h.write(&v.to_le_bytes()));
+                    h.end_part();
+                    alphas.iter().for_each(|a| h.write(&a.to_bits().to_le_bytes()));
+                }
+                analysis::Input::Counts { counts, .. } => counts.iter().for_each(|c| h.write(&c.to_le_bytes())),
+            }
+            h.end_part();
+        }
+        h.finish()
     }
 
     fn units(&self) -> Vec<usize> {

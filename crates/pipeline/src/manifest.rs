@@ -62,16 +62,12 @@ impl Experiment {
             return Err(invalid(file, "experiment.name", format!("{:?}", self.name), allowed));
         }
         // What `lppf run` would refuse at run time whatever the directory holds (issue 31).
-        if let Some(output) = &self.output {
-            let root = !output.as_os_str().is_empty()
-                && output
-                    .components()
-                    .all(|c| matches!(c, std::path::Component::RootDir | std::path::Component::CurDir))
-                && output.has_root();
-            if output.as_os_str().is_empty() || root {
-                let allowed = "a directory path that is neither empty nor the root of the file system";
-                return Err(invalid(file, "experiment.output", format!("{:?}", output.display()), allowed));
-            }
+        // (`Path::parent` is `None` for the empty path and for the root, `/`, `//`, `/.`.)
+        if let Some(output) = &self.output
+            && output.parent().is_none()
+        {
+            let allowed = "a directory path that is neither empty nor the root of the file system";
+            return Err(invalid(file, "experiment.output", format!("{:?}", output.display()), allowed));
         }
         match self.kind.as_deref() {
             Some(kind) if kind != expected => Err(invalid(

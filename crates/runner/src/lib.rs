@@ -285,8 +285,40 @@ impl RunnerError {
 /// 64-bit FNV-1a of the parts, each followed by a `0xff` separator, in hex. Not cryptographic: it
 /// tells runs apart, it does not authenticate.
 pub fn identity(parts: &[&[u8]]) -> String {
-    let h = parts.iter().fold(FNV_OFFSET, |h, part| fnv1a_extend(fnv1a_extend(h, part), &[0xff]));
-    format!("{h:016x}")
+    let mut hasher = IdentityHasher::default();
+    for part in parts {
+        hasher.write(part);
+        hasher.end_part();
+    }
+    hasher.finish()
+}
+
+/// [`identity`] built part by part, for inputs too large to hold as one byte string (a table
+/// written value by value): `write` the bytes of a part, `end_part`, and `finish`.
+#[derive(Clone, Copy, Debug)]
+pub struct IdentityHasher(u64);
+
+impl Default for IdentityHasher {
+    fn default() -> Self {
+        Self(FNV_OFFSET)
+    }
+}
+
+impl IdentityHasher {
+    /// Extends the current part by `bytes`.
+    pub fn write(&mut self, bytes: &[u8]) {
+        self.0 = fnv1a_extend(self.0, bytes);
+    }
+
+    /// Ends the current part (the `0xff` separator of [`identity`]).
+    pub fn end_part(&mut self) {
+        self.write(&[0xff]);
+    }
+
+    /// The identity, in hex.
+    pub fn finish(&self) -> String {
+        format!("{:016x}", self.0)
+    }
 }
 
 /// The FNV-1a offset basis.

@@ -73,6 +73,21 @@ impl std::fmt::Display for CommitError {
     }
 }
 
+/// The refusal of a second release onto a name.
+fn already_there(path: &Path) -> CommitError {
+    CommitError::Exists(format!(
+        "{}: a release is already there; a second release of the same counts spends the budget again \
+         (pass --force to replace it)",
+        path.display()
+    ))
+}
+
+/// Refuses `release` if it or its sidecar exists (before the work of a release that
+/// [`commit_release`] would refuse anyway).
+pub fn check_release_free(release: &Path) -> Result<(), CommitError> {
+    if release.exists() || sidecar_path(release).exists() { Err(already_there(release)) } else { Ok(()) }
+}
+
 /// Writes `table` to `release` and `sidecar_text` to its sidecar as one commit (see the module
 /// documentation). Without `replace`, an existing release or sidecar at the name is refused.
 pub fn commit_release(
@@ -86,13 +101,6 @@ pub fn commit_release(
     let cleanup = || {
         let _ = remove_entry(&pending_release);
         let _ = remove_entry(&pending_sidecar);
-    };
-    let exists = |path: &Path| {
-        CommitError::Exists(format!(
-            "{}: a release is already there; a second release of the same counts spends the budget again \
-             (pass --force to replace it)",
-            path.display()
-        ))
     };
     let write = write_released(&pending_release, table)
         .and_then(|()| results::write_atomic(&pending_sidecar, sidecar_text.as_bytes()).map_err(TableError::from));
@@ -111,7 +119,11 @@ pub fn commit_release(
     }
     if let Err(e) = link_exclusive(&pending_release, release) {
         cleanup();
-        return Err(if e.kind() == std::io::ErrorKind::AlreadyExists { exists(release) } else { io(release, e) });
+        return Err(if e.kind() == std::io::ErrorKind::AlreadyExists {
+            already_there(release)
+        } else {
+            io(release, e)
+        });
     }
     if let Err(e) = link_exclusive(&pending_sidecar, &sidecar) {
         // The release at the name is ours (just linked): take it back, so neither remains.
@@ -119,7 +131,11 @@ pub fn commit_release(
             let _ = std::fs::remove_file(release);
         }
         cleanup();
-        return Err(if e.kind() == std::io::ErrorKind::AlreadyExists { exists(&sidecar) } else { io(&sidecar, e) });
+        return Err(if e.kind() == std::io::ErrorKind::AlreadyExists {
+            already_there(&sidecar)
+        } else {
+            io(&sidecar, e)
+        });
     }
     cleanup();
     Ok(())

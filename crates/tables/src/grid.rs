@@ -27,6 +27,12 @@ impl Labels {
         self.names.len() - 1
     }
 
+    /// Adds `name` at the end; `false` (and nothing added) if it is there already.
+    pub fn insert_new(&mut self, name: &str) -> bool {
+        let before = self.len();
+        self.intern(name) == before
+    }
+
     /// The index of `name`, if present.
     pub fn get(&self, name: &str) -> Option<usize> {
         self.index.get(name).copied()
@@ -108,8 +114,7 @@ pub fn read_labels(path: &Path) -> Result<Labels, TableError> {
         if label.is_empty() {
             return Err(TableError::at(path, place, "empty `label`"));
         }
-        let before = labels.len();
-        if labels.intern(label) < before {
+        if !labels.insert_new(label) {
             return Err(TableError::at(path, place, format!("the label {label:?} is listed twice; list each once")));
         }
     }

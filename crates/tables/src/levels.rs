@@ -48,8 +48,7 @@ pub fn read_levels(path: &Path) -> Result<Vec<(String, Level)>, TableError> {
             }
             Level::Alpha(value)
         };
-        let before = seen.len();
-        if seen.intern(row) == before {
+        if seen.insert_new(row) {
             levels.push((row.clone(), level));
         } else {
             return Err(TableError::at(path, place, format!("row {row:?} has a level already; give each row once")));

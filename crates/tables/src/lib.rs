@@ -21,7 +21,7 @@ mod records;
 mod released;
 mod sidecar;
 
-pub use commit::{CommitError, Recovery, commit_release, recover_release};
+pub use commit::{CommitError, Recovery, check_release_free, commit_release, recover_release};
 pub use error::TableError;
 pub use grid::{CountTable, GridLabels, Labels, MAX_CELLS, MAX_COUNT, read_counts, read_labels};
 pub use levels::{Level, read_levels};

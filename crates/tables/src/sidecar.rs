@@ -131,8 +131,7 @@ impl PrivacySidecar {
                 }
                 let mut seen = Labels::default();
                 for r in &self.row {
-                    let before = seen.len();
-                    if r.label.is_empty() || seen.intern(&r.label) < before {
+                    if r.label.is_empty() || !seen.insert_new(&r.label) {
                         return Err(format!("[[row]] label {:?} is empty or listed twice", r.label));
                     }
                     level(&format!("[[row]] {:?}: ", r.label), r.alpha, r.epsilon)?;
