@@ -48,6 +48,13 @@ fn check_range(parameters: [(&'static str, f64); 2]) -> Result<(), PriorError> {
     }
 }
 
+/// A `Gamma(shape, rate)` draw floored at the smallest positive normal number (see
+/// [`GammaPrior::draw`]; an invalid shape or rate, which the callers' checks rule out, gives the
+/// floor).
+fn floored_draw<R: Rng + ?Sized>(shape: f64, rate: f64, rng: &mut R) -> f64 {
+    Gamma::new(shape, rate).map_or(f64::MIN_POSITIVE, |g| g.sample(rng)).max(f64::MIN_POSITIVE)
+}
+
 impl GammaPrior {
     /// `Gamma(shape a₀, rate b₀)`; both in [`HYPERPARAMETER_RANGE`].
     pub fn new(shape: f64, rate: f64) -> Result<Self, PriorError> {
@@ -86,9 +93,7 @@ impl GammaPrior {
     /// A draw from `Gamma(a₀ + count, rate + exposure)`: [`GammaPrior::draw`] with the factor's
     /// rate given (a hierarchical prior's row or column rate), floored the same way.
     pub fn draw_at_rate<R: Rng + ?Sized>(&self, count: f64, rate: f64, exposure: f64, rng: &mut R) -> f64 {
-        Gamma::new(self.shape + count, rate + exposure.max(0.0))
-            .map_or(f64::MIN_POSITIVE, |g| g.sample(rng))
-            .max(f64::MIN_POSITIVE)
+        floored_draw(self.shape + count, rate + exposure.max(0.0), rng)
     }
 
     /// A draw from [`GammaPrior::conditional`], floored at the smallest positive normal number:
@@ -143,7 +148,6 @@ impl ScalePrior {
     /// prior), floored at the smallest positive normal number.
     pub fn draw<R: Rng + ?Sized>(&self, factor_shape: f64, factors: &[f64], rng: &mut R) -> f64 {
         let shape = self.shape + factors.len() as f64 * factor_shape;
-        let rate = self.rate() + factors.iter().sum::<f64>();
-        Gamma::new(shape, rate).map_or(f64::MIN_POSITIVE, |g| g.sample(rng)).max(f64::MIN_POSITIVE)
+        floored_draw(shape, self.rate() + factors.iter().sum::<f64>(), rng)
     }
 }
