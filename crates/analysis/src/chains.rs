@@ -1,8 +1,7 @@
 //! Several chains of one fit, in parallel, pooled into one result with its diagnostics.
 
 use crate::checks::{
-    MAX_CHECK_SAMPLES_PER_CHAIN, PredictiveCheck, predictive_checks, quantile, release_statistics, replicate_release,
-    sample_statistics,
+    MAX_CHECK_SAMPLES_PER_CHAIN, PredictiveCheck, predictive_checks, quantile, release_statistics, sample_statistics,
 };
 use crate::data::{FitData, Input};
 use crate::error::FitError;
@@ -226,9 +225,7 @@ impl<'a> CheckSetup<'a> {
             return Vec::new();
         }
         let streams = Streams::new(self.seed).child(CHECK_STREAM).child(chain).child(t as u64);
-        replicate_release(rates, self.alphas, self.cols, &self.cells, streams).map_or_else(Vec::new, |rep| {
-            sample_statistics(&rep, self.released, rates, self.alphas, self.cols, &self.cells)
-        })
+        sample_statistics(rates, self.released, self.alphas, self.cols, &self.cells, streams).unwrap_or_default()
     }
 }
 

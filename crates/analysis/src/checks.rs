@@ -125,91 +125,129 @@ pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * q).round() as usize]
 }
 
-/// The [`STATISTICS`] of released values `values` (row-major, `cols` columns) on `cells`
-/// (row-major indices, sorted). Rows and columns without a checked cell are left out of the
-/// totals.
-pub fn release_statistics(values: &[i64], cols: usize, cells: &[usize]) -> Vec<f64> {
-    let rows = values.len() / cols.max(1);
-    let (mut row_totals, mut col_totals) = (vec![0.0; rows], vec![0.0; cols]);
-    let (mut row_seen, mut col_seen) = (vec![false; rows], vec![false; cols]);
-    let (mut total, mut small, mut max) = (0.0, 0usize, f64::NEG_INFINITY);
-    for &n in cells {
-        let v = values[n] as f64;
-        let (i, j) = (n / cols, n % cols);
-        row_totals[i] += v;
-        col_totals[j] += v;
-        row_seen[i] = true;
-        col_seen[j] = true;
-        total += v;
-        small += usize::from(values[n].unsigned_abs() <= 1);
-        max = max.max(v);
+/// The data statistics' running sums over cells taken in row-major order.
+struct Accumulator {
+    cols: usize,
+    row_totals: Vec<f64>,
+    col_totals: Vec<f64>,
+    row_seen: Vec<bool>,
+    col_seen: Vec<bool>,
+    total: f64,
+    small: usize,
+    max: f64,
+    cells: usize,
+}
+
+impl Accumulator {
+    fn new(rows: usize, cols: usize) -> Self {
+        Self {
+            cols,
+            row_totals: vec![0.0; rows],
+            col_totals: vec![0.0; cols],
+            row_seen: vec![false; rows],
+            col_seen: vec![false; cols],
+            total: 0.0,
+            small: 0,
+            max: f64::NEG_INFINITY,
+            cells: 0,
+        }
     }
-    let keep = |t: Vec<f64>, seen: &[bool]| -> Vec<f64> {
-        t.into_iter().zip(seen).filter(|(_, s)| **s).map(|(t, _)| t).collect()
-    };
-    let (row_totals, col_totals) = (keep(row_totals, &row_seen), keep(col_totals, &col_seen));
-    let mut sorted = row_totals.clone();
-    sorted.sort_by(f64::total_cmp);
-    vec![
-        total,
-        dispersion(&row_totals),
-        dispersion(&col_totals),
-        small as f64 / cells.len().max(1) as f64,
-        max,
-        quantile(&sorted, 0.1),
-        quantile(&sorted, 0.5),
-        quantile(&sorted, 0.9),
-    ]
+
+    /// Cell `n` (row-major) with released value `value`.
+    fn add(&mut self, n: usize, value: i64) {
+        let v = value as f64;
+        let (i, j) = (n / self.cols, n % self.cols);
+        self.row_totals[i] += v;
+        self.col_totals[j] += v;
+        self.row_seen[i] = true;
+        self.col_seen[j] = true;
+        self.total += v;
+        self.small += usize::from(value.unsigned_abs() <= 1);
+        self.max = self.max.max(v);
+        self.cells += 1;
+    }
+
+    /// The data statistics, in the order of [`STATISTICS`].
+    fn statistics(self) -> Vec<f64> {
+        let keep = |t: Vec<f64>, seen: &[bool]| -> Vec<f64> {
+            t.into_iter().zip(seen).filter(|(_, s)| **s).map(|(t, _)| t).collect()
+        };
+        let (row_totals, col_totals) = (keep(self.row_totals, &self.row_seen), keep(self.col_totals, &self.col_seen));
+        let mut sorted = row_totals.clone();
+        sorted.sort_by(f64::total_cmp);
+        vec![
+            self.total,
+            dispersion(&row_totals),
+            dispersion(&col_totals),
+            self.small as f64 / self.cells.max(1) as f64,
+            self.max,
+            quantile(&sorted, 0.1),
+            quantile(&sorted, 0.5),
+            quantile(&sorted, 0.9),
+        ]
+    }
 }
 
-/// `X²(values, rates) = Σ_n (ỹ_n − μ_n)² / (μ_n + 2α_d/(1 − α_d)²)` over `cells`.
-pub fn chi_square(values: &[i64], rates: &[f64], alphas: &[f64], cols: usize, cells: &[usize]) -> f64 {
-    cells
-        .iter()
-        .map(|&n| {
-            let a = alphas[n / cols];
-            let variance = rates[n] + 2.0 * a / ((1.0 - a) * (1.0 - a));
-            let d = values[n] as f64 - rates[n];
-            if variance > 0.0 { d * d / variance } else { 0.0 }
-        })
-        .sum()
+/// The data statistics of [`STATISTICS`] of released values `values` (row-major, `cols`
+/// columns) on `cells` (row-major indices, sorted). Rows and columns without a checked cell are
+/// left out of the totals.
+pub fn release_statistics(values: &[i64], cols: usize, cells: &[usize]) -> Vec<f64> {
+    let mut sums = Accumulator::new(values.len() / cols.max(1), cols);
+    for &n in cells {
+        sums.add(n, values[n]);
+    }
+    sums.statistics()
 }
 
-/// A release replicated from `rates` (row-major) on `cells`: `y + τ` with `y ~ Pois(μ_n)` and
-/// `τ ~ 2Geo(α_d)` of the cell's row (`alphas` per row), other cells 0. `None` if a rate or level
-/// is invalid.
-pub fn replicate_release(
+/// One cell's term of `X²(ỹ, μ) = Σ_n (ỹ_n − μ_n)² / (μ_n + 2α_d/(1 − α_d)²)`.
+fn chi_square_term(value: i64, rate: f64, alpha: f64) -> f64 {
+    let variance = rate + 2.0 * alpha / ((1.0 - alpha) * (1.0 - alpha));
+    let d = value as f64 - rate;
+    if variance > 0.0 { d * d / variance } else { 0.0 }
+}
+
+/// A release replicated from `rates` (row-major) on `cells`, cell by cell in their order:
+/// `y + τ` with `y ~ Pois(μ_n)` and `τ ~ 2Geo(α_d)` of the cell's row (`alphas` per row); `None`
+/// for a cell whose rate or level is invalid.
+pub fn replicate_release<'a>(
+    rates: &'a [f64],
+    alphas: &[f64],
+    cols: usize,
+    cells: &'a [usize],
+    streams: Streams,
+) -> impl Iterator<Item = Option<i64>> + 'a {
+    let mut rng = streams.rng();
+    let noise: Option<Vec<TwoSidedGeometric>> = alphas.iter().map(|&a| TwoSidedGeometric::new(a).ok()).collect();
+    cells.iter().map(move |&n| {
+        let y = Poisson::new(rates[n]).ok()?.sample(&mut rng);
+        i64::try_from(y).ok()?.checked_add(noise.as_ref()?[n / cols].sample(&mut rng))
+    })
+}
+
+/// What one kept sample contributes, without storing the replicated release: the
+/// [`STATISTICS`] of a release replicated from its `rates` ([`replicate_release`]), then the
+/// realized chi-square of the release itself under those rates. `None` if a rate or level is
+/// invalid.
+pub fn sample_statistics(
     rates: &[f64],
+    released: &[i64],
     alphas: &[f64],
     cols: usize,
     cells: &[usize],
     streams: Streams,
-) -> Option<Vec<i64>> {
-    let mut rng = streams.rng();
-    let noise: Vec<TwoSidedGeometric> =
-        alphas.iter().map(|&a| TwoSidedGeometric::new(a).ok()).collect::<Option<_>>()?;
-    let mut out = vec![0i64; rates.len()];
-    for &n in cells {
-        let y = Poisson::new(rates[n]).ok()?.sample(&mut rng);
-        out[n] = i64::try_from(y).ok()?.checked_add(noise[n / cols].sample(&mut rng))?;
+) -> Option<Vec<f64>> {
+    let mut sums = Accumulator::new(released.len() / cols.max(1), cols);
+    let (mut replicated, mut realized) = (0.0, 0.0);
+    for (&n, value) in cells.iter().zip(replicate_release(rates, alphas, cols, cells, streams)) {
+        let (value, alpha) = (value?, alphas[n / cols]);
+        sums.add(n, value);
+        replicated += chi_square_term(value, rates[n], alpha);
+        realized += chi_square_term(released[n], rates[n], alpha);
     }
+    let mut out = sums.statistics();
+    out.push(replicated);
+    out.push(realized);
     Some(out)
-}
-
-/// What one kept sample contributes: the [`STATISTICS`] of the release replicated from it, then
-/// the realized chi-square of the release itself under the sample's rates.
-pub fn sample_statistics(
-    replica: &[i64],
-    released: &[i64],
-    rates: &[f64],
-    alphas: &[f64],
-    cols: usize,
-    cells: &[usize],
-) -> Vec<f64> {
-    let mut out = release_statistics(replica, cols, cells);
-    out.push(chi_square(replica, rates, alphas, cols, cells));
-    out.push(chi_square(released, rates, alphas, cols, cells));
-    out
 }
 
 /// The checks of the release against the kept samples' [`sample_statistics`]: `observed` holds
@@ -300,12 +338,19 @@ mod tests {
         let (rows, cols) = (200, 200);
         let rates = vec![3.0; rows * cols];
         let cells: Vec<usize> = (0..rows * cols).collect();
-        let rep = replicate_release(&rates, &vec![0.5; rows], cols, &cells, Streams::new(4)).unwrap();
+        let rep: Vec<i64> =
+            replicate_release(&rates, &vec![0.5; rows], cols, &cells, Streams::new(4)).collect::<Option<_>>().unwrap();
         let n = rep.len() as f64;
         let mean = rep.iter().map(|&x| x as f64).sum::<f64>() / n;
         let var = rep.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0);
         assert!((mean - 3.0).abs() < 0.07, "{mean}");
         assert!((var - 7.0).abs() < 0.5, "{var}");
-        assert!(replicate_release(&[f64::NAN], &[0.5], 1, &[0], Streams::new(1)).is_none());
+        assert_eq!(replicate_release(&[f64::NAN], &[0.5], 1, &[0], Streams::new(1)).next(), Some(None));
+        assert!(sample_statistics(&[f64::NAN], &[0], &[0.5], 1, &[0], Streams::new(1)).is_none());
+        // A sample's statistics are those of its replicated release, computed without storing it.
+        let released = vec![2i64; rows * cols];
+        let stats = sample_statistics(&rates, &released, &vec![0.5; rows], cols, &cells, Streams::new(4)).unwrap();
+        assert_eq!(stats[..8], release_statistics(&rep, cols, &cells)[..]);
+        assert!((stats[9] - n / 7.0).abs() < 1e-6 * n, "{}", stats[9]);
     }
 }
