@@ -8,10 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lppf-audit-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("audit", name)
 }
 
 fn stderr(out: &Output) -> String {

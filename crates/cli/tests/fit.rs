@@ -11,10 +11,7 @@ mod common;
 use common::{lppf, privatize, s};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lppf-fit-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("fit", name)
 }
 
 /// A 40 × 30 topic-model table with two topics on disjoint halves of the words, labelled

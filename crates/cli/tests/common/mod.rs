@@ -14,6 +14,16 @@ pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// An empty scratch directory `lppf-<test>-<pid>-<name>` under the system's temporary directory.
+// Each test binary compiles this module; not every one uses every helper.
+#[allow(dead_code)]
+pub fn scratch(test: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("lppf-{test}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 // Each test binary compiles this module; the audit and fuzz tests privatize with flags of their own.
 #[allow(dead_code)]
 /// `lppf privatize --input counts --output released` plus `extra` (the level, `--seed`,
