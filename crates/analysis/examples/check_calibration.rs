@@ -81,6 +81,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     components: K,
                     prior: GammaPrior::new(a0, 1.0)?,
                     scale: hierarchy,
+                    likelihood: models::Likelihood::Poisson,
                     method: Method::Private,
                     chains: 4,
                     algorithm: Algorithm::Gibbs(Schedule::new(2000, 1000, 5)?),

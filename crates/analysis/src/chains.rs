@@ -30,6 +30,9 @@ pub struct FitSettings {
     /// and likewise for the topic model's columns and the block model's `π`; `None`: flat
     /// `Gamma(a₀, b₀)`.
     pub scale: Option<models::ScalePrior>,
+    /// The likelihood of a count given its rate: Poisson, or the negative binomial (Gibbs methods
+    /// only; `models::Likelihood`).
+    pub likelihood: models::Likelihood,
     pub method: Method,
     /// Gibbs chains, or CAVI starts.
     pub chains: usize,
@@ -48,6 +51,8 @@ pub struct ChainTrace {
     pub values: Vec<f64>,
     /// `Σ_n μ_n` of each kept sample (Gibbs; empty for CAVI).
     pub total_rate: Vec<f64>,
+    /// The negative binomial's dispersion shape `r` of each kept sample (empty for Poisson).
+    pub dispersion: Vec<f64>,
     /// CAVI: whether it converged; `None` for Gibbs.
     pub converged: Option<bool>,
     pub seconds: f64,
@@ -93,6 +98,9 @@ pub struct FitResult {
     /// Gibbs: the central 90 % interval of the total rate `Σ_n μ_n` over all chains' kept
     /// samples (the 5 % and 95 % quantiles); `None` for CAVI.
     pub total_rate_interval: Option<(f64, f64)>,
+    /// Gibbs with the negative-binomial likelihood: the 5 %, 50 % and 95 % quantiles of its
+    /// dispersion shape `r` over all chains' kept samples.
+    pub dispersion_quantiles: Option<[f64; 3]>,
     /// Posterior predictive checks on the release ([`crate::checks`]): Gibbs fits of released
     /// data; empty otherwise.
     pub checks: Vec<PredictiveCheck>,
@@ -117,6 +125,13 @@ fn check(settings: &FitSettings) -> Result<(), FitError> {
             "prior",
             "hierarchical",
             "with the Gibbs methods only, for now (CAVI has no hierarchical updates yet)",
+        ));
+    }
+    if settings.likelihood != models::Likelihood::Poisson && !gibbs {
+        return Err(FitError::setting(
+            "likelihood",
+            settings.likelihood.name(),
+            "with the Gibbs methods only (a learned dispersion shape r has no closed-form CAVI update)",
         ));
     }
     if gibbs == settings.method.is_cavi() {
@@ -147,8 +162,14 @@ pub fn fit_chains(
         let allowed = "naive and private methods read released values, non-private and cavi raw counts";
         FitError::setting("method", settings.method.name(), allowed)
     })?;
-    let shape =
-        FamilyShape { rows, cols, components: settings.components, prior: settings.prior, scale: settings.scale };
+    let shape = FamilyShape {
+        rows,
+        cols,
+        components: settings.components,
+        prior: settings.prior,
+        scale: settings.scale,
+        likelihood: settings.likelihood,
+    };
     let check = CheckSetup::new(settings, data);
     let chains =
         with_family(settings.model, shape, Chains { settings, observation, on_iteration, check: check.as_ref() })?;
@@ -166,6 +187,11 @@ pub fn fit_chains(
     if !totals.is_empty() {
         totals.sort_by(f64::total_cmp);
         result.total_rate_interval = Some((quantile(&totals, 0.05), quantile(&totals, 0.95)));
+    }
+    let mut shapes: Vec<f64> = result.traces.iter().flat_map(|t| t.dispersion.iter().copied()).collect();
+    if !shapes.is_empty() {
+        shapes.sort_by(f64::total_cmp);
+        result.dispersion_quantiles = Some([0.05, 0.5, 0.95].map(|q| quantile(&shapes, q)));
     }
     result.seconds = start.elapsed().as_secs_f64();
     Ok(result)
@@ -270,6 +296,7 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
             },
             values: p.trace.clone(),
             total_rate: p.kept_total_rate.clone(),
+            dispersion: p.kept_dispersion.clone(),
             converged: p.converged,
             seconds: p.seconds,
         })
@@ -295,6 +322,7 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         heldout: None,
         verdict: None,
         total_rate_interval: None,
+        dispersion_quantiles: None,
         checks: Vec::new(),
         seconds: 0.0,
     };

@@ -29,6 +29,14 @@ pub const CHECK_FIGURES: [&str; 2] = ["checks.svg", "checks.png"];
 /// Their stem.
 const CHECKS_STEM: &str = "checks";
 
+/// The quantiles of a learned dispersion shape (`None` when it is given or the model Poisson).
+fn learned_dispersion(settings: &FitSettings, result: &FitResult) -> Option<[f64; 3]> {
+    match settings.likelihood {
+        models::Likelihood::NegativeBinomial(models::Dispersion::Learned(_)) => result.dispersion_quantiles,
+        _ => None,
+    }
+}
+
 /// `fit.toml`: every setting, the input, the software, the seed and the headline numbers.
 #[derive(Serialize)]
 struct FitRecord<'a> {
@@ -51,6 +59,18 @@ struct FitRecord<'a> {
     scale_shape: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     scale_mean: Option<f64>,
+    /// `"poisson"` or `"negative-binomial"`.
+    likelihood: &'a str,
+    /// The negative binomial's dispersion shape `r` when given (absent: learned, or Poisson).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dispersion: Option<f64>,
+    /// A learned `r`: the 5 %, 50 % and 95 % quantiles over the kept samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dispersion_q05: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dispersion_q50: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dispersion_q95: Option<f64>,
     method: &'a str,
     chains: usize,
     seed: u64,
@@ -157,24 +177,27 @@ pub fn write_outputs(
     // trace.parquet: one row per chain and kept iteration.
     let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
     let (mut chain, mut iteration, mut trace, mut total) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut dispersion = Vec::new();
     for (c, t) in result.traces.iter().enumerate() {
         for (i, (&it, &v)) in t.iterations.iter().zip(&t.values).enumerate() {
             chain.push(c as i64);
             iteration.push(it as i64);
             trace.push(Some(v));
             total.push(t.total_rate.get(i).copied());
+            dispersion.push(t.dispersion.get(i).copied());
         }
     }
-    write_table(
-        &dir.join("trace.parquet"),
-        &[
-            ("chain", Values::Int(chain)),
-            ("iteration", Values::Int(iteration)),
-            (if gibbs { "ln_joint" } else { "elbo" }, Values::Float(trace)),
-            ("total_rate", Values::Float(total)),
-        ],
-        &[],
-    )?;
+    let mut columns = vec![
+        ("chain", Values::Int(chain)),
+        ("iteration", Values::Int(iteration)),
+        (if gibbs { "ln_joint" } else { "elbo" }, Values::Float(trace)),
+        ("total_rate", Values::Float(total)),
+    ];
+    // The negative binomial's dispersion shape r of each kept sample.
+    if result.traces.iter().any(|t| !t.dispersion.is_empty()) {
+        columns.push(("dispersion", Values::Float(dispersion)));
+    }
+    write_table(&dir.join("trace.parquet"), &columns, &[])?;
     // diagnostics.csv
     let mut csv = String::from("quantity,rhat,ess_bulk,ess_tail,chains,draws_per_chain,flag\n");
     for (name, d) in &result.diagnostics {
@@ -233,6 +256,14 @@ pub fn write_outputs(
         prior: if settings.scale.is_some() { "hierarchical" } else { "flat" },
         scale_shape: settings.scale.map(|s| s.shape()),
         scale_mean: settings.scale.map(|s| s.mean()),
+        likelihood: settings.likelihood.name(),
+        dispersion: match settings.likelihood {
+            models::Likelihood::NegativeBinomial(models::Dispersion::Given(r)) => Some(r),
+            _ => None,
+        },
+        dispersion_q05: learned_dispersion(settings, result).map(|q| q[0]),
+        dispersion_q50: learned_dispersion(settings, result).map(|q| q[1]),
+        dispersion_q95: learned_dispersion(settings, result).map(|q| q[2]),
         method: settings.method.name(),
         chains: settings.chains,
         seed: settings.seed,

@@ -118,9 +118,10 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
     let (rows, cols) = data.shape();
     let _ = writeln!(
         s,
-        "lppf fit: {} model, {} components, method {}, on {} ({rows} × {cols} cells{})",
+        "lppf fit: {} model, {} components, {} likelihood, method {}, on {} ({rows} × {cols} cells{})",
         settings.model.name(),
         settings.components,
+        settings.likelihood.name(),
         settings.method.name(),
         data.file.display(),
         if data.excludes_diagonal { ", diagonal not modelled" } else { "" }
@@ -180,6 +181,15 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
             sig3(t.released_total),
             sig3(t.fitted_total),
             t.gap()
+        );
+    }
+    if let Some([lo, median, hi]) = result.dispersion_quantiles {
+        let _ = writeln!(
+            s,
+            "  dispersion r (negative binomial, variance μ + μ²/r): median {}, 90 % interval [{}, {}]",
+            sig3(median),
+            sig3(lo),
+            sig3(hi)
         );
     }
     if let Some((lo, hi)) = result.total_rate_interval {

@@ -48,10 +48,18 @@ impl FitCost {
 /// Peak bytes of one running chain of `model` on a `rows × cols` table with `k` components that
 /// keeps `kept` samples, each with the rates of `heldout` held-out cells: the per-cell buffers,
 /// the factors, the block model's `V × C × C` running sums of its allocation's second stage, and
-/// the trace. Used by [`fit_cost`] and by the factorization sweep's estimate alike.
-pub fn chain_bytes(model: models::ModelKind, (rows, cols, k): (f64, f64, f64), kept: f64, heldout: f64) -> f64 {
+/// the trace; with the negative-binomial likelihood also its per-cell multipliers `δ` (the state,
+/// their running mean, the best sample's copy and the sweep's scratch rates: 4 doubles a cell).
+/// Used by [`fit_cost`] and by the factorization sweep's estimate alike.
+pub fn chain_bytes(
+    (model, likelihood): (models::ModelKind, models::Likelihood),
+    (rows, cols, k): (f64, f64, f64),
+    kept: f64,
+    heldout: f64,
+) -> f64 {
     let derived = if model == models::ModelKind::Block { rows * k * k } else { 0.0 };
-    CHAIN_BYTES_PER_CELL * (rows * cols)
+    let per_cell = CHAIN_BYTES_PER_CELL + if likelihood == models::Likelihood::Poisson { 0.0 } else { 32.0 };
+    per_cell * (rows * cols)
         + CHAIN_BYTES_PER_FACTOR * ((rows + cols + k) * k)
         + 8.0 * derived
         + kept * (BYTES_PER_KEPT + 8.0 * heldout)
@@ -66,7 +74,7 @@ pub fn fit_cost(settings: &FitSettings, (rows, cols): (usize, usize), heldout: u
         Algorithm::Gibbs(s) => (s.iterations() as f64, s.kept() as f64),
         Algorithm::Cavi(c) => (c.max_iterations() as f64, c.max_iterations() as f64),
     };
-    let per_chain = chain_bytes(settings.model, (rows, cols, k), kept, heldout as f64);
+    let per_chain = chain_bytes((settings.model, settings.likelihood), (rows, cols, k), kept, heldout as f64);
     let cell_component_sweeps = chains * iterations * cells * k;
     FitCost {
         bytes: DATA_BYTES_PER_CELL * cells + chains * per_chain,
@@ -89,6 +97,7 @@ mod tests {
             components: 5,
             prior: GammaPrior::new(1.0, 1.0).unwrap(),
             scale: None,
+            likelihood: models::Likelihood::Poisson,
             method: Method::Private,
             chains: 4,
             algorithm: Algorithm::Gibbs(schedule),

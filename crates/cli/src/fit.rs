@@ -9,7 +9,7 @@ use analysis::{
 use distributions::Streams;
 use indicatif::{ProgressBar, ProgressStyle};
 use inference::{Algorithm, BesselArgument, CaviSettings, MEstimate, Method, Schedule};
-use models::{GammaPrior, ModelKind};
+use models::{Dispersion, GammaPrior, Likelihood, ModelKind};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -72,6 +72,14 @@ pub struct FitArgs {
     /// Hierarchical prior: the prior mean b' of the row and column rates.
     #[arg(long, default_value_t = 1.0)]
     scale_mean: f64,
+    /// poisson: y ~ Pois(μ). negative-binomial (Gibbs methods): y ~ Pois(μδ), δ ~ Gamma(r, r) per
+    /// cell, i.e. variance μ + μ²/r, for overdispersed counts (most real networks and texts;
+    /// docs/model-checking.md); r is learned unless --dispersion gives it.
+    #[arg(long, default_value = "poisson", value_parser = ["poisson", "negative-binomial"])]
+    likelihood: String,
+    /// Negative-binomial likelihood: the dispersion shape r, given instead of learned.
+    #[arg(long)]
+    dispersion: Option<f64>,
     /// The noise level of every row, when the release has no .privacy.toml.
     #[arg(long)]
     alpha: Option<f64>,
@@ -131,6 +139,14 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
         "hierarchical" => Some(models::ScalePrior::new(args.scale_shape, args.scale_mean).map_err(bad_input)?),
         _ => None,
     };
+    let likelihood = match (args.likelihood.as_str(), args.dispersion) {
+        ("negative-binomial", None) => Likelihood::NegativeBinomial(Dispersion::default_learned()),
+        ("negative-binomial", Some(r)) => Likelihood::NegativeBinomial(Dispersion::given(r).map_err(bad_input)?),
+        (_, None) => Likelihood::Poisson,
+        (_, Some(r)) => {
+            return Err(bad_input(format!("--dispersion {r} applies to --likelihood negative-binomial only")));
+        }
+    };
     let algorithm = if args.method.is_cavi() {
         let settings =
             CaviSettings::new(args.max_iterations, args.tolerance, MEstimate::Mode, BesselArgument::DeltaMethod);
@@ -163,6 +179,7 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
         components: args.components,
         prior,
         scale,
+        likelihood,
         method: args.method,
         chains: args.chains,
         algorithm,

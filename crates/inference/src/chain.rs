@@ -113,6 +113,8 @@ pub struct ChainSummary<M> {
     pub sd_rates: Vec<f64>,
     /// `Σ_n μ_n^(s)` of every kept sample (a label-free summary for convergence diagnostics).
     pub kept_total_rate: Vec<f64>,
+    /// The negative-binomial dispersion shape `r` of every kept sample; empty for a Poisson model.
+    pub kept_dispersion: Vec<f64>,
     /// `μ_n^(s)` at the watched entries ([`run_chain_watching`]) of every kept sample: what a
     /// held-out predictive score averages over.
     pub kept_watched_rates: Vec<Vec<f64>>,
@@ -150,6 +152,10 @@ pub fn run_chain<S: Sampler>(
 ) -> Result<ChainSummary<S::Model>, InferenceError> {
     run_chain_watching(sampler, schedule, streams, Watch::default(), on_progress)
 }
+
+/// The child of a sweep's stream node from which a model draws the rates of its replicated data
+/// (`PoissonFactorization::predictive_rates_into`; the sweep itself uses small ids).
+const PREDICTIVE_STREAM: u64 = u64::MAX - 3;
 
 /// A scalar function of one sample's rates `μ^(s)` (row-major), e.g. the KL to known true rates.
 pub type Functional<'a> = &'a (dyn Fn(&[f64]) -> f64 + Sync);
@@ -222,6 +228,7 @@ pub fn run_chain_watching<S: Sampler>(
         mean_rates: Vec::new(),
         sd_rates: Vec::new(),
         kept_total_rate: Vec::with_capacity(schedule.kept()),
+        kept_dispersion: Vec::new(),
         kept_watched_rates: Vec::new(),
         kept_functional: Vec::new(),
         kept_statistics: Vec::new(),
@@ -233,6 +240,9 @@ pub fn run_chain_watching<S: Sampler>(
         cancelled: false,
     };
     let (mut targets, mut true_targets) = (Vec::new(), Vec::new());
+    // Rates of the replicated data of the predictive checks (fresh cell multipliers for a
+    // negative-binomial model; the rates themselves otherwise).
+    let mut predictive = if watch.monitor.statistics.is_some() { vec![0.0; rows * cols] } else { Vec::new() };
     if let Some(truth) = watch.monitor.truth {
         if truth.len() != rows * cols {
             return Err(InferenceError::Length { what: "true rates", expected: rows * cols, found: truth.len() });
@@ -252,6 +262,7 @@ pub fn run_chain_watching<S: Sampler>(
                 total += r;
             }
             summary.kept_total_rate.push(total);
+            summary.kept_dispersion.extend(sampler.model().dispersion());
             if !watch.entries.is_empty() {
                 summary.kept_watched_rates.push(watch.entries.iter().map(|&n| rates[n]).collect());
             }
@@ -259,7 +270,8 @@ pub fn run_chain_watching<S: Sampler>(
                 summary.kept_functional.push(functional(&rates));
             }
             if let Some(statistics) = watch.monitor.statistics {
-                let values = statistics(&rates, t);
+                sampler.model().predictive_rates_into(&mut predictive, streams.child(t as u64).child(PREDICTIVE_STREAM));
+                let values = statistics(&predictive, t);
                 if !values.is_empty() {
                     summary.kept_statistics.push(values);
                 }

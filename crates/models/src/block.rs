@@ -5,7 +5,8 @@ use crate::chunks::{
     cumulative_products_group, dot_rows, reduce_chunks_into, reduce_into,
 };
 use crate::error::{ModelError, check_factor};
-use crate::{FactorBlock, GammaPrior, PoissonFactorization, ScalePrior};
+use crate::overdispersion::Overdispersion;
+use crate::{FactorBlock, GammaPrior, Likelihood, PoissonFactorization, ScalePrior};
 use distributions::Streams;
 use rayon::prelude::*;
 
@@ -16,6 +17,8 @@ const PI: u64 = 2;
 const PRIOR: u64 = 3;
 const RATES: u64 = 4;
 const PRIOR_RATES: u64 = 5;
+const DISPERSION: u64 = 6;
+const PRIOR_DISPERSION: u64 = 7;
 
 /// The overlapping-community block model of a directed `V × V` network without self-loops
 /// (§5.1 of Schein et al. 2019): for `i ≠ j`, `y_ij ~ Pois(μ_ij)`,
@@ -37,6 +40,11 @@ const PRIOR_RATES: u64 = 5;
 /// `ξ_i, λ ~ Gamma(a', a'/b')` ([`ScalePrior`]); `ξ_i` and `λ` replace `b₀` in the conditionals
 /// above and are drawn after them: `ξ_i ~ Gamma(a' + C a₀, a'/b' + Σ_c θ_ic)`,
 /// `λ ~ Gamma(a' + C² a₀, a'/b' + Σ_cd π_cd)`.
+///
+/// With the negative-binomial likelihood ([`BlockModel::with_likelihood`]) the cell's Poisson rate
+/// is `μ_ij δ_ij` and every exposure is weighted by `δ`: `θ_ic`'s is
+/// `Σ_d π_cd A_id + Σ_d π_dc B_id` with `A_id = Σ_{j≠i} δ_ij θ_jd`, `B_id = Σ_{j≠i} δ_ji θ_jd`
+/// (formed row by row with the current `θ`), and `π_cd`'s is `Σ_{i≠j} δ_ij θ_ic θ_jd`.
 #[derive(Clone, Debug)]
 pub struct BlockModel {
     actors: usize,
@@ -67,6 +75,8 @@ pub struct BlockModel {
     exposure: Vec<f64>,
     /// The learned rates of a hierarchical prior; `None`: the flat `Gamma(a₀, b₀)`.
     hierarchy: Option<Hierarchy>,
+    /// The negative-binomial likelihood's `δ` and `r`; `None`: Poisson.
+    overdispersion: Option<Overdispersion>,
 }
 
 /// A hierarchical prior's state: `ξ_i` per actor and one `λ` for `π`.
@@ -100,9 +110,21 @@ impl BlockModel {
             sums: vec![0.0; c],
             exposure: vec![0.0; c],
             hierarchy: None,
+            overdispersion: None,
         };
         model.sample_prior(streams);
         model
+    }
+
+    /// The model with the given likelihood (the negative binomial adds a multiplier `δ_ij` per
+    /// modelled cell, see [`Likelihood`]); every factor is redrawn from the prior with `streams`.
+    pub fn with_likelihood(mut self, likelihood: Likelihood, streams: Streams) -> Self {
+        self.overdispersion = match likelihood {
+            Likelihood::Poisson => None,
+            Likelihood::NegativeBinomial(d) => Some(Overdispersion::new(d, self.actors, self.actors, true)),
+        };
+        self.sample_prior(streams);
+        self
     }
 
     /// The model with a hierarchical prior: the memberships' rates learned per actor (`ξ_i`) and
@@ -238,12 +260,24 @@ impl BlockModel {
         let c = self.communities;
         let mut rng = streams.child(THETA).rng();
         column_sums_into(&mut self.sums, &self.theta);
+        let delta = self.overdispersion.as_ref().map(Overdispersion::scales);
         let (sums, exposure) = (&mut self.sums, &mut self.exposure);
+        let (mut sent_to, mut received_from) = (vec![0.0; c], vec![0.0; c]);
         for i in 0..self.actors {
+            // The other actors' memberships as the recipients (A) and the senders (B) of actor i's
+            // cells: Σ_{j≠i} θ_jd = S_d − θ_id, or with the cells' multipliers δ.
+            match delta {
+                None => {
+                    for (d, (a, b)) in sent_to.iter_mut().zip(&mut received_from).enumerate() {
+                        (*a, *b) = (sums[d] - self.theta[i * c + d], sums[d] - self.theta[i * c + d]);
+                    }
+                }
+                Some(delta) => weighted_partners(&self.theta, delta, i, c, &mut sent_to, &mut received_from),
+            }
             let theta_i = &mut self.theta[i * c..(i + 1) * c];
             for (cc, e) in exposure.iter_mut().enumerate() {
-                let as_sender: f64 = (0..c).map(|d| (sums[d] - theta_i[d]) * self.pi[cc * c + d]).sum();
-                let as_receiver: f64 = (0..c).map(|d| (sums[d] - theta_i[d]) * self.pi[d * c + cc]).sum();
+                let as_sender: f64 = (0..c).map(|d| sent_to[d] * self.pi[cc * c + d]).sum();
+                let as_receiver: f64 = (0..c).map(|d| received_from[d] * self.pi[d * c + cc]).sum();
                 *e = as_sender + as_receiver;
             }
             let xi = self.hierarchy.as_ref().map(|h| h.xi[i]);
@@ -259,7 +293,11 @@ impl BlockModel {
         }
         let mut rng = streams.child(PI).rng();
         let lambda = self.hierarchy.as_ref().map(|h| h.lambda);
-        for (cd, exposure) in pair_exposures(&self.theta, c).into_iter().enumerate() {
+        let exposures = match delta {
+            None => pair_exposures(&self.theta, c),
+            Some(delta) => weighted_pair_exposures(&self.theta, delta, c),
+        };
+        for (cd, exposure) in exposures.into_iter().enumerate() {
             let n = f64::from(self.pair_counts[cd]);
             self.pi[cd] = match lambda {
                 None => self.prior.draw(n, exposure, &mut rng),
@@ -286,16 +324,40 @@ pub(crate) fn pair_exposures(theta: &[f64], c: usize) -> Vec<f64> {
     exposures
 }
 
-impl PoissonFactorization for BlockModel {
-    fn shape(&self) -> (usize, usize) {
-        (self.actors, self.actors)
+/// `A_id = Σ_{j≠i} δ_ij θ_jd` (into `sent_to`) and `B_id = Σ_{j≠i} δ_ji θ_jd` (into
+/// `received_from`) for actor `i` of a `V × C` `theta` and `V × V` multipliers `delta`.
+fn weighted_partners(theta: &[f64], delta: &[f64], i: usize, c: usize, sent_to: &mut [f64], received_from: &mut [f64]) {
+    let v = theta.len() / c;
+    sent_to.fill(0.0);
+    received_from.fill(0.0);
+    for (j, theta_j) in theta.chunks_exact(c).enumerate().filter(|(j, _)| *j != i) {
+        let (out, into) = (delta[i * v + j], delta[j * v + i]);
+        for ((a, b), &t) in sent_to.iter_mut().zip(received_from.iter_mut()).zip(theta_j) {
+            *a += out * t;
+            *b += into * t;
+        }
     }
+}
 
-    fn is_excluded(&self, n: usize) -> bool {
-        n / self.actors == n % self.actors
+/// The exposure of every `π_cd` under the negative-binomial likelihood:
+/// `Σ_{i≠j} δ_ij θ_ic θ_jd = Σ_i θ_ic A_id` (row-major `C × C`).
+fn weighted_pair_exposures(theta: &[f64], delta: &[f64], c: usize) -> Vec<f64> {
+    let (mut sent_to, mut received_from) = (vec![0.0; c], vec![0.0; c]);
+    let mut exposures = vec![0.0; c * c];
+    for (i, theta_i) in theta.chunks_exact(c).enumerate() {
+        weighted_partners(theta, delta, i, c, &mut sent_to, &mut received_from);
+        for (row, &t) in exposures.chunks_exact_mut(c).zip(theta_i) {
+            for (e, &a) in row.iter_mut().zip(&sent_to) {
+                *e += t * a;
+            }
+        }
     }
+    exposures
+}
 
-    fn rates_into(&self, out: &mut [f64]) {
+impl BlockModel {
+    /// `μ_ij = Σ_cd θ_ic π_cd θ_jd` (without the cells' multipliers; 0 on the diagonal).
+    fn mean_rates_into(&self, out: &mut [f64]) {
         let (v, c) = (self.actors, self.communities);
         let per_chunk = chunk_rows(v);
         out.par_chunks_mut(per_chunk * v).enumerate().for_each(|(chunk, out)| {
@@ -308,9 +370,60 @@ impl PoissonFactorization for BlockModel {
         });
     }
 
+    /// `ln p(θ, π, ξ, λ)`: the factors' prior (with the hierarchy's rates, if any).
+    fn ln_factor_prior(&self) -> f64 {
+        let Some(h) = &self.hierarchy else {
+            return self.theta.iter().chain(&self.pi).map(|&x| self.prior.ln_pdf(x)).sum();
+        };
+        let c = self.communities;
+        let theta: f64 = self
+            .theta
+            .chunks_exact(c)
+            .zip(&h.xi)
+            .map(|(row, &r)| h.prior.ln_pdf(r) + row.iter().map(|&x| self.prior.ln_pdf_at_rate(x, r)).sum::<f64>())
+            .sum();
+        let pi: f64 = self.pi.iter().map(|&x| self.prior.ln_pdf_at_rate(x, h.lambda)).sum();
+        theta + pi + h.prior.ln_pdf(h.lambda)
+    }
+}
+
+impl PoissonFactorization for BlockModel {
+    fn shape(&self) -> (usize, usize) {
+        (self.actors, self.actors)
+    }
+
+    fn is_excluded(&self, n: usize) -> bool {
+        n / self.actors == n % self.actors
+    }
+
+    fn rates_into(&self, out: &mut [f64]) {
+        self.mean_rates_into(out);
+        if let Some(od) = &self.overdispersion {
+            od.apply(out);
+        }
+    }
+
+    fn dispersion(&self) -> Option<f64> {
+        self.overdispersion.as_ref().map(Overdispersion::shape)
+    }
+
+    fn predictive_rates_into(&self, out: &mut [f64], streams: Streams) {
+        match &self.overdispersion {
+            None => self.rates_into(out),
+            Some(od) => {
+                let mut mu = vec![0.0; out.len()];
+                self.mean_rates_into(&mut mu);
+                od.predictive_into(&mu, out, streams);
+            }
+        }
+    }
+
     fn sample_prior(&mut self, streams: Streams) {
         self.actor_counts.fill(0);
         self.pair_counts.fill(0);
+        if let Some(od) = &mut self.overdispersion {
+            od.sample_prior(streams.child(PRIOR_DISPERSION));
+        }
         // With zero counts and zero exposure the conditionals are the prior; draw it directly
         // (the row-by-row conditional form would add the other rows' exposure).
         if self.hierarchy.is_some() {
@@ -339,21 +452,17 @@ impl PoissonFactorization for BlockModel {
     fn gibbs_update(&mut self, y: &[u32], streams: Streams) {
         self.allocate_all(y, streams.child(ALLOCATE));
         self.draw_factors(streams);
+        if self.overdispersion.is_some() {
+            let mut mu = vec![0.0; y.len()];
+            self.mean_rates_into(&mut mu);
+            if let Some(od) = &mut self.overdispersion {
+                od.gibbs_update(y, &mu, streams.child(DISPERSION));
+            }
+        }
     }
 
     fn ln_prior(&self) -> f64 {
-        let Some(h) = &self.hierarchy else {
-            return self.theta.iter().chain(&self.pi).map(|&x| self.prior.ln_pdf(x)).sum();
-        };
-        let c = self.communities;
-        let theta: f64 = self
-            .theta
-            .chunks_exact(c)
-            .zip(&h.xi)
-            .map(|(row, &r)| h.prior.ln_pdf(r) + row.iter().map(|&x| self.prior.ln_pdf_at_rate(x, r)).sum::<f64>())
-            .sum();
-        let pi: f64 = self.pi.iter().map(|&x| self.prior.ln_pdf_at_rate(x, h.lambda)).sum();
-        theta + pi + h.prior.ln_pdf(h.lambda)
+        self.ln_factor_prior() + self.overdispersion.as_ref().map_or(0.0, Overdispersion::ln_prior)
     }
 
     fn factors(&self) -> Vec<FactorBlock<'_>> {
@@ -370,6 +479,7 @@ impl PoissonFactorization for BlockModel {
                 values: std::slice::from_ref(&h.lambda),
             });
         }
+        blocks.extend(self.overdispersion.iter().flat_map(Overdispersion::blocks));
         blocks
     }
 }

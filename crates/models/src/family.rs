@@ -8,7 +8,7 @@
 
 use crate::error::ModelError;
 use crate::{BlockModel, BlockVariational, GammaPrior, MeanFieldFactorization, MeanMatrix, PoissonFactorization};
-use crate::{ScalePrior, TopicModel, TopicVariational};
+use crate::{Likelihood, ScalePrior, TopicModel, TopicVariational};
 use distributions::Streams;
 use serde::{Deserialize, Serialize};
 
@@ -83,6 +83,8 @@ pub struct FamilyShape {
     pub prior: GammaPrior,
     /// A hierarchical prior's rates (Gibbs only; `None`: flat).
     pub scale: Option<ScalePrior>,
+    /// The likelihood of a count given its rate (the negative binomial: Gibbs only).
+    pub likelihood: Likelihood,
 }
 
 /// Code to run generically over a model family (see [`with_family`]).
@@ -94,10 +96,14 @@ pub trait FamilyVisitor {
 /// Runs `visitor` with the family of `kind` at `shape` (a square kind uses `shape.rows` for both
 /// axes).
 pub fn with_family<V: FamilyVisitor>(kind: ModelKind, shape: FamilyShape, visitor: V) -> V::Output {
-    let FamilyShape { rows, cols, components, prior, scale } = shape;
+    let FamilyShape { rows, cols, components, prior, scale, likelihood } = shape;
     match kind {
-        ModelKind::Topic => visitor.visit(&TopicFamily { docs: rows, words: cols, topics: components, prior, scale }),
-        ModelKind::Block => visitor.visit(&BlockFamily { actors: rows, communities: components, prior, scale }),
+        ModelKind::Topic => {
+            visitor.visit(&TopicFamily { docs: rows, words: cols, topics: components, prior, scale, likelihood })
+        }
+        ModelKind::Block => {
+            visitor.visit(&BlockFamily { actors: rows, communities: components, prior, scale, likelihood })
+        }
     }
 }
 
@@ -159,6 +165,9 @@ pub struct TopicFamily {
     /// A hierarchical prior for the Gibbs model ([`TopicModel::with_hierarchy`]); CAVI ignores
     /// it (callers refuse the combination).
     pub scale: Option<ScalePrior>,
+    /// The likelihood of the Gibbs model ([`TopicModel::with_likelihood`]); CAVI ignores it
+    /// (callers refuse the negative binomial with CAVI).
+    pub likelihood: Likelihood,
 }
 
 impl ModelFamily for TopicFamily {
@@ -167,9 +176,13 @@ impl ModelFamily for TopicFamily {
 
     fn gibbs(&self, streams: Streams) -> TopicModel {
         let model = TopicModel::new(self.docs, self.words, self.topics, self.prior, streams);
-        match self.scale {
+        let model = match self.scale {
             Some(scale) => model.with_hierarchy(scale, streams),
             None => model,
+        };
+        match self.likelihood {
+            Likelihood::Poisson => model,
+            nb => model.with_likelihood(nb, streams),
         }
     }
 
@@ -218,6 +231,8 @@ pub struct BlockFamily {
     /// A hierarchical prior for the Gibbs model ([`BlockModel::with_hierarchy`]); CAVI ignores
     /// it (callers refuse the combination).
     pub scale: Option<ScalePrior>,
+    /// The likelihood of the Gibbs model ([`BlockModel::with_likelihood`]); CAVI ignores it.
+    pub likelihood: Likelihood,
 }
 
 impl ModelFamily for BlockFamily {
@@ -226,9 +241,13 @@ impl ModelFamily for BlockFamily {
 
     fn gibbs(&self, streams: Streams) -> BlockModel {
         let model = BlockModel::new(self.actors, self.communities, self.prior, streams);
-        match self.scale {
+        let model = match self.scale {
             Some(scale) => model.with_hierarchy(scale, streams),
             None => model,
+        };
+        match self.likelihood {
+            Likelihood::Poisson => model,
+            nb => model.with_likelihood(nb, streams),
         }
     }
 
@@ -295,15 +314,15 @@ mod tests {
     #[test]
     fn base_factors_invert_set_base_factors() {
         let prior = GammaPrior::new(1.0, 1.0).unwrap();
-        with_family(ModelKind::Topic, FamilyShape { rows: 3, cols: 4, components: 2, prior, scale: None }, RoundTrip);
-        with_family(ModelKind::Block, FamilyShape { rows: 3, cols: 3, components: 2, prior, scale: None }, RoundTrip);
+        with_family(ModelKind::Topic, FamilyShape { rows: 3, cols: 4, components: 2, prior, scale: None, likelihood: Likelihood::Poisson }, RoundTrip);
+        with_family(ModelKind::Block, FamilyShape { rows: 3, cols: 3, components: 2, prior, scale: None, likelihood: Likelihood::Poisson }, RoundTrip);
     }
 
     #[test]
     fn excludes_diagonal_says_what_the_models_exclude() {
         let prior = GammaPrior::new(1.0, 1.0).unwrap();
         for kind in ModelKind::ALL {
-            let shape = FamilyShape { rows: 4, cols: 4, components: 2, prior, scale: None };
+            let shape = FamilyShape { rows: 4, cols: 4, components: 2, prior, scale: None, likelihood: Likelihood::Poisson };
             let expected: Vec<usize> = if kind.excludes_diagonal() { vec![0, 5, 10, 15] } else { Vec::new() };
             assert_eq!(with_family(kind, shape, Excluded), expected, "{}", kind.name());
         }

@@ -16,6 +16,7 @@ mod block_variational;
 pub mod chunks;
 mod error;
 mod family;
+mod overdispersion;
 mod prior;
 mod topic;
 mod topic_variational;
@@ -27,6 +28,7 @@ pub use error::ModelError;
 pub use family::{
     Axis, BlockFamily, FactorLayout, FamilyShape, FamilyVisitor, ModelFamily, ModelKind, TopicFamily, with_family,
 };
+pub use overdispersion::{Dispersion, DispersionError, Likelihood, R_MAX, R_MIN};
 pub use prior::{GammaPrior, HYPERPARAMETER_RANGE, PriorError, ScalePrior};
 pub use topic::TopicModel;
 pub use topic_variational::TopicVariational;
@@ -63,8 +65,21 @@ pub trait PoissonFactorization: Clone + Send + Sync {
         false
     }
 
-    /// Writes `μ_n` for every entry, row-major (0 at excluded entries).
+    /// Writes the Poisson rate of every entry's count, row-major (0 at excluded entries): `μ_n`,
+    /// or `μ_n δ_n` with the negative-binomial likelihood (`Likelihood`).
     fn rates_into(&self, out: &mut [f64]);
+
+    /// Rates for replicated data of a posterior predictive check: [`Self::rates_into`], except
+    /// that a model with per-cell multipliers `δ_n` draws fresh ones from their prior with
+    /// `streams` (a new table from the same model).
+    fn predictive_rates_into(&self, out: &mut [f64], _streams: Streams) {
+        self.rates_into(out);
+    }
+
+    /// The negative-binomial likelihood's dispersion shape `r`; `None` for the Poisson likelihood.
+    fn dispersion(&self) -> Option<f64> {
+        None
+    }
 
     /// Replaces the factors by a draw from their prior.
     fn sample_prior(&mut self, streams: Streams);

@@ -5,7 +5,8 @@ use crate::chunks::{
     reduce_chunks_into,
 };
 use crate::error::{ModelError, check_factor};
-use crate::{FactorBlock, GammaPrior, PoissonFactorization, ScalePrior};
+use crate::overdispersion::Overdispersion;
+use crate::{FactorBlock, GammaPrior, Likelihood, PoissonFactorization, ScalePrior};
 use distributions::Streams;
 use rayon::prelude::*;
 
@@ -19,7 +20,17 @@ const XI: u64 = 5;
 const ETA: u64 = 6;
 const PRIOR_XI: u64 = 7;
 const PRIOR_ETA: u64 = 8;
+const DISPERSION: u64 = 9;
+const PRIOR_DISPERSION: u64 = 10;
 
+/// The exposure of each factor in a row's conditional `Gamma(a₀ + n, b₀ + exposure)`: one per
+/// component shared by every row (the Poisson likelihood: a column sum of the other factor), or one
+/// per row and component (the negative-binomial likelihood: sums weighted by the cells' `δ`).
+#[derive(Clone, Copy)]
+enum Exposure<'a> {
+    Shared(&'a [f64]),
+    PerRow(&'a [f64]),
+}
 /// Poisson matrix factorization of a `D × V` document–term matrix:
 /// `y_dv ~ Pois(μ_dv)`, `μ_dv = Σ_k θ_dk φ_kv`, `θ_dk, φ_kv ~ Gamma(a₀, b₀)` (shape, rate).
 ///
@@ -35,6 +46,10 @@ const PRIOR_ETA: u64 = 8;
 /// `φ_kv ~ Gamma(a₀, η_v)`, `ξ_d, η_v ~ Gamma(a', a'/b')` ([`ScalePrior`]). The sweep then draws
 /// `θ_dk ~ Gamma(a₀ + Σ_v y_dvk, ξ_d + Σ_v φ_kv)`, `ξ_d ~ Gamma(a' + K a₀, a'/b' + Σ_k θ_dk)`,
 /// and likewise `φ` and `η` (all conjugate).
+///
+/// With the negative-binomial likelihood ([`TopicModel::with_likelihood`], `crate::overdispersion`)
+/// the cell's Poisson rate is `μ_dv δ_dv` and the exposures are weighted by `δ`:
+/// `θ_dk ~ Gamma(a₀ + Σ_v y_dvk, b₀ + Σ_v δ_dv φ_kv)`, `φ_kv ~ Gamma(a₀ + Σ_d y_dvk, b₀ + Σ_d δ_dv θ_dk)`.
 #[derive(Clone, Debug)]
 pub struct TopicModel {
     docs: usize,
@@ -53,6 +68,8 @@ pub struct TopicModel {
     sums: Vec<f64>,
     /// The learned row and column rates of a hierarchical prior; `None`: the flat `Gamma(a₀, b₀)`.
     hierarchy: Option<Hierarchy>,
+    /// The negative-binomial likelihood's `δ` and `r`; `None`: Poisson.
+    overdispersion: Option<Overdispersion>,
 }
 
 /// A hierarchical prior's state: `ξ_d` per document, `η_v` per word.
@@ -81,9 +98,21 @@ impl TopicModel {
             chunks: ChunkBuffers::for_chunks(chunk_count(docs), words * topics, topics),
             sums: vec![0.0; topics],
             hierarchy: None,
+            overdispersion: None,
         };
         model.sample_prior(streams);
         model
+    }
+
+    /// The model with the given likelihood (the negative binomial adds a multiplier `δ_dv` per
+    /// cell, see [`Likelihood`]); every factor is redrawn from the prior with `streams`.
+    pub fn with_likelihood(mut self, likelihood: Likelihood, streams: Streams) -> Self {
+        self.overdispersion = match likelihood {
+            Likelihood::Poisson => None,
+            Likelihood::NegativeBinomial(d) => Some(Overdispersion::new(d, self.docs, self.words, false)),
+        };
+        self.sample_prior(streams);
+        self
     }
 
     /// The model with a hierarchical prior: the factors' rates learned per document (`ξ_d`) and
@@ -100,6 +129,13 @@ impl TopicModel {
     #[doc(hidden)]
     pub fn hierarchy_rates_mut(&mut self) -> Option<(&mut [f64], &mut [f64])> {
         self.hierarchy.as_mut().map(|h| (h.xi.as_mut_slice(), h.eta.as_mut_slice()))
+    }
+
+    /// The negative-binomial likelihood's cell multipliers `δ` (row-major), for tests of samplers
+    /// (a planted wrong conditional); `None` with the Poisson likelihood.
+    #[doc(hidden)]
+    pub fn cell_multipliers_mut(&mut self) -> Option<&mut [f64]> {
+        self.overdispersion.as_mut().map(Overdispersion::scales_mut)
     }
 
     /// Draws each row's rate given its factors: `rates[i] ~ Gamma(a' + K a₀, a'/b' + Σ_k x_ik)`
@@ -160,32 +196,75 @@ impl TopicModel {
         &self.doc_topic
     }
 
-    /// `θ_dk ~ Gamma(a₀ + n_dk, b₀ + exposure_k)` for every row, in fixed chunks; with
+    /// `θ_dk ~ Gamma(a₀ + n_dk, b₀ + exposure_dk)` for every row, in fixed chunks; with
     /// `row_rates`, row `d`'s rate `ξ_d` replaces `b₀`.
     fn draw_rows(
         prior: GammaPrior,
         values: &mut [f64],
         counts: &[u32],
-        exposure: &[f64],
+        exposure: Exposure<'_>,
         (rows, row_rates): (usize, Option<&[f64]>),
         streams: Streams,
     ) {
-        let k = exposure.len();
+        let k = values.len() / rows.max(1);
         let per_chunk = chunk_rows(rows) * k;
         values.par_chunks_mut(per_chunk).zip(counts.par_chunks(per_chunk)).enumerate().for_each(
             |(chunk, (values, counts))| {
                 let mut rng = streams.child(chunk as u64).rng();
                 for (i, (x, &n)) in values.iter_mut().zip(counts).enumerate() {
+                    let global = chunk * per_chunk + i;
+                    let e = match exposure {
+                        Exposure::Shared(e) => e[i % k],
+                        Exposure::PerRow(e) => e[global],
+                    };
                     *x = match row_rates {
-                        None => prior.draw(f64::from(n), exposure[i % k], &mut rng),
-                        Some(rates) => {
-                            let row = (chunk * per_chunk + i) / k;
-                            prior.draw_at_rate(f64::from(n), rates[row], exposure[i % k], &mut rng)
-                        }
+                        None => prior.draw(f64::from(n), e, &mut rng),
+                        Some(rates) => prior.draw_at_rate(f64::from(n), rates[global / k], e, &mut rng),
                     };
                 }
             },
         );
+    }
+
+    /// `Σ_v δ_dv φ_kv` for every document and topic (`D × K`): the exposures of `θ` under the
+    /// negative-binomial likelihood.
+    fn weighted_doc_exposure(&self, delta: &[f64]) -> Vec<f64> {
+        let (v, k) = (self.words, self.topics);
+        let mut out = vec![0.0; self.docs * k];
+        out.par_chunks_mut(k).zip(delta.par_chunks(v)).for_each(|(e, delta_d)| {
+            for (&d, phi_v) in delta_d.iter().zip(self.phi.chunks_exact(k)) {
+                for (e, &p) in e.iter_mut().zip(phi_v) {
+                    *e += d * p;
+                }
+            }
+        });
+        out
+    }
+
+    /// `Σ_d δ_dv θ_dk` for every word and topic (`V × K`): the exposures of `φ`.
+    fn weighted_word_exposure(&self, delta: &[f64]) -> Vec<f64> {
+        let (v, k) = (self.words, self.topics);
+        let mut out = vec![0.0; v * k];
+        out.par_chunks_mut(k).enumerate().for_each(|(w, e)| {
+            for (d, theta_d) in self.theta.chunks_exact(k).enumerate() {
+                let weight = delta[d * v + w];
+                for (e, &t) in e.iter_mut().zip(theta_d) {
+                    *e += weight * t;
+                }
+            }
+        });
+        out
+    }
+
+    /// `μ_dv = Σ_k θ_dk φ_kv` (without the cells' multipliers).
+    fn mean_rates_into(&self, out: &mut [f64]) {
+        let (v, k) = (self.words, self.topics);
+        let per_chunk = chunk_rows(self.docs);
+        out.par_chunks_mut(per_chunk * v).zip(self.theta.par_chunks(per_chunk * k)).for_each(|(out, theta)| {
+            for (out_row, theta_d) in out.chunks_exact_mut(v).zip(theta.chunks_exact(k)) {
+                dot_rows(out_row, theta_d, &self.phi, k);
+            }
+        });
     }
 }
 
@@ -195,13 +274,25 @@ impl PoissonFactorization for TopicModel {
     }
 
     fn rates_into(&self, out: &mut [f64]) {
-        let (v, k) = (self.words, self.topics);
-        let per_chunk = chunk_rows(self.docs);
-        out.par_chunks_mut(per_chunk * v).zip(self.theta.par_chunks(per_chunk * k)).for_each(|(out, theta)| {
-            for (out_row, theta_d) in out.chunks_exact_mut(v).zip(theta.chunks_exact(k)) {
-                dot_rows(out_row, theta_d, &self.phi, k);
+        self.mean_rates_into(out);
+        if let Some(od) = &self.overdispersion {
+            od.apply(out);
+        }
+    }
+
+    fn dispersion(&self) -> Option<f64> {
+        self.overdispersion.as_ref().map(Overdispersion::shape)
+    }
+
+    fn predictive_rates_into(&self, out: &mut [f64], streams: Streams) {
+        match &self.overdispersion {
+            None => self.rates_into(out),
+            Some(od) => {
+                let mut mu = vec![0.0; out.len()];
+                self.mean_rates_into(&mut mu);
+                od.predictive_into(&mu, out, streams);
             }
-        });
+        }
     }
 
     fn sample_prior(&mut self, streams: Streams) {
@@ -209,6 +300,10 @@ impl PoissonFactorization for TopicModel {
         let zero_d = vec![0; self.docs * k];
         let zero_v = vec![0; self.words * k];
         let no_exposure = vec![0.0; k];
+        let no_exposure = Exposure::Shared(&no_exposure);
+        if let Some(od) = &mut self.overdispersion {
+            od.sample_prior(streams.child(PRIOR_DISPERSION));
+        }
         if let Some(h) = &mut self.hierarchy {
             Self::draw_rates(h.prior, prior.shape(), &self.theta, &mut h.xi, false, streams.child(PRIOR_XI));
             Self::draw_rates(h.prior, prior.shape(), &self.phi, &mut h.eta, false, streams.child(PRIOR_ETA));
@@ -218,8 +313,8 @@ impl PoissonFactorization for TopicModel {
             None => (None, None),
         };
         let theta_rows = (self.docs, xi);
-        Self::draw_rows(prior, &mut self.theta, &zero_d, &no_exposure, theta_rows, streams.child(PRIOR_THETA));
-        Self::draw_rows(prior, &mut self.phi, &zero_v, &no_exposure, (self.words, eta), streams.child(PRIOR_PHI));
+        Self::draw_rows(prior, &mut self.theta, &zero_d, no_exposure, theta_rows, streams.child(PRIOR_THETA));
+        Self::draw_rows(prior, &mut self.phi, &zero_v, no_exposure, (self.words, eta), streams.child(PRIOR_PHI));
     }
 
     fn gibbs_update(&mut self, y: &[u32], streams: Streams) {
@@ -259,28 +354,52 @@ impl PoissonFactorization for TopicModel {
             });
         reduce_chunks_into(&mut self.word_topic, &self.chunks);
         let a0 = self.prior.shape();
+        let weighted = self.overdispersion.as_ref().map(|od| self.weighted_doc_exposure(od.scales()));
         column_sums_into(&mut self.sums, &self.phi);
+        let exposure = weighted.as_deref().map_or(Exposure::Shared(&self.sums), Exposure::PerRow);
         let xi = self.hierarchy.as_ref().map(|h| h.xi.as_slice());
-        Self::draw_rows(
-            self.prior,
-            &mut self.theta,
-            &self.doc_topic,
-            &self.sums,
-            (self.docs, xi),
-            streams.child(THETA),
-        );
+        Self::draw_rows(self.prior, &mut self.theta, &self.doc_topic, exposure, (self.docs, xi), streams.child(THETA));
         if let Some(h) = &mut self.hierarchy {
             Self::draw_rates(h.prior, a0, &self.theta, &mut h.xi, true, streams.child(XI));
         }
+        let weighted = self.overdispersion.as_ref().map(|od| self.weighted_word_exposure(od.scales()));
         column_sums_into(&mut self.sums, &self.theta);
+        let exposure = weighted.as_deref().map_or(Exposure::Shared(&self.sums), Exposure::PerRow);
         let eta = self.hierarchy.as_ref().map(|h| h.eta.as_slice());
-        Self::draw_rows(self.prior, &mut self.phi, &self.word_topic, &self.sums, (self.words, eta), streams.child(PHI));
+        Self::draw_rows(self.prior, &mut self.phi, &self.word_topic, exposure, (self.words, eta), streams.child(PHI));
         if let Some(h) = &mut self.hierarchy {
             Self::draw_rates(h.prior, a0, &self.phi, &mut h.eta, true, streams.child(ETA));
+        }
+        if self.overdispersion.is_some() {
+            let mut mu = vec![0.0; y.len()];
+            self.mean_rates_into(&mut mu);
+            if let Some(od) = &mut self.overdispersion {
+                od.gibbs_update(y, &mu, streams.child(DISPERSION));
+            }
         }
     }
 
     fn ln_prior(&self) -> f64 {
+        self.ln_factor_prior() + self.overdispersion.as_ref().map_or(0.0, Overdispersion::ln_prior)
+    }
+
+    fn factors(&self) -> Vec<FactorBlock<'_>> {
+        let mut blocks = vec![
+            FactorBlock { name: "theta", rows: self.docs, cols: self.topics, values: &self.theta },
+            FactorBlock { name: "phi (word-major)", rows: self.words, cols: self.topics, values: &self.phi },
+        ];
+        if let Some(h) = &self.hierarchy {
+            blocks.push(FactorBlock { name: "xi (document rates)", rows: self.docs, cols: 1, values: &h.xi });
+            blocks.push(FactorBlock { name: "eta (word rates)", rows: self.words, cols: 1, values: &h.eta });
+        }
+        blocks.extend(self.overdispersion.iter().flat_map(Overdispersion::blocks));
+        blocks
+    }
+}
+
+impl TopicModel {
+    /// `ln p(θ, φ, ξ, η)`: the factors' prior (with the hierarchy's rates, if any).
+    fn ln_factor_prior(&self) -> f64 {
         let Some(h) = &self.hierarchy else {
             return self.theta.iter().chain(&self.phi).map(|&x| self.prior.ln_pdf(x)).sum();
         };
@@ -293,17 +412,5 @@ impl PoissonFactorization for TopicModel {
                 .sum()
         };
         rows(&self.theta, &h.xi) + rows(&self.phi, &h.eta)
-    }
-
-    fn factors(&self) -> Vec<FactorBlock<'_>> {
-        let mut blocks = vec![
-            FactorBlock { name: "theta", rows: self.docs, cols: self.topics, values: &self.theta },
-            FactorBlock { name: "phi (word-major)", rows: self.words, cols: self.topics, values: &self.phi },
-        ];
-        if let Some(h) = &self.hierarchy {
-            blocks.push(FactorBlock { name: "xi (document rates)", rows: self.docs, cols: 1, values: &h.xi });
-            blocks.push(FactorBlock { name: "eta (word rates)", rows: self.words, cols: 1, values: &h.eta });
-        }
-        blocks
     }
 }

@@ -10,7 +10,7 @@
 //! (r, method, K) from the seed `stream_id([seed, r, method, K])`, chain `c` on its child `c`.
 
 use crate::kinds::{ExperimentError, Loaded, no_log_y};
-use crate::manifest::{Experiment, ManifestError, first_repeat, invalid};
+use crate::manifest::{Experiment, LikelihoodName, LikelihoodSpec, ManifestError, first_repeat, invalid};
 use crate::outputs::{RESULTS_FILE, SUMMARY_FILE, csv_opt, write_figure};
 use crate::run::RunError;
 use analysis::{FitData, FitError, FitSettings, LevelSource, fit_chains, heldout_count, hold_out, load};
@@ -57,14 +57,40 @@ pub struct ReleasedData {
     pub alpha: Option<f64>,
 }
 
-/// `[model]`: the model and the candidate numbers of components.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+/// `[model]`: the model, the candidate numbers of components, the prior and the likelihood.
+#[derive(Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CandidateModels {
     pub kind: ModelKind,
     pub components: Vec<usize>,
     pub a0: f64,
     pub b0: f64,
+    /// `"poisson"` (the default) or `"negative-binomial"`.
+    #[serde(default)]
+    pub likelihood: LikelihoodName,
+    /// The negative binomial's shape `r`, given; absent: learned.
+    #[serde(default)]
+    pub dispersion: Option<f64>,
+}
+
+impl CandidateModels {
+    /// The likelihood fields together.
+    pub fn likelihood(&self) -> LikelihoodSpec {
+        LikelihoodSpec { likelihood: self.likelihood, dispersion: self.dispersion }
+    }
+}
+
+/// As [`crate::manifest::ModelSpec`]'s: the Poisson model's text (and the run's identity) is
+/// what it was before the likelihood existed.
+impl std::fmt::Debug for CandidateModels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("CandidateModels");
+        d.field("kind", &self.kind).field("components", &self.components).field("a0", &self.a0).field("b0", &self.b0);
+        if !self.likelihood().is_poisson() {
+            d.field("likelihood", &self.likelihood).field("dispersion", &self.dispersion);
+        }
+        d.finish()
+    }
 }
 
 /// `[fit]`: the methods (`naive`, `private`) and the Gibbs schedule of every chain.
@@ -141,6 +167,7 @@ impl HeldOutManifest {
         if let Some(a) = m.data.alpha.filter(|a| !(*a > 0.0 && *a < 1.0)) {
             return bad("data.alpha", a.to_string(), "a number in (0, 1)");
         }
+        m.model.likelihood().resolve(file)?;
         let c = &m.model.components;
         if c.is_empty() || c.iter().any(|&k| k == 0 || k > MAX_COMPONENTS) || first_repeat(c).is_some() {
             return bad(
@@ -288,6 +315,7 @@ impl runner::Experiment for HeldOutSweep<'_> {
             components: k,
             prior: GammaPrior::new(m.model.a0, m.model.b0)?,
             scale: None,
+            likelihood: m.model.likelihood().resolve(Path::new(""))?,
             method,
             chains: m.fit.chains,
             algorithm: Algorithm::Gibbs(m.schedule()?),
@@ -537,6 +565,7 @@ impl Loaded for HeldOutManifest {
                 components: k,
                 prior: GammaPrior::new(self.model.a0, self.model.b0).ok()?,
                 scale: None,
+                likelihood: self.model.likelihood().resolve(Path::new("")).ok()?,
                 method: Method::Private,
                 chains: self.fit.chains,
                 algorithm: Algorithm::Gibbs(schedule),

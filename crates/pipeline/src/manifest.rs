@@ -89,14 +89,86 @@ impl Experiment {
 /// The experiment kinds a manifest may declare in `experiment.kind`.
 pub const EXPERIMENT_KINDS: &str = "one of \"factorization\" (the default), \"dpvi\", \"dp-sep\", \"held-out\"";
 
-/// `[model]`: family, number of components (K or C), gamma prior shape `a0` and **rate** `b0`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+/// `[model]`: family, number of components (K or C), gamma prior shape `a0` and **rate** `b0`,
+/// and the likelihood (`likelihood`, `dispersion`: [`LikelihoodSpec`]).
+#[derive(Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ModelSpec {
     pub kind: ModelKind,
     pub components: usize,
     pub a0: f64,
     pub b0: f64,
+    /// `"poisson"` (the default) or `"negative-binomial"`.
+    #[serde(default)]
+    pub likelihood: LikelihoodName,
+    /// The negative binomial's shape `r`, given; absent: learned.
+    #[serde(default)]
+    pub dispersion: Option<f64>,
+}
+
+impl ModelSpec {
+    /// The likelihood fields together.
+    pub fn likelihood(&self) -> LikelihoodSpec {
+        LikelihoodSpec { likelihood: self.likelihood, dispersion: self.dispersion }
+    }
+}
+
+/// The `Debug` text of the model section enters a sweep's identity (its unit files): with the
+/// Poisson likelihood it is what it was before the likelihood existed, so runs made then resume.
+impl fmt::Debug for ModelSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("ModelSpec");
+        d.field("kind", &self.kind).field("components", &self.components).field("a0", &self.a0).field("b0", &self.b0);
+        if !self.likelihood().is_poisson() {
+            d.field("likelihood", &self.likelihood).field("dispersion", &self.dispersion);
+        }
+        d.finish()
+    }
+}
+
+/// The likelihood names of `[model] likelihood`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum LikelihoodName {
+    /// `y ~ Pois(μ)`, the papers' model (the default).
+    #[default]
+    Poisson,
+    /// `y ~ NB(r, μ)` as `Pois(μδ)`, `δ ~ Gamma(r, r)` (`models::Likelihood`).
+    NegativeBinomial,
+}
+
+/// `[model] likelihood = "poisson" | "negative-binomial"` and, for the negative binomial,
+/// `dispersion = r` to give its shape (absent: `r` is learned with the prior
+/// `models::Dispersion::default_learned`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LikelihoodSpec {
+    pub likelihood: LikelihoodName,
+    pub dispersion: Option<f64>,
+}
+
+impl LikelihoodSpec {
+    pub(crate) fn is_poisson(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The likelihood, or the error naming `model.dispersion` and what it allows.
+    pub fn resolve(&self, file: &Path) -> Result<models::Likelihood, ManifestError> {
+        match (self.likelihood, self.dispersion) {
+            (LikelihoodName::Poisson, None) => Ok(models::Likelihood::Poisson),
+            (LikelihoodName::Poisson, Some(r)) => Err(invalid(
+                file,
+                "model.dispersion",
+                r.to_string(),
+                "absent unless model.likelihood = \"negative-binomial\"",
+            )),
+            (LikelihoodName::NegativeBinomial, None) => {
+                Ok(models::Likelihood::NegativeBinomial(models::Dispersion::default_learned()))
+            }
+            (LikelihoodName::NegativeBinomial, Some(r)) => models::Dispersion::given(r)
+                .map(models::Likelihood::NegativeBinomial)
+                .map_err(|e| invalid(file, "model.dispersion", r.to_string(), &e.to_string())),
+        }
+    }
 }
 
 /// Where the true data come from.
@@ -445,6 +517,13 @@ impl Manifest {
             let (lo, hi) = models::HYPERPARAMETER_RANGE;
             invalid(field, e.value.to_string(), &format!("a number from {lo:e} to {hi:e}"))
         })?;
+        if self.model.likelihood().resolve(file)? != models::Likelihood::Poisson
+            && let Some(m) = self.methods.iter().find(|m| m.is_cavi())
+        {
+            let allowed = "Gibbs methods only with model.likelihood = \"negative-binomial\" (a learned dispersion \
+                           has no closed-form CAVI update)";
+            return Err(invalid("methods", format!("{:?}", m.name()), allowed));
+        }
         self.validate_data(file)?;
         self.validate_noise(file)?;
         if self.sweep.replications == 0 {

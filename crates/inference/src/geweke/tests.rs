@@ -2,18 +2,21 @@
 //! layer with per-entry noise, an exact (α = 0) entry and a missing entry.
 //!
 //! False-alarm rate: each Geweke run rejects at family-wise level 1e-3 (Bonferroni over its test
-//! functions), so the nine runs that must pass (in eight tests) together have a false-alarm rate
-//! ≤ 9e-3 — and, with fixed seeds, they are deterministic. Power (mutation tests, each must be
+//! functions), so the sixteen runs that must pass (in fifteen tests) together have a false-alarm
+//! rate ≤ 1.6e-2 — and, with fixed seeds, they are deterministic. Power (mutation tests, each must be
 //! rejected): `wrong_lambda_rate_is_rejected` runs the test with the rate printed in eq. 16
 //! (`α/(1−α) + 1` instead of `1/α`); `swapped_noise_counts_are_rejected` with a sampler that
 //! draws `λ₁` from `g₂` and `λ₂` from `g₁` (every marginal stays right: only the cross moments
 //! `Σ λ_l g_l`, recorded right after the sweep, can see it); `wrong_rate_conditional_is_rejected`
-//! with the hierarchical prior's document rates drawn from a conditional with the wrong shape.
+//! with the hierarchical prior's document rates drawn from a conditional with the wrong shape;
+//! `rotated_actor_rates_are_rejected` with the block model's actor rates paired with the wrong
+//! actors; `rotated_cell_multipliers_are_rejected` with the negative binomial's cell multipliers
+//! paired with the wrong cells.
 
 use super::*;
 use distributions::Erlang;
 use mechanism::{Noise, Privatized};
-use models::{BlockModel, GammaPrior, ScalePrior, TopicModel};
+use models::{BlockModel, Dispersion, GammaPrior, Likelihood, ScalePrior, TopicModel};
 
 const FAMILY_ALPHA: f64 = 1e-3;
 const CONFIG: GewekeConfig = GewekeConfig { marginal_draws: 100_000, successive_steps: 200_000, batches: 50 };
@@ -44,6 +47,74 @@ fn hierarchical_topic() -> TopicModel {
 /// The block model with a hierarchical prior.
 fn hierarchical_block() -> BlockModel {
     block().with_hierarchy(scale(), Streams::new(7))
+}
+
+/// The negative-binomial likelihood of the Geweke tests, `r` learned with prior `Gamma(6, 2)`
+/// (mean 3): `Σ δ²` has a finite variance only if `E[δ⁴] = E[(r+1)(r+2)(r+3)/r³]` is finite,
+/// which needs a prior shape above 3.
+fn negative_binomial() -> Likelihood {
+    Likelihood::NegativeBinomial(Dispersion::Learned(GammaPrior::new(6.0, 2.0).unwrap()))
+}
+
+fn nb_topic() -> TopicModel {
+    topic().with_likelihood(negative_binomial(), Streams::new(21))
+}
+
+fn nb_block() -> BlockModel {
+    block().with_likelihood(negative_binomial(), Streams::new(22))
+}
+
+#[test]
+fn negative_binomial_topic_model_non_private() {
+    let mut sim = NonPrivate::new(nb_topic(), vec![0; 20]).unwrap();
+    assert_passes("negative-binomial topic, non-private", &mut sim, 21);
+}
+
+#[test]
+fn negative_binomial_topic_model_locally_private() {
+    let data = released(4, 5, Noise::Scalar(ALPHA));
+    let mut sim = LocallyPrivate::new(nb_topic(), &data, Streams::new(23)).unwrap();
+    assert_passes("negative-binomial topic, private", &mut sim, 22);
+}
+
+/// `r` given, with the hierarchical prior as well (the two compose).
+#[test]
+fn negative_binomial_hierarchical_topic_with_given_shape() {
+    let nb = Likelihood::NegativeBinomial(Dispersion::given(2.5).unwrap());
+    let model = hierarchical_topic().with_likelihood(nb, Streams::new(24));
+    let mut sim = NonPrivate::new(model, vec![0; 20]).unwrap();
+    assert_passes("negative-binomial (r = 2.5) hierarchical topic, non-private", &mut sim, 23);
+}
+
+#[test]
+fn negative_binomial_block_model_non_private() {
+    let mut sim = NonPrivate::new(nb_block(), vec![0; 16]).unwrap();
+    assert_passes("negative-binomial block, non-private", &mut sim, 24);
+}
+
+#[test]
+fn negative_binomial_block_model_locally_private() {
+    let data = released(4, 4, Noise::Scalar(ALPHA));
+    let mut sim = LocallyPrivate::new(nb_block(), &data, Streams::new(25)).unwrap();
+    assert_passes("negative-binomial block, private", &mut sim, 25);
+}
+
+/// The planted bug of the negative-binomial likelihood: after the true sweep the cells'
+/// multipliers are rotated by one, so each `δ_n` belongs to the neighbouring cell (every
+/// marginal of `δ` is unchanged; only its pairing with its own cell's count is wrong).
+fn rotated_multipliers(sampler: &mut NonPrivate<TopicModel>, _: Streams) {
+    if let Some(delta) = sampler.model.cell_multipliers_mut() {
+        delta.rotate_right(1);
+    }
+}
+
+/// Power: multipliers paired with the wrong cells are rejected.
+#[test]
+fn rotated_cell_multipliers_are_rejected() {
+    let inner = NonPrivate::new(nb_topic(), vec![0; 20]).unwrap();
+    let report = geweke_test(&mut Mutant { inner, after: rotated_multipliers }, CONFIG, Streams::new(26));
+    assert!(!report.rejected(FAMILY_ALPHA).is_empty(), "the rotated multipliers went undetected\n{report}");
+    println!("{report}");
 }
 
 fn block() -> BlockModel {
