@@ -1,7 +1,7 @@
 //! Several chains of one fit, in parallel, pooled into one result with its diagnostics.
 
 use crate::checks::{
-    MAX_CHECK_SAMPLES_PER_CHAIN, PredictiveCheck, predictive_checks, quantile, release_statistics, sample_statistics,
+    CountLaw, MAX_CHECK_SAMPLES_PER_CHAIN, PredictiveCheck, predictive_checks, quantile, release_statistics, sample_statistics,
 };
 use crate::data::{FitData, Input};
 use crate::error::FitError;
@@ -245,13 +245,13 @@ impl<'a> CheckSetup<'a> {
 
     /// The statistics of a release replicated from kept sweep `t`'s rates (every `stride`-th
     /// kept sample; empty for the others).
-    fn statistics(&self, chain: u64, rates: &[f64], t: usize) -> Vec<f64> {
+    fn statistics(&self, chain: u64, law: CountLaw<'_>, t: usize) -> Vec<f64> {
         let kept_index = (t - self.burn_in) / self.thin - 1;
         if !kept_index.is_multiple_of(self.stride) {
             return Vec::new();
         }
         let streams = Streams::new(self.seed).child(CHECK_STREAM).child(chain).child(t as u64);
-        sample_statistics(rates, self.released, self.alphas, self.cols, &self.cells, streams).unwrap_or_default()
+        sample_statistics(law, self.released, self.alphas, self.cols, &self.cells, streams).unwrap_or_default()
     }
 }
 
@@ -270,8 +270,9 @@ impl FamilyVisitor for Chains<'_> {
         (0..self.settings.chains)
             .into_par_iter()
             .map(|c| {
-                let statistics = |rates: &[f64], t: usize| {
-                    self.check.map_or_else(Vec::new, |check| check.statistics(c as u64, rates, t))
+                let statistics = |means: &[f64], dispersion: Option<f64>, t: usize| {
+                    let law = CountLaw { means, dispersion };
+                    self.check.map_or_else(Vec::new, |check| check.statistics(c as u64, law, t))
                 };
                 let monitor = Monitor { statistics: self.check.map(|_| &statistics as _), ..Monitor::default() };
                 let algorithm = &self.settings.algorithm;

@@ -24,7 +24,7 @@
 //! a higher 90 % quantile. The largest cell and the chi-square flag only a release above its
 //! replications; the total, the share of small cells and the median flag both tails.
 
-use distributions::{Poisson, Streams, TwoSidedGeometric};
+use distributions::{Gamma, Poisson, Streams, TwoSidedGeometric};
 use rand::distr::Distribution;
 
 /// The names of the statistics, in the order [`release_statistics`] returns them.
@@ -199,18 +199,36 @@ pub fn release_statistics(values: &[i64], cols: usize, cells: &[usize]) -> Vec<f
     sums.statistics()
 }
 
-/// One cell's term of `X²(ỹ, μ) = Σ_n (ỹ_n − μ_n)² / (μ_n + 2α_d/(1 − α_d)²)`.
-fn chi_square_term(value: i64, rate: f64, alpha: f64) -> f64 {
-    let variance = rate + 2.0 * alpha / ((1.0 - alpha) * (1.0 - alpha));
-    let d = value as f64 - rate;
+/// The law of each cell's count in one kept sample: `y_n ~ Pois(μ_n)`, or with a dispersion
+/// shape `r` the negative binomial `NB(r, μ_n)` (mean `μ_n`, variance `μ_n + μ_n²/r`), drawn as
+/// `Pois(μ_n δ)`, `δ ~ Gamma(r, r)` — a new table from the model, not the fit's own multipliers.
+#[derive(Clone, Copy, Debug)]
+pub struct CountLaw<'a> {
+    /// `μ_n`, row-major.
+    pub means: &'a [f64],
+    pub dispersion: Option<f64>,
+}
+
+impl CountLaw<'_> {
+    /// The variance of cell `n`'s count.
+    fn variance(&self, n: usize) -> f64 {
+        let mu = self.means[n];
+        self.dispersion.map_or(mu, |r| mu + mu * mu / r)
+    }
+}
+
+/// One cell's term of `X²(ỹ, μ) = Σ_n (ỹ_n − μ_n)² / (Var y_n + 2α_d/(1 − α_d)²)`.
+fn chi_square_term(value: i64, law: &CountLaw<'_>, n: usize, alpha: f64) -> f64 {
+    let variance = law.variance(n) + 2.0 * alpha / ((1.0 - alpha) * (1.0 - alpha));
+    let d = value as f64 - law.means[n];
     if variance > 0.0 { d * d / variance } else { 0.0 }
 }
 
-/// A release replicated from `rates` (row-major) on `cells`, cell by cell in their order:
-/// `y + τ` with `y ~ Pois(μ_n)` and `τ ~ 2Geo(α_d)` of the cell's row (`alphas` per row); `None`
-/// for a cell whose rate or level is invalid.
+/// A release replicated from `law` on `cells`, cell by cell in their order: `y + τ` with
+/// `y ~ Pois(μ_n)` (or `NB(r, μ_n)`, [`CountLaw`]) and `τ ~ 2Geo(α_d)` of the cell's row
+/// (`alphas` per row); `None` for a cell whose rate or level is invalid.
 pub fn replicate_release<'a>(
-    rates: &'a [f64],
+    law: CountLaw<'a>,
     alphas: &[f64],
     cols: usize,
     cells: &'a [usize],
@@ -218,18 +236,23 @@ pub fn replicate_release<'a>(
 ) -> impl Iterator<Item = Option<i64>> + 'a {
     let mut rng = streams.rng();
     let noise: Option<Vec<TwoSidedGeometric>> = alphas.iter().map(|&a| TwoSidedGeometric::new(a).ok()).collect();
+    let multiplier = law.dispersion.and_then(|r| Gamma::new(r, r).ok());
     cells.iter().map(move |&n| {
-        let y = Poisson::new(rates[n]).ok()?.sample(&mut rng);
+        let rate = match &multiplier {
+            None => law.means[n],
+            Some(gamma) => law.means[n] * gamma.sample(&mut rng),
+        };
+        let y = Poisson::new(rate).ok()?.sample(&mut rng);
         i64::try_from(y).ok()?.checked_add(noise.as_ref()?[n / cols].sample(&mut rng))
     })
 }
 
 /// What one kept sample contributes, without storing the replicated release: the
-/// [`STATISTICS`] of a release replicated from its `rates` ([`replicate_release`]), then the
-/// realized chi-square of the release itself under those rates. `None` if a rate or level is
+/// [`STATISTICS`] of a release replicated from its law ([`replicate_release`]), then the
+/// realized chi-square of the release itself under that law. `None` if a rate or level is
 /// invalid.
 pub fn sample_statistics(
-    rates: &[f64],
+    law: CountLaw<'_>,
     released: &[i64],
     alphas: &[f64],
     cols: usize,
@@ -238,11 +261,11 @@ pub fn sample_statistics(
 ) -> Option<Vec<f64>> {
     let mut sums = Accumulator::new(released.len() / cols.max(1), cols);
     let (mut replicated, mut realized) = (0.0, 0.0);
-    for (&n, value) in cells.iter().zip(replicate_release(rates, alphas, cols, cells, streams)) {
+    for (&n, value) in cells.iter().zip(replicate_release(law, alphas, cols, cells, streams)) {
         let (value, alpha) = (value?, alphas[n / cols]);
         sums.add(n, value);
-        replicated += chi_square_term(value, rates[n], alpha);
-        realized += chi_square_term(released[n], rates[n], alpha);
+        replicated += chi_square_term(value, &law, n, alpha);
+        realized += chi_square_term(released[n], &law, n, alpha);
     }
     let mut out = sums.statistics();
     out.push(replicated);
@@ -330,6 +353,33 @@ mod tests {
         assert!(predictive_checks(&[f64::NAN; 8], &reps)[1].p_value.is_nan());
     }
 
+    fn poisson(means: &[f64]) -> CountLaw<'_> {
+        CountLaw { means, dispersion: None }
+    }
+
+    /// A negative-binomial replicated release has the mean and variance of NB(r, μ) + 2Geo(α): at
+    /// μ = 3, r = 2, α = 0.5, mean 3 and variance 3 + 9/2 + 4 = 11.5, on 40,000 cells (sd of the
+    /// mean 0.017, of the variance about 0.25 with the NB's fourth moment: bounds at about 5 sd).
+    #[test]
+    fn negative_binomial_replicates_have_their_law() {
+        let (rows, cols) = (200, 200);
+        let means = vec![3.0; rows * cols];
+        let cells: Vec<usize> = (0..rows * cols).collect();
+        let law = CountLaw { means: &means, dispersion: Some(2.0) };
+        let rep: Vec<i64> =
+            replicate_release(law, &vec![0.5; rows], cols, &cells, Streams::new(5)).collect::<Option<_>>().unwrap();
+        let n = rep.len() as f64;
+        let mean = rep.iter().map(|&x| x as f64).sum::<f64>() / n;
+        let var = rep.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        assert!((mean - 3.0).abs() < 0.09, "{mean}");
+        assert!((var - 11.5).abs() < 1.25, "{var}");
+        // The chi-square's denominator is the NB variance plus the noise's.
+        let released = vec![3i64; rows * cols];
+        let stats = sample_statistics(law, &released, &vec![0.5; rows], cols, &cells, Streams::new(5)).unwrap();
+        assert!((stats[8] / n - 1.0).abs() < 0.05, "replicated chi-square per cell {}", stats[8] / n);
+        assert_eq!(stats[9], 0.0);
+    }
+
     /// A replicated release has the mean and variance of Pois(μ) + 2Geo(α): at μ = 3, α = 0.5,
     /// mean 3 and variance 3 + 2α/(1−α)² = 7, checked on 40,000 cells (sd of the mean 0.013, of
     /// the variance about 0.1: bounds at 5 sd).
@@ -339,17 +389,17 @@ mod tests {
         let rates = vec![3.0; rows * cols];
         let cells: Vec<usize> = (0..rows * cols).collect();
         let rep: Vec<i64> =
-            replicate_release(&rates, &vec![0.5; rows], cols, &cells, Streams::new(4)).collect::<Option<_>>().unwrap();
+            replicate_release(poisson(&rates), &vec![0.5; rows], cols, &cells, Streams::new(4)).collect::<Option<_>>().unwrap();
         let n = rep.len() as f64;
         let mean = rep.iter().map(|&x| x as f64).sum::<f64>() / n;
         let var = rep.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0);
         assert!((mean - 3.0).abs() < 0.07, "{mean}");
         assert!((var - 7.0).abs() < 0.5, "{var}");
-        assert_eq!(replicate_release(&[f64::NAN], &[0.5], 1, &[0], Streams::new(1)).next(), Some(None));
-        assert!(sample_statistics(&[f64::NAN], &[0], &[0.5], 1, &[0], Streams::new(1)).is_none());
+        assert_eq!(replicate_release(poisson(&[f64::NAN]), &[0.5], 1, &[0], Streams::new(1)).next(), Some(None));
+        assert!(sample_statistics(poisson(&[f64::NAN]), &[0], &[0.5], 1, &[0], Streams::new(1)).is_none());
         // A sample's statistics are those of its replicated release, computed without storing it.
         let released = vec![2i64; rows * cols];
-        let stats = sample_statistics(&rates, &released, &vec![0.5; rows], cols, &cells, Streams::new(4)).unwrap();
+        let stats = sample_statistics(poisson(&rates), &released, &vec![0.5; rows], cols, &cells, Streams::new(4)).unwrap();
         assert_eq!(stats[..8], release_statistics(&rep, cols, &cells)[..]);
         assert!((stats[9] - n / 7.0).abs() < 1e-6 * n, "{}", stats[9]);
     }

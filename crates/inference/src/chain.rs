@@ -153,17 +153,15 @@ pub fn run_chain<S: Sampler>(
     run_chain_watching(sampler, schedule, streams, Watch::default(), on_progress)
 }
 
-/// The child of a sweep's stream node from which a model draws the rates of its replicated data
-/// (`PoissonFactorization::predictive_rates_into`; the sweep itself uses small ids).
-const PREDICTIVE_STREAM: u64 = u64::MAX - 3;
-
 /// A scalar function of one sample's rates `μ^(s)` (row-major), e.g. the KL to known true rates.
 pub type Functional<'a> = &'a (dyn Fn(&[f64]) -> f64 + Sync);
 
 /// Statistics of data replicated from one kept sample (a posterior predictive check): called with
-/// the sample's rates `μ^(s)` (row-major) and its sweep `t`, from which the caller derives the
-/// sample's own random stream. An empty vector skips the sample (e.g. to thin the checks).
-pub type Statistics<'a> = &'a (dyn Fn(&[f64], usize) -> Vec<f64> + Sync);
+/// the sample's mean counts `μ^(s)` (row-major; `PoissonFactorization::mean_rates_into`), its
+/// negative-binomial dispersion shape `r` (`None`: Poisson) and its sweep `t`, from which the
+/// caller derives the sample's own random stream. An empty vector skips the sample (e.g. to thin
+/// the checks).
+pub type Statistics<'a> = &'a (dyn Fn(&[f64], Option<f64>, usize) -> Vec<f64> + Sync);
 
 /// What a chain records of its kept samples for simulation studies.
 #[derive(Clone, Copy, Default)]
@@ -240,9 +238,9 @@ pub fn run_chain_watching<S: Sampler>(
         cancelled: false,
     };
     let (mut targets, mut true_targets) = (Vec::new(), Vec::new());
-    // Rates of the replicated data of the predictive checks (fresh cell multipliers for a
-    // negative-binomial model; the rates themselves otherwise).
-    let mut predictive = if watch.monitor.statistics.is_some() { vec![0.0; rows * cols] } else { Vec::new() };
+    // The mean counts of a negative-binomial model for its predictive checks (a Poisson model's
+    // are its rates).
+    let mut means = Vec::new();
     if let Some(truth) = watch.monitor.truth {
         if truth.len() != rows * cols {
             return Err(InferenceError::Length { what: "true rates", expected: rows * cols, found: truth.len() });
@@ -270,8 +268,15 @@ pub fn run_chain_watching<S: Sampler>(
                 summary.kept_functional.push(functional(&rates));
             }
             if let Some(statistics) = watch.monitor.statistics {
-                sampler.model().predictive_rates_into(&mut predictive, streams.child(t as u64).child(PREDICTIVE_STREAM));
-                let values = statistics(&predictive, t);
+                let dispersion = sampler.model().dispersion();
+                let law = if dispersion.is_some() {
+                    means.resize(rows * cols, 0.0);
+                    sampler.model().mean_rates_into(&mut means);
+                    &means
+                } else {
+                    &rates
+                };
+                let values = statistics(law, dispersion, t);
                 if !values.is_empty() {
                     summary.kept_statistics.push(values);
                 }

@@ -356,19 +356,6 @@ fn weighted_pair_exposures(theta: &[f64], delta: &[f64], c: usize) -> Vec<f64> {
 }
 
 impl BlockModel {
-    /// `μ_ij = Σ_cd θ_ic π_cd θ_jd` (without the cells' multipliers; 0 on the diagonal).
-    fn mean_rates_into(&self, out: &mut [f64]) {
-        let (v, c) = (self.actors, self.communities);
-        let per_chunk = chunk_rows(v);
-        out.par_chunks_mut(per_chunk * v).enumerate().for_each(|(chunk, out)| {
-            for (local, out_i) in out.chunks_exact_mut(v).enumerate() {
-                let i = chunk * per_chunk + local;
-                dot_rows(out_i, &self.theta[i * c..(i + 1) * c], &self.w, c);
-                // The diagonal is not modelled.
-                out_i[i] = 0.0;
-            }
-        });
-    }
 
     /// `ln p(θ, π, ξ, λ)`: the factors' prior (with the hierarchy's rates, if any).
     fn ln_factor_prior(&self) -> f64 {
@@ -407,15 +394,17 @@ impl PoissonFactorization for BlockModel {
         self.overdispersion.as_ref().map(Overdispersion::shape)
     }
 
-    fn predictive_rates_into(&self, out: &mut [f64], streams: Streams) {
-        match &self.overdispersion {
-            None => self.rates_into(out),
-            Some(od) => {
-                let mut mu = vec![0.0; out.len()];
-                self.mean_rates_into(&mut mu);
-                od.predictive_into(&mu, out, streams);
+    fn mean_rates_into(&self, out: &mut [f64]) {
+        let (v, c) = (self.actors, self.communities);
+        let per_chunk = chunk_rows(v);
+        out.par_chunks_mut(per_chunk * v).enumerate().for_each(|(chunk, out)| {
+            for (local, out_i) in out.chunks_exact_mut(v).enumerate() {
+                let i = chunk * per_chunk + local;
+                dot_rows(out_i, &self.theta[i * c..(i + 1) * c], &self.w, c);
+                // The diagonal is not modelled.
+                out_i[i] = 0.0;
             }
-        }
+        });
     }
 
     fn sample_prior(&mut self, streams: Streams) {

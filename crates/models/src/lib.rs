@@ -69,10 +69,10 @@ pub trait PoissonFactorization: Clone + Send + Sync {
     /// or `μ_n δ_n` with the negative-binomial likelihood (`Likelihood`).
     fn rates_into(&self, out: &mut [f64]);
 
-    /// Rates for replicated data of a posterior predictive check: [`Self::rates_into`], except
-    /// that a model with per-cell multipliers `δ_n` draws fresh ones from their prior with
-    /// `streams` (a new table from the same model).
-    fn predictive_rates_into(&self, out: &mut [f64], _streams: Streams) {
+    /// Writes the mean `E[y_n | factors] = μ_n` of every entry's count (row-major; 0 at excluded
+    /// entries): [`Self::rates_into`] for the Poisson likelihood, without the cells' multipliers
+    /// `δ_n` for the negative binomial.
+    fn mean_rates_into(&self, out: &mut [f64]) {
         self.rates_into(out);
     }
 

@@ -182,17 +182,6 @@ impl Overdispersion {
         });
     }
 
-    /// Rates for replicated data (posterior predictive checks): `μ_n δ'_n` with a fresh
-    /// `δ'_n ~ Gamma(r, r)` — the replicate of a new table from the same model, not of the same
-    /// cells' multipliers.
-    pub(crate) fn predictive_into(&self, mean_rates: &[f64], out: &mut [f64], streams: Streams) {
-        let mut fresh = self.clone();
-        let r = self.shape;
-        fresh.draw_scales(streams, |_| (r, r));
-        out.copy_from_slice(mean_rates);
-        fresh.apply(out);
-    }
-
     /// One Gibbs update given the complete counts `y` and the model rates `μ` (row-major):
     /// `r | y, μ` (if learned), then `δ | r, y, μ`.
     pub(crate) fn gibbs_update(&mut self, y: &[u32], mean_rates: &[f64], streams: Streams) {

@@ -256,16 +256,6 @@ impl TopicModel {
         out
     }
 
-    /// `μ_dv = Σ_k θ_dk φ_kv` (without the cells' multipliers).
-    fn mean_rates_into(&self, out: &mut [f64]) {
-        let (v, k) = (self.words, self.topics);
-        let per_chunk = chunk_rows(self.docs);
-        out.par_chunks_mut(per_chunk * v).zip(self.theta.par_chunks(per_chunk * k)).for_each(|(out, theta)| {
-            for (out_row, theta_d) in out.chunks_exact_mut(v).zip(theta.chunks_exact(k)) {
-                dot_rows(out_row, theta_d, &self.phi, k);
-            }
-        });
-    }
 }
 
 impl PoissonFactorization for TopicModel {
@@ -284,15 +274,14 @@ impl PoissonFactorization for TopicModel {
         self.overdispersion.as_ref().map(Overdispersion::shape)
     }
 
-    fn predictive_rates_into(&self, out: &mut [f64], streams: Streams) {
-        match &self.overdispersion {
-            None => self.rates_into(out),
-            Some(od) => {
-                let mut mu = vec![0.0; out.len()];
-                self.mean_rates_into(&mut mu);
-                od.predictive_into(&mu, out, streams);
+    fn mean_rates_into(&self, out: &mut [f64]) {
+        let (v, k) = (self.words, self.topics);
+        let per_chunk = chunk_rows(self.docs);
+        out.par_chunks_mut(per_chunk * v).zip(self.theta.par_chunks(per_chunk * k)).for_each(|(out, theta)| {
+            for (out_row, theta_d) in out.chunks_exact_mut(v).zip(theta.chunks_exact(k)) {
+                dot_rows(out_row, theta_d, &self.phi, k);
             }
-        }
+        });
     }
 
     fn sample_prior(&mut self, streams: Streams) {
