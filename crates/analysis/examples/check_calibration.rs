@@ -7,10 +7,14 @@
 //! every check's p-value and flag, and whether the true total rate Σμ* lies in the fit's 90 %
 //! interval.
 //!
-//! `cargo run --release -p analysis --example check_calibration -- R OUTPUT.csv` (R = 20: about
-//! 4 minutes on 2 cores). docs/model-checking.md reads `docs/data/check-calibration.csv`. With
-//! `hierarchical A' B' [A0]` the fits use the hierarchical prior (`lppf fit --prior hierarchical
-//! --scale-shape A' --scale-mean B' --a0 A0`, A0 = 1 by default) instead.
+//! `cargo run --release -p analysis --example check_calibration -- R OUTPUT.csv [OPTIONS]` (R = 20:
+//! about 4 minutes on 2 cores). docs/model-checking.md reads `docs/data/check-calibration*.csv`.
+//! Options:
+//! * `hierarchical A' B' [A0]`: the fits use the hierarchical prior (`lppf fit --prior
+//!   hierarchical --scale-shape A' --scale-mean B' --a0 A0`, A0 = 1 by default);
+//! * `--data-shape S`: overdispersed data with the same means, `y ~ Pois(μ δ)`, `δ ~ Gamma(S, S)`
+//!   (negative binomial with shape S); the true total is then `Σ μ δ`, the cells' Poisson rates;
+//! * `--likelihood negative-binomial`: the fits use the negative-binomial likelihood (r learned).
 
 use analysis::checks::STATISTICS;
 use analysis::{FitData, FitSettings, Input, fit_chains};
@@ -30,14 +34,28 @@ const SEED: u64 = 20_261_125;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let (reps, output, hierarchy, a0) = match args.as_slice() {
-        [_, reps, output] => (reps, output, None, 1.0),
-        [_, reps, output, prior, a, b, rest @ ..] if prior == "hierarchical" && rest.len() <= 1 => {
-            let a0 = rest.first().map_or(Ok(1.0), |x| x.parse::<f64>())?;
-            (reps, output, Some(models::ScalePrior::new(a.parse()?, b.parse()?)?), a0)
+    let usage = "usage: check_calibration R OUTPUT.csv [hierarchical A' B' [A0]] [--data-shape S] \
+                 [--likelihood negative-binomial]";
+    let [_, reps, output, options @ ..] = args.as_slice() else { return Err(usage.into()) };
+    let (mut hierarchy, mut a0, mut data_shape, mut likelihood) = (None, 1.0, None, models::Likelihood::Poisson);
+    let mut options = options.iter().peekable();
+    while let Some(option) = options.next() {
+        let mut value = || options.next().ok_or(usage);
+        match option.as_str() {
+            "hierarchical" => {
+                let (a, b) = (value()?.parse()?, value()?.parse()?);
+                hierarchy = Some(models::ScalePrior::new(a, b)?);
+                if let Some(x) = options.next_if(|x| x.parse::<f64>().is_ok()) {
+                    a0 = x.parse()?;
+                }
+            }
+            "--data-shape" => data_shape = Some(value()?.parse::<f64>()?),
+            "--likelihood" if value()? == "negative-binomial" => {
+                likelihood = models::Likelihood::NegativeBinomial(models::Dispersion::default_learned());
+            }
+            _ => return Err(usage.into()),
         }
-        _ => return Err("usage: check_calibration R OUTPUT.csv [hierarchical A' B' [A0]]".into()),
-    };
+    }
     let reps: usize = reps.parse()?;
     let mut csv = String::from("scale,alpha,replication,true_total,total_q05,total_q95,covered");
     for s in STATISTICS {
@@ -60,6 +78,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .collect();
                 let c = scale / (rates.iter().sum::<f64>() / rates.len() as f64);
                 rates.iter_mut().for_each(|m| *m *= c);
+                // Overdispersed data: each cell's Poisson rate μ δ, δ ~ Gamma(S, S) (the truth).
+                if let Some(shape) = data_shape {
+                    let delta = Gamma::new(shape, shape)?;
+                    rates.iter_mut().for_each(|m| *m *= delta.sample(&mut rng));
+                }
                 let counts: Vec<u32> = rates
                     .iter()
                     .map(|&m| Poisson::new(m).map(|p| p.sample(&mut rng) as u32))
@@ -81,7 +104,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     components: K,
                     prior: GammaPrior::new(a0, 1.0)?,
                     scale: hierarchy,
-                    likelihood: models::Likelihood::Poisson,
+                    likelihood,
                     method: Method::Private,
                     chains: 4,
                     algorithm: Algorithm::Gibbs(Schedule::new(2000, 1000, 5)?),
