@@ -60,11 +60,12 @@ pub struct FitArgs {
     /// Gamma prior rate b0 of every factor (with --prior flat).
     #[arg(long, default_value_t = 1.0)]
     b0: f64,
-    /// flat: every factor ~ Gamma(a0, b0). hierarchical (Gibbs methods; issue 32, experimental):
-    /// each row's factors share a rate learned from the data, θ_dk ~ Gamma(a0, ξ_d),
-    /// ξ_d ~ Gamma(a', a'/b') (--scale-shape a', --scale-mean b'); so do each column's (topic
-    /// model) or the community rates π (block model).
-    #[arg(long, default_value = "flat", value_parser = ["flat", "hierarchical"])]
+    /// flat: every factor ~ Gamma(a0, b0). hierarchical (Gibbs methods): each row's factors share
+    /// a rate learned from the data, θ_dk ~ Gamma(a0, ξ_d), ξ_d ~ Gamma(a', a'/b') (--scale-shape
+    /// a', --scale-mean b'); so do each column's (topic model) or the community rates π (block
+    /// model). auto: hierarchical for the Gibbs methods, flat for CAVI (docs/model-checking.md,
+    /// "Defaults").
+    #[arg(long, default_value = "auto", value_parser = ["auto", "flat", "hierarchical"])]
     prior: String,
     /// Hierarchical prior: the shape a' of the row and column rates.
     #[arg(long, default_value_t = 1.0)]
@@ -74,8 +75,9 @@ pub struct FitArgs {
     scale_mean: f64,
     /// poisson: y ~ Pois(μ). negative-binomial (Gibbs methods): y ~ Pois(μδ), δ ~ Gamma(r, r) per
     /// cell, i.e. variance μ + μ²/r, for overdispersed counts (most real networks and texts;
-    /// docs/model-checking.md); r is learned unless --dispersion gives it.
-    #[arg(long, default_value = "poisson", value_parser = ["poisson", "negative-binomial"])]
+    /// docs/model-checking.md); r is learned unless --dispersion gives it. auto:
+    /// negative-binomial for the Gibbs methods, poisson for CAVI.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "poisson", "negative-binomial"])]
     likelihood: String,
     /// Negative-binomial likelihood: the dispersion shape r, given instead of learned.
     #[arg(long)]
@@ -135,11 +137,24 @@ fn to_failure(e: FitError) -> Failure {
 
 pub fn fit(args: &FitArgs) -> Result<(), Failure> {
     let prior = GammaPrior::new(args.a0, args.b0).map_err(bad_input)?;
-    let scale = match args.prior.as_str() {
-        "hierarchical" => Some(models::ScalePrior::new(args.scale_shape, args.scale_mean).map_err(bad_input)?),
-        _ => None,
+    // `auto`: the hierarchical prior and the negative binomial for the Gibbs methods (what held on
+    // real releases and on model data: docs/model-checking.md, "Defaults"); CAVI has updates for
+    // neither, so it keeps the flat prior and the Poisson likelihood.
+    let gibbs = !args.method.is_cavi();
+    let hierarchical = match args.prior.as_str() {
+        "auto" => gibbs,
+        prior => prior == "hierarchical",
     };
-    let likelihood = match (args.likelihood.as_str(), args.dispersion) {
+    let scale = match hierarchical {
+        true => Some(models::ScalePrior::new(args.scale_shape, args.scale_mean).map_err(bad_input)?),
+        false => None,
+    };
+    let likelihood = match args.likelihood.as_str() {
+        "auto" if gibbs => "negative-binomial",
+        "auto" => "poisson",
+        other => other,
+    };
+    let likelihood = match (likelihood, args.dispersion) {
         ("negative-binomial", None) => Likelihood::NegativeBinomial(Dispersion::default_learned()),
         ("negative-binomial", Some(r)) => Likelihood::NegativeBinomial(Dispersion::given(r).map_err(bad_input)?),
         (_, None) => Likelihood::Poisson,
