@@ -4,8 +4,13 @@
 #   verdict: the private block model with K = 2, 4, 8, each with 10 % of the cells held out by
 #     three seeds (three masks), against the independence model on the same cells
 #     -> docs/data/verdict-enron.csv
-#   checks: the private and naive fits of docs/own-data.md (K = 8, seed 2, default chains)
+#   checks: the private and naive fits of docs/own-data.md (K = 8, seed 2, default chains, with
+#     the flat prior and the Poisson likelihood that were the defaults then)
 #     -> docs/data/checks-enron-{private,naive}.csv and docs/figures/checks-enron-private.png
+#   defaults: the old defaults (flat, Poisson) against the new (hierarchical, negative binomial)
+#     on three releases (privatize seeds 2026, 2027, 2028), private K = 8 seed 2, with the naive
+#     fit, each scored against the raw counts (examples/score_against_counts)
+#     -> docs/data/defaults-enron.csv (about 3 minutes)
 # Run `bash tools/model-checking-enron.sh verdict` or `... checks` for one part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,15 +21,16 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 $lppf privatize --input data/enron/network-counts.csv --square --epsilon 2 --precision 5 --seed 2026 \
     --output "$dir/released.csv" 2> /dev/null
-field() { grep "^$1 = " "$2" | head -1 | sed 's/^[a-z_]* = //'; }
+field() { grep "^$1 = " "$2" | head -1 | sed 's/^[a-z0-9_]* = //'; }
 if [ "$part" = all ] || [ "$part" = verdict ]; then
     out=docs/data/verdict-enron.csv
     echo "K,seed,heldout_cells,log_predictive,independence_log_predictive,difference,se,structure" > "$out.tmp"
     for k in 2 4 8; do
+        # The prior and likelihood of the time (the verdict predates the new defaults).
         for seed in 1 2 3; do
             fit="$dir/k$k-s$seed"
             $lppf fit --input "$dir/released.csv" --model block --components $k --method private --seed $seed \
-                --holdout 0.1 --output "$fit" --quiet
+                --holdout 0.1 --prior flat --likelihood poisson --output "$fit" --quiet
             t="$fit/fit.toml"
             printf '%s,%s,%s,%.1f,%.1f,%.1f,%.1f,%s\n' $k $seed "$(field heldout_cells "$t")" \
                 "$(field heldout_log_predictive "$t")" "$(field independence_log_predictive "$t")" \
@@ -38,10 +44,39 @@ fi
 if [ "$part" = all ] || [ "$part" = checks ]; then
     for method in private naive; do
         $lppf fit --input "$dir/released.csv" --model block --components 8 --method $method --seed 2 \
-            --output "$dir/$method" --quiet
+            --prior flat --likelihood poisson --output "$dir/$method" --quiet
         cp "$dir/$method/checks.csv" "docs/data/checks-enron-$method.csv"
         if [ "$method" = private ]; then cp "$dir/$method/checks.png" docs/figures/checks-enron-private.png; fi
         echo "== $method"
         cat "docs/data/checks-enron-$method.csv"
     done
+fi
+if [ "$part" = all ] || [ "$part" = defaults ]; then
+    cargo build --release -p analysis --example score_against_counts
+    score=target/release/examples/score_against_counts
+    out=docs/data/defaults-enron.csv
+    echo "release_seed,fit,fitted_total,raw_total,released_total,total_q05,total_q95,loglik_raw,rhat_ln_joint,rhat_total" > "$out.tmp"
+    for rs in 2026 2027 2028; do
+        $lppf privatize --input data/enron/network-counts.csv --square --epsilon 2 --precision 5 --seed $rs \
+            --output "$dir/released-$rs.csv" 2> /dev/null
+        for variant in naive old new; do
+            case $variant in
+                naive) opts=(--method naive --prior flat --likelihood poisson) ;;
+                old) opts=(--method private --prior flat --likelihood poisson) ;;
+                new) opts=(--method private) ;;
+            esac
+            fit="$dir/$variant-$rs"
+            $lppf fit --input "$dir/released-$rs.csv" --model block --components 8 --seed 2 "${opts[@]}" \
+                --output "$fit" --quiet
+            s=$($score "$fit/rates.parquet" data/enron/network-counts.csv)
+            fitted=$(echo "$s" | head -1 | sed 's/.*fitted total rate \([0-9.]*\).*/\1/')
+            raw=$(echo "$s" | head -1 | sed 's/.*raw total \([0-9]*\).*/\1/')
+            loglik=$(echo "$s" | sed -n 2p | sed 's/.*counts: \(-*[0-9.]*\) .*/\1/')
+            t="$fit/fit.toml"
+            rhat() { grep "^$1," "$fit/diagnostics.csv" | cut -d, -f2; }
+            echo "$rs,$variant,$fitted,$raw,$(field released_total "$t"),$(field total_rate_q05 "$t"),$(field total_rate_q95 "$t"),$loglik,$(rhat ln_joint),$(rhat total_rate)" >> "$out.tmp"
+        done
+    done
+    mv "$out.tmp" "$out"
+    cat "$out"
 fi
