@@ -1,7 +1,8 @@
 //! Several chains of one fit, in parallel, pooled into one result with its diagnostics.
 
 use crate::checks::{
-    CountLaw, MAX_CHECK_SAMPLES_PER_CHAIN, PredictiveCheck, predictive_checks, quantile, release_statistics, sample_statistics,
+    CountLaw, MAX_CHECK_SAMPLES_PER_CHAIN, PredictiveCheck, predictive_checks, quantile, release_statistics,
+    sample_statistics,
 };
 use crate::data::{FitData, Input};
 use crate::error::FitError;

@@ -388,8 +388,9 @@ mod tests {
         let (rows, cols) = (200, 200);
         let rates = vec![3.0; rows * cols];
         let cells: Vec<usize> = (0..rows * cols).collect();
-        let rep: Vec<i64> =
-            replicate_release(poisson(&rates), &vec![0.5; rows], cols, &cells, Streams::new(4)).collect::<Option<_>>().unwrap();
+        let rep: Vec<i64> = replicate_release(poisson(&rates), &vec![0.5; rows], cols, &cells, Streams::new(4))
+            .collect::<Option<_>>()
+            .unwrap();
         let n = rep.len() as f64;
         let mean = rep.iter().map(|&x| x as f64).sum::<f64>() / n;
         let var = rep.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0);
@@ -399,7 +400,8 @@ mod tests {
         assert!(sample_statistics(poisson(&[f64::NAN]), &[0], &[0.5], 1, &[0], Streams::new(1)).is_none());
         // A sample's statistics are those of its replicated release, computed without storing it.
         let released = vec![2i64; rows * cols];
-        let stats = sample_statistics(poisson(&rates), &released, &vec![0.5; rows], cols, &cells, Streams::new(4)).unwrap();
+        let stats =
+            sample_statistics(poisson(&rates), &released, &vec![0.5; rows], cols, &cells, Streams::new(4)).unwrap();
         assert_eq!(stats[..8], release_statistics(&rep, cols, &cells)[..]);
         assert!((stats[9] - n / 7.0).abs() < 1e-6 * n, "{}", stats[9]);
     }

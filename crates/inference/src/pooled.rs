@@ -106,7 +106,8 @@ pub fn pool(posteriors: Vec<Posterior>) -> Pooled {
     }
     // A learned dispersion shape (a given one is constant and has nothing to diagnose).
     let varies = |xs: &[f64]| xs.iter().any(|&x| x != xs[0]);
-    if posteriors.iter().all(|p| !p.kept_dispersion.is_empty()) && posteriors.iter().any(|p| varies(&p.kept_dispersion)) {
+    if posteriors.iter().all(|p| !p.kept_dispersion.is_empty()) && posteriors.iter().any(|p| varies(&p.kept_dispersion))
+    {
         diagnostics.push(("dispersion", trace(|p| p.kept_dispersion.as_slice())));
     }
     let (mean_rates, sd_rates) = if let [only] = posteriors.as_slice() {

@@ -8,7 +8,14 @@ use models::{GammaPrior, ModelFamily, PoissonFactorization, TopicFamily};
 use std::ops::ControlFlow;
 
 fn family() -> TopicFamily {
-    TopicFamily { docs: 10, words: 7, topics: 2, prior: GammaPrior::new(0.8, 0.8).unwrap(), scale: None, likelihood: models::Likelihood::Poisson }
+    TopicFamily {
+        docs: 10,
+        words: 7,
+        topics: 2,
+        prior: GammaPrior::new(0.8, 0.8).unwrap(),
+        scale: None,
+        likelihood: models::Likelihood::Poisson,
+    }
 }
 
 #[test]

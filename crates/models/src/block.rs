@@ -356,7 +356,6 @@ fn weighted_pair_exposures(theta: &[f64], delta: &[f64], c: usize) -> Vec<f64> {
 }
 
 impl BlockModel {
-
     /// `ln p(θ, π, ξ, λ)`: the factors' prior (with the hierarchy's rates, if any).
     fn ln_factor_prior(&self) -> f64 {
         let Some(h) = &self.hierarchy else {

@@ -314,15 +314,24 @@ mod tests {
     #[test]
     fn base_factors_invert_set_base_factors() {
         let prior = GammaPrior::new(1.0, 1.0).unwrap();
-        with_family(ModelKind::Topic, FamilyShape { rows: 3, cols: 4, components: 2, prior, scale: None, likelihood: Likelihood::Poisson }, RoundTrip);
-        with_family(ModelKind::Block, FamilyShape { rows: 3, cols: 3, components: 2, prior, scale: None, likelihood: Likelihood::Poisson }, RoundTrip);
+        with_family(
+            ModelKind::Topic,
+            FamilyShape { rows: 3, cols: 4, components: 2, prior, scale: None, likelihood: Likelihood::Poisson },
+            RoundTrip,
+        );
+        with_family(
+            ModelKind::Block,
+            FamilyShape { rows: 3, cols: 3, components: 2, prior, scale: None, likelihood: Likelihood::Poisson },
+            RoundTrip,
+        );
     }
 
     #[test]
     fn excludes_diagonal_says_what_the_models_exclude() {
         let prior = GammaPrior::new(1.0, 1.0).unwrap();
         for kind in ModelKind::ALL {
-            let shape = FamilyShape { rows: 4, cols: 4, components: 2, prior, scale: None, likelihood: Likelihood::Poisson };
+            let shape =
+                FamilyShape { rows: 4, cols: 4, components: 2, prior, scale: None, likelihood: Likelihood::Poisson };
             let expected: Vec<usize> = if kind.excludes_diagonal() { vec![0, 5, 10, 15] } else { Vec::new() };
             assert_eq!(with_family(kind, shape, Excluded), expected, "{}", kind.name());
         }

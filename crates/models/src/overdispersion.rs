@@ -168,7 +168,8 @@ impl Overdispersion {
                     continue;
                 }
                 let (shape, rate) = shape_rate(n);
-                *delta = Gamma::new(shape, rate).map_or(f64::MIN_POSITIVE, |g| g.sample(&mut rng)).max(f64::MIN_POSITIVE);
+                *delta =
+                    Gamma::new(shape, rate).map_or(f64::MIN_POSITIVE, |g| g.sample(&mut rng)).max(f64::MIN_POSITIVE);
             }
         });
     }
@@ -259,9 +260,14 @@ impl<'a> ShapeTarget<'a> {
             return f64::NEG_INFINITY;
         }
         let ln_gamma_r = ln_gamma(r);
-        let mut sum: f64 = self.histogram.iter().enumerate().skip(1).filter(|(_, m)| **m > 0).map(|(y, &m)| {
-            m as f64 * (ln_gamma(y as f64 + r) - ln_gamma_r)
-        }).sum();
+        let mut sum: f64 = self
+            .histogram
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(_, m)| **m > 0)
+            .map(|(y, &m)| m as f64 * (ln_gamma(y as f64 + r) - ln_gamma_r))
+            .sum();
         sum += self.large.iter().map(|&y| ln_gamma(f64::from(y) + r) - ln_gamma_r).sum::<f64>();
         sum += self.cells * r * u;
         // Σ (r + y_n) ln(r + μ_n) in fixed chunks summed in order (the same at any thread count).

@@ -255,7 +255,6 @@ impl TopicModel {
         });
         out
     }
-
 }
 
 impl PoissonFactorization for TopicModel {

@@ -260,3 +260,41 @@ fn an_enum_given_a_table_names_its_field() {
     let e = parse(&SMOKE.replace("kind = \"topic\"", "kind = { nested = 1 }"), Path::new("m.toml")).unwrap_err();
     assert!(e.to_string().contains("field `model.kind`"), "{e}");
 }
+
+/// `[model] likelihood` and `dispersion` (issue 32): the negative binomial with a learned or a
+/// given shape parses with Gibbs methods; it is refused with a CAVI method, a `dispersion` without
+/// it and a shape out of range; and a Poisson manifest's model text (part of a sweep's identity,
+/// so of its unit files) is what it was before the likelihood existed.
+#[test]
+fn the_likelihood_of_the_model() {
+    let gibbs = r#"methods = ["non-private", "naive", "private"]"#;
+    let all = r#"methods = ["non-private", "naive", "private", "cavi", "naive-cavi", "private-cavi"]"#;
+    let without_cavi = SMOKE.split("[cavi]").next().unwrap_or(SMOKE).replacen(all, gibbs, 1);
+    let nb = |model: &str| without_cavi.replacen("b0 = 1.0\n", &format!("b0 = 1.0\n{model}"), 1);
+    let m = parse(&nb("likelihood = \"negative-binomial\"\n"), Path::new("nb.toml")).unwrap();
+    assert_eq!(
+        m.model.likelihood().resolve(Path::new("nb.toml")).unwrap(),
+        models::Likelihood::NegativeBinomial(models::Dispersion::default_learned())
+    );
+    assert!(format!("{:?}", m.model).contains("NegativeBinomial"));
+    let m = parse(&nb("likelihood = \"negative-binomial\"\ndispersion = 0.5\n"), Path::new("nb.toml")).unwrap();
+    assert_eq!(
+        m.model.likelihood().resolve(Path::new("nb.toml")).unwrap(),
+        models::Likelihood::NegativeBinomial(models::Dispersion::Given(0.5))
+    );
+    assert_invalid("b0 = 1.0\n", "b0 = 1.0\nlikelihood = \"negative-binomial\"\n", "methods", "Gibbs methods only");
+    assert_invalid("b0 = 1.0\n", "b0 = 1.0\ndispersion = 2.0\n", "model.dispersion", "negative-binomial");
+    for r in ["0.0", "-1.0", "1e9"] {
+        let text = nb(&format!("likelihood = \"negative-binomial\"\ndispersion = {r}\n"));
+        match parse(&text, Path::new("nb.toml")) {
+            Err(ManifestError::Invalid { field, allowed, .. }) => {
+                assert_eq!(field, "model.dispersion");
+                assert!(allowed.contains("from 1e-3 to 1e4"), "{allowed}");
+            }
+            other => panic!("dispersion {r}: {other:?}"),
+        }
+    }
+    assert!(with("b0 = 1.0\n", "b0 = 1.0\nlikelihood = \"gamma\"\n").is_err());
+    let poisson = parse(SMOKE, Path::new("smoke.toml")).unwrap();
+    assert_eq!(format!("{:?}", poisson.model), "ModelSpec { kind: Topic, components: 2, a0: 1.0, b0: 1.0 }");
+}

@@ -103,7 +103,14 @@ pub fn prepare_enron_topics(input: &Path, options: &TopicPrepareOptions) -> Resu
             o.fit_topics
         )));
     }
-    let family = TopicFamily { docs, words: v, topics: o.fit_topics, prior: GammaPrior::new(o.a0, o.b0)?, scale: None, likelihood: models::Likelihood::Poisson };
+    let family = TopicFamily {
+        docs,
+        words: v,
+        topics: o.fit_topics,
+        prior: GammaPrior::new(o.a0, o.b0)?,
+        scale: None,
+        likelihood: models::Likelihood::Poisson,
+    };
     let settings = CaviSettings::new(o.max_iterations, o.tolerance, MEstimate::Mode, BesselArgument::DeltaMethod)
         .map_err(|e| PrepareError::Options(e.to_string()))?;
     let posterior =
