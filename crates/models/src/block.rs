@@ -382,11 +382,8 @@ impl PoissonFactorization for BlockModel {
         n / self.actors == n % self.actors
     }
 
-    fn rates_into(&self, out: &mut [f64]) {
-        self.mean_rates_into(out);
-        if let Some(od) = &self.overdispersion {
-            od.apply(out);
-        }
+    fn cell_multipliers(&self) -> Option<&[f64]> {
+        self.overdispersion.as_ref().map(Overdispersion::scales)
     }
 
     fn dispersion(&self) -> Option<f64> {
@@ -440,12 +437,9 @@ impl PoissonFactorization for BlockModel {
     fn gibbs_update(&mut self, y: &[u32], streams: Streams) {
         self.allocate_all(y, streams.child(ALLOCATE));
         self.draw_factors(streams);
-        if self.overdispersion.is_some() {
-            let mut mu = vec![0.0; y.len()];
-            self.mean_rates_into(&mut mu);
-            if let Some(od) = &mut self.overdispersion {
-                od.gibbs_update(y, &mu, streams.child(DISPERSION));
-            }
+        if let Some(mut od) = self.overdispersion.take() {
+            od.update_given(self, y, streams.child(DISPERSION));
+            self.overdispersion = Some(od);
         }
     }
 

@@ -36,6 +36,7 @@ pub use variational::{GammaFactors, MeanFieldFactorization, MeanMatrix};
 
 use distributions::{Poisson, Streams};
 use rand::distr::Distribution;
+use rayon::prelude::*;
 
 /// A named factor matrix of a model, row-major `rows × cols`.
 #[derive(Clone, Copy, Debug)]
@@ -66,15 +67,28 @@ pub trait PoissonFactorization: Clone + Send + Sync {
     }
 
     /// Writes the Poisson rate of every entry's count, row-major (0 at excluded entries): `μ_n`,
-    /// or `μ_n δ_n` with the negative-binomial likelihood (`Likelihood`).
-    fn rates_into(&self, out: &mut [f64]);
+    /// or `μ_n δ_n` with the negative-binomial likelihood (`Likelihood`): the means
+    /// ([`Self::mean_rates_into`]) times the cells' multipliers, if any.
+    fn rates_into(&self, out: &mut [f64]) {
+        self.mean_rates_into(out);
+        if let Some(multipliers) = self.cell_multipliers() {
+            out.par_chunks_mut(4096).zip(multipliers.par_chunks(4096)).for_each(|(rates, deltas)| {
+                for (mu, delta) in rates.iter_mut().zip(deltas) {
+                    *mu *= delta;
+                }
+            });
+        }
+    }
+
+    /// The negative-binomial likelihood's cell multipliers `δ_n` (row-major); `None` for the
+    /// Poisson likelihood.
+    fn cell_multipliers(&self) -> Option<&[f64]> {
+        None
+    }
 
     /// Writes the mean `E[y_n | factors] = μ_n` of every entry's count (row-major; 0 at excluded
-    /// entries): [`Self::rates_into`] for the Poisson likelihood, without the cells' multipliers
-    /// `δ_n` for the negative binomial.
-    fn mean_rates_into(&self, out: &mut [f64]) {
-        self.rates_into(out);
-    }
+    /// entries): the low-rank rate, without the negative binomial's cell multipliers `δ_n`.
+    fn mean_rates_into(&self, out: &mut [f64]);
 
     /// The negative-binomial likelihood's dispersion shape `r`; `None` for the Poisson likelihood.
     fn dispersion(&self) -> Option<f64> {

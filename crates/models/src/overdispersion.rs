@@ -19,7 +19,7 @@
 //! truncated there; the prior puts less than `1e-4` of its mass outside at the default).
 
 use crate::chunks::chunk_rows;
-use crate::{FactorBlock, GammaPrior};
+use crate::{FactorBlock, GammaPrior, PoissonFactorization};
 use distributions::{Gamma, Streams, ln_gamma};
 use rand::Rng;
 use rand::distr::Distribution;
@@ -174,13 +174,12 @@ impl Overdispersion {
         });
     }
 
-    /// The cell's Poisson rates: `rates[n] ← μ_n δ_n`.
-    pub(crate) fn apply(&self, rates: &mut [f64]) {
-        rates.par_chunks_mut(4096).zip(self.scales.par_chunks(4096)).for_each(|(rates, scales)| {
-            for (mu, delta) in rates.iter_mut().zip(scales) {
-                *mu *= delta;
-            }
-        });
+    /// [`Self::gibbs_update`] after the factors of `model` were drawn: its means `μ` are formed
+    /// here (the caller has taken the multipliers out of the model to lend it).
+    pub(crate) fn update_given<M: PoissonFactorization>(&mut self, model: &M, y: &[u32], streams: Streams) {
+        let mut mu = vec![0.0; y.len()];
+        model.mean_rates_into(&mut mu);
+        self.gibbs_update(y, &mu, streams);
     }
 
     /// One Gibbs update given the complete counts `y` and the model rates `μ` (row-major):

@@ -262,11 +262,8 @@ impl PoissonFactorization for TopicModel {
         (self.docs, self.words)
     }
 
-    fn rates_into(&self, out: &mut [f64]) {
-        self.mean_rates_into(out);
-        if let Some(od) = &self.overdispersion {
-            od.apply(out);
-        }
+    fn cell_multipliers(&self) -> Option<&[f64]> {
+        self.overdispersion.as_ref().map(Overdispersion::scales)
     }
 
     fn dispersion(&self) -> Option<f64> {
@@ -358,12 +355,9 @@ impl PoissonFactorization for TopicModel {
         if let Some(h) = &mut self.hierarchy {
             Self::draw_rates(h.prior, a0, &self.phi, &mut h.eta, true, streams.child(ETA));
         }
-        if self.overdispersion.is_some() {
-            let mut mu = vec![0.0; y.len()];
-            self.mean_rates_into(&mut mu);
-            if let Some(od) = &mut self.overdispersion {
-                od.gibbs_update(y, &mu, streams.child(DISPERSION));
-            }
+        if let Some(mut od) = self.overdispersion.take() {
+            od.update_given(self, y, streams.child(DISPERSION));
+            self.overdispersion = Some(od);
         }
     }
 
