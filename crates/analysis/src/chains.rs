@@ -102,6 +102,9 @@ pub struct FitResult {
     /// Gibbs with the negative-binomial likelihood: the 5 %, 50 % and 95 % quantiles of its
     /// dispersion shape `r` over all chains' kept samples.
     pub dispersion_quantiles: Option<[f64; 3]>,
+    /// Gibbs fits of a network: each actor's community (`argmax_c θ_ic`) in every kept sample of
+    /// every chain, for co-clustering probabilities ([`crate::co_clustering`]); empty otherwise.
+    pub assignments: Vec<Vec<u16>>,
     /// Posterior predictive checks on the release ([`crate::checks`]): Gibbs fits of released
     /// data; empty otherwise.
     pub checks: Vec<PredictiveCheck>,
@@ -275,7 +278,10 @@ impl FamilyVisitor for Chains<'_> {
                     let law = CountLaw { means, dispersion };
                     self.check.map_or_else(Vec::new, |check| check.statistics(c as u64, law, t))
                 };
-                let monitor = Monitor { statistics: self.check.map(|_| &statistics as _), ..Monitor::default() };
+                // Co-clustering of a network's actors, for the stability of the communities listed.
+                let assignments = self.settings.model == ModelKind::Block;
+                let monitor =
+                    Monitor { statistics: self.check.map(|_| &statistics as _), assignments, ..Monitor::default() };
                 let algorithm = &self.settings.algorithm;
                 fit_watching(family, self.observation, algorithm, root.child(c as u64), monitor, self.on_iteration)
                     .map_err(FitError::from)
@@ -311,6 +317,7 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
             p.heldout_rates.iter().step_by(step).cloned().collect()
         })
         .collect();
+    let assignments = posteriors.iter().flat_map(|p| p.kept_assignments.iter().cloned()).collect();
     let pooled = inference::pool(posteriors);
     let factors_chain = pooled.best;
     let factors = pooled.chains.into_iter().nth(factors_chain).map(|p| p.factors).unwrap_or_default();
@@ -325,6 +332,7 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         verdict: None,
         total_rate_interval: None,
         dispersion_quantiles: None,
+        assignments,
         checks: Vec::new(),
         seconds: 0.0,
     };

@@ -30,4 +30,4 @@ pub use error::FitError;
 pub use outputs::{CHECK_FIGURES, OUTPUT_FILES, write_outputs};
 pub use report::{TotalCheck, summary_text, total_check};
 pub use resources::{FitCost, fit_cost};
-pub use verdict::{VERDICT_SES, Verdict, independence_verdict};
+pub use verdict::{VERDICT_SES, Verdict, co_clustering, independence_verdict};

@@ -303,11 +303,28 @@ fn block_summary(s: &mut String, data: &FitData, result: &FitResult, source: &st
     let Some(theta) = factor(result, "theta") else { return };
     let c = theta.cols;
     let size: Vec<f64> = (0..c).map(|k| (0..theta.rows).map(|i| theta.values[i * c + k]).sum()).collect();
-    let _ = writeln!(s, "\ncommunities (from {source}), largest first; members by θ (membership):");
+    let stability = !result.assignments.is_empty();
+    let _ = writeln!(
+        s,
+        "\ncommunities (from {source}), largest first; members by θ (membership){}:",
+        if stability {
+            ", each with its co-clustering probability (co) with the community's other listed members \
+             over all kept samples (label-free; near 1: stable, near 1/K: not a finding)"
+        } else {
+            ""
+        }
+    );
     for (rank, (k, total)) in top(size.iter().copied(), c).into_iter().enumerate() {
-        let members: Vec<String> = top((0..theta.rows).map(|i| theta.values[i * c + k]), TOP)
-            .into_iter()
-            .map(|(i, v)| format!("{} ({})", data.rows.names[i], sig3(v)))
+        let listed = top((0..theta.rows).map(|i| theta.values[i * c + k]), TOP);
+        let rows: Vec<usize> = listed.iter().map(|(i, _)| *i).collect();
+        let co = crate::co_clustering(&result.assignments, &rows);
+        let members: Vec<String> = listed
+            .iter()
+            .zip(&co)
+            .map(|((i, v), p)| match stability {
+                true => format!("{} ({}, co {:.2})", data.rows.names[*i], sig3(*v), p),
+                false => format!("{} ({})", data.rows.names[*i], sig3(*v)),
+            })
             .collect();
         let _ = writeln!(s, "  {:>2}. (component {k}, Σθ = {}): {}", rank + 1, sig3(total), members.join(", "));
     }

@@ -123,6 +123,9 @@ pub struct ChainSummary<M> {
     pub kept_functional: Vec<f64>,
     /// [`Monitor::statistics`] of the kept samples it did not skip; empty without it.
     pub kept_statistics: Vec<Vec<f64>>,
+    /// [`Monitor::assignments`]: each row's component (the largest of its first factor's row, e.g.
+    /// `argmax_c θ_ic`) in every kept sample; empty without it.
+    pub kept_assignments: Vec<Vec<u16>>,
     /// With [`Monitor::truth`]: for each calibration target ([`calibration_targets`]: every rate
     /// `μ_n`, then every row total `Σ_j μ_ij`), how many kept samples lie below the true value —
     /// the rank statistic of simulation-based calibration (Talts et al. 2018). Empty otherwise.
@@ -174,6 +177,24 @@ pub struct Monitor<'a> {
     /// Known true rates (row-major): ranks of the truth among the kept samples,
     /// [`ChainSummary::truth_ranks`].
     pub truth: Option<&'a [f64]>,
+    /// Record each row's component in every kept sample ([`ChainSummary::kept_assignments`]):
+    /// co-clustering probabilities, which do not depend on the components' labels.
+    pub assignments: bool,
+}
+
+/// Each row's component in `model`'s current state: the index of the largest value in its row
+/// of the first factor block (`θ`, rows × components), as `u16` (components beyond `u16::MAX`
+/// are not assigned: `u16::MAX`).
+fn assignments<M: models::PoissonFactorization>(model: &M) -> Vec<u16> {
+    let Some(theta) = model.factors().into_iter().next() else { return Vec::new() };
+    theta
+        .values
+        .chunks_exact(theta.cols.max(1))
+        .map(|row| {
+            let best = row.iter().enumerate().fold(0, |best, (k, x)| if *x > row[best] { k } else { best });
+            u16::try_from(best).unwrap_or(u16::MAX)
+        })
+        .collect()
 }
 
 /// What a chain records of every kept sample besides its summaries.
@@ -230,6 +251,7 @@ pub fn run_chain_watching<S: Sampler>(
         kept_watched_rates: Vec::new(),
         kept_functional: Vec::new(),
         kept_statistics: Vec::new(),
+        kept_assignments: Vec::new(),
         truth_ranks: Vec::new(),
         mean_factors: Vec::new(),
         kept_ln_joint: Vec::with_capacity(schedule.kept()),
@@ -280,6 +302,9 @@ pub fn run_chain_watching<S: Sampler>(
                 if !values.is_empty() {
                     summary.kept_statistics.push(values);
                 }
+            }
+            if watch.monitor.assignments {
+                summary.kept_assignments.push(assignments(sampler.model()));
             }
             if !true_targets.is_empty() {
                 calibration_targets(&rates, cols, &mut targets);

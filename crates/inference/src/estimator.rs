@@ -55,6 +55,9 @@ pub struct Posterior {
     /// Gibbs: the replicated-data statistics of the kept samples ([`crate::Monitor::statistics`]);
     /// empty without them and for CAVI.
     pub kept_statistics: Vec<Vec<f64>>,
+    /// Gibbs with [`crate::Monitor::assignments`]: each row's component in every kept sample;
+    /// empty otherwise.
+    pub kept_assignments: Vec<Vec<u16>>,
     /// Gibbs with known true rates: the simulation-based-calibration ranks of the truth among the
     /// kept samples ([`crate::ChainSummary::truth_ranks`]); empty otherwise.
     pub truth_ranks: Vec<u32>,
@@ -155,6 +158,7 @@ pub fn fit_watching<F: ModelFamily>(
                 kept_dispersion: Vec::new(),
                 kept_functional: Vec::new(),
                 kept_statistics: Vec::new(),
+                kept_assignments: Vec::new(),
                 truth_ranks: Vec::new(),
                 trace: summary.elbo,
                 iterations: summary.iterations,
@@ -220,6 +224,7 @@ fn gibbs<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
         kept_dispersion: summary.kept_dispersion,
         kept_functional: summary.kept_functional,
         kept_statistics: summary.kept_statistics,
+        kept_assignments: summary.kept_assignments,
         truth_ranks: summary.truth_ranks,
         heldout_rates: summary.kept_watched_rates,
         trace: summary.kept_ln_joint.iter().map(|&(_, l)| l).collect(),
