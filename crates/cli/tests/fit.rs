@@ -284,6 +284,15 @@ fn a_network_fit_labels_communities() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("communities") && stderr.contains("ann"), "{stderr}");
+    // Two planted groups of four: each listed member's co-clustering probability with the
+    // others listed is printed. All eight actors are listed under each community (up to ten are),
+    // so a member found with its own group in every kept sample shares a component with 3 of the
+    // 7 others: co = 3/7 for everyone exactly when the groups are separated in every sample.
+    let co: Vec<f64> =
+        stderr.split("co ").skip(1).filter_map(|t| t.split(')').next().and_then(|x| x.parse().ok())).collect();
+    println!("co-clustering: {co:?}");
+    assert!(!co.is_empty() && co.iter().all(|p| (0.0..=1.0).contains(p)), "{stderr}");
+    assert!(co.iter().all(|&p| (p - 3.0 / 7.0).abs() < 0.01), "{co:?}");
     let rates = read_table(&fit.join("rates.parquet")).unwrap();
     assert_eq!(texts(&rates, "row").len(), 8 * 7, "the diagonal is not modelled");
 }
