@@ -27,7 +27,7 @@ pub struct FitSettings {
     pub model: ModelKind,
     pub components: usize,
     pub prior: GammaPrior,
-    /// A hierarchical prior's rates (Gibbs methods only): `θ_dk ~ Gamma(a₀, ξ_d)`, `ξ_d ~ scale`,
+    /// A hierarchical prior's rates (Gibbs and CAVI): `θ_dk ~ Gamma(a₀, ξ_d)`, `ξ_d ~ scale`,
     /// and likewise for the topic model's columns and the block model's `π`; `None`: flat
     /// `Gamma(a₀, b₀)`.
     pub scale: Option<models::ScalePrior>,
@@ -124,13 +124,6 @@ fn check(settings: &FitSettings) -> Result<(), FitError> {
         return Err(FitError::setting("chains", settings.chains, format!("an integer from 1 to {MAX_CHAINS}")));
     }
     let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
-    if settings.scale.is_some() && !gibbs {
-        return Err(FitError::setting(
-            "prior",
-            "hierarchical",
-            "with the Gibbs methods only, for now (CAVI has no hierarchical updates yet)",
-        ));
-    }
     if settings.likelihood != models::Likelihood::Poisson && !gibbs {
         return Err(FitError::setting(
             "likelihood",

@@ -138,8 +138,9 @@ fn to_failure(e: FitError) -> Failure {
 pub fn fit(args: &FitArgs) -> Result<(), Failure> {
     let prior = GammaPrior::new(args.a0, args.b0).map_err(bad_input)?;
     // `auto`: the hierarchical prior and the negative binomial for the Gibbs methods (what held on
-    // real releases and on model data: docs/model-checking.md, "Defaults"); CAVI has updates for
-    // neither, so it keeps the flat prior and the Poisson likelihood.
+    // real releases and on model data: docs/model-checking.md, "Defaults"). CAVI keeps the flat
+    // prior and the Poisson likelihood: it has no negative-binomial updates, and its hierarchical
+    // updates (`--prior hierarchical`) are tested but not calibrated.
     let gibbs = !args.method.is_cavi();
     let hierarchical = match args.prior.as_str() {
         "auto" => gibbs,

@@ -3,7 +3,7 @@
 use crate::GammaPrior;
 use crate::block::pair_exposures;
 use crate::chunks::{chunk_rows, column_sums_into};
-use crate::variational::{GammaFactors, MeanFieldFactorization, MeanMatrix, product_into, transpose};
+use crate::variational::{GammaFactors, MeanFieldFactorization, MeanMatrix, RateFactors, product_into, transpose};
 use distributions::Streams;
 use rayon::prelude::*;
 
@@ -23,6 +23,9 @@ pub struct BlockVariational {
     prior: GammaPrior,
     theta: GammaFactors,
     pi: GammaFactors,
+    /// `Q(ξ_i)` per actor and `Q(λ)` for `π` of a hierarchical prior (`BlockModel::with_hierarchy`:
+    /// `E[ξ_i]`, `E[λ]` replace `b₀`, each updated after its factors); `None`: flat.
+    hierarchy: Option<(RateFactors, RateFactors)>,
 }
 
 /// `out_ij = Σ_cd θ_ic π_cd θ_jd` (0 on the diagonal) for `V × C` `theta` and `C × C` `pi`.
@@ -40,9 +43,17 @@ impl BlockVariational {
     /// rate 1. Panics if a dimension is 0.
     pub fn new(actors: usize, communities: usize, prior: GammaPrior, streams: Streams) -> Self {
         assert!(actors > 0 && communities > 0, "BlockVariational dimensions must be positive");
-        let mut q = Self { actors, communities, prior, theta: GammaFactors::default(), pi: GammaFactors::default() };
+        let (theta, pi) = (GammaFactors::default(), GammaFactors::default());
+        let mut q = Self { actors, communities, prior, theta, pi, hierarchy: None };
         q.initialize(1.0, streams);
         q
+    }
+
+    /// The approximation of the model with a hierarchical prior: every `Q(ξ_i)` and `Q(λ)` starts
+    /// at the rates' prior.
+    pub fn with_hierarchy(mut self, scale: crate::ScalePrior) -> Self {
+        self.hierarchy = Some((RateFactors::new(scale, self.actors), RateFactors::new(scale, 1)));
+        self
     }
 
     /// `Q(θ)`, `V × C`.
@@ -161,18 +172,39 @@ impl MeanFieldFactorization for BlockVariational {
             for (cc, e) in exposure.iter_mut().enumerate() {
                 *e = (0..c).map(|d| (sums[d] - theta_i[d]) * (pi[cc * c + d] + pi[d * c + cc])).sum();
             }
+            let a0 = self.prior.shape();
             for cc in 0..c {
-                self.theta.update(i * c + cc, self.prior, actor_counts[i * c + cc], exposure[cc]);
+                let (n, e) = (actor_counts[i * c + cc], exposure[cc]);
+                match &self.hierarchy {
+                    None => self.theta.update(i * c + cc, self.prior, n, e),
+                    Some((xi, _)) => self.theta.update_at_rate(i * c + cc, a0, xi.mean(i), n, e),
+                }
                 sums[cc] += self.theta.mean()[i * c + cc] - theta_i[cc];
             }
         }
+        let a0 = self.prior.shape();
+        if let Some((xi, _)) = &mut self.hierarchy {
+            for (i, row) in self.theta.mean().chunks_exact(c).enumerate() {
+                xi.update(i, a0, row);
+            }
+        }
         for (cd, exposure) in pair_exposures(self.theta.mean(), c).into_iter().enumerate() {
-            self.pi.update(cd, self.prior, pair_counts[cd], exposure);
+            match &self.hierarchy {
+                None => self.pi.update(cd, self.prior, pair_counts[cd], exposure),
+                Some((_, lambda)) => self.pi.update_at_rate(cd, a0, lambda.mean(0), pair_counts[cd], exposure),
+            }
+        }
+        if let Some((_, lambda)) = &mut self.hierarchy {
+            lambda.update(0, a0, self.pi.mean());
         }
     }
 
     fn factor_elbo(&self) -> f64 {
-        self.theta.elbo_terms(self.prior) + self.pi.elbo_terms(self.prior)
+        let (a0, c) = (self.prior.shape(), self.communities);
+        match &self.hierarchy {
+            None => self.theta.elbo_terms(self.prior) + self.pi.elbo_terms(self.prior),
+            Some((xi, lambda)) => xi.elbo_terms(&self.theta, a0, |i| i / c) + lambda.elbo_terms(&self.pi, a0, |_| 0),
+        }
     }
 
     fn mean_factors(&self) -> Vec<MeanMatrix> {
@@ -199,12 +231,23 @@ mod tests {
     }
 
     /// As for the topic model: a pass of updates with `Q(y)` fixed does not decrease the ELBO,
-    /// and `π` (updated last) is at an optimum. The diagonal carries no counts.
+    /// and `π` (updated last) is at an optimum. The diagonal carries no counts. With the
+    /// hierarchical prior (issue 32) the ELBO does not decrease either, and the actor rates `Q(ξ)`
+    /// (optimal given `Q(θ)`, which later steps leave alone) and `Q(λ)` (updated last) are at an
+    /// optimum (`π` is optimal given the `E[λ]` it was updated with, which then moves).
     #[test]
     fn factor_updates_are_coordinate_optima() {
+        coordinate_optima(None);
+        coordinate_optima(Some(crate::ScalePrior::new(2.0, 1.5).unwrap()));
+    }
+
+    fn coordinate_optima(scale: Option<crate::ScalePrior>) {
         let (v, c) = (6, 2);
         let prior = GammaPrior::new(0.7, 1.3).unwrap();
         let mut q = BlockVariational::new(v, c, prior, Streams::new(4));
+        if let Some(scale) = scale {
+            q = q.with_hierarchy(scale);
+        }
         q.initialize(2.0, Streams::new(5));
         let y: Vec<u32> = (0..v * v).map(|n| if n / v == n % v { 0 } else { ((n * 7919) % 5) as u32 }).collect();
         let mut w = vec![0.0; v * v];
@@ -217,12 +260,27 @@ mod tests {
         q.update_factors(&ratios);
         let after = value(&q);
         assert!(after >= before, "{after} < {before}");
-        for i in 0..q.pi.len() {
+        // π is optimal given the E[λ] it was updated with; with a hierarchy λ then moves.
+        for i in 0..q.pi.len() * usize::from(scale.is_none()) {
             let (a, b) = (q.pi.shapes()[i], q.pi.rates()[i]);
             for (da, db) in [(1.01, 1.0), (0.99, 1.0), (1.0, 1.01), (1.0, 0.99)] {
                 let mut moved = q.clone();
                 moved.pi.set(i, a * da, b * db);
                 assert!(value(&moved) < after, "pi {i}: moving ({da}, {db}) raised the ELBO");
+            }
+        }
+        for which in 0..usize::from(scale.is_some()) * 2 {
+            let rates = |q: &BlockVariational| q.hierarchy.as_ref().map(|h| [&h.0, &h.1][which].rates.clone());
+            let factors = rates(&q).unwrap_or_default();
+            for i in 0..factors.len() {
+                let (a, b) = (factors.shapes()[i], factors.rates()[i]);
+                for (da, db) in [(1.01, 1.0), (0.99, 1.0), (1.0, 1.01), (1.0, 0.99)] {
+                    let mut moved = q.clone();
+                    if let Some(h) = moved.hierarchy.as_mut() {
+                        [&mut h.0, &mut h.1][which].rates.set(i, a * da, b * db);
+                    }
+                    assert!(value(&moved) < after, "rate {which}/{i}: moving ({da}, {db}) raised the ELBO");
+                }
             }
         }
         // E[μ] summed entry by entry equals the closed-form total.

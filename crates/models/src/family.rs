@@ -81,7 +81,7 @@ pub struct FamilyShape {
     pub cols: usize,
     pub components: usize,
     pub prior: GammaPrior,
-    /// A hierarchical prior's rates (Gibbs only; `None`: flat).
+    /// A hierarchical prior's rates (`None`: flat).
     pub scale: Option<ScalePrior>,
     /// The likelihood of a count given its rate (the negative binomial: Gibbs only).
     pub likelihood: Likelihood,
@@ -162,8 +162,7 @@ pub struct TopicFamily {
     pub words: usize,
     pub topics: usize,
     pub prior: GammaPrior,
-    /// A hierarchical prior for the Gibbs model ([`TopicModel::with_hierarchy`]); CAVI ignores
-    /// it (callers refuse the combination).
+    /// A hierarchical prior ([`TopicModel::with_hierarchy`], [`TopicVariational::with_hierarchy`]).
     pub scale: Option<ScalePrior>,
     /// The likelihood of the Gibbs model ([`TopicModel::with_likelihood`]); CAVI ignores it
     /// (callers refuse the negative binomial with CAVI).
@@ -187,7 +186,11 @@ impl ModelFamily for TopicFamily {
     }
 
     fn variational(&self, streams: Streams) -> TopicVariational {
-        TopicVariational::new(self.docs, self.words, self.topics, self.prior, streams)
+        let q = TopicVariational::new(self.docs, self.words, self.topics, self.prior, streams);
+        match self.scale {
+            Some(scale) => q.with_hierarchy(scale),
+            None => q,
+        }
     }
 
     fn gibbs_topics(&self, model: &TopicModel) -> Option<Vec<f64>> {
@@ -228,8 +231,7 @@ pub struct BlockFamily {
     pub actors: usize,
     pub communities: usize,
     pub prior: GammaPrior,
-    /// A hierarchical prior for the Gibbs model ([`BlockModel::with_hierarchy`]); CAVI ignores
-    /// it (callers refuse the combination).
+    /// A hierarchical prior ([`BlockModel::with_hierarchy`], [`BlockVariational::with_hierarchy`]).
     pub scale: Option<ScalePrior>,
     /// The likelihood of the Gibbs model ([`BlockModel::with_likelihood`]); CAVI ignores it.
     pub likelihood: Likelihood,
@@ -252,7 +254,11 @@ impl ModelFamily for BlockFamily {
     }
 
     fn variational(&self, streams: Streams) -> BlockVariational {
-        BlockVariational::new(self.actors, self.communities, self.prior, streams)
+        let q = BlockVariational::new(self.actors, self.communities, self.prior, streams);
+        match self.scale {
+            Some(scale) => q.with_hierarchy(scale),
+            None => q,
+        }
     }
 
     fn set_base_factors(&self, model: &mut BlockModel, factors: &[Vec<f64>]) -> Result<(), ModelError> {

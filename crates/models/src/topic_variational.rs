@@ -1,8 +1,8 @@
 //! Mean-field CAVI for Poisson matrix factorization (the topic model).
 
-use crate::GammaPrior;
 use crate::chunks::{chunk_count, chunk_rows, column_sums_into};
-use crate::variational::{GammaFactors, MeanFieldFactorization, MeanMatrix, product_into, transpose};
+use crate::variational::{GammaFactors, MeanFieldFactorization, MeanMatrix, RateFactors, product_into, transpose};
+use crate::{GammaPrior, ScalePrior};
 use distributions::Streams;
 use rayon::prelude::*;
 
@@ -17,6 +17,10 @@ use rayon::prelude::*;
 /// optimum and the ELBO cannot decrease.
 ///
 /// Storage: `θ` is `D × K`; `φ` is word-major (`V × K`), as in [`crate::TopicModel`].
+///
+/// With a hierarchical prior ([`TopicVariational::with_hierarchy`]; Gopalan, Hofman & Blei 2015,
+/// §3) `Q(ξ_d)`, `Q(η_v)` are gamma too: `Q(θ_dk) = Gamma(a₀ + Σ_v E[y_dvk], E[ξ_d] + Σ_v E[φ_kv])`,
+/// then `Q(ξ_d) = Gamma(a' + K a₀, a'/b' + Σ_k E[θ_dk])`, and likewise `φ` and `η`.
 #[derive(Clone, Debug)]
 pub struct TopicVariational {
     docs: usize,
@@ -25,6 +29,8 @@ pub struct TopicVariational {
     prior: GammaPrior,
     theta: GammaFactors,
     phi: GammaFactors,
+    /// `Q(ξ)` per document and `Q(η)` per word of a hierarchical prior; `None`: flat.
+    hierarchy: Option<(RateFactors, RateFactors)>,
 }
 
 impl TopicVariational {
@@ -32,9 +38,17 @@ impl TopicVariational {
     /// (call [`MeanFieldFactorization::initialize`] to match the data). Panics if a dimension is 0.
     pub fn new(docs: usize, words: usize, topics: usize, prior: GammaPrior, streams: Streams) -> Self {
         assert!(docs > 0 && words > 0 && topics > 0, "TopicVariational dimensions must be positive");
-        let mut q = Self { docs, words, topics, prior, theta: GammaFactors::default(), phi: GammaFactors::default() };
+        let (theta, phi) = (GammaFactors::default(), GammaFactors::default());
+        let mut q = Self { docs, words, topics, prior, theta, phi, hierarchy: None };
         q.initialize(1.0, streams);
         q
+    }
+
+    /// The approximation of the model with a hierarchical prior (`TopicModel::with_hierarchy`):
+    /// every `Q(ξ_d)`, `Q(η_v)` starts at the rates' prior.
+    pub fn with_hierarchy(mut self, scale: ScalePrior) -> Self {
+        self.hierarchy = Some((RateFactors::new(scale, self.docs), RateFactors::new(scale, self.words)));
+        self
     }
 
     /// `Q(θ)`, `D × K`.
@@ -141,19 +155,39 @@ impl MeanFieldFactorization for TopicVariational {
         // Expected sub-count totals, both from the Q(y) of the entry state.
         let doc_counts: Vec<f64> = doc_sums.iter().zip(g_theta).map(|(s, g)| s * g).collect();
         let word_counts: Vec<f64> = word_sums.iter().zip(g_phi).map(|(s, g)| s * g).collect();
-        let mut exposure = vec![0.0; k];
+        let (mut exposure, a0) = (vec![0.0; k], self.prior.shape());
         column_sums_into(&mut exposure, self.phi.mean());
         for (i, &n) in doc_counts.iter().enumerate() {
-            self.theta.update(i, self.prior, n, exposure[i % k]);
+            match &self.hierarchy {
+                None => self.theta.update(i, self.prior, n, exposure[i % k]),
+                Some((xi, _)) => self.theta.update_at_rate(i, a0, xi.mean(i / k), n, exposure[i % k]),
+            }
+        }
+        if let Some((xi, _)) = &mut self.hierarchy {
+            for (d, row) in self.theta.mean().chunks_exact(k).enumerate() {
+                xi.update(d, a0, row);
+            }
         }
         column_sums_into(&mut exposure, self.theta.mean());
         for (i, &n) in word_counts.iter().enumerate() {
-            self.phi.update(i, self.prior, n, exposure[i % k]);
+            match &self.hierarchy {
+                None => self.phi.update(i, self.prior, n, exposure[i % k]),
+                Some((_, eta)) => self.phi.update_at_rate(i, a0, eta.mean(i / k), n, exposure[i % k]),
+            }
+        }
+        if let Some((_, eta)) = &mut self.hierarchy {
+            for (w, row) in self.phi.mean().chunks_exact(k).enumerate() {
+                eta.update(w, a0, row);
+            }
         }
     }
 
     fn factor_elbo(&self) -> f64 {
-        self.theta.elbo_terms(self.prior) + self.phi.elbo_terms(self.prior)
+        let (a0, k) = (self.prior.shape(), self.topics);
+        match &self.hierarchy {
+            None => self.theta.elbo_terms(self.prior) + self.phi.elbo_terms(self.prior),
+            Some((xi, eta)) => xi.elbo_terms(&self.theta, a0, |i| i / k) + eta.elbo_terms(&self.phi, a0, |i| i / k),
+        }
     }
 
     fn mean_factors(&self) -> Vec<MeanMatrix> {
@@ -200,6 +234,47 @@ mod tests {
                 let mut moved = q.clone();
                 moved.phi.set(i, a * da, b * db);
                 assert!(value(&moved) < after, "phi {i}: moving ({da}, {db}) raised the ELBO");
+            }
+        }
+    }
+
+    /// The hierarchical prior's updates (issue 32): with `Q(y)` fixed, a pass of factor updates
+    /// does not decrease the ELBO, and both the word rates `Q(η)` (updated last) and the document
+    /// rates `Q(ξ)` (whose optimum depends on `Q(θ)` only, which the later steps do not change) are
+    /// at an optimum: moving any one shape or rate by 1 % in either direction lowers the ELBO.
+    #[test]
+    fn hierarchical_updates_are_coordinate_optima() {
+        let (d, v, k) = (6, 7, 2);
+        let prior = GammaPrior::new(0.7, 1.3).unwrap();
+        let scale = ScalePrior::new(2.0, 1.5).unwrap();
+        let mut q = TopicVariational::new(d, v, k, prior, Streams::new(4)).with_hierarchy(scale);
+        q.initialize(2.0, Streams::new(5));
+        let y: Vec<u32> = (0..d * v).map(|n| ((n * 7919) % 5) as u32).collect();
+        let mut w = vec![0.0; d * v];
+        q.geometric_rates_into(&mut w);
+        let allocation: Vec<Vec<f64>> = (0..d * v).map(|n| normalized(&ln_weights(&q, n))).collect();
+        let ratios: Vec<f64> = y.iter().zip(&w).map(|(&c, w)| f64::from(c) / w).collect();
+        let value =
+            |q: &TopicVariational| elbo(&y, |n| ln_weights(q, n), &allocation, q.total_mean_rate(), q.factor_elbo());
+        let before = value(&q);
+        q.update_factors(&ratios);
+        let last = value(&q);
+        assert!(last >= before, "{last} < {before}");
+        for which in 0..2 {
+            let rates = |q: &TopicVariational| {
+                let (xi, eta) = q.hierarchy.as_ref().unwrap();
+                if which == 0 { xi.rates.clone() } else { eta.rates.clone() }
+            };
+            let factors = rates(&q);
+            for i in 0..factors.len() {
+                let (a, b) = (factors.shapes()[i], factors.rates()[i]);
+                for (da, db) in [(1.01, 1.0), (0.99, 1.0), (1.0, 1.01), (1.0, 0.99)] {
+                    let mut moved = q.clone();
+                    let (xi, eta) = moved.hierarchy.as_mut().unwrap();
+                    let target = if which == 0 { xi } else { eta };
+                    target.rates.set(i, a * da, b * db);
+                    assert!(value(&moved) < last, "rate {which}/{i}: moving ({da}, {db}) raised the ELBO");
+                }
             }
         }
     }

@@ -59,6 +59,12 @@ impl GammaFactors {
         self.set(i, prior.shape() + count, prior.rate() + exposure.max(0.0));
     }
 
+    /// The update under a hierarchical prior `z_i ~ Gamma(a₀, ξ)` with `Q(ξ)` given:
+    /// `Q(z_i) = Gamma(a₀ + count, E[ξ] + exposure)` (Gopalan, Hofman & Blei 2015, §3).
+    pub fn update_at_rate(&mut self, i: usize, shape: f64, mean_rate: f64, count: f64, exposure: f64) {
+        self.set(i, shape + count, mean_rate + exposure.max(0.0));
+    }
+
     /// Number of factors.
     pub fn len(&self) -> usize {
         self.shape.len()
@@ -98,16 +104,78 @@ impl GammaFactors {
     /// `E ln p = a₀ ln b₀ − ln Γ(a₀) + (a₀−1)(ψ(a) − ln b) − b₀ a/b` and
     /// `H = a − ln b + ln Γ(a) + (1−a)ψ(a)`.
     pub fn elbo_terms(&self, prior: GammaPrior) -> f64 {
-        let (a0, b0) = (prior.shape(), prior.rate());
-        let constant = a0 * b0.ln() - ln_gamma(a0);
+        let (ln_b0, b0) = (prior.rate().ln(), prior.rate());
+        self.elbo_terms_at(prior.shape(), |_| (ln_b0, b0))
+    }
+
+    /// [`Self::elbo_terms`] with each factor's prior rate random: `z_i ~ Gamma(a₀, ξ)` where
+    /// `rate_moments(i) = (E[ln ξ], E[ξ])` under `Q(ξ)`; `E[ln p(z_i | ξ)] = a₀ E[ln ξ] − ln Γ(a₀)
+    /// + (a₀ − 1) E[ln z_i] − E[ξ] E[z_i]`.
+    pub fn elbo_terms_at(&self, a0: f64, rate_moments: impl Fn(usize) -> (f64, f64)) -> f64 {
+        let ln_gamma_a0 = ln_gamma(a0);
         self.shape
             .iter()
             .zip(&self.rate)
-            .map(|(&a, &b)| {
+            .enumerate()
+            .map(|(i, (&a, &b))| {
+                let (ln_rate, rate) = rate_moments(i);
                 let (psi, ln_b) = (digamma(a), b.ln());
-                constant + (a0 - 1.0) * (psi - ln_b) - b0 * a / b + a - ln_b + ln_gamma(a) + (1.0 - a) * psi
+                a0 * ln_rate - ln_gamma_a0 + (a0 - 1.0) * (psi - ln_b) - rate * a / b + a - ln_b
+                    + ln_gamma(a)
+                    + (1.0 - a) * psi
             })
             .sum()
+    }
+
+    /// `(E[ln z_i], E[z_i])` under `Q(z_i)`.
+    pub fn log_and_mean(&self, i: usize) -> (f64, f64) {
+        (digamma(self.shape[i]) - self.rate[i].ln(), self.mean[i])
+    }
+}
+
+/// The variational side of a hierarchical gamma prior ([`crate::ScalePrior`]): `Q(ξ_g) =
+/// Gamma(·, ·)` for each group `g` of factors that share a rate (a row of θ, a column of φ, all of
+/// π), with the conjugate update `Q(ξ_g) = Gamma(a' + n_g a₀, a'/b' + Σ_{i∈g} E[z_i])` and its
+/// ELBO terms `E[ln p(ξ)] − E[ln q(ξ)]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RateFactors {
+    pub(crate) prior: crate::ScalePrior,
+    pub(crate) rates: GammaFactors,
+}
+
+impl RateFactors {
+    /// `groups` rates, each at its prior (shape a', rate a'/b').
+    pub(crate) fn new(prior: crate::ScalePrior, groups: usize) -> Self {
+        let mut rates = GammaFactors {
+            shape: vec![0.0; groups],
+            rate: vec![0.0; groups],
+            mean: vec![0.0; groups],
+            geometric: vec![0.0; groups],
+            second_moment: vec![0.0; groups],
+        };
+        for g in 0..groups {
+            rates.set(g, prior.shape(), prior.rate());
+        }
+        Self { prior, rates }
+    }
+
+    /// `E[ξ_g]`.
+    pub(crate) fn mean(&self, g: usize) -> f64 {
+        self.rates.mean()[g]
+    }
+
+    /// `Q(ξ_g) = Gamma(a' + n a₀, a'/b' + Σ E[z])` for the factors `group_means` (`n` of them).
+    pub(crate) fn update(&mut self, g: usize, factor_shape: f64, group_means: &[f64]) {
+        let shape = self.prior.shape() + group_means.len() as f64 * factor_shape;
+        self.rates.set(g, shape, self.prior.rate() + group_means.iter().sum::<f64>());
+    }
+
+    /// `E[ln p(z | ξ)] − E[ln q(z)]` of `factors`, factor `i` in group `group(i)`, plus the rates'
+    /// own `E[ln p(ξ)] − E[ln q(ξ)]`.
+    pub(crate) fn elbo_terms(&self, factors: &GammaFactors, factor_shape: f64, group: impl Fn(usize) -> usize) -> f64 {
+        let (ln_rate, rate) = (self.prior.rate().ln(), self.prior.rate());
+        factors.elbo_terms_at(factor_shape, |i| self.rates.log_and_mean(group(i)))
+            + self.rates.elbo_terms_at(self.prior.shape(), |_| (ln_rate, rate))
     }
 }
 
