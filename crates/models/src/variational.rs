@@ -31,16 +31,25 @@ impl GammaFactors {
     /// start that breaks the symmetry between components).
     pub fn random(len: usize, scale: f64, streams: Streams) -> Self {
         let mut rng = streams.rng();
+        let mut factors = Self::constant(len, 1.0, 1.0);
+        for i in 0..len {
+            let mean = scale * (0.5 + rng.random::<f64>());
+            factors.set(i, 1.0, 1.0 / mean);
+        }
+        factors
+    }
+
+    /// `len` factors, each `Q(z_i) = Gamma(shape, rate)`.
+    pub fn constant(len: usize, shape: f64, rate: f64) -> Self {
         let mut factors = Self {
-            shape: vec![1.0; len],
-            rate: vec![1.0; len],
+            shape: vec![shape; len],
+            rate: vec![rate; len],
             mean: vec![0.0; len],
             geometric: vec![0.0; len],
             second_moment: vec![0.0; len],
         };
         for i in 0..len {
-            let mean = scale * (0.5 + rng.random::<f64>());
-            factors.set(i, 1.0, 1.0 / mean);
+            factors.set(i, shape, rate);
         }
         factors
     }
@@ -109,8 +118,8 @@ impl GammaFactors {
     }
 
     /// [`Self::elbo_terms`] with each factor's prior rate random: `z_i ~ Gamma(a₀, ξ)` where
-    /// `rate_moments(i) = (E[ln ξ], E[ξ])` under `Q(ξ)`; `E[ln p(z_i | ξ)] = a₀ E[ln ξ] − ln Γ(a₀)
-    /// + (a₀ − 1) E[ln z_i] − E[ξ] E[z_i]`.
+    /// `rate_moments(i) = (E[ln ξ], E[ξ])` under `Q(ξ)`; then
+    /// `E ln p(z_i | ξ) = a₀ E[ln ξ] − ln Γ(a₀) + (a₀ − 1) E[ln z_i] − E[ξ] E[z_i]`.
     pub fn elbo_terms_at(&self, a0: f64, rate_moments: impl Fn(usize) -> (f64, f64)) -> f64 {
         let ln_gamma_a0 = ln_gamma(a0);
         self.shape
@@ -146,17 +155,7 @@ pub struct RateFactors {
 impl RateFactors {
     /// `groups` rates, each at its prior (shape a', rate a'/b').
     pub(crate) fn new(prior: crate::ScalePrior, groups: usize) -> Self {
-        let mut rates = GammaFactors {
-            shape: vec![0.0; groups],
-            rate: vec![0.0; groups],
-            mean: vec![0.0; groups],
-            geometric: vec![0.0; groups],
-            second_moment: vec![0.0; groups],
-        };
-        for g in 0..groups {
-            rates.set(g, prior.shape(), prior.rate());
-        }
-        Self { prior, rates }
+        Self { prior, rates: GammaFactors::constant(groups, prior.shape(), prior.rate()) }
     }
 
     /// `E[ξ_g]`.
@@ -318,6 +317,25 @@ mod tests {
 #[cfg(test)]
 pub(crate) mod fixed_allocation {
     use distributions::ln_gamma;
+
+    /// Moves each factor of `factors(q)` (set through `set`) by 1 % and checks the ELBO falls.
+    pub(crate) fn assert_optimal<Q: Clone>(
+        q: &Q,
+        value: impl Fn(&Q) -> f64,
+        factors: impl Fn(&mut Q) -> &mut super::GammaFactors,
+        name: &str,
+    ) {
+        let best = value(q);
+        let mut probe = q.clone();
+        let (shapes, rates) = (factors(&mut probe).shapes().to_vec(), factors(&mut probe).rates().to_vec());
+        for (i, (a, b)) in shapes.iter().zip(&rates).enumerate() {
+            for (da, db) in [(1.01, 1.0), (0.99, 1.0), (1.0, 1.01), (1.0, 0.99)] {
+                let mut moved = q.clone();
+                factors(&mut moved).set(i, a * da, b * db);
+                assert!(value(&moved) < best, "{name} {i}: moving ({da}, {db}) raised the ELBO");
+            }
+        }
+    }
 
     /// `Σ_n Σ_k y_n π_nk (E[ln μ_nk] − ln π_nk) − ln y_n! − E[μ_n]` summed, plus `factor_elbo`:
     /// the ELBO when `Q(y_n·) = Mult(y_n, π_n·)` is held fixed. `ln_weights(n)` gives
