@@ -119,10 +119,7 @@ impl BlockModel {
     /// The model with the given likelihood (the negative binomial adds a multiplier `δ_ij` per
     /// modelled cell, see [`Likelihood`]); every factor is redrawn from the prior with `streams`.
     pub fn with_likelihood(mut self, likelihood: Likelihood, streams: Streams) -> Self {
-        self.overdispersion = match likelihood {
-            Likelihood::Poisson => None,
-            Likelihood::NegativeBinomial(d) => Some(Overdispersion::new(d, self.actors, self.actors, true)),
-        };
+        self.overdispersion = Overdispersion::for_likelihood(likelihood, self.actors, self.actors, true);
         self.sample_prior(streams);
         self
     }

@@ -188,15 +188,9 @@ impl MeanFieldFactorization for BlockVariational {
                 xi.update(i, a0, row);
             }
         }
-        for (cd, exposure) in pair_exposures(self.theta.mean(), c).into_iter().enumerate() {
-            match &self.hierarchy {
-                None => self.pi.update(cd, self.prior, pair_counts[cd], exposure),
-                Some((_, lambda)) => self.pi.update_at_rate(cd, a0, lambda.mean(0), pair_counts[cd], exposure),
-            }
-        }
-        if let Some((_, lambda)) = &mut self.hierarchy {
-            lambda.update(0, a0, self.pi.mean());
-        }
+        let exposures = pair_exposures(self.theta.mean(), c);
+        let lambda = self.hierarchy.as_mut().map(|(_, lambda)| lambda);
+        RateFactors::update_with_factors(lambda, &mut self.pi, self.prior, c * c, (&pair_counts, |cd| exposures[cd]));
     }
 
     fn factor_elbo(&self) -> f64 {

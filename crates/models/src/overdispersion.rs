@@ -111,8 +111,21 @@ pub(crate) struct Overdispersion {
 }
 
 impl Overdispersion {
+    /// The multipliers of a `rows × cols` model with `likelihood`; `None` for the Poisson.
+    pub(crate) fn for_likelihood(
+        likelihood: Likelihood,
+        rows: usize,
+        cols: usize,
+        excludes_diagonal: bool,
+    ) -> Option<Self> {
+        match likelihood {
+            Likelihood::Poisson => None,
+            Likelihood::NegativeBinomial(d) => Some(Self::new(d, rows, cols, excludes_diagonal)),
+        }
+    }
+
     /// A `rows × cols` table's multipliers, all 1 until [`Self::sample_prior`].
-    pub(crate) fn new(dispersion: Dispersion, rows: usize, cols: usize, excludes_diagonal: bool) -> Self {
+    fn new(dispersion: Dispersion, rows: usize, cols: usize, excludes_diagonal: bool) -> Self {
         let shape = match dispersion {
             Dispersion::Given(r) => r,
             Dispersion::Learned(prior) => prior.shape() / prior.rate(),
@@ -235,22 +248,23 @@ struct ShapeTarget<'a> {
     cells: f64,
     y: &'a [u32],
     mean_rates: &'a [f64],
-    modelled: Vec<bool>,
+    /// The table's columns, when its diagonal is not modelled (the block model).
+    diagonal_of: Option<usize>,
 }
 
 impl<'a> ShapeTarget<'a> {
     fn new(od: &Overdispersion, y: &'a [u32], mean_rates: &'a [f64], prior: GammaPrior) -> Self {
-        let modelled: Vec<bool> = (0..y.len()).map(|n| !od.excluded(n)).collect();
         let mut histogram = vec![0u64; HISTOGRAM];
-        let mut large = Vec::new();
-        for (&count, _) in y.iter().zip(&modelled).filter(|(_, m)| **m) {
+        let (mut large, mut cells) = (Vec::new(), 0.0);
+        for (_, &count) in y.iter().enumerate().filter(|(n, _)| !od.excluded(*n)) {
+            cells += 1.0;
             match usize::try_from(count) {
                 Ok(c) if c < HISTOGRAM => histogram[c] += 1,
                 _ => large.push(count),
             }
         }
-        let cells = modelled.iter().filter(|m| **m).count() as f64;
-        Self { prior, histogram, large, cells, y, mean_rates, modelled }
+        let diagonal_of = od.excludes_diagonal.then_some(od.cols);
+        Self { prior, histogram, large, cells, y, mean_rates, diagonal_of }
     }
 
     fn ln_density(&self, u: f64) -> f64 {
@@ -270,17 +284,19 @@ impl<'a> ShapeTarget<'a> {
         sum += self.large.iter().map(|&y| ln_gamma(f64::from(y) + r) - ln_gamma_r).sum::<f64>();
         sum += self.cells * r * u;
         // Σ (r + y_n) ln(r + μ_n) in fixed chunks summed in order (the same at any thread count).
+        const CHUNK: usize = 4096;
+        let diagonal_of = self.diagonal_of;
         let parts: Vec<f64> = self
             .y
-            .par_chunks(4096)
-            .zip(self.mean_rates.par_chunks(4096))
-            .zip(self.modelled.par_chunks(4096))
-            .map(|((y, mu), modelled)| {
+            .par_chunks(CHUNK)
+            .zip(self.mean_rates.par_chunks(CHUNK))
+            .enumerate()
+            .map(|(chunk, (y, mu))| {
                 y.iter()
                     .zip(mu)
-                    .zip(modelled)
-                    .filter(|(_, m)| **m)
-                    .map(|((&y, &mu), _)| (r + f64::from(y)) * (r + mu).ln())
+                    .enumerate()
+                    .filter(|(i, _)| diagonal_of.is_none_or(|cols| !(chunk * CHUNK + i).is_multiple_of(cols + 1)))
+                    .map(|(_, (&y, &mu))| (r + f64::from(y)) * (r + mu).ln())
                     .sum::<f64>()
             })
             .collect();

@@ -107,10 +107,7 @@ impl TopicModel {
     /// The model with the given likelihood (the negative binomial adds a multiplier `δ_dv` per
     /// cell, see [`Likelihood`]); every factor is redrawn from the prior with `streams`.
     pub fn with_likelihood(mut self, likelihood: Likelihood, streams: Streams) -> Self {
-        self.overdispersion = match likelihood {
-            Likelihood::Poisson => None,
-            Likelihood::NegativeBinomial(d) => Some(Overdispersion::new(d, self.docs, self.words, false)),
-        };
+        self.overdispersion = Overdispersion::for_likelihood(likelihood, self.docs, self.words, false);
         self.sample_prior(streams);
         self
     }

@@ -155,31 +155,15 @@ impl MeanFieldFactorization for TopicVariational {
         // Expected sub-count totals, both from the Q(y) of the entry state.
         let doc_counts: Vec<f64> = doc_sums.iter().zip(g_theta).map(|(s, g)| s * g).collect();
         let word_counts: Vec<f64> = word_sums.iter().zip(g_phi).map(|(s, g)| s * g).collect();
-        let (mut exposure, a0) = (vec![0.0; k], self.prior.shape());
+        let mut exposure = vec![0.0; k];
         column_sums_into(&mut exposure, self.phi.mean());
-        for (i, &n) in doc_counts.iter().enumerate() {
-            match &self.hierarchy {
-                None => self.theta.update(i, self.prior, n, exposure[i % k]),
-                Some((xi, _)) => self.theta.update_at_rate(i, a0, xi.mean(i / k), n, exposure[i % k]),
-            }
-        }
-        if let Some((xi, _)) = &mut self.hierarchy {
-            for (d, row) in self.theta.mean().chunks_exact(k).enumerate() {
-                xi.update(d, a0, row);
-            }
-        }
+        let (xi, eta) = match &mut self.hierarchy {
+            Some((xi, eta)) => (Some(xi), Some(eta)),
+            None => (None, None),
+        };
+        RateFactors::update_with_factors(xi, &mut self.theta, self.prior, k, (&doc_counts, |i| exposure[i % k]));
         column_sums_into(&mut exposure, self.theta.mean());
-        for (i, &n) in word_counts.iter().enumerate() {
-            match &self.hierarchy {
-                None => self.phi.update(i, self.prior, n, exposure[i % k]),
-                Some((_, eta)) => self.phi.update_at_rate(i, a0, eta.mean(i / k), n, exposure[i % k]),
-            }
-        }
-        if let Some((_, eta)) = &mut self.hierarchy {
-            for (w, row) in self.phi.mean().chunks_exact(k).enumerate() {
-                eta.update(w, a0, row);
-            }
-        }
+        RateFactors::update_with_factors(eta, &mut self.phi, self.prior, k, (&word_counts, |i| exposure[i % k]));
     }
 
     fn factor_elbo(&self) -> f64 {

@@ -163,6 +163,35 @@ impl RateFactors {
         self.rates.mean()[g]
     }
 
+    /// Updates every factor of `factors` (groups of `per_group` consecutive factors share a rate)
+    /// from its expected count and exposure — `Q(z_i) = Gamma(a₀ + count, rate + exposure)` with
+    /// `rate` = `E[ξ_g]` of its group under `rates`, or `b₀` without a hierarchy — and then, with a
+    /// hierarchy, every group's `Q(ξ_g)` from the updated factors.
+    pub(crate) fn update_with_factors(
+        rates: Option<&mut Self>,
+        factors: &mut GammaFactors,
+        prior: GammaPrior,
+        per_group: usize,
+        (counts, exposure): (&[f64], impl Fn(usize) -> f64),
+    ) {
+        let a0 = prior.shape();
+        match rates {
+            None => {
+                for (i, &n) in counts.iter().enumerate() {
+                    factors.update(i, prior, n, exposure(i));
+                }
+            }
+            Some(rates) => {
+                for (i, &n) in counts.iter().enumerate() {
+                    factors.update_at_rate(i, a0, rates.mean(i / per_group), n, exposure(i));
+                }
+                for (g, group) in factors.mean().chunks_exact(per_group).enumerate() {
+                    rates.update(g, a0, group);
+                }
+            }
+        }
+    }
+
     /// `Q(ξ_g) = Gamma(a' + n a₀, a'/b' + Σ E[z])` for the factors `group_means` (`n` of them).
     pub(crate) fn update(&mut self, g: usize, factor_shape: f64, group_means: &[f64]) {
         let shape = self.prior.shape() + group_means.len() as f64 * factor_shape;

@@ -153,20 +153,23 @@ impl LikelihoodSpec {
 
     /// The likelihood, or the error naming `model.dispersion` and what it allows.
     pub fn resolve(&self, file: &Path) -> Result<models::Likelihood, ManifestError> {
+        self.model().map_err(|(r, allowed)| invalid(file, "model.dispersion", r.to_string(), &allowed))
+    }
+
+    /// The likelihood, or the `model.dispersion` that is not allowed with what is allowed (for a
+    /// manifest that [`Self::resolve`] already accepted, this cannot fail).
+    pub fn model(&self) -> Result<models::Likelihood, (f64, String)> {
         match (self.likelihood, self.dispersion) {
             (LikelihoodName::Poisson, None) => Ok(models::Likelihood::Poisson),
-            (LikelihoodName::Poisson, Some(r)) => Err(invalid(
-                file,
-                "model.dispersion",
-                r.to_string(),
-                "absent unless model.likelihood = \"negative-binomial\"",
-            )),
+            (LikelihoodName::Poisson, Some(r)) => {
+                Err((r, "absent unless model.likelihood = \"negative-binomial\"".to_string()))
+            }
             (LikelihoodName::NegativeBinomial, None) => {
                 Ok(models::Likelihood::NegativeBinomial(models::Dispersion::default_learned()))
             }
-            (LikelihoodName::NegativeBinomial, Some(r)) => models::Dispersion::given(r)
-                .map(models::Likelihood::NegativeBinomial)
-                .map_err(|e| invalid(file, "model.dispersion", r.to_string(), &e.to_string())),
+            (LikelihoodName::NegativeBinomial, Some(r)) => {
+                models::Dispersion::given(r).map(models::Likelihood::NegativeBinomial).map_err(|e| (r, e.to_string()))
+            }
         }
     }
 }

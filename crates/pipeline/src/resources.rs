@@ -57,8 +57,7 @@ impl Manifest {
         let gibbs_iterations = self.sampler.as_ref().map_or(0.0, |s| s.iterations as f64);
         let cavi_iterations = self.cavi_settings().max_iterations() as f64;
         let chains = self.methods.iter().map(|&m| self.chains(m)).max().unwrap_or(1) as f64;
-        let likelihood =
-            self.model.likelihood().resolve(std::path::Path::new("")).unwrap_or(models::Likelihood::Poisson);
+        let likelihood = self.model.likelihood().model().unwrap_or(models::Likelihood::Poisson);
         let per_chain = chain_bytes((self.model.kind, likelihood), (rows, cols, k), kept, 0.0);
         let per_unit = DATA_BYTES_PER_CELL * entries + chains * per_chain;
         let datasets = self.sweep.replications as f64 * self.sweep.e0.as_ref().map_or(1, Vec::len) as f64;

@@ -240,8 +240,7 @@ fn with_family<T: FamilyTask>(manifest: &Manifest, task: T) -> Result<T::Output,
         return Err(RunError::Parameter("the manifest has no matrix size (validate it with `parse`/`load`)".into()));
     }
     // Validation resolved the likelihood against the manifest's file already.
-    let likelihood =
-        m.likelihood().resolve(std::path::Path::new("manifest")).map_err(|e| RunError::Parameter(e.to_string()))?;
+    let likelihood = m.likelihood().model().map_err(|(_, allowed)| RunError::Parameter(allowed))?;
     let shape = FamilyShape { rows, cols, components: m.components, prior, scale: None, likelihood };
     models::with_family(m.kind, shape, Visit(task))
 }
