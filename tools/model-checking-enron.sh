@@ -7,10 +7,11 @@
 #   checks: the private and naive fits of docs/own-data.md (K = 8, seed 2, default chains, with
 #     the flat prior and the Poisson likelihood that were the defaults then)
 #     -> docs/data/checks-enron-{private,naive}.csv and docs/figures/checks-enron-private.png
-#   defaults: the old defaults (flat, Poisson) against the new (hierarchical, negative binomial)
+#   defaults: the old defaults (flat, Poisson), the first hierarchical default (a' = b' = 1 fixed,
+#     negative binomial: "prev") and today's (a' = 10, learned scale, negative binomial: "new")
 #     on three releases (privatize seeds 2026, 2027, 2028), private K = 8 seed 2, with the naive
 #     fit, each scored against the raw counts (examples/score_against_counts)
-#     -> docs/data/defaults-enron.csv (about 3 minutes)
+#     -> docs/data/defaults-enron.csv (about 4 minutes)
 # Run `bash tools/model-checking-enron.sh verdict` or `... checks` for one part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,10 +60,11 @@ if [ "$part" = all ] || [ "$part" = defaults ]; then
     for rs in 2026 2027 2028; do
         $lppf privatize --input data/enron/network-counts.csv --square --epsilon 2 --precision 5 --seed $rs \
             --output "$dir/released-$rs.csv" 2> /dev/null
-        for variant in naive old new; do
+        for variant in naive old prev new; do
             case $variant in
                 naive) opts=(--method naive --prior flat --likelihood poisson) ;;
                 old) opts=(--method private --prior flat --likelihood poisson) ;;
+                prev) opts=(--method private --scale-shape 1 --scale-mean 1) ;;
                 new) opts=(--method private) ;;
             esac
             fit="$dir/$variant-$rs"

@@ -14,7 +14,11 @@
 //!   hierarchical --scale-shape A' --scale-mean B' --a0 A0`, A0 = 1 by default);
 //! * `--data-shape S`: overdispersed data with the same means, `y ~ Pois(μ δ)`, `δ ~ Gamma(S, S)`
 //!   (negative binomial with shape S); the true total is then `Σ μ δ`, the cells' Poisson rates;
-//! * `--likelihood negative-binomial`: the fits use the negative-binomial likelihood (r learned).
+//! * `--likelihood negative-binomial`: the fits use the negative-binomial likelihood (r learned);
+//! * `--learned-scale`: with `hierarchical`, the rates' rate `κ` is learned (`lppf fit`'s
+//!   `--scale-mean learned`: `κ ~ Gamma(1, b'/a')`);
+//! * `--sweeps N`: N sweeps per chain (burn-in N/2, thin 5) instead of 2,000;
+//! * `--designs S:A,…`: only these designs (e.g. `1:0.8,0.1:0.2`).
 
 use analysis::checks::STATISTICS;
 use analysis::{FitData, FitSettings, Input, fit_chains};
@@ -35,9 +39,10 @@ const SEED: u64 = 20_261_125;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let usage = "usage: check_calibration R OUTPUT.csv [hierarchical A' B' [A0]] [--data-shape S] \
-                 [--likelihood negative-binomial]";
+                 [--likelihood negative-binomial] [--learned-scale] [--sweeps N] [--designs S:A,...]";
     let [_, reps, output, options @ ..] = args.as_slice() else { return Err(usage.into()) };
     let (mut hierarchy, mut a0, mut data_shape, mut likelihood) = (None, 1.0, None, models::Likelihood::Poisson);
+    let (mut learned, mut sweeps, mut only) = (false, 2000usize, None::<Vec<(f64, f64)>>);
     let mut options = options.iter().peekable();
     while let Some(option) = options.next() {
         let mut value = || options.next().ok_or(usage);
@@ -49,6 +54,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     a0 = x.parse()?;
                 }
             }
+            "--learned-scale" => learned = true,
+            "--sweeps" => sweeps = value()?.parse()?,
+            "--designs" => {
+                let parse = |d: &str| -> Option<(f64, f64)> {
+                    let (s, a) = d.split_once(':')?;
+                    Some((s.parse().ok()?, a.parse().ok()?))
+                };
+                only = Some(value()?.split(',').map(parse).collect::<Option<_>>().ok_or(usage)?);
+            }
             "--data-shape" => data_shape = Some(value()?.parse::<f64>()?),
             "--likelihood" if value()? == "negative-binomial" => {
                 likelihood = models::Likelihood::NegativeBinomial(models::Dispersion::default_learned());
@@ -57,6 +71,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let reps: usize = reps.parse()?;
+    if learned {
+        hierarchy = Some(hierarchy.ok_or(usage)?.with_learned_mean(1.0)?);
+    }
     let mut csv = String::from("scale,alpha,replication,true_total,total_q05,total_q95,covered");
     for s in STATISTICS {
         let _ = write!(csv, ",p_{s},flag_{s}");
@@ -67,6 +84,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (si, &scale) in SCALES.iter().enumerate() {
         for (ai, &alpha) in ALPHAS.iter().enumerate() {
             let design = (si * ALPHAS.len() + ai) as u64;
+            if only.as_ref().is_some_and(|o| !o.contains(&(scale, alpha))) {
+                continue;
+            }
             let (mut covered, mut flags) = (0, vec![0usize; STATISTICS.len()]);
             for r in 0..reps {
                 let streams = Streams::new(SEED).child(design).child(r as u64);
@@ -107,7 +127,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     likelihood,
                     method: Method::Private,
                     chains: 4,
-                    algorithm: Algorithm::Gibbs(Schedule::new(2000, 1000, 5)?),
+                    algorithm: Algorithm::Gibbs(Schedule::new(sweeps, sweeps / 2, 5)?),
                     seed: distributions::stream_id(&[SEED, design, r as u64, 2]),
                 };
                 let result = fit_chains(&settings, &data, &|| {})?;

@@ -57,8 +57,11 @@ struct FitRecord<'a> {
     prior: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     scale_shape: Option<f64>,
+    /// `b'`: the rates' prior mean, or with `scale_mean_learned` the centre of `κ`'s prior.
     #[serde(skip_serializing_if = "Option::is_none")]
     scale_mean: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scale_mean_learned: Option<bool>,
     /// `"poisson"` or `"negative-binomial"`.
     likelihood: &'a str,
     /// The negative binomial's dispersion shape `r` when given (absent: learned, or Poisson).
@@ -256,6 +259,7 @@ pub fn write_outputs(
         prior: if settings.scale.is_some() { "hierarchical" } else { "flat" },
         scale_shape: settings.scale.map(|s| s.shape()),
         scale_mean: settings.scale.map(|s| s.mean()),
+        scale_mean_learned: settings.scale.map(|s| s.learns_mean()),
         likelihood: settings.likelihood.name(),
         dispersion: match settings.likelihood {
             models::Likelihood::NegativeBinomial(models::Dispersion::Given(r)) => Some(r),

@@ -60,19 +60,23 @@ pub struct FitArgs {
     /// Gamma prior rate b0 of every factor (with --prior flat).
     #[arg(long, default_value_t = 1.0)]
     b0: f64,
-    /// flat: every factor ~ Gamma(a0, b0). hierarchical (Gibbs methods): each row's factors share
-    /// a rate learned from the data, θ_dk ~ Gamma(a0, ξ_d), ξ_d ~ Gamma(a', a'/b') (--scale-shape
-    /// a', --scale-mean b'); so do each column's (topic model) or the community rates π (block
-    /// model). auto: hierarchical for the Gibbs methods, flat for CAVI (docs/model-checking.md,
-    /// "Defaults").
+    /// flat: every factor ~ Gamma(a0, b0). hierarchical: each row's factors share a rate learned
+    /// from the data, θ_dk ~ Gamma(a0, ξ_d), ξ_d ~ Gamma(a', κ) (--scale-shape a'); so do each
+    /// column's (topic model) or the community rates π (block model); κ is learned too
+    /// (--scale-mean). auto: hierarchical for the Gibbs methods, flat for CAVI
+    /// (docs/model-checking.md, "Defaults").
     #[arg(long, default_value = "auto", value_parser = ["auto", "flat", "hierarchical"])]
     prior: String,
-    /// Hierarchical prior: the shape a' of the row and column rates.
-    #[arg(long, default_value_t = 1.0)]
+    /// Hierarchical prior: the shape a' of the row and column rates. The default 10 keeps the rows'
+    /// scales close together (a' = 1, hierarchical Poisson factorization's choice, lets each row's
+    /// scale wander and biased the total of sparse tables: docs/model-checking.md).
+    #[arg(long, default_value_t = 10.0)]
     scale_shape: f64,
-    /// Hierarchical prior: the prior mean b' of the row and column rates.
-    #[arg(long, default_value_t = 1.0)]
-    scale_mean: f64,
+    /// Hierarchical prior: "learned" (the rates' rate κ ~ Gamma(1, rate 1/a'), an exponential with
+    /// mean a', so the rates' common scale is learned from the data), or a number b' fixing
+    /// κ = a'/b' (the rates' prior mean is then b').
+    #[arg(long, default_value = "learned")]
+    scale_mean: String,
     /// poisson: y ~ Pois(μ). negative-binomial (Gibbs methods): y ~ Pois(μδ), δ ~ Gamma(r, r) per
     /// cell, i.e. variance μ + μ²/r, for overdispersed counts (most real networks and texts;
     /// docs/model-checking.md); r is learned unless --dispersion gives it. auto:
@@ -135,6 +139,20 @@ fn to_failure(e: FitError) -> Failure {
     if e.is_user_error() { bad_input(e) } else { failed(e) }
 }
 
+/// The hierarchical prior of `--scale-shape A --scale-mean learned|B`.
+fn scale_prior(shape: f64, mean: &str) -> Result<models::ScalePrior, Failure> {
+    let fixed = |mean: f64| models::ScalePrior::new(shape, mean).map_err(bad_input);
+    match mean {
+        "learned" => fixed(1.0)?.with_learned_mean(1.0).map_err(bad_input),
+        number => match number.parse::<f64>() {
+            Ok(mean) => fixed(mean),
+            Err(_) => Err(bad_input(format!(
+                "--scale-mean {number:?} is not allowed: it must be \"learned\" or a number from 1e-6 to 1e6"
+            ))),
+        },
+    }
+}
+
 pub fn fit(args: &FitArgs) -> Result<(), Failure> {
     let prior = GammaPrior::new(args.a0, args.b0).map_err(bad_input)?;
     // `auto`: the hierarchical prior and the negative binomial for the Gibbs methods (what held on
@@ -147,7 +165,7 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
         prior => prior == "hierarchical",
     };
     let scale = match hierarchical {
-        true => Some(models::ScalePrior::new(args.scale_shape, args.scale_mean).map_err(bad_input)?),
+        true => Some(scale_prior(args.scale_shape, &args.scale_mean)?),
         false => None,
     };
     let likelihood = match args.likelihood.as_str() {

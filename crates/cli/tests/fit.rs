@@ -452,7 +452,24 @@ fn the_hierarchical_prior_is_an_option_of_the_topic_model() {
     let o = lppf(fit_args(&released, "topic", "2", "private", ["200", "100", "2"], &extra));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let record = std::fs::read_to_string(fit.join("fit.toml")).unwrap();
-    assert!(record.contains("prior = \"hierarchical\"") && record.contains("scale_shape = 1.0"), "{record}");
+    let learned = record.contains("scale_shape = 10.0") && record.contains("scale_mean_learned = true");
+    assert!(record.contains("prior = \"hierarchical\"") && learned, "{record}");
+    // A fixed b' (the hierarchical Poisson factorization of Gopalan et al.), and a value that is neither.
+    let fixed = dir.join("fixed");
+    let extra =
+        ["--prior", "hierarchical", "--scale-shape", "1", "--scale-mean", "1", "--output", s(&fixed), "--quiet"];
+    let o = lppf(fit_args(&released, "topic", "2", "private", ["20", "10", "1"], &extra));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record = std::fs::read_to_string(fixed.join("fit.toml")).unwrap();
+    assert!(record.contains("scale_mean = 1.0") && record.contains("scale_mean_learned = false"), "{record}");
+    let bad = dir.join("bad");
+    let extra = ["--prior", "hierarchical", "--scale-mean", "often", "--output", s(&bad), "--quiet"];
+    let o = lppf(fit_args(&released, "topic", "2", "private", ["20", "10", "1"], &extra));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.code() == Some(2) && stderr.contains("--scale-mean \"often\"") && stderr.contains("learned"),
+        "{stderr}"
+    );
     let network = dir.join("network.csv");
     std::fs::write(&network, "row,col,count\na,b,2\nb,c,1\nc,a,3\n").unwrap();
     let square = dir.join("square.csv");

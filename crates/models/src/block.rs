@@ -5,6 +5,7 @@ use crate::chunks::{
     cumulative_products_group, dot_rows, reduce_chunks_into, reduce_into,
 };
 use crate::error::{ModelError, check_factor};
+use crate::hierarchy::RateGroup;
 use crate::overdispersion::Overdispersion;
 use crate::{FactorBlock, GammaPrior, Likelihood, PoissonFactorization, ScalePrior};
 use distributions::Streams;
@@ -79,12 +80,11 @@ pub struct BlockModel {
     overdispersion: Option<Overdispersion>,
 }
 
-/// A hierarchical prior's state: `ξ_i` per actor and one `λ` for `π`.
+/// A hierarchical prior's state: `ξ_i` per actor and one `λ` for `π` (each with its `κ`).
 #[derive(Clone, Debug)]
 struct Hierarchy {
-    prior: ScalePrior,
-    xi: Vec<f64>,
-    lambda: f64,
+    xi: RateGroup,
+    lambda: RateGroup,
 }
 
 impl BlockModel {
@@ -128,7 +128,7 @@ impl BlockModel {
     /// the community rates' rate (`λ`) with prior `scale` instead of fixed at `b₀`; every factor is
     /// redrawn from the new prior with `streams`.
     pub fn with_hierarchy(mut self, scale: ScalePrior, streams: Streams) -> Self {
-        self.hierarchy = Some(Hierarchy { prior: scale, xi: vec![0.0; self.actors], lambda: 0.0 });
+        self.hierarchy = Some(Hierarchy { xi: RateGroup::new(scale, self.actors), lambda: RateGroup::new(scale, 1) });
         self.sample_prior(streams);
         self
     }
@@ -137,18 +137,22 @@ impl BlockModel {
     /// conditional); `None` with the flat prior.
     #[doc(hidden)]
     pub fn actor_rates_mut(&mut self) -> Option<&mut [f64]> {
-        self.hierarchy.as_mut().map(|h| h.xi.as_mut_slice())
+        self.hierarchy.as_mut().map(|h| h.xi.rates.as_mut_slice())
     }
 
-    /// Draws the hierarchical rates given the factors (or, `given` false, from their prior).
+    /// Draws the hierarchical rates given the factors (or, `given` false, from their prior), `ξ`
+    /// then `λ` from one stream.
     fn draw_rates(&mut self, given: bool, streams: Streams) {
         let (c, a0) = (self.communities, self.prior.shape());
         let Some(h) = &mut self.hierarchy else { return };
         let mut rng = streams.rng();
-        for (xi, row) in h.xi.iter_mut().zip(self.theta.chunks_exact(c)) {
-            *xi = h.prior.draw(a0, if given { row } else { &[] }, &mut rng);
+        if given {
+            h.xi.update(a0, &self.theta, c, &mut rng);
+            h.lambda.update(a0, &self.pi, c * c, &mut rng);
+        } else {
+            h.xi.sample_prior(&mut rng);
+            h.lambda.sample_prior(&mut rng);
         }
-        h.lambda = h.prior.draw(a0, if given { &self.pi } else { &[] }, &mut rng);
     }
 
     /// Replaces the factors (`theta` is `V × C`, `pi` is `C × C`). Errors on a wrong length or a
@@ -277,7 +281,7 @@ impl BlockModel {
                 let as_receiver: f64 = (0..c).map(|d| received_from[d] * self.pi[d * c + cc]).sum();
                 *e = as_sender + as_receiver;
             }
-            let xi = self.hierarchy.as_ref().map(|h| h.xi[i]);
+            let xi = self.hierarchy.as_ref().map(|h| h.xi.rates[i]);
             for cc in 0..c {
                 let n = f64::from(self.actor_counts[i * c + cc]);
                 let new = match xi {
@@ -289,7 +293,7 @@ impl BlockModel {
             }
         }
         let mut rng = streams.child(PI).rng();
-        let lambda = self.hierarchy.as_ref().map(|h| h.lambda);
+        let lambda = self.hierarchy.as_ref().map(|h| h.lambda.rates[0]);
         let exposures = match delta {
             None => pair_exposures(&self.theta, c),
             Some(delta) => weighted_pair_exposures(&self.theta, delta, c),
@@ -359,14 +363,7 @@ impl BlockModel {
             return self.theta.iter().chain(&self.pi).map(|&x| self.prior.ln_pdf(x)).sum();
         };
         let c = self.communities;
-        let theta: f64 = self
-            .theta
-            .chunks_exact(c)
-            .zip(&h.xi)
-            .map(|(row, &r)| h.prior.ln_pdf(r) + row.iter().map(|&x| self.prior.ln_pdf_at_rate(x, r)).sum::<f64>())
-            .sum();
-        let pi: f64 = self.pi.iter().map(|&x| self.prior.ln_pdf_at_rate(x, h.lambda)).sum();
-        theta + pi + h.prior.ln_pdf(h.lambda)
+        h.xi.ln_prior(self.prior, &self.theta, c) + h.lambda.ln_prior(self.prior, &self.pi, c * c)
     }
 }
 
@@ -421,10 +418,10 @@ impl PoissonFactorization for BlockModel {
             }
             Some(h) => {
                 for (i, x) in self.theta.iter_mut().enumerate() {
-                    *x = self.prior.draw_at_rate(0.0, h.xi[i / c], 0.0, &mut rng);
+                    *x = self.prior.draw_at_rate(0.0, h.xi.rate_of(i, c), 0.0, &mut rng);
                 }
                 for x in self.pi.iter_mut() {
-                    *x = self.prior.draw_at_rate(0.0, h.lambda, 0.0, &mut rng);
+                    *x = self.prior.draw_at_rate(0.0, h.lambda.rates[0], 0.0, &mut rng);
                 }
             }
         }
@@ -450,13 +447,8 @@ impl PoissonFactorization for BlockModel {
             FactorBlock { name: "pi", rows: self.communities, cols: self.communities, values: &self.pi },
         ];
         if let Some(h) = &self.hierarchy {
-            blocks.push(FactorBlock { name: "xi (actor rates)", rows: self.actors, cols: 1, values: &h.xi });
-            blocks.push(FactorBlock {
-                name: "lambda (community-rate rate)",
-                rows: 1,
-                cols: 1,
-                values: std::slice::from_ref(&h.lambda),
-            });
+            blocks.extend(h.xi.blocks("xi (actor rates)", "kappa (rate of the actor rates)"));
+            blocks.extend(h.lambda.blocks("lambda (community-rate rate)", "kappa (rate of lambda)"));
         }
         blocks.extend(self.overdispersion.iter().flat_map(Overdispersion::blocks));
         blocks

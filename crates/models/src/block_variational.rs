@@ -187,6 +187,7 @@ impl MeanFieldFactorization for BlockVariational {
             for (i, row) in self.theta.mean().chunks_exact(c).enumerate() {
                 xi.update(i, a0, row);
             }
+            xi.update_kappa();
         }
         let exposures = pair_exposures(self.theta.mean(), c);
         let lambda = self.hierarchy.as_mut().map(|(_, lambda)| lambda);
@@ -233,6 +234,7 @@ mod tests {
     fn factor_updates_are_coordinate_optima() {
         coordinate_optima(None);
         coordinate_optima(Some(crate::ScalePrior::new(2.0, 1.5).unwrap()));
+        coordinate_optima(Some(crate::ScalePrior::new(2.0, 1.5).unwrap().with_learned_mean(1.0).unwrap()));
     }
 
     fn coordinate_optima(scale: Option<crate::ScalePrior>) {
@@ -257,6 +259,12 @@ mod tests {
         // π is optimal given the E[λ] it was updated with; with a hierarchy λ then moves.
         match scale {
             None => assert_optimal(&q, value, |q| &mut q.pi, "pi"),
+            // A learned κ is updated after its rates, which are then optimal given the E[κ]
+            // they were updated with; each group's Q(κ) is at an optimum.
+            Some(scale) if scale.learns_mean() => {
+                assert_optimal(&q, value, |q| q.hierarchy.as_mut().unwrap().0.kappa.as_mut().unwrap(), "kappa xi");
+                assert_optimal(&q, value, |q| q.hierarchy.as_mut().unwrap().1.kappa.as_mut().unwrap(), "kappa lambda");
+            }
             Some(_) => {
                 assert_optimal(&q, value, |q| &mut q.hierarchy.as_mut().unwrap().0.rates, "xi");
                 assert_optimal(&q, value, |q| &mut q.hierarchy.as_mut().unwrap().1.rates, "lambda");

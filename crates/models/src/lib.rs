@@ -16,6 +16,7 @@ mod block_variational;
 pub mod chunks;
 mod error;
 mod family;
+mod hierarchy;
 mod overdispersion;
 mod prior;
 mod topic;

@@ -107,21 +107,44 @@ impl GammaPrior {
 
 /// The prior of the rate `ξ` shared by one row's (or one column's) factors in a hierarchical
 /// gamma prior (hierarchical Poisson factorization, Gopalan, Hofman & Blei 2015, §2):
-/// `θ_dk ~ Gamma(a₀, ξ_d)` (shape, **rate**), `ξ_d ~ Gamma(a', a'/b')` (shape `a'`, **rate**
-/// `a'/b'`, so `E[ξ_d] = b'`). The scale of each row's factors is then learned from its counts
-/// instead of being fixed by `b₀`. Given the row's `K` factors the rate is conjugate:
-/// `ξ_d | θ_d ~ Gamma(a' + K a₀, a'/b' + Σ_k θ_dk)`.
+/// `θ_dk ~ Gamma(a₀, ξ_d)` (shape, **rate**), `ξ_d ~ Gamma(a', κ)` (shape `a'`, **rate** `κ`).
+/// The scale of each row's factors is then learned from its counts instead of being fixed by `b₀`.
+/// Given the row's `K` factors the rate is conjugate: `ξ_d | θ_d ~ Gamma(a' + K a₀, κ + Σ_k θ_dk)`.
+///
+/// The rates' own rate `κ` is either fixed at `a'/b'` (so `E[ξ_d] = b'`, as in that paper), or
+/// **learned** ([`ScalePrior::with_learned_mean`]) with the prior `κ ~ Gamma(c, rate c b'/a')` (mean
+/// `a'/b'`; `lppf fit` uses `c = 1`, an exponential), conjugate given the `G` rates:
+/// `κ | ξ ~ Gamma(c + G a', c b'/a' + Σ_g ξ_g)`.
+/// A learned `κ` moves every row's scale together, which the per-row rates alone cannot do cheaply:
+/// with `b'` fixed, a table whose counts are 30 times smaller than `b'` implies needs every `ξ_d`
+/// thirty times its prior mean (docs/model-checking.md, "A learned scale").
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ScalePrior {
     shape: f64,
     mean: f64,
+    /// The shape `c` of a learned `κ`'s prior; `None`: `κ = a'/b'`.
+    learned: Option<f64>,
 }
 
 impl ScalePrior {
-    /// `Gamma(a', rate a'/b')`: shape `a'` and mean `b'`, both in [`HYPERPARAMETER_RANGE`].
+    /// `ξ ~ Gamma(a', rate a'/b')`: shape `a'` and mean `b'`, both in [`HYPERPARAMETER_RANGE`].
     pub fn new(shape: f64, mean: f64) -> Result<Self, PriorError> {
         check_range([("a' (shape of the row and column rates)", shape), ("b' (their mean)", mean)])?;
-        Ok(Self { shape, mean })
+        Ok(Self { shape, mean, learned: None })
+    }
+
+    /// The same prior with the rates' rate `κ` learned, `κ ~ Gamma(c, rate c b'/a')` with `c` =
+    /// `kappa_shape` in [`HYPERPARAMETER_RANGE`]: `b'` is then the prior guess of the rates' mean,
+    /// not their mean, and `c` says how firmly (`c = 1`, an exponential, is vague; a large `c`
+    /// pins `κ` near `a'/b'`).
+    pub fn with_learned_mean(self, kappa_shape: f64) -> Result<Self, PriorError> {
+        check_range([("c (shape of the rates' rate)", kappa_shape), ("b' (their mean)", self.mean)])?;
+        Ok(Self { learned: Some(kappa_shape), ..self })
+    }
+
+    /// `true` if `κ` is learned.
+    pub fn learns_mean(&self) -> bool {
+        self.learned.is_some()
     }
 
     /// `a'`.
@@ -129,25 +152,44 @@ impl ScalePrior {
         self.shape
     }
 
-    /// `b'`, the prior mean of a rate.
+    /// `b'`, the prior mean of a rate (with a learned `κ`: its prior guess).
     pub fn mean(&self) -> f64 {
         self.mean
     }
 
-    /// The rate `a'/b'` of the rate's gamma prior.
+    /// `a'/b'`: the fixed rate `κ` of the rates' gamma prior, or the prior mean of a learned one.
     pub fn rate(&self) -> f64 {
         self.shape / self.mean
     }
 
-    /// `ln Gamma(ξ; a', a'/b')`.
-    pub fn ln_pdf(&self, xi: f64) -> f64 {
-        Gamma::new(self.shape, self.rate()).map_or(f64::NEG_INFINITY, |g| g.ln_pdf(xi))
+    /// `ln Gamma(ξ; a', κ)`.
+    pub fn ln_pdf(&self, xi: f64, kappa: f64) -> f64 {
+        Gamma::new(self.shape, kappa).map_or(f64::NEG_INFINITY, |g| g.ln_pdf(xi))
     }
 
-    /// A draw of `ξ | factors ~ Gamma(a' + K a₀, a'/b' + Σ_k factors_k)` (`factors` empty: the
-    /// prior), floored at the smallest positive normal number.
-    pub fn draw<R: Rng + ?Sized>(&self, factor_shape: f64, factors: &[f64], rng: &mut R) -> f64 {
+    /// A draw of `ξ | factors ~ Gamma(a' + K a₀, κ + Σ_k factors_k)` (`factors` empty: the prior
+    /// `Gamma(a', κ)`), floored at the smallest positive normal number.
+    pub fn draw<R: Rng + ?Sized>(&self, kappa: f64, factor_shape: f64, factors: &[f64], rng: &mut R) -> f64 {
         let shape = self.shape + factors.len() as f64 * factor_shape;
-        floored_draw(shape, self.rate() + factors.iter().sum::<f64>(), rng)
+        floored_draw(shape, kappa + factors.iter().sum::<f64>(), rng)
+    }
+
+    /// The learned `κ`'s prior `Gamma(c, c b'/a')` given the rates `rates` (empty: the prior), as
+    /// `(shape, rate)`: `(c + G a', c b'/a' + Σ_g ξ_g)` (`c = 1` if `κ` is not learned).
+    pub fn kappa_conditional(&self, rates: &[f64]) -> (f64, f64) {
+        let c = self.learned.unwrap_or(1.0);
+        (c + rates.len() as f64 * self.shape, c / self.rate() + rates.iter().sum::<f64>())
+    }
+
+    /// A draw of the learned `κ` from [`ScalePrior::kappa_conditional`], floored like [`ScalePrior::draw`].
+    pub fn draw_kappa<R: Rng + ?Sized>(&self, rates: &[f64], rng: &mut R) -> f64 {
+        let (shape, rate) = self.kappa_conditional(rates);
+        floored_draw(shape, rate, rng)
+    }
+
+    /// `ln Gamma(κ; c, c b'/a')`, the learned `κ`'s prior.
+    pub fn ln_kappa_pdf(&self, kappa: f64) -> f64 {
+        let (shape, rate) = self.kappa_conditional(&[]);
+        Gamma::new(shape, rate).map_or(f64::NEG_INFINITY, |g| g.ln_pdf(kappa))
     }
 }

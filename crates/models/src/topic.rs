@@ -5,6 +5,7 @@ use crate::chunks::{
     reduce_chunks_into,
 };
 use crate::error::{ModelError, check_factor};
+use crate::hierarchy::RateGroup;
 use crate::overdispersion::Overdispersion;
 use crate::{FactorBlock, GammaPrior, Likelihood, PoissonFactorization, ScalePrior};
 use distributions::Streams;
@@ -72,12 +73,11 @@ pub struct TopicModel {
     overdispersion: Option<Overdispersion>,
 }
 
-/// A hierarchical prior's state: `ξ_d` per document, `η_v` per word.
+/// A hierarchical prior's state: `ξ_d` per document, `η_v` per word (each group with its `κ`).
 #[derive(Clone, Debug)]
 struct Hierarchy {
-    prior: ScalePrior,
-    xi: Vec<f64>,
-    eta: Vec<f64>,
+    xi: RateGroup,
+    eta: RateGroup,
 }
 
 impl TopicModel {
@@ -116,7 +116,8 @@ impl TopicModel {
     /// per word (`η_v`) with prior `scale` instead of fixed at `b₀` (the factor prior keeps its
     /// shape `a₀`); every factor is redrawn from the new prior with `streams`.
     pub fn with_hierarchy(mut self, scale: ScalePrior, streams: Streams) -> Self {
-        self.hierarchy = Some(Hierarchy { prior: scale, xi: vec![0.0; self.docs], eta: vec![0.0; self.words] });
+        self.hierarchy =
+            Some(Hierarchy { xi: RateGroup::new(scale, self.docs), eta: RateGroup::new(scale, self.words) });
         self.sample_prior(streams);
         self
     }
@@ -125,7 +126,14 @@ impl TopicModel {
     /// `None` with the flat prior.
     #[doc(hidden)]
     pub fn hierarchy_rates_mut(&mut self) -> Option<(&mut [f64], &mut [f64])> {
-        self.hierarchy.as_mut().map(|h| (h.xi.as_mut_slice(), h.eta.as_mut_slice()))
+        self.hierarchy.as_mut().map(|h| (h.xi.rates.as_mut_slice(), h.eta.rates.as_mut_slice()))
+    }
+
+    /// The document rates `ξ` and their rate `κ` of a hierarchical prior, for tests of samplers (a
+    /// planted wrong conditional of a learned `κ`); `None` with the flat prior.
+    #[doc(hidden)]
+    pub fn document_rates_and_kappa_mut(&mut self) -> Option<(&mut [f64], &mut f64)> {
+        self.hierarchy.as_mut().map(|h| h.xi.parts_mut())
     }
 
     /// The negative-binomial likelihood's cell multipliers `δ` (row-major), for tests of samplers
@@ -133,23 +141,6 @@ impl TopicModel {
     #[doc(hidden)]
     pub fn cell_multipliers_mut(&mut self) -> Option<&mut [f64]> {
         self.overdispersion.as_mut().map(Overdispersion::scales_mut)
-    }
-
-    /// Draws each row's rate given its factors: `rates[i] ~ Gamma(a' + K a₀, a'/b' + Σ_k x_ik)`
-    /// (`given` false: from the prior `Gamma(a', a'/b')`), from one stream in row order.
-    fn draw_rates(
-        scale: ScalePrior,
-        factor_shape: f64,
-        values: &[f64],
-        rates: &mut [f64],
-        given: bool,
-        streams: Streams,
-    ) {
-        let k = values.len() / rates.len().max(1);
-        let mut rng = streams.rng();
-        for (rate, row) in rates.iter_mut().zip(values.chunks_exact(k.max(1))) {
-            *rate = scale.draw(factor_shape, if given { row } else { &[] }, &mut rng);
-        }
     }
 
     /// Replaces the factors: `theta` is `D × K`, `phi` is `K × V` (topic-major, as written in the
@@ -287,11 +278,11 @@ impl PoissonFactorization for TopicModel {
             od.sample_prior(streams.child(PRIOR_DISPERSION));
         }
         if let Some(h) = &mut self.hierarchy {
-            Self::draw_rates(h.prior, prior.shape(), &self.theta, &mut h.xi, false, streams.child(PRIOR_XI));
-            Self::draw_rates(h.prior, prior.shape(), &self.phi, &mut h.eta, false, streams.child(PRIOR_ETA));
+            h.xi.sample_prior(&mut streams.child(PRIOR_XI).rng());
+            h.eta.sample_prior(&mut streams.child(PRIOR_ETA).rng());
         }
         let (xi, eta) = match &self.hierarchy {
-            Some(h) => (Some(h.xi.as_slice()), Some(h.eta.as_slice())),
+            Some(h) => (Some(h.xi.rates.as_slice()), Some(h.eta.rates.as_slice())),
             None => (None, None),
         };
         let theta_rows = (self.docs, xi);
@@ -339,18 +330,18 @@ impl PoissonFactorization for TopicModel {
         let weighted = self.overdispersion.as_ref().map(|od| self.weighted_doc_exposure(od.scales()));
         column_sums_into(&mut self.sums, &self.phi);
         let exposure = weighted.as_deref().map_or(Exposure::Shared(&self.sums), Exposure::PerRow);
-        let xi = self.hierarchy.as_ref().map(|h| h.xi.as_slice());
+        let xi = self.hierarchy.as_ref().map(|h| h.xi.rates.as_slice());
         Self::draw_rows(self.prior, &mut self.theta, &self.doc_topic, exposure, (self.docs, xi), streams.child(THETA));
         if let Some(h) = &mut self.hierarchy {
-            Self::draw_rates(h.prior, a0, &self.theta, &mut h.xi, true, streams.child(XI));
+            h.xi.update(a0, &self.theta, k, &mut streams.child(XI).rng());
         }
         let weighted = self.overdispersion.as_ref().map(|od| self.weighted_word_exposure(od.scales()));
         column_sums_into(&mut self.sums, &self.theta);
         let exposure = weighted.as_deref().map_or(Exposure::Shared(&self.sums), Exposure::PerRow);
-        let eta = self.hierarchy.as_ref().map(|h| h.eta.as_slice());
+        let eta = self.hierarchy.as_ref().map(|h| h.eta.rates.as_slice());
         Self::draw_rows(self.prior, &mut self.phi, &self.word_topic, exposure, (self.words, eta), streams.child(PHI));
         if let Some(h) = &mut self.hierarchy {
-            Self::draw_rates(h.prior, a0, &self.phi, &mut h.eta, true, streams.child(ETA));
+            h.eta.update(a0, &self.phi, k, &mut streams.child(ETA).rng());
         }
         if let Some(mut od) = self.overdispersion.take() {
             od.update_given(self, y, streams.child(DISPERSION));
@@ -368,8 +359,8 @@ impl PoissonFactorization for TopicModel {
             FactorBlock { name: "phi (word-major)", rows: self.words, cols: self.topics, values: &self.phi },
         ];
         if let Some(h) = &self.hierarchy {
-            blocks.push(FactorBlock { name: "xi (document rates)", rows: self.docs, cols: 1, values: &h.xi });
-            blocks.push(FactorBlock { name: "eta (word rates)", rows: self.words, cols: 1, values: &h.eta });
+            blocks.extend(h.xi.blocks("xi (document rates)", "kappa (rate of the document rates)"));
+            blocks.extend(h.eta.blocks("eta (word rates)", "kappa (rate of the word rates)"));
         }
         blocks.extend(self.overdispersion.iter().flat_map(Overdispersion::blocks));
         blocks
@@ -382,14 +373,6 @@ impl TopicModel {
         let Some(h) = &self.hierarchy else {
             return self.theta.iter().chain(&self.phi).map(|&x| self.prior.ln_pdf(x)).sum();
         };
-        let k = self.topics;
-        let rows = |values: &[f64], rates: &[f64]| -> f64 {
-            values
-                .chunks_exact(k)
-                .zip(rates)
-                .map(|(row, &r)| h.prior.ln_pdf(r) + row.iter().map(|&x| self.prior.ln_pdf_at_rate(x, r)).sum::<f64>())
-                .sum()
-        };
-        rows(&self.theta, &h.xi) + rows(&self.phi, &h.eta)
+        h.xi.ln_prior(self.prior, &self.theta, self.topics) + h.eta.ln_prior(self.prior, &self.phi, self.topics)
     }
 }

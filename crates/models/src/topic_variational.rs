@@ -202,6 +202,7 @@ mod tests {
     fn factor_updates_are_coordinate_optima() {
         coordinate_optima(None);
         coordinate_optima(Some(ScalePrior::new(2.0, 1.5).unwrap()));
+        coordinate_optima(Some(ScalePrior::new(2.0, 1.5).unwrap().with_learned_mean(1.0).unwrap()));
     }
 
     fn coordinate_optima(scale: Option<ScalePrior>) {
@@ -225,6 +226,12 @@ mod tests {
         assert!(after >= before, "{after} < {before}");
         match scale {
             None => assert_optimal(&q, value, |q| &mut q.phi, "phi"),
+            // A learned κ is updated after its rates, which are then optimal given the E[κ]
+            // they were updated with; each group's Q(κ) is at an optimum.
+            Some(scale) if scale.learns_mean() => {
+                assert_optimal(&q, value, |q| q.hierarchy.as_mut().unwrap().0.kappa.as_mut().unwrap(), "kappa xi");
+                assert_optimal(&q, value, |q| q.hierarchy.as_mut().unwrap().1.kappa.as_mut().unwrap(), "kappa eta");
+            }
             Some(_) => {
                 assert_optimal(&q, value, |q| &mut q.hierarchy.as_mut().unwrap().0.rates, "xi");
                 assert_optimal(&q, value, |q| &mut q.hierarchy.as_mut().unwrap().1.rates, "eta");

@@ -144,18 +144,25 @@ impl GammaFactors {
 
 /// The variational side of a hierarchical gamma prior ([`crate::ScalePrior`]): `Q(ξ_g) =
 /// Gamma(·, ·)` for each group `g` of factors that share a rate (a row of θ, a column of φ, all of
-/// π), with the conjugate update `Q(ξ_g) = Gamma(a' + n_g a₀, a'/b' + Σ_{i∈g} E[z_i])` and its
-/// ELBO terms `E[ln p(ξ)] − E[ln q(ξ)]`.
+/// π), with the conjugate update `Q(ξ_g) = Gamma(a' + n_g a₀, E[κ] + Σ_{i∈g} E[z_i])` and its
+/// ELBO terms `E[ln p(ξ | κ)] − E[ln q(ξ)]`; with a learned `κ` also `Q(κ) = Gamma(1 + G a', b'/a'
+/// + Σ_g E[ξ_g])` and its terms `E[ln p(κ)] − E[ln q(κ)]` (a fixed `κ = a'/b'` is a point mass).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RateFactors {
     pub(crate) prior: crate::ScalePrior,
     pub(crate) rates: GammaFactors,
+    /// `Q(κ)` (one factor) when `κ` is learned.
+    pub(crate) kappa: Option<GammaFactors>,
 }
 
 impl RateFactors {
-    /// `groups` rates, each at its prior (shape a', rate a'/b').
+    /// `groups` rates, each at its prior (shape a', rate a'/b'), and a learned `κ` at its prior.
     pub(crate) fn new(prior: crate::ScalePrior, groups: usize) -> Self {
-        Self { prior, rates: GammaFactors::constant(groups, prior.shape(), prior.rate()) }
+        let kappa = prior.learns_mean().then(|| {
+            let (shape, rate) = prior.kappa_conditional(&[]);
+            GammaFactors::constant(1, shape, rate)
+        });
+        Self { prior, rates: GammaFactors::constant(groups, prior.shape(), prior.rate()), kappa }
     }
 
     /// `E[ξ_g]`.
@@ -163,10 +170,15 @@ impl RateFactors {
         self.rates.mean()[g]
     }
 
+    /// `(E[ln κ], E[κ])`: of `Q(κ)`, or of the fixed `κ = a'/b'`.
+    fn kappa_moments(&self) -> (f64, f64) {
+        self.kappa.as_ref().map_or((self.prior.rate().ln(), self.prior.rate()), |q| q.log_and_mean(0))
+    }
+
     /// Updates every factor of `factors` (groups of `per_group` consecutive factors share a rate)
     /// from its expected count and exposure — `Q(z_i) = Gamma(a₀ + count, rate + exposure)` with
     /// `rate` = `E[ξ_g]` of its group under `rates`, or `b₀` without a hierarchy — and then, with a
-    /// hierarchy, every group's `Q(ξ_g)` from the updated factors.
+    /// hierarchy, every group's `Q(ξ_g)` from the updated factors, then `Q(κ)` if learned.
     pub(crate) fn update_with_factors(
         rates: Option<&mut Self>,
         factors: &mut GammaFactors,
@@ -188,22 +200,36 @@ impl RateFactors {
                 for (g, group) in factors.mean().chunks_exact(per_group).enumerate() {
                     rates.update(g, a0, group);
                 }
+                rates.update_kappa();
             }
         }
     }
 
-    /// `Q(ξ_g) = Gamma(a' + n a₀, a'/b' + Σ E[z])` for the factors `group_means` (`n` of them).
+    /// `Q(ξ_g) = Gamma(a' + n a₀, E[κ] + Σ E[z])` for the factors `group_means` (`n` of them).
     pub(crate) fn update(&mut self, g: usize, factor_shape: f64, group_means: &[f64]) {
         let shape = self.prior.shape() + group_means.len() as f64 * factor_shape;
-        self.rates.set(g, shape, self.prior.rate() + group_means.iter().sum::<f64>());
+        self.rates.set(g, shape, self.kappa_moments().1 + group_means.iter().sum::<f64>());
+    }
+
+    /// `Q(κ) = Gamma(1 + G a', b'/a' + Σ_g E[ξ_g])` when `κ` is learned.
+    pub(crate) fn update_kappa(&mut self) {
+        if let Some(q) = &mut self.kappa {
+            let (shape, rate) = self.prior.kappa_conditional(self.rates.mean());
+            q.set(0, shape, rate);
+        }
     }
 
     /// `E[ln p(z | ξ)] − E[ln q(z)]` of `factors`, factor `i` in group `group(i)`, plus the rates'
-    /// own `E[ln p(ξ)] − E[ln q(ξ)]`.
+    /// own `E[ln p(ξ | κ)] − E[ln q(ξ)]` and, with a learned `κ`, `E[ln p(κ)] − E[ln q(κ)]`.
     pub(crate) fn elbo_terms(&self, factors: &GammaFactors, factor_shape: f64, group: impl Fn(usize) -> usize) -> f64 {
-        let (ln_rate, rate) = (self.prior.rate().ln(), self.prior.rate());
+        let kappa = self.kappa_moments();
+        let kappa_terms = self.kappa.as_ref().map_or(0.0, |q| {
+            let (shape, rate) = self.prior.kappa_conditional(&[]);
+            q.elbo_terms_at(shape, |_| (rate.ln(), rate))
+        });
         factors.elbo_terms_at(factor_shape, |i| self.rates.log_and_mean(group(i)))
-            + self.rates.elbo_terms_at(self.prior.shape(), |_| (ln_rate, rate))
+            + self.rates.elbo_terms_at(self.prior.shape(), |_| kappa)
+            + kappa_terms
     }
 }
 
