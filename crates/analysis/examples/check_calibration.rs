@@ -18,7 +18,9 @@
 //! * `--learned-scale`: with `hierarchical`, the rates' rate `κ` is learned (`lppf fit`'s
 //!   `--scale-mean learned`: `κ ~ Gamma(1, b'/a')`);
 //! * `--sweeps N`: N sweeps per chain (burn-in N/2, thin 5) instead of 2,000;
-//! * `--designs S:A,…`: only these designs (e.g. `1:0.8,0.1:0.2`).
+//! * `--designs S:A,…`: only these designs (e.g. `1:0.8,0.1:0.2`);
+//! * `--model block`: a 40 × 40 network from the block model instead (K = 3 communities, θ and
+//!   π from Gamma(1, 1), the diagonal not modelled), fitted with the block model.
 
 use analysis::checks::STATISTICS;
 use analysis::{FitData, FitSettings, Input, fit_chains};
@@ -39,10 +41,11 @@ const SEED: u64 = 20_261_125;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let usage = "usage: check_calibration R OUTPUT.csv [hierarchical A' B' [A0]] [--data-shape S] \
-                 [--likelihood negative-binomial] [--learned-scale] [--sweeps N] [--designs S:A,...]";
+                 [--likelihood negative-binomial] [--learned-scale] [--sweeps N] [--designs S:A,...] [--model block]";
     let [_, reps, output, options @ ..] = args.as_slice() else { return Err(usage.into()) };
     let (mut hierarchy, mut a0, mut data_shape, mut likelihood) = (None, 1.0, None, models::Likelihood::Poisson);
     let (mut learned, mut sweeps, mut only) = (false, 2000usize, None::<Vec<(f64, f64)>>);
+    let mut kind = ModelKind::Topic;
     let mut options = options.iter().peekable();
     while let Some(option) = options.next() {
         let mut value = || options.next().ok_or(usage);
@@ -55,6 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
             "--learned-scale" => learned = true,
+            "--model" if value()? == "block" => kind = ModelKind::Block,
             "--sweeps" => sweeps = value()?.parse()?,
             "--designs" => {
                 let parse = |d: &str| -> Option<(f64, f64)> {
@@ -81,6 +85,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     csv.push('\n');
     let gamma = Gamma::new(1.0, 1.0)?;
     let labels = |prefix: &str, n: usize| tables::Labels::from_names((0..n).map(|i| format!("{prefix}{i}")));
+    let block = kind == ModelKind::Block;
+    let (rows, cols) = if block { (ROWS, ROWS) } else { (ROWS, COLS) };
     for (si, &scale) in SCALES.iter().enumerate() {
         for (ai, &alpha) in ALPHAS.iter().enumerate() {
             let design = (si * ALPHAS.len() + ai) as u64;
@@ -91,12 +97,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for r in 0..reps {
                 let streams = Streams::new(SEED).child(design).child(r as u64);
                 let mut rng = streams.child(0).rng();
-                let theta: Vec<f64> = (0..ROWS * K).map(|_| gamma.sample(&mut rng)).collect();
-                let phi: Vec<f64> = (0..K * COLS).map(|_| gamma.sample(&mut rng)).collect();
-                let mut rates: Vec<f64> = (0..ROWS * COLS)
-                    .map(|n| (0..K).map(|k| theta[(n / COLS) * K + k] * phi[k * COLS + n % COLS]).sum())
-                    .collect();
-                let c = scale / (rates.iter().sum::<f64>() / rates.len() as f64);
+                let theta: Vec<f64> = (0..rows * K).map(|_| gamma.sample(&mut rng)).collect();
+                // The topic model's φ (K × V) or the block model's π (K × K).
+                let other: Vec<f64> = (0..K * if block { K } else { cols }).map(|_| gamma.sample(&mut rng)).collect();
+                let rate = |n: usize| -> f64 {
+                    let (i, j) = (n / cols, n % cols);
+                    let t = |a: usize, k: usize| theta[a * K + k];
+                    match block {
+                        false => (0..K).map(|k| t(i, k) * other[k * cols + j]).sum(),
+                        true if i == j => 0.0,
+                        true => (0..K * K).map(|cd| t(i, cd / K) * t(j, cd % K) * other[cd]).sum(),
+                    }
+                };
+                let mut rates: Vec<f64> = (0..rows * cols).map(rate).collect();
+                let modelled = if block { rows * (rows - 1) } else { rows * cols };
+                let c = scale / (rates.iter().sum::<f64>() / modelled as f64);
                 rates.iter_mut().for_each(|m| *m *= c);
                 // Overdispersed data: each cell's Poisson rate μ δ, δ ~ Gamma(S, S) (the truth).
                 if let Some(shape) = data_shape {
@@ -107,20 +122,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .iter()
                     .map(|&m| Poisson::new(m).map(|p| p.sample(&mut rng) as u32))
                     .collect::<Result<_, _>>()?;
-                let released = privatize(&counts, ROWS, COLS, Noise::Scalar(alpha), &mut streams.child(1).rng())?;
+                let released = privatize(&counts, rows, cols, Noise::Scalar(alpha), &mut streams.child(1).rng())?;
                 let values: Vec<i64> = released.values().iter().map(|&v| i64::from(v)).collect();
                 let data = FitData {
                     file: "simulated".into(),
-                    rows: labels("r", ROWS),
-                    cols: labels("c", COLS),
-                    input: Input::Released { privatized: released, alphas: vec![alpha; ROWS], values },
+                    rows: labels("r", rows),
+                    cols: labels(if block { "r" } else { "c" }, cols),
+                    input: Input::Released { privatized: released, alphas: vec![alpha; rows], values },
                     levels: None,
                     overrides_sidecar: None,
-                    excludes_diagonal: false,
+                    excludes_diagonal: block,
                     heldout: Vec::new(),
                 };
                 let settings = FitSettings {
-                    model: ModelKind::Topic,
+                    model: kind,
                     components: K,
                     prior: GammaPrior::new(a0, 1.0)?,
                     scale: hierarchy,
