@@ -30,6 +30,7 @@ mod non_private;
 mod pooled;
 mod private;
 mod private_step;
+pub mod stacking;
 
 pub use cavi::{
     BesselArgument, Cavi, CaviProgress, CaviSettings, CaviSettingsError, CaviSummary, LocalStep, MEstimate,

@@ -113,19 +113,9 @@ pub fn pool(posteriors: Vec<Posterior>) -> Pooled {
     let (mean_rates, sd_rates) = if let [only] = posteriors.as_slice() {
         (only.mean_rates.clone(), only.sd_rates.clone())
     } else {
-        let m = posteriors.len() as f64;
-        let cells = posteriors[0].mean_rates.len();
-        let (mut mean, mut square) = (vec![0.0; cells], vec![0.0; cells]);
-        for p in &posteriors {
-            let sd = p.sd_rates.as_deref().unwrap_or(&[]);
-            for (n, &mu) in p.mean_rates.iter().enumerate() {
-                let s = sd.get(n).copied().unwrap_or(0.0);
-                mean[n] += mu;
-                square[n] += s * s + mu * mu;
-            }
-        }
-        mean.iter_mut().for_each(|x| *x /= m);
-        let sd = square.iter().zip(&mean).map(|(q, mu)| (q / m - mu * mu).max(0.0).sqrt()).collect();
+        let means: Vec<&[f64]> = posteriors.iter().map(|p| p.mean_rates.as_slice()).collect();
+        let sds: Vec<&[f64]> = posteriors.iter().map(|p| p.sd_rates.as_deref().unwrap_or(&[])).collect();
+        let (mean, sd) = crate::stacking::mixture_moments(&means, &sds, &vec![1.0; posteriors.len()]);
         (mean, Some(sd))
     };
     let mut truth_ranks = posteriors[0].truth_ranks.clone();
