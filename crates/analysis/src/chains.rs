@@ -41,6 +41,43 @@ pub struct FitSettings {
     pub algorithm: Algorithm,
     /// Chain `c` runs on `Streams::new(seed).child(c)`.
     pub seed: u64,
+    /// How the chains are pooled: equal weights, or stacking on the held-out cells.
+    pub weighting: Weighting,
+}
+
+/// How a fit's chains are pooled into its posterior means, sds and intervals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Weighting {
+    /// Every chain's kept samples weigh the same (right when the chains mix: they sample one
+    /// posterior).
+    Equal,
+    /// Stacking (Yao, Vehtari & Gelman 2022; [`inference::stacking`]): the weights that maximise
+    /// the held-out cells' log predictive of the mixture of chains (right when chains sit in
+    /// different modes). Needs held-out cells; Gibbs only.
+    Stacking,
+}
+
+impl Weighting {
+    /// `"equal"` or `"stacking"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Weighting::Equal => "equal",
+            Weighting::Stacking => "stacking",
+        }
+    }
+}
+
+/// The chains of one mode ([`inference::convergence::modes`]) and what they say.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModeSummary {
+    pub chains: Vec<usize>,
+    /// The sum of its chains' pooling weights.
+    pub weight: f64,
+    pub mean_ln_joint: f64,
+    pub mean_total_rate: f64,
+    /// The held-out log predictive of its chains' samples pooled (equal weights within the
+    /// mode), when cells were held out.
+    pub heldout_log_predictive: Option<f64>,
 }
 
 /// One chain's trace.
@@ -70,6 +107,8 @@ pub struct HeldOutScore {
     /// Each chain's own score from its own samples (CAVI: each start's plug-in): their spread is
     /// the Monte Carlo error a comparison of scores must beat.
     pub per_chain: Vec<f64>,
+    /// Each chain's score of each held-out cell (`per_chain[k]` is the sum of `per_chain_cells[k]`).
+    pub per_chain_cells: Vec<Vec<f64>>,
     /// The pooled score of each held-out cell (in `FitData::heldout` order): `log_predictive`
     /// is their sum. Two fits on the same cells are compared cell by cell (paired).
     pub per_cell: Vec<f64>,
@@ -108,6 +147,15 @@ pub struct FitResult {
     /// Posterior predictive checks on the release ([`crate::checks`]): Gibbs fits of released
     /// data; empty otherwise.
     pub checks: Vec<PredictiveCheck>,
+    /// How the chains were pooled, and each chain's weight in the means, sds and the total's
+    /// interval (CAVI: the best start has weight 1).
+    pub weighting: Weighting,
+    pub weights: Vec<f64>,
+    /// Gibbs with more than one chain: what the chains say about convergence (mixing within
+    /// chains, modes between them); `None` otherwise.
+    pub assessment: Option<inference::convergence::Assessment>,
+    /// Gibbs: the chains grouped into modes, the mode with the highest mean log joint first.
+    pub modes: Vec<ModeSummary>,
     pub seconds: f64,
 }
 
@@ -129,6 +177,13 @@ fn check(settings: &FitSettings) -> Result<(), FitError> {
             "likelihood",
             settings.likelihood.name(),
             "with the Gibbs methods only (a learned dispersion shape r has no closed-form CAVI update)",
+        ));
+    }
+    if settings.weighting == Weighting::Stacking && !gibbs {
+        return Err(FitError::setting(
+            "weights",
+            "stacking",
+            "with the Gibbs methods only (CAVI keeps its best start)",
         ));
     }
     if gibbs == settings.method.is_cavi() {
@@ -170,8 +225,12 @@ pub fn fit_chains(
     let check = CheckSetup::new(settings, data);
     let chains =
         with_family(settings.model, shape, Chains { settings, observation, on_iteration, check: check.as_ref() })?;
+    if settings.weighting == Weighting::Stacking && data.heldout.is_empty() {
+        let allowed = "equal, or stacking with held-out cells (--holdout) to weight the chains by";
+        return Err(FitError::setting("weights", "stacking", allowed));
+    }
     let replicated: Vec<Vec<f64>> = chains.iter().flat_map(|p| p.kept_statistics.iter().cloned()).collect();
-    let (mut result, samples) = pool(settings, chains);
+    let (mut result, samples, moments) = pool(settings, chains);
     if let Some(check) = check.filter(|_| !replicated.is_empty()) {
         result.checks = predictive_checks(&check.observed, &replicated);
     }
@@ -180,11 +239,23 @@ pub fn fit_chains(
         Algorithm::Cavi(_) => Some(result.factors_chain),
     };
     result.heldout = score_heldout(data, &samples, pooled_from)?;
-    let mut totals: Vec<f64> = result.traces.iter().flat_map(|t| t.total_rate.iter().copied()).collect();
-    if !totals.is_empty() {
-        totals.sort_by(f64::total_cmp);
-        result.total_rate_interval = Some((quantile(&totals, 0.05), quantile(&totals, 0.95)));
+    if let (Weighting::Stacking, Some(heldout)) = (settings.weighting, result.heldout.as_mut()) {
+        stack(&mut result.mean_rates, &mut result.sd_rates, &mut result.weights, heldout, &moments);
+        result.weighting = Weighting::Stacking;
     }
+    let totals: Vec<&[f64]> = result.traces.iter().map(|t| t.total_rate.as_slice()).collect();
+    if totals.iter().any(|t| !t.is_empty()) {
+        let q = |p| inference::stacking::weighted_quantile(&totals, &result.weights, p);
+        result.total_rate_interval = Some(match result.weighting {
+            Weighting::Equal => {
+                let mut all: Vec<f64> = totals.concat();
+                all.sort_by(f64::total_cmp);
+                (quantile(&all, 0.05), quantile(&all, 0.95))
+            }
+            Weighting::Stacking => (q(0.05), q(0.95)),
+        });
+    }
+    result.modes = mode_summaries(&result);
     let mut shapes: Vec<f64> = result.traces.iter().flat_map(|t| t.dispersion.iter().copied()).collect();
     if !shapes.is_empty() {
         shapes.sort_by(f64::total_cmp);
@@ -287,7 +358,7 @@ impl FamilyVisitor for Chains<'_> {
 /// diagnostics) with their traces, and (second) each chain's held-out rate samples to score
 /// (Gibbs: evenly spaced, at most [`MAX_PREDICTIVE_SAMPLES`] over all chains; CAVI: each start's
 /// plug-in).
-fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<Vec<Vec<f64>>>) {
+fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<Vec<Vec<f64>>>, Vec<ChainMoments>) {
     let traces: Vec<ChainTrace> = posteriors
         .iter()
         .map(|p| ChainTrace {
@@ -311,7 +382,25 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         })
         .collect();
     let assignments = posteriors.iter().flat_map(|p| p.kept_assignments.iter().cloned()).collect();
+    let moments: Vec<ChainMoments> =
+        posteriors.iter().map(|p| (p.mean_rates.clone(), p.sd_rates.clone().unwrap_or_default())).collect();
+    let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
     let pooled = inference::pool(posteriors);
+    let assessment = (gibbs && traces.len() > 1).then(|| {
+        let ln_joint: Vec<&[f64]> = traces.iter().map(|t| t.values.as_slice()).collect();
+        let totals: Vec<&[f64]> = traces.iter().map(|t| t.total_rate.as_slice()).collect();
+        let between: Vec<Diagnostics> = pooled
+            .diagnostics
+            .iter()
+            .filter(|(name, _)| matches!(*name, "ln_joint" | "total_rate"))
+            .map(|(_, d)| *d)
+            .collect();
+        inference::convergence::assess(&ln_joint, &[totals], &between)
+    });
+    let weights = match gibbs {
+        true => vec![1.0 / traces.len() as f64; traces.len()],
+        false => (0..traces.len()).map(|c| if c == pooled.best { 1.0 } else { 0.0 }).collect(),
+    };
     let factors_chain = pooled.best;
     let factors = pooled.chains.into_iter().nth(factors_chain).map(|p| p.factors).unwrap_or_default();
     let result = FitResult {
@@ -327,9 +416,66 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         dispersion_quantiles: None,
         assignments,
         checks: Vec::new(),
+        weighting: Weighting::Equal,
+        weights,
+        assessment,
+        modes: Vec::new(),
         seconds: 0.0,
     };
-    (result, samples)
+    (result, samples, moments)
+}
+
+/// One chain's posterior mean and sd of every rate.
+type ChainMoments = (Vec<f64>, Vec<f64>);
+
+/// Re-pools the chains with stacking weights from their held-out scores: the means and sds of
+/// the rates become those of the mixture, and the held-out score that of the mixture
+/// (`Σ_i ln Σ_k w_k p_k(ỹ_i)`; the weights were chosen on the same cells, an optimism of about
+/// `(K − 1)/2` nats for `K` chains).
+fn stack(
+    mean_rates: &mut Vec<f64>,
+    sd_rates: &mut Option<Vec<f64>>,
+    weights: &mut Vec<f64>,
+    heldout: &mut HeldOutScore,
+    moments: &[ChainMoments],
+) {
+    *weights = inference::stacking::stacking_weights(&heldout.per_chain_cells);
+    let means: Vec<&[f64]> = moments.iter().map(|(m, _)| m.as_slice()).collect();
+    let sds: Vec<&[f64]> = moments.iter().map(|(_, s)| s.as_slice()).collect();
+    let (mean, sd) = inference::stacking::mixture_moments(&means, &sds, weights);
+    *mean_rates = mean;
+    *sd_rates = Some(sd);
+    let cells = heldout.per_cell.len();
+    heldout.per_cell = (0..cells)
+        .map(|i| {
+            let one: Vec<Vec<f64>> = heldout.per_chain_cells.iter().map(|c| vec![c[i]]).collect();
+            inference::stacking::mixture_log_density(&one, weights)
+        })
+        .collect();
+    heldout.log_predictive = heldout.per_cell.iter().sum();
+}
+
+/// The modes of a Gibbs fit with their weights, log joints, totals and held-out scores.
+fn mode_summaries(result: &FitResult) -> Vec<ModeSummary> {
+    let Some(assessment) = &result.assessment else { return Vec::new() };
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64;
+    assessment
+        .modes
+        .iter()
+        .map(|chains| {
+            let heldout_log_predictive = result.heldout.as_ref().map(|h| {
+                let members: Vec<Vec<f64>> = chains.iter().map(|&c| h.per_chain_cells[c].clone()).collect();
+                inference::stacking::mixture_log_density(&members, &vec![1.0 / chains.len() as f64; chains.len()])
+            });
+            ModeSummary {
+                weight: chains.iter().map(|&c| result.weights[c]).sum(),
+                mean_ln_joint: mean(&chains.iter().map(|&c| mean(&result.traces[c].values)).collect::<Vec<_>>()),
+                mean_total_rate: mean(&chains.iter().map(|&c| mean(&result.traces[c].total_rate)).collect::<Vec<_>>()),
+                heldout_log_predictive,
+                chains: chains.clone(),
+            }
+        })
+        .collect()
 }
 
 /// The held-out log predictive of the held-out cells from samples of their rates: per chain,
@@ -375,12 +521,20 @@ fn score_heldout(
     let score = |samples: &[Vec<f64>]| {
         eval::heldout_log_predictive_cells(&released, &levels, samples).map_err(|e| FitError::Inference(e.to_string()))
     };
-    let scores = per_chain.iter().map(|s| score(s).map(|c| c.iter().sum())).collect::<Result<Vec<_>, _>>()?;
+    let per_chain_cells = per_chain.iter().map(|s| score(s)).collect::<Result<Vec<_>, _>>()?;
+    let scores = per_chain_cells.iter().map(|c| c.iter().sum()).collect();
     let pooled: Vec<Vec<f64>> = match pooled_from {
         Some(c) => per_chain.get(c).cloned().unwrap_or_default(),
         None => per_chain.concat(),
     };
     let per_cell = score(&pooled)?;
     let log_predictive = per_cell.iter().sum();
-    Ok(Some(HeldOutScore { cells: released.len(), log_predictive, samples: pooled.len(), per_chain: scores, per_cell }))
+    Ok(Some(HeldOutScore {
+        cells: released.len(),
+        log_predictive,
+        samples: pooled.len(),
+        per_chain: scores,
+        per_chain_cells,
+        per_cell,
+    }))
 }

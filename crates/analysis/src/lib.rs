@@ -24,7 +24,9 @@ mod report;
 pub mod resources;
 mod verdict;
 
-pub use chains::{ChainTrace, FitResult, FitSettings, HeldOutScore, MAX_PREDICTIVE_SAMPLES, fit_chains};
+pub use chains::{
+    ChainTrace, FitResult, FitSettings, HeldOutScore, MAX_PREDICTIVE_SAMPLES, ModeSummary, Weighting, fit_chains,
+};
 pub use data::{FitData, Input, LevelSource, heldout_count, hold_out, load, seed_from_os};
 pub use error::FitError;
 pub use outputs::{CHECK_FIGURES, OUTPUT_FILES, write_outputs};

@@ -96,6 +96,15 @@ struct FitRecord<'a> {
     heldout_log_predictive: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     heldout_log_predictive_per_chain: Option<Vec<f64>>,
+    /// `"equal"` or `"stacking"`, and each chain's weight in the means, sds and intervals.
+    weighting: &'a str,
+    chain_weights: Vec<f64>,
+    /// Several Gibbs chains: `"mixed"`, `"unsettled"` (slow mixing within chains), `"modes"`
+    /// (settled in different modes) or `"unsettled-and-modes"`, and the chains of each mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    convergence: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    modes: Option<Vec<Vec<usize>>>,
     /// Gibbs: the 5 % and 95 % quantiles of the total rate over the kept samples.
     #[serde(skip_serializing_if = "Option::is_none")]
     total_rate_q05: Option<f64>,
@@ -281,6 +290,15 @@ pub fn write_outputs(
         heldout_cells: result.heldout.as_ref().map(|h| h.cells),
         heldout_log_predictive: result.heldout.as_ref().map(|h| h.log_predictive),
         heldout_log_predictive_per_chain: result.heldout.as_ref().map(|h| h.per_chain.clone()),
+        weighting: result.weighting.name(),
+        chain_weights: result.weights.clone(),
+        convergence: result.assessment.as_ref().map(|a| match a.verdict {
+            inference::convergence::Convergence::Mixed => "mixed",
+            inference::convergence::Convergence::Unsettled => "unsettled",
+            inference::convergence::Convergence::Modes => "modes",
+            inference::convergence::Convergence::UnsettledAndModes => "unsettled-and-modes",
+        }),
+        modes: result.assessment.as_ref().map(|a| a.modes.clone()),
         total_rate_q05: result.total_rate_interval.map(|i| i.0),
         total_rate_q95: result.total_rate_interval.map(|i| i.1),
         independence_log_predictive: result.verdict.as_ref().map(|v| v.independence_log_predictive),

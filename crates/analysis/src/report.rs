@@ -1,7 +1,7 @@
 //! What a person reads: the summary text (convergence, held-out score, each community's top
 //! members or each topic's top words, by label) and the figure's matrix.
 
-use crate::chains::{FitResult, FitSettings};
+use crate::chains::{FitResult, FitSettings, Weighting};
 use crate::checks::EXTREME_P;
 use crate::data::FitData;
 use crate::verdict::VERDICT_SES;
@@ -88,8 +88,15 @@ pub(crate) fn warnings(settings: &FitSettings, data: &FitData, result: &FitResul
             sig3(t.released_total)
         ));
     }
-    for (name, d) in &result.diagnostics {
-        out.extend(d.warnings(settings.chains).into_iter().map(|w| format!("{name}: {w}")));
+    match &result.assessment {
+        // Several chains: one warning naming the problem (slow mixing within chains, or modes
+        // between them) and what to do; none for a fit that mixes.
+        Some(assessment) => out.extend(assessment.warning()),
+        None => {
+            for (name, d) in &result.diagnostics {
+                out.extend(d.warnings(settings.chains).into_iter().map(|w| format!("{name}: {w}")));
+            }
+        }
     }
     for c in result.checks.iter().filter(|c| c.extreme()) {
         out.push(format!(
@@ -153,13 +160,18 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
             }
             let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64;
             for (c, t) in result.traces.iter().enumerate() {
+                let within = result.assessment.as_ref().map_or(String::new(), |a| {
+                    format!("; its halves R̂ {:.3}, bulk ESS {:.0}", a.within_rhat[c], a.within_ess[c])
+                });
                 let _ = writeln!(
                     s,
-                    "  chain {c}: mean ln_joint {}, mean total_rate {}",
+                    "  chain {c}: mean ln_joint {}, mean total_rate {}, weight {:.3}{within}",
                     sig3(mean(&t.values)),
-                    sig3(mean(&t.total_rate))
+                    sig3(mean(&t.total_rate)),
+                    result.weights[c]
                 );
             }
+            modes_text(&mut s, result);
         }
         Algorithm::Cavi(_) => {
             let _ = writeln!(s, "{} CAVI starts; {:.1} s", settings.chains, result.seconds);
@@ -253,6 +265,33 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
         }
     }
     s
+}
+
+/// The modes of a Gibbs fit (when its chains fall into more than one) and how they are weighted.
+fn modes_text(s: &mut String, result: &FitResult) {
+    if result.modes.len() < 2 {
+        return;
+    }
+    let how = match (result.weighting, &result.heldout) {
+        (Weighting::Stacking, Some(h)) => format!("stacking on {} held-out cells", h.cells),
+        _ => "equal (pass --holdout to weight them by stacking)".into(),
+    };
+    let _ = writeln!(s, "  modes (chains grouped by mean ln_joint; weights: {how}):");
+    for (i, m) in result.modes.iter().enumerate() {
+        let chains: Vec<String> = m.chains.iter().map(usize::to_string).collect();
+        let heldout =
+            m.heldout_log_predictive.map_or(String::new(), |h| format!(", held-out log predictive {}", sig3(h)));
+        let _ = writeln!(
+            s,
+            "    mode {}: chain{} {} — weight {:.3}, mean ln_joint {}, mean total rate {}{heldout}",
+            i + 1,
+            if m.chains.len() == 1 { "" } else { "s" },
+            chains.join(", "),
+            m.weight,
+            sig3(m.mean_ln_joint),
+            sig3(m.mean_total_rate)
+        );
+    }
 }
 
 /// The "no structure" verdict in words; returns whether the components are worth listing as

@@ -102,6 +102,7 @@ mod tests {
             chains: 4,
             algorithm: Algorithm::Gibbs(schedule),
             seed: 1,
+            weighting: crate::Weighting::Equal,
         };
         let cost = fit_cost(&settings, (10, 10), 0);
         assert!(cost.bytes > 1e20 && cost.bytes.is_finite(), "{}", cost.bytes);

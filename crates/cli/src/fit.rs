@@ -3,8 +3,8 @@
 
 use crate::{Failure, bad_input, failed};
 use analysis::{
-    FitError, FitSettings, LevelSource, OUTPUT_FILES, fit_chains, fit_cost, hold_out, independence_verdict, load,
-    seed_from_os, summary_text, write_outputs,
+    FitError, FitSettings, LevelSource, OUTPUT_FILES, Weighting, fit_chains, fit_cost, hold_out, independence_verdict,
+    load, seed_from_os, summary_text, write_outputs,
 };
 use distributions::Streams;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -100,6 +100,13 @@ pub struct FitArgs {
     /// raw counts), and compare the fit with the independence model on them.
     #[arg(long)]
     holdout: Option<f64>,
+    /// How the chains are pooled into the posterior means, sds and the total's interval. equal:
+    /// every chain weighs the same (right when they mix). stacking: weights that maximise the
+    /// held-out cells' log predictive (Yao, Vehtari & Gelman 2022; right when chains sit in
+    /// different modes); needs --holdout. auto: stacking with --holdout and 2 or more Gibbs
+    /// chains, else equal.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "equal", "stacking"])]
+    weights: String,
     /// Seed of the chains (and the held-out cells); without it one is drawn from the operating
     /// system and written to fit.toml.
     #[arg(long)]
@@ -218,6 +225,11 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
         chains: args.chains,
         algorithm,
         seed,
+        weighting: match args.weights.as_str() {
+            "stacking" => Weighting::Stacking,
+            "auto" if args.holdout.is_some() && gibbs && args.chains > 1 => Weighting::Stacking,
+            _ => Weighting::Equal,
+        },
     };
     let cost = fit_cost(&settings, data.shape(), data.heldout.len());
     if let Some(available) = runner::available_memory()

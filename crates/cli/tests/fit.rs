@@ -167,11 +167,46 @@ fn rhat_near_one_when_mixed_and_large_when_not() {
     // log joint was 1.008, slowed by the θ–φ scale ridge; at 3000 it is 1.002).
     let mixed = fit("mixed", "3000", "600", "2");
     assert!(mixed.iter().all(|(_, r)| *r < 1.01), "{mixed:?}");
+    // A fit that mixes gets no warning (issue 33), and says so in fit.toml.
+    let summary = std::fs::read_to_string(dir.join("mixed/summary.txt")).unwrap();
+    let record = std::fs::read_to_string(dir.join("mixed/fit.toml")).unwrap();
+    assert!(!summary.contains("WARNING") && record.contains("convergence = \"mixed\""), "{summary}\n{record}");
     // Ten sweeps from four random starts, nothing discarded: the chains are still far apart.
     let unconverged = fit("unconverged", "10", "0", "1");
     assert!(unconverged.iter().any(|(_, r)| *r > 1.1), "{unconverged:?}");
     let summary = std::fs::read_to_string(dir.join("unconverged/summary.txt")).unwrap();
-    assert!(summary.contains("WARNING"), "{summary}");
+    assert!(summary.contains("WARNING") && summary.contains("run more iterations"), "{summary}");
+}
+
+/// Issue 33, item 2: with held-out cells the chains are weighted by stacking (reported in
+/// fit.toml and summary.txt); equal weights on request; stacking without held-out cells is refused.
+#[test]
+fn chains_are_stacked_on_held_out_cells() {
+    let dir = scratch("stacking");
+    let (counts, _) = generated(&dir);
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let mut args = vec!["--chains", "3", "--seed", "4", "--output", s(&out), "--quiet"];
+        args.extend_from_slice(extra);
+        (lppf(fit_args(&counts, "topic", "2", "non-private", ["200", "100", "2"], &args)), out)
+    };
+    let weights = |out: &Path| -> Vec<f64> {
+        let record = std::fs::read_to_string(out.join("fit.toml")).unwrap();
+        let line = record.lines().find(|l| l.starts_with("chain_weights = ")).unwrap().to_string();
+        line["chain_weights = [".len()..line.len() - 1].split(", ").map(|x| x.parse().unwrap()).collect()
+    };
+    let (o, stacked) = run("stacked", &["--holdout", "0.2"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record = std::fs::read_to_string(stacked.join("fit.toml")).unwrap();
+    let w = weights(&stacked);
+    assert!(record.contains("weighting = \"stacking\"") && w.len() == 3, "{record}");
+    assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-9 && w.iter().all(|x| (0.0..=1.0).contains(x)), "{w:?}");
+    let (o, equal) = run("equal", &["--holdout", "0.2", "--weights", "equal"]);
+    assert!(o.status.success());
+    assert!(weights(&equal).iter().all(|x| (x - 1.0 / 3.0).abs() < 1e-12));
+    let (o, _) = run("refused", &["--weights", "stacking"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.code() == Some(2) && stderr.contains("weights") && stderr.contains("--holdout"), "{stderr}");
 }
 
 #[test]

@@ -20,6 +20,7 @@
 
 mod cavi;
 mod chain;
+pub mod convergence;
 mod diagnostics;
 mod entries;
 mod error;

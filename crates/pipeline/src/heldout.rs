@@ -320,6 +320,7 @@ impl runner::Experiment for HeldOutSweep<'_> {
             chains: m.fit.chains,
             algorithm: Algorithm::Gibbs(m.schedule()?),
             seed: stream_id(&[seed, r as u64, method_id, k as u64]),
+            weighting: analysis::Weighting::Equal,
         };
         let result = fit_chains(&settings, &data, progress)?;
         let score = result.heldout.ok_or("no held-out score")?;
@@ -570,6 +571,7 @@ impl Loaded for HeldOutManifest {
                 chains: self.fit.chains,
                 algorithm: Algorithm::Gibbs(schedule),
                 seed: 0,
+                weighting: analysis::Weighting::Equal,
             };
             let fit = analysis::fit_cost(&settings, data.shape(), heldout);
             let per_k = fits / self.model.components.len() as f64;
