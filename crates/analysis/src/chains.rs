@@ -6,6 +6,7 @@ use crate::checks::{
 };
 use crate::data::{FitData, Input};
 use crate::error::FitError;
+use crate::partition::MAX_PARTITION_ROWS;
 use distributions::Streams;
 use inference::{Algorithm, Diagnostics, Method, Monitor, Observation, Posterior, fit_watching};
 use models::{FamilyShape, FamilyVisitor, GammaPrior, MeanMatrix, ModelFamily, ModelKind, with_family};
@@ -156,6 +157,9 @@ pub struct FitResult {
     pub assessment: Option<inference::convergence::Assessment>,
     /// Gibbs: the chains grouped into modes, the mode with the highest mean log joint first.
     pub modes: Vec<ModeSummary>,
+    /// Gibbs with assignments: the label-invariant point estimate of the rows' partition
+    /// ([`crate::partition`]).
+    pub partition: Option<crate::partition::Partition>,
     pub seconds: f64,
 }
 
@@ -223,8 +227,11 @@ pub fn fit_chains(
         likelihood: settings.likelihood,
     };
     let check = CheckSetup::new(settings, data);
-    let chains =
-        with_family(settings.model, shape, Chains { settings, observation, on_iteration, check: check.as_ref() })?;
+    let chains = with_family(
+        settings.model,
+        shape,
+        Chains { settings, rows, observation, on_iteration, check: check.as_ref() },
+    )?;
     if settings.weighting == Weighting::Stacking && data.heldout.is_empty() {
         let allowed = "equal, or stacking with held-out cells (--holdout) to weight the chains by";
         return Err(FitError::setting("weights", "stacking", allowed));
@@ -256,6 +263,7 @@ pub fn fit_chains(
         });
     }
     result.modes = mode_summaries(&result);
+    result.partition = crate::partition::point_estimate(&result.assignments, rows);
     let mut shapes: Vec<f64> = result.traces.iter().flat_map(|t| t.dispersion.iter().copied()).collect();
     if !shapes.is_empty() {
         shapes.sort_by(f64::total_cmp);
@@ -325,6 +333,7 @@ impl<'a> CheckSetup<'a> {
 
 struct Chains<'a> {
     settings: &'a FitSettings,
+    rows: usize,
     observation: Observation<'a>,
     on_iteration: &'a (dyn Fn() + Sync),
     check: Option<&'a CheckSetup<'a>>,
@@ -342,8 +351,9 @@ impl FamilyVisitor for Chains<'_> {
                     let law = CountLaw { means, dispersion };
                     self.check.map_or_else(Vec::new, |check| check.statistics(c as u64, law, t))
                 };
-                // Co-clustering of a network's actors, for the stability of the communities listed.
-                let assignments = self.settings.model == ModelKind::Block;
+                // Co-clustering of the rows (a network's actors, a topic model's documents), for the
+                // label-invariant partition and the stability of the communities listed.
+                let assignments = self.settings.model == ModelKind::Block || self.rows <= MAX_PARTITION_ROWS;
                 let monitor =
                     Monitor { statistics: self.check.map(|_| &statistics as _), assignments, ..Monitor::default() };
                 let algorithm = &self.settings.algorithm;
@@ -420,6 +430,7 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         weights,
         assessment,
         modes: Vec::new(),
+        partition: None,
         seconds: 0.0,
     };
     (result, samples, moments)

@@ -20,6 +20,7 @@ pub mod checks;
 mod data;
 mod error;
 mod outputs;
+pub mod partition;
 mod report;
 pub mod resources;
 mod verdict;

@@ -11,12 +11,13 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// Every file [`write_outputs`] writes.
-pub const OUTPUT_FILES: [&str; 9] = [
+pub const OUTPUT_FILES: [&str; 10] = [
     "rates.parquet",
     "factors.parquet",
     "trace.parquet",
     "diagnostics.csv",
     "checks.csv",
+    "partition.csv",
     "fit.toml",
     "summary.txt",
     "figure.svg",
@@ -230,6 +231,18 @@ pub fn write_outputs(
         }
     }
     write_atomic(&dir.join("diagnostics.csv"), csv.as_bytes())?;
+    // partition.csv: the label-invariant groups of the rows (header only without them).
+    let mut groups = csv::Writer::from_writer(Vec::new());
+    let csv_error = |e: csv::Error| FitError::Output(format!("partition.csv: {e}"));
+    groups.write_record(["row", "group", "co_clustering"]).map_err(csv_error)?;
+    if let Some(p) = &result.partition {
+        for (i, (&g, &co)) in p.group.iter().zip(&p.co).enumerate() {
+            let co = if co.is_nan() { String::new() } else { co.to_string() };
+            groups.write_record([data.rows.names[i].as_str(), &(g + 1).to_string(), &co]).map_err(csv_error)?;
+        }
+    }
+    let groups = groups.into_inner().map_err(|e| FitError::Output(format!("partition.csv: {e}")))?;
+    write_atomic(&dir.join("partition.csv"), &groups)?;
     // checks.csv: the posterior predictive checks on the release (header only without them).
     let mut checks =
         String::from("statistic,observed,replicated_mean,replicated_sd,p_value,replications,flag,flagged_tail\n");

@@ -263,8 +263,36 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
             ModelKind::Block => block_summary(&mut s, data, result, &source),
             ModelKind::Topic => topic_summary(&mut s, data, result, &source),
         }
+        partition_text(&mut s, data, result);
     }
     s
+}
+
+/// The label-invariant partition of the rows ([`crate::partition`]): its groups of two or more,
+/// largest first, each member with its co-clustering with the rest of the group.
+fn partition_text(s: &mut String, data: &FitData, result: &FitResult) {
+    let Some(partition) = &result.partition else { return };
+    let _ = writeln!(
+        s,
+        "
+label-invariant groups of rows (the kept sample, over all chains, with the least expected Binder loss, \
+         {:.3} per pair; co = co-clustering with the rest of the group, near 1: stable):",
+        partition.expected_loss_per_pair
+    );
+    let alone = partition.groups.iter().filter(|g| g.len() == 1).count();
+    for (g, rows) in partition.groups.iter().enumerate().filter(|(_, rows)| rows.len() > 1) {
+        let mean_co = rows.iter().map(|&i| partition.co[i]).sum::<f64>() / rows.len() as f64;
+        let mut members: Vec<usize> = rows.clone();
+        members.sort_by(|&a, &b| partition.co[b].total_cmp(&partition.co[a]).then(a.cmp(&b)));
+        let listed: Vec<String> =
+            members.iter().take(TOP).map(|&i| format!("{} ({:.2})", data.rows.names[i], partition.co[i])).collect();
+        let more = if rows.len() > TOP { format!(", … {} more", rows.len() - TOP) } else { String::new() };
+        let _ =
+            writeln!(s, "  group {} ({} rows, mean co {mean_co:.2}): {}{more}", g + 1, rows.len(), listed.join(", "));
+    }
+    if alone > 0 {
+        let _ = writeln!(s, "  and {alone} row{} alone", if alone == 1 { "" } else { "s" });
+    }
 }
 
 /// The modes of a Gibbs fit (when its chains fall into more than one) and how they are weighted.

@@ -327,11 +327,22 @@ fn a_network_fit_labels_communities() {
     // others listed is printed. All eight actors are listed under each community (up to ten are),
     // so a member found with its own group in every kept sample shares a component with 3 of the
     // 7 others: co = 3/7 for everyone exactly when the groups are separated in every sample.
+    let communities = stderr.split("label-invariant").next().unwrap_or_default();
     let co: Vec<f64> =
-        stderr.split("co ").skip(1).filter_map(|t| t.split(')').next().and_then(|x| x.parse().ok())).collect();
+        communities.split("co ").skip(1).filter_map(|t| t.split(')').next().and_then(|x| x.parse().ok())).collect();
     println!("co-clustering: {co:?}");
     assert!(!co.is_empty() && co.iter().all(|p| (0.0..=1.0).contains(p)), "{stderr}");
     assert!(co.iter().all(|&p| (p - 3.0 / 7.0).abs() < 0.01), "{co:?}");
+    // Issue 33, item 4: the label-invariant partition recovers the two planted groups, each
+    // member together with its group in every kept sample.
+    let partition = std::fs::read_to_string(fit.join("partition.csv")).unwrap();
+    let group = |name: &str| {
+        let line = partition.lines().find(|l| l.starts_with(&format!("{name},"))).unwrap();
+        line.split(',').nth(1).unwrap().to_string()
+    };
+    assert!(names[..4].iter().all(|n| group(n) == group("ann")), "{partition}");
+    assert!(names[4..].iter().all(|n| group(n) == group("eve")) && group("ann") != group("eve"), "{partition}");
+    assert!(partition.lines().skip(1).all(|l| l.ends_with(",1")), "{partition}");
     let rates = read_table(&fit.join("rates.parquet")).unwrap();
     assert_eq!(texts(&rates, "row").len(), 8 * 7, "the diagonal is not modelled");
 }
