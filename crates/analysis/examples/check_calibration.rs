@@ -145,6 +145,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     algorithm: Algorithm::Gibbs(Schedule::new(sweeps, sweeps / 2, 5)?),
                     seed: distributions::stream_id(&[SEED, design, r as u64, 2]),
                     weighting: analysis::Weighting::Equal,
+                    replicas: 1,
                 };
                 let result = fit_chains(&settings, &data, &|| {})?;
                 let truth: f64 = rates.iter().sum();

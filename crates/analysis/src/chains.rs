@@ -44,6 +44,9 @@ pub struct FitSettings {
     pub seed: u64,
     /// How the chains are pooled: equal weights, or stacking on the held-out cells.
     pub weighting: Weighting,
+    /// Gibbs: tempered replicas per chain (replica exchange, `inference::tempering`; 1: plain
+    /// chains).
+    pub replicas: usize,
 }
 
 /// How a fit's chains are pooled into its posterior means, sds and intervals.
@@ -94,6 +97,10 @@ pub struct ChainTrace {
     pub dispersion: Vec<f64>,
     /// CAVI: whether it converged; `None` for Gibbs.
     pub converged: Option<bool>,
+    /// Replica exchange: the swap rate of each neighbouring pair of rungs, and the final ladder
+    /// of inverse temperatures (empty for plain chains).
+    pub swap_rates: Vec<f64>,
+    pub ladder: Vec<f64>,
     pub seconds: f64,
 }
 
@@ -182,6 +189,15 @@ fn check(settings: &FitSettings) -> Result<(), FitError> {
             settings.likelihood.name(),
             "with the Gibbs methods only (a learned dispersion shape r has no closed-form CAVI update)",
         ));
+    }
+    if settings.replicas == 0 || settings.replicas > inference::tempering::MAX_REPLICAS {
+        let allowed = format!("an integer from 1 to {}", inference::tempering::MAX_REPLICAS);
+        return Err(FitError::setting("replicas", settings.replicas, allowed));
+    }
+    if settings.replicas > 1 && (!gibbs || settings.likelihood != models::Likelihood::Poisson) {
+        let allowed =
+            "1, or more with a Gibbs method and the Poisson likelihood (the negative binomial is not tempered)";
+        return Err(FitError::setting("replicas", settings.replicas, allowed));
     }
     if settings.weighting == Weighting::Stacking && !gibbs {
         return Err(FitError::setting(
@@ -354,8 +370,12 @@ impl FamilyVisitor for Chains<'_> {
                 // Co-clustering of the rows (a network's actors, a topic model's documents), for the
                 // label-invariant partition and the stability of the communities listed.
                 let assignments = self.settings.model == ModelKind::Block || self.rows <= MAX_PARTITION_ROWS;
-                let monitor =
-                    Monitor { statistics: self.check.map(|_| &statistics as _), assignments, ..Monitor::default() };
+                let monitor = Monitor {
+                    statistics: self.check.map(|_| &statistics as _),
+                    assignments,
+                    replicas: self.settings.replicas,
+                    ..Monitor::default()
+                };
                 let algorithm = &self.settings.algorithm;
                 fit_watching(family, self.observation, algorithm, root.child(c as u64), monitor, self.on_iteration)
                     .map_err(FitError::from)
@@ -380,6 +400,8 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
             total_rate: p.kept_total_rate.clone(),
             dispersion: p.kept_dispersion.clone(),
             converged: p.converged,
+            swap_rates: p.swap_rates.clone(),
+            ladder: p.ladder.clone(),
             seconds: p.seconds,
         })
         .collect();

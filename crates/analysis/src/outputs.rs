@@ -106,6 +106,12 @@ struct FitRecord<'a> {
     convergence: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     modes: Option<Vec<Vec<usize>>>,
+    /// Replica exchange: replicas per chain, and each chain's final ladder and swap rates.
+    replicas: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    ladders: Vec<Vec<f64>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    swap_rates: Vec<Vec<f64>>,
     /// Gibbs: the 5 % and 95 % quantiles of the total rate over the kept samples.
     #[serde(skip_serializing_if = "Option::is_none")]
     total_rate_q05: Option<f64>,
@@ -312,6 +318,9 @@ pub fn write_outputs(
             inference::convergence::Convergence::UnsettledAndModes => "unsettled-and-modes",
         }),
         modes: result.assessment.as_ref().map(|a| a.modes.clone()),
+        replicas: settings.replicas,
+        ladders: result.traces.iter().filter(|t| !t.ladder.is_empty()).map(|t| t.ladder.clone()).collect(),
+        swap_rates: result.traces.iter().filter(|t| !t.ladder.is_empty()).map(|t| t.swap_rates.clone()).collect(),
         total_rate_q05: result.total_rate_interval.map(|i| i.0),
         total_rate_q95: result.total_rate_interval.map(|i| i.1),
         independence_log_predictive: result.verdict.as_ref().map(|v| v.independence_log_predictive),

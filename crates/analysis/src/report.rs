@@ -170,6 +170,15 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
                     sig3(mean(&t.total_rate)),
                     result.weights[c]
                 );
+                if !t.ladder.is_empty() {
+                    let list = |x: &[f64]| x.iter().map(|v| format!("{v:.3}")).collect::<Vec<_>>().join(", ");
+                    let _ = writeln!(
+                        s,
+                        "    replica exchange: ladder β [{}], swap rates [{}] (adapted in burn-in towards 0.2–0.5)",
+                        list(&t.ladder),
+                        list(&t.swap_rates)
+                    );
+                }
             }
             modes_text(&mut s, result);
         }

@@ -69,7 +69,8 @@ pub fn chain_bytes(
 pub fn fit_cost(settings: &FitSettings, (rows, cols): (usize, usize), heldout: usize) -> FitCost {
     let (rows, cols, k) = (rows as f64, cols as f64, settings.components as f64);
     let cells = rows * cols;
-    let chains = settings.chains as f64;
+    // Each replica of replica exchange is a chain's worth of state and sweeps.
+    let chains = (settings.chains * settings.replicas.max(1)) as f64;
     let (iterations, kept) = match settings.algorithm {
         Algorithm::Gibbs(s) => (s.iterations() as f64, s.kept() as f64),
         Algorithm::Cavi(c) => (c.max_iterations() as f64, c.max_iterations() as f64),
@@ -103,6 +104,7 @@ mod tests {
             algorithm: Algorithm::Gibbs(schedule),
             seed: 1,
             weighting: crate::Weighting::Equal,
+            replicas: 1,
         };
         let cost = fit_cost(&settings, (10, 10), 0);
         assert!(cost.bytes > 1e20 && cost.bytes.is_finite(), "{}", cost.bytes);

@@ -107,6 +107,12 @@ pub struct FitArgs {
     /// chains, else equal.
     #[arg(long, default_value = "auto", value_parser = ["auto", "equal", "stacking"])]
     weights: String,
+    /// Replica exchange (Gibbs methods, Poisson likelihood): each chain runs this many replicas
+    /// at a ladder of temperatures that swap states, so the cold one can cross between modes
+    /// (docs/modes.md). The ladder adapts during burn-in; summary.txt reports the swap rates.
+    /// Costs this many times the sweeps. 1: plain chains.
+    #[arg(long, default_value_t = 1)]
+    replicas: usize,
     /// Seed of the chains (and the held-out cells); without it one is drawn from the operating
     /// system and written to fit.toml.
     #[arg(long)]
@@ -230,6 +236,7 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
             "auto" if args.holdout.is_some() && gibbs && args.chains > 1 => Weighting::Stacking,
             _ => Weighting::Equal,
         },
+        replicas: args.replicas,
     };
     let cost = fit_cost(&settings, data.shape(), data.heldout.len());
     if let Some(available) = runner::available_memory()

@@ -583,3 +583,31 @@ fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
         assert!((err.contains("likelihood") || err.contains("dispersion")) && !out.exists(), "{err}");
     }
 }
+
+/// Issue 33, item 1: `--replicas` runs each chain as replica exchange and reports the ladder and
+/// the swap rates; it is refused with the negative-binomial likelihood (not tempered).
+#[test]
+fn replica_exchange_reports_its_ladder_and_swap_rates() {
+    let dir = scratch("replicas");
+    let (counts, _) = generated(&dir);
+    let out = dir.join("pt");
+    let extra =
+        ["--chains", "2", "--seed", "5", "--replicas", "3", "--likelihood", "poisson", "--output", s(&out), "--quiet"];
+    let o = lppf(fit_args(&counts, "topic", "2", "non-private", ["200", "100", "2"], &extra));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record = std::fs::read_to_string(out.join("fit.toml")).unwrap();
+    assert!(
+        record.contains("replicas = 3") && record.contains("ladders = [[1.0,") && record.contains("swap_rates = [["),
+        "{record}"
+    );
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(summary.contains("replica exchange: ladder"), "{summary}");
+    let nb = dir.join("nb");
+    let extra = ["--replicas", "3", "--likelihood", "negative-binomial", "--output", s(&nb), "--quiet"];
+    let o = lppf(fit_args(&counts, "topic", "2", "non-private", ["20", "10", "1"], &extra));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.code() == Some(2) && stderr.contains("replicas") && stderr.contains("negative binomial"),
+        "{stderr}"
+    );
+}

@@ -180,6 +180,10 @@ pub struct Monitor<'a> {
     /// Record each row's component in every kept sample ([`ChainSummary::kept_assignments`]):
     /// co-clustering probabilities, which do not depend on the components' labels.
     pub assignments: bool,
+    /// Run the chain as replica exchange with this many tempered replicas ([`crate::tempering`];
+    /// 0 or 1: a plain chain). Not a record but how the chain runs; here because every fit
+    /// passes a `Monitor`.
+    pub replicas: usize,
 }
 
 /// Each row's component in `model`'s current state: the index of the largest value in its row

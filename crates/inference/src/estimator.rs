@@ -82,6 +82,10 @@ pub struct Posterior {
     pub converged: Option<bool>,
     /// Wall-clock seconds of the fit (Gibbs: the chain after its sampler was built; CAVI: all).
     pub seconds: f64,
+    /// Replica exchange: each neighbouring pair of rungs' swap rate over the run, and the final
+    /// ladder of inverse temperatures (empty for a plain chain or CAVI).
+    pub swap_rates: Vec<f64>,
+    pub ladder: Vec<f64>,
 }
 
 /// Fits `family` to `observation` with `algorithm`; every random draw comes from `streams`:
@@ -115,18 +119,18 @@ pub fn fit_watching<F: ModelFamily>(
             let watch = Watch { entries: &missing, monitor };
             match observation {
                 Observation::Exact(counts) => {
-                    gibbs(family, &mut NonPrivate::new(model, counts.to_vec())?, schedule, watch, streams, on_iteration)
+                    gibbs(family, NonPrivate::new(model, counts.to_vec())?, schedule, watch, streams, on_iteration)
                 }
                 Observation::ExactMissing(counts, mask) => {
-                    let mut sampler = NonPrivate::new(model, counts.to_vec())?.with_missing(mask)?;
-                    gibbs(family, &mut sampler, schedule, watch, streams, on_iteration)
+                    let sampler = NonPrivate::new(model, counts.to_vec())?.with_missing(mask)?;
+                    gibbs(family, sampler, schedule, watch, streams, on_iteration)
                 }
                 Observation::Naive(released) => {
-                    gibbs(family, &mut NonPrivate::naive(model, released)?, schedule, watch, streams, on_iteration)
+                    gibbs(family, NonPrivate::naive(model, released)?, schedule, watch, streams, on_iteration)
                 }
                 Observation::Private(released) => {
-                    let mut sampler = LocallyPrivate::new(model, released, streams.child(u64::MAX))?;
-                    gibbs(family, &mut sampler, schedule, watch, streams, on_iteration)
+                    let sampler = LocallyPrivate::new(model, released, streams.child(u64::MAX))?;
+                    gibbs(family, sampler, schedule, watch, streams, on_iteration)
                 }
             }
         }
@@ -164,6 +168,8 @@ pub fn fit_watching<F: ModelFamily>(
                 iterations: summary.iterations,
                 converged: Some(summary.converged),
                 seconds: start.elapsed().as_secs_f64(),
+                swap_rates: Vec::new(),
+                ladder: Vec::new(),
             })
         }
     }
@@ -180,8 +186,28 @@ fn missing_entries(observation: Observation<'_>) -> Vec<usize> {
     }
 }
 
-/// Runs a built sampler's chain and summarizes it.
-fn gibbs<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
+/// Runs a built sampler's chain (as replica exchange when the monitor asks for replicas) and
+/// summarizes it.
+fn gibbs<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs> + Clone + Send>(
+    family: &F,
+    sampler: S,
+    schedule: &Schedule,
+    watch: Watch<'_>,
+    streams: Streams,
+    on_iteration: &(dyn Fn() + Sync),
+) -> Result<Posterior, InferenceError> {
+    if watch.monitor.replicas <= 1 {
+        return summarize(family, &mut { sampler }, schedule, watch, streams, on_iteration);
+    }
+    let mut replicas = crate::tempering::Replicas::new(sampler, watch.monitor.replicas, schedule.burn_in())?;
+    let mut posterior = summarize(family, &mut replicas, schedule, watch, streams, on_iteration)?;
+    posterior.swap_rates = replicas.swap_rates();
+    posterior.ladder = replicas.ladder().to_vec();
+    Ok(posterior)
+}
+
+/// Runs a sampler's chain and summarizes it.
+fn summarize<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
     family: &F,
     sampler: &mut S,
     schedule: &Schedule,
@@ -231,5 +257,7 @@ fn gibbs<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
         iterations: schedule.iterations(),
         converged: None,
         seconds: start.elapsed().as_secs_f64(),
+        swap_rates: Vec::new(),
+        ladder: Vec::new(),
     })
 }

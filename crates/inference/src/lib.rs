@@ -32,6 +32,7 @@ mod pooled;
 mod private;
 mod private_step;
 pub mod stacking;
+pub mod tempering;
 
 pub use cavi::{
     BesselArgument, Cavi, CaviProgress, CaviSettings, CaviSettingsError, CaviSummary, LocalStep, MEstimate,
@@ -63,6 +64,9 @@ pub trait Sampler {
 
     /// The model in its current state.
     fn model(&self) -> &Self::Model;
+
+    /// The model, to change its temperature (replica exchange, [`tempering`]).
+    fn model_mut(&mut self) -> &mut Self::Model;
 
     /// The current complete counts `Y` (observed, imputed or resampled).
     fn counts(&self) -> &[u32];

@@ -84,6 +84,10 @@ impl<M: PoissonFactorization> Sampler for NonPrivate<M> {
         &self.model
     }
 
+    fn model_mut(&mut self) -> &mut M {
+        &mut self.model
+    }
+
     fn counts(&self) -> &[u32] {
         &self.y
     }

@@ -122,6 +122,10 @@ impl<M: PoissonFactorization> Sampler for LocallyPrivate<M> {
         &self.model
     }
 
+    fn model_mut(&mut self) -> &mut M {
+        &mut self.model
+    }
+
     fn counts(&self) -> &[u32] {
         &self.y
     }

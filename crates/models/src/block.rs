@@ -7,6 +7,7 @@ use crate::chunks::{
 use crate::error::{ModelError, check_factor};
 use crate::hierarchy::RateGroup;
 use crate::overdispersion::Overdispersion;
+use crate::tempering::{count_log_sum, powered};
 use crate::{FactorBlock, GammaPrior, Likelihood, PoissonFactorization, ScalePrior};
 use distributions::Streams;
 use rayon::prelude::*;
@@ -78,6 +79,9 @@ pub struct BlockModel {
     hierarchy: Option<Hierarchy>,
     /// The negative-binomial likelihood's `δ` and `r`; `None`: Poisson.
     overdispersion: Option<Overdispersion>,
+    /// The inverse temperature `β` of the complete-data likelihood (1: the model itself;
+    /// `crate::tempering`). `w` and `recipient_sums` are of the factors raised to `β`.
+    beta: f64,
 }
 
 /// A hierarchical prior's state: `ξ_i` per actor and one `λ` for `π` (each with its `κ`).
@@ -111,6 +115,7 @@ impl BlockModel {
             exposure: vec![0.0; c],
             hierarchy: None,
             overdispersion: None,
+            beta: 1.0,
         };
         model.sample_prior(streams);
         model
@@ -182,12 +187,20 @@ impl BlockModel {
         &self.pi
     }
 
-    /// `w_jc = Σ_d π_cd θ_jd`, as the last of the running sums kept in `recipient_sums`.
+    /// `θ` and `π` raised to the inverse temperature `β` (`None` at `β = 1`: the factors themselves).
+    fn tempered(&self) -> Option<(Vec<f64>, Vec<f64>)> {
+        (self.beta != 1.0).then(|| (powered(&self.theta, self.beta), powered(&self.pi, self.beta)))
+    }
+
+    /// `w_jc = Σ_d π_cd θ_jd` (of the factors raised to `β`), as the last of the running sums kept
+    /// in `recipient_sums`.
     fn refresh_w(&mut self) {
         let c = self.communities;
-        let rows = self.w.chunks_exact_mut(c).zip(self.theta.chunks_exact(c));
+        let tempered = self.tempered();
+        let (theta, pi) = tempered.as_ref().map_or((&self.theta, &self.pi), |(t, p)| (t, p));
+        let rows = self.w.chunks_exact_mut(c).zip(theta.chunks_exact(c));
         for ((w_j, theta_j), sums_j) in rows.zip(self.recipient_sums.chunks_exact_mut(c * c)) {
-            for ((w, pi_c), sums) in w_j.iter_mut().zip(self.pi.chunks_exact(c)).zip(sums_j.chunks_exact_mut(c)) {
+            for ((w, pi_c), sums) in w_j.iter_mut().zip(pi.chunks_exact(c)).zip(sums_j.chunks_exact_mut(c)) {
                 cumulative_products(sums, pi_c, theta_j);
                 *w = sums[c - 1];
             }
@@ -197,7 +210,10 @@ impl BlockModel {
     fn allocate_all(&mut self, y: &[u32], streams: Streams) {
         let (v, c) = (self.actors, self.communities);
         let per_chunk = chunk_rows(v);
-        let (theta, w, recipient_sums) = (&self.theta, &self.w, &self.recipient_sums);
+        // At a temperature 1/β the weights are θ_ic^β θ_jd^β π_cd^β (`w` already holds them).
+        let tempered = (self.beta != 1.0).then(|| powered(&self.theta, self.beta));
+        let theta = tempered.as_deref().unwrap_or(&self.theta);
+        let (w, recipient_sums) = (&self.w, &self.recipient_sums);
         self.actor_counts
             .par_chunks_mut(per_chunk * c)
             .zip(self.chunks.par_iter_mut().zip(self.chunk_pairs.par_iter_mut()))
@@ -283,10 +299,10 @@ impl BlockModel {
             }
             let xi = self.hierarchy.as_ref().map(|h| h.xi.rates[i]);
             for cc in 0..c {
-                let n = f64::from(self.actor_counts[i * c + cc]);
+                let (n, e) = (self.beta * f64::from(self.actor_counts[i * c + cc]), self.beta * exposure[cc]);
                 let new = match xi {
-                    None => self.prior.draw(n, exposure[cc], &mut rng),
-                    Some(rate) => self.prior.draw_at_rate(n, rate, exposure[cc], &mut rng),
+                    None => self.prior.draw(n, e, &mut rng),
+                    Some(rate) => self.prior.draw_at_rate(n, rate, e, &mut rng),
                 };
                 sums[cc] += new - theta_i[cc];
                 theta_i[cc] = new;
@@ -299,7 +315,7 @@ impl BlockModel {
             Some(delta) => weighted_pair_exposures(&self.theta, delta, c),
         };
         for (cd, exposure) in exposures.into_iter().enumerate() {
-            let n = f64::from(self.pair_counts[cd]);
+            let (n, exposure) = (self.beta * f64::from(self.pair_counts[cd]), self.beta * exposure);
             self.pi[cd] = match lambda {
                 None => self.prior.draw(n, exposure, &mut rng),
                 Some(rate) => self.prior.draw_at_rate(n, rate, exposure, &mut rng),
@@ -387,14 +403,35 @@ impl PoissonFactorization for BlockModel {
     fn mean_rates_into(&self, out: &mut [f64]) {
         let (v, c) = (self.actors, self.communities);
         let per_chunk = chunk_rows(v);
+        // At a temperature 1/β: μ̃_ij = Σ_cd θ_ic^β θ_jd^β π_cd^β (`w` holds the tempered sums).
+        let tempered = (self.beta != 1.0).then(|| powered(&self.theta, self.beta));
+        let theta = tempered.as_deref().unwrap_or(&self.theta);
         out.par_chunks_mut(per_chunk * v).enumerate().for_each(|(chunk, out)| {
             for (local, out_i) in out.chunks_exact_mut(v).enumerate() {
                 let i = chunk * per_chunk + local;
-                dot_rows(out_i, &self.theta[i * c..(i + 1) * c], &self.w, c);
+                dot_rows(out_i, &theta[i * c..(i + 1) * c], &self.w, c);
                 // The diagonal is not modelled.
                 out_i[i] = 0.0;
             }
         });
+    }
+
+    fn set_temperature(&mut self, beta: f64) -> Result<(), ModelError> {
+        crate::check_temperature(beta, self.overdispersion.is_some())?;
+        self.beta = beta;
+        self.refresh_w();
+        Ok(())
+    }
+
+    fn temperature(&self) -> f64 {
+        self.beta
+    }
+
+    fn energy(&self) -> f64 {
+        // Σ y_ijcd ln(θ_ic θ_jd π_cd) = Σ_ic n_ic ln θ_ic + Σ_cd n_cd ln π_cd (n_ic: sent and
+        // received); Σ_n μ_n = Σ_cd π_cd Σ_{i≠j} θ_ic θ_jd.
+        let total: f64 = pair_exposures(&self.theta, self.communities).iter().zip(&self.pi).map(|(e, p)| e * p).sum();
+        count_log_sum(&self.actor_counts, &self.theta) + count_log_sum(&self.pair_counts, &self.pi) - total
     }
 
     fn sample_prior(&mut self, streams: Streams) {

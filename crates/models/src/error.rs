@@ -11,6 +11,8 @@ pub enum ModelError {
     FactorCount { expected: usize, got: usize },
     /// Entry `index` (row-major) of `factor` is `value`, not a finite number `> 0`.
     FactorValue { factor: &'static str, index: usize, value: f64 },
+    /// An inverse temperature the model cannot take (replica exchange).
+    Temperature(String),
 }
 
 impl fmt::Display for ModelError {
@@ -23,6 +25,7 @@ impl fmt::Display for ModelError {
             Self::FactorValue { factor, index, value } => {
                 write!(f, "factor `{factor}` entry {index} (row-major) is {value}; every value must be finite and > 0")
             }
+            Self::Temperature(message) => write!(f, "temperature: {message}"),
         }
     }
 }

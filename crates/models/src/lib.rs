@@ -19,6 +19,7 @@ mod family;
 mod hierarchy;
 mod overdispersion;
 mod prior;
+mod tempering;
 mod topic;
 mod topic_variational;
 mod variational;
@@ -109,6 +110,31 @@ pub trait PoissonFactorization: Clone + Send + Sync {
 
     /// The factor matrices.
     fn factors(&self) -> Vec<FactorBlock<'_>>;
+
+    /// Sets the inverse temperature `β ∈ (0, 1]` of the complete-data likelihood (replica
+    /// exchange; the tempered family is described in `models::tempering`'s module docs): the
+    /// sweep then targets `π_β`, and [`Self::mean_rates_into`] gives `μ̃_n = Σ_k μ_nk^β`. Errors
+    /// for `β` outside `(0, 1]` or, when `β ≠ 1`, with the negative-binomial likelihood.
+    fn set_temperature(&mut self, beta: f64) -> Result<(), ModelError>;
+
+    /// The inverse temperature `β` (1 unless set).
+    fn temperature(&self) -> f64;
+
+    /// The energy `E(Z, A) = Σ_{n,k} y_nk ln μ_nk − Σ_n μ_n` of the current factors and the last
+    /// sweep's allocation (`ln π_β = ln p(Z) + β E + const`).
+    fn energy(&self) -> f64;
+}
+
+/// Checks an inverse temperature for a model: `β ∈ (0, 1]`, and 1 with the negative binomial.
+pub(crate) fn check_temperature(beta: f64, negative_binomial: bool) -> Result<(), ModelError> {
+    if !(beta > 0.0 && beta <= 1.0) {
+        return Err(ModelError::Temperature(format!("β = {beta} is not allowed: it must be in (0, 1]")));
+    }
+    if negative_binomial && beta != 1.0 {
+        let message = "the negative-binomial likelihood is not tempered: replicas need the Poisson likelihood";
+        return Err(ModelError::Temperature(message.into()));
+    }
+    Ok(())
 }
 
 /// `ln p(Y | Z) = Σ_n ln Pois(y_n; μ_n)` over non-excluded entries, given the rates.

@@ -7,6 +7,7 @@ use crate::chunks::{
 use crate::error::{ModelError, check_factor};
 use crate::hierarchy::RateGroup;
 use crate::overdispersion::Overdispersion;
+use crate::tempering::{count_log_sum, powered};
 use crate::{FactorBlock, GammaPrior, Likelihood, PoissonFactorization, ScalePrior};
 use distributions::Streams;
 use rayon::prelude::*;
@@ -71,6 +72,9 @@ pub struct TopicModel {
     hierarchy: Option<Hierarchy>,
     /// The negative-binomial likelihood's `δ` and `r`; `None`: Poisson.
     overdispersion: Option<Overdispersion>,
+    /// The inverse temperature `β` of the complete-data likelihood (1: the model itself;
+    /// `crate::tempering`).
+    beta: f64,
 }
 
 /// A hierarchical prior's state: `ξ_d` per document, `η_v` per word (each group with its `κ`).
@@ -99,6 +103,7 @@ impl TopicModel {
             sums: vec![0.0; topics],
             hierarchy: None,
             overdispersion: None,
+            beta: 1.0,
         };
         model.sample_prior(streams);
         model
@@ -184,12 +189,13 @@ impl TopicModel {
         &self.doc_topic
     }
 
-    /// `θ_dk ~ Gamma(a₀ + n_dk, b₀ + exposure_dk)` for every row, in fixed chunks; with
-    /// `row_rates`, row `d`'s rate `ξ_d` replaces `b₀`.
+    /// `θ_dk ~ Gamma(a₀ + β n_dk, b₀ + β exposure_dk)` for every row, in fixed chunks; with
+    /// `row_rates`, row `d`'s rate `ξ_d` replaces `b₀` (`β`: the inverse temperature, 1 for the
+    /// model itself).
     fn draw_rows(
         prior: GammaPrior,
         values: &mut [f64],
-        counts: &[u32],
+        (counts, beta): (&[u32], f64),
         exposure: Exposure<'_>,
         (rows, row_rates): (usize, Option<&[f64]>),
         streams: Streams,
@@ -205,9 +211,10 @@ impl TopicModel {
                         Exposure::Shared(e) => e[i % k],
                         Exposure::PerRow(e) => e[global],
                     };
+                    let (n, e) = (beta * f64::from(n), beta * e);
                     *x = match row_rates {
-                        None => prior.draw(f64::from(n), e, &mut rng),
-                        Some(rates) => prior.draw_at_rate(f64::from(n), rates[global / k], e, &mut rng),
+                        None => prior.draw(n, e, &mut rng),
+                        Some(rates) => prior.draw_at_rate(n, rates[global / k], e, &mut rng),
                     };
                 }
             },
@@ -261,11 +268,34 @@ impl PoissonFactorization for TopicModel {
     fn mean_rates_into(&self, out: &mut [f64]) {
         let (v, k) = (self.words, self.topics);
         let per_chunk = chunk_rows(self.docs);
-        out.par_chunks_mut(per_chunk * v).zip(self.theta.par_chunks(per_chunk * k)).for_each(|(out, theta)| {
+        // At a temperature 1/β: μ̃_n = Σ_k θ_dk^β φ_kv^β (`crate::tempering`).
+        let tempered = (self.beta != 1.0).then(|| (powered(&self.theta, self.beta), powered(&self.phi, self.beta)));
+        let (theta, phi) = tempered.as_ref().map_or((&self.theta, &self.phi), |(t, p)| (t, p));
+        out.par_chunks_mut(per_chunk * v).zip(theta.par_chunks(per_chunk * k)).for_each(|(out, theta)| {
             for (out_row, theta_d) in out.chunks_exact_mut(v).zip(theta.chunks_exact(k)) {
-                dot_rows(out_row, theta_d, &self.phi, k);
+                dot_rows(out_row, theta_d, phi, k);
             }
         });
+    }
+
+    fn set_temperature(&mut self, beta: f64) -> Result<(), ModelError> {
+        crate::check_temperature(beta, self.overdispersion.is_some())?;
+        self.beta = beta;
+        Ok(())
+    }
+
+    fn temperature(&self) -> f64 {
+        self.beta
+    }
+
+    fn energy(&self) -> f64 {
+        // Σ_nk y_nk ln μ_nk = Σ_dk n_dk ln θ_dk + Σ_vk n_vk ln φ_kv; Σ_n μ_n = Σ_k (Σ_d θ_dk)(Σ_v φ_kv).
+        let k = self.topics;
+        let (mut theta_sums, mut phi_sums) = (vec![0.0; k], vec![0.0; k]);
+        column_sums_into(&mut theta_sums, &self.theta);
+        column_sums_into(&mut phi_sums, &self.phi);
+        let total: f64 = theta_sums.iter().zip(&phi_sums).map(|(a, b)| a * b).sum();
+        count_log_sum(&self.doc_topic, &self.theta) + count_log_sum(&self.word_topic, &self.phi) - total
     }
 
     fn sample_prior(&mut self, streams: Streams) {
@@ -286,14 +316,16 @@ impl PoissonFactorization for TopicModel {
             None => (None, None),
         };
         let theta_rows = (self.docs, xi);
-        Self::draw_rows(prior, &mut self.theta, &zero_d, no_exposure, theta_rows, streams.child(PRIOR_THETA));
-        Self::draw_rows(prior, &mut self.phi, &zero_v, no_exposure, (self.words, eta), streams.child(PRIOR_PHI));
+        Self::draw_rows(prior, &mut self.theta, (&zero_d, 1.0), no_exposure, theta_rows, streams.child(PRIOR_THETA));
+        Self::draw_rows(prior, &mut self.phi, (&zero_v, 1.0), no_exposure, (self.words, eta), streams.child(PRIOR_PHI));
     }
 
     fn gibbs_update(&mut self, y: &[u32], streams: Streams) {
         let (v, k) = (self.words, self.topics);
         let per_chunk = chunk_rows(self.docs);
-        let (theta, phi) = (&self.theta, &self.phi);
+        // At a temperature 1/β the allocation weights are μ_nk^β = θ_dk^β φ_kv^β.
+        let tempered = (self.beta != 1.0).then(|| (powered(&self.theta, self.beta), powered(&self.phi, self.beta)));
+        let (theta, phi) = tempered.as_ref().map_or((&self.theta, &self.phi), |(t, p)| (t, p));
         let alloc_streams = streams.child(ALLOCATE);
         // Allocation: doc–topic counts are row-local; word–topic counts go to the chunk's buffer.
         self.doc_topic
@@ -331,7 +363,8 @@ impl PoissonFactorization for TopicModel {
         column_sums_into(&mut self.sums, &self.phi);
         let exposure = weighted.as_deref().map_or(Exposure::Shared(&self.sums), Exposure::PerRow);
         let xi = self.hierarchy.as_ref().map(|h| h.xi.rates.as_slice());
-        Self::draw_rows(self.prior, &mut self.theta, &self.doc_topic, exposure, (self.docs, xi), streams.child(THETA));
+        let counts = (self.doc_topic.as_slice(), self.beta);
+        Self::draw_rows(self.prior, &mut self.theta, counts, exposure, (self.docs, xi), streams.child(THETA));
         if let Some(h) = &mut self.hierarchy {
             h.xi.update(a0, &self.theta, k, &mut streams.child(XI).rng());
         }
@@ -339,7 +372,8 @@ impl PoissonFactorization for TopicModel {
         column_sums_into(&mut self.sums, &self.theta);
         let exposure = weighted.as_deref().map_or(Exposure::Shared(&self.sums), Exposure::PerRow);
         let eta = self.hierarchy.as_ref().map(|h| h.eta.rates.as_slice());
-        Self::draw_rows(self.prior, &mut self.phi, &self.word_topic, exposure, (self.words, eta), streams.child(PHI));
+        let counts = (self.word_topic.as_slice(), self.beta);
+        Self::draw_rows(self.prior, &mut self.phi, counts, exposure, (self.words, eta), streams.child(PHI));
         if let Some(h) = &mut self.hierarchy {
             h.eta.update(a0, &self.phi, k, &mut streams.child(ETA).rng());
         }

@@ -321,6 +321,7 @@ impl runner::Experiment for HeldOutSweep<'_> {
             algorithm: Algorithm::Gibbs(m.schedule()?),
             seed: stream_id(&[seed, r as u64, method_id, k as u64]),
             weighting: analysis::Weighting::Equal,
+            replicas: 1,
         };
         let result = fit_chains(&settings, &data, progress)?;
         let score = result.heldout.ok_or("no held-out score")?;
@@ -572,6 +573,7 @@ impl Loaded for HeldOutManifest {
                 algorithm: Algorithm::Gibbs(schedule),
                 seed: 0,
                 weighting: analysis::Weighting::Equal,
+                replicas: 1,
             };
             let fit = analysis::fit_cost(&settings, data.shape(), heldout);
             let per_k = fits / self.model.components.len() as f64;

@@ -421,7 +421,7 @@ fn fit_any(
     let kl = |rates: &[f64]| data.kl(rates).unwrap_or(f64::NAN);
     // The true rates, to rank against the kept samples (the calibration of the posterior).
     let monitor =
-        inference::Monitor { functional: Some(&kl), truth: Some(&data.rates), statistics: None, assignments: false };
+        inference::Monitor { functional: Some(&kl), truth: Some(&data.rates), ..inference::Monitor::default() };
     let chains = manifest.chains(method);
     let task = FitTask { observation, algorithm: &algorithm, streams, chains, monitor, on_iteration };
     let pooled = with_family(manifest, task)?;

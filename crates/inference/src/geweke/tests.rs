@@ -172,6 +172,10 @@ impl<S: Sampler> Sampler for Mutant<S> {
         self.inner.model()
     }
 
+    fn model_mut(&mut self) -> &mut S::Model {
+        self.inner.model_mut()
+    }
+
     fn counts(&self) -> &[u32] {
         self.inner.counts()
     }

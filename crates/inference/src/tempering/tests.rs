@@ -1,0 +1,166 @@
+//! Correctness of replica exchange on models small enough to know their (tempered) posteriors:
+//! the expectation of the total rate `Σ μ` under `π_β(Z | y)` by importance sampling from the
+//! prior (`w(Z) = Π_n e^{−β μ_n} (Σ_k μ_nk^β)^{y_n}`, `models::tempering`), against a long chain's
+//! average with its batch-means error. False alarms: each comparison is a two-sided z-test at
+//! 1e-3 (|z| > 3.29); four must pass, so together ≤ 4e-3, and with fixed seeds they are
+//! deterministic. Power: a swap rule with the sign of the exponent flipped is rejected.
+
+use super::*;
+use crate::NonPrivate;
+use crate::chain::{Schedule, run_chain};
+use models::{BlockModel, GammaPrior, TopicModel};
+use std::ops::ControlFlow;
+
+const Z_LIMIT: f64 = 3.29;
+
+fn prior() -> GammaPrior {
+    GammaPrior::new(2.0, 2.0).unwrap()
+}
+
+/// `E_{π_β}[Σ μ]`, its Monte Carlo se and effective sample size by self-normalized importance
+/// sampling from the prior (`draws` prior draws of `model`).
+fn tempered_mean<M: PoissonFactorization>(model: &M, y: &[u32], beta: f64, draws: usize) -> (f64, f64, f64) {
+    let mut m = model.clone();
+    let (rows, cols) = m.shape();
+    let (mut tempered, mut plain) = (vec![0.0; rows * cols], vec![0.0; rows * cols]);
+    let (mut logw, mut values) = (Vec::with_capacity(draws), Vec::with_capacity(draws));
+    for s in 0..draws {
+        m.sample_prior(Streams::new(99).child(s as u64));
+        m.set_temperature(beta).unwrap();
+        m.mean_rates_into(&mut tempered);
+        m.set_temperature(1.0).unwrap();
+        m.mean_rates_into(&mut plain);
+        let lw: f64 = (0..y.len())
+            .filter(|&n| !m.is_excluded(n))
+            .map(|n| -beta * plain[n] + f64::from(y[n]) * tempered[n].ln())
+            .sum();
+        logw.push(lw);
+        values.push(plain.iter().sum::<f64>());
+    }
+    let top = logw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let w: Vec<f64> = logw.iter().map(|l| (l - top).exp()).collect();
+    let total: f64 = w.iter().sum();
+    let mean = w.iter().zip(&values).map(|(w, v)| w * v).sum::<f64>() / total;
+    // Delta-method se of a ratio estimator: √(Σ w² (v − mean)²) / Σ w.
+    let se = w.iter().zip(&values).map(|(w, v)| (w * (v - mean)).powi(2)).sum::<f64>().sqrt() / total;
+    let ess = total * total / w.iter().map(|w| w * w).sum::<f64>();
+    (mean, se, ess)
+}
+
+/// The mean of `x` and its batch-means se (50 batches).
+fn batch_mean(x: &[f64]) -> (f64, f64) {
+    let batches = 50;
+    let size = x.len() / batches;
+    let means: Vec<f64> = x.chunks_exact(size).map(|b| b.iter().sum::<f64>() / size as f64).collect();
+    let mean = means.iter().sum::<f64>() / batches as f64;
+    let var = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (batches - 1) as f64;
+    (mean, (var / batches as f64).sqrt())
+}
+
+/// The chain's mean of `Σ μ` over its kept samples (the chain driver, as a fit runs it).
+fn chain_mean<S: Sampler>(sampler: &mut S, sweeps: usize, seed: u64) -> (f64, f64) {
+    let schedule = Schedule::new(sweeps, sweeps / 10, 1).unwrap();
+    let summary = run_chain(sampler, &schedule, Streams::new(seed), |_| ControlFlow::Continue(())).unwrap();
+    batch_mean(&summary.kept_total_rate)
+}
+
+/// The mean of the untempered total rate `Σ_n μ_n` over a tempered sampler's sweeps (its
+/// `mean_rates_into` is tempered at β ≠ 1, so the temperature is lifted to read it).
+fn untempered_chain_mean<S: Sampler>(sampler: &mut S, sweeps: usize, seed: u64) -> (f64, f64) {
+    let beta = sampler.model().temperature();
+    let (rows, cols) = sampler.model().shape();
+    let mut rates = vec![0.0; rows * cols];
+    let mut x = Vec::with_capacity(sweeps);
+    for t in 0..sweeps {
+        sampler.step(Streams::new(seed).child(t as u64)).unwrap();
+        if t >= sweeps / 10 {
+            sampler.model_mut().set_temperature(1.0).unwrap();
+            sampler.model().mean_rates_into(&mut rates);
+            sampler.model_mut().set_temperature(beta).unwrap();
+            x.push(rates.iter().sum::<f64>());
+        }
+    }
+    batch_mean(&x)
+}
+
+/// Runs `f` on a pool of one thread: the models' parallel loops then run inline (on these tiny
+/// tables, hand-offs between threads would cost far more than the sweeps).
+fn on_one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(f)
+}
+
+fn z(chain: (f64, f64), exact: (f64, f64, f64)) -> f64 {
+    (chain.0 - exact.0) / (chain.1 * chain.1 + exact.1 * exact.1).sqrt()
+}
+
+fn topic() -> (TopicModel, Vec<u32>) {
+    (TopicModel::new(2, 2, 2, prior(), Streams::new(1)), vec![4, 0, 1, 3])
+}
+
+fn block() -> (BlockModel, Vec<u32>) {
+    (BlockModel::new(3, 2, prior(), Streams::new(2)), vec![0, 3, 0, 1, 0, 2, 0, 0, 0])
+}
+
+/// The tempered Gibbs sweep leaves `π_β` invariant (topic model, β = 0.4).
+#[test]
+fn the_tempered_topic_sweep_targets_the_tempered_posterior() {
+    on_one_thread(|| {
+        let (model, y) = topic();
+        let exact = tempered_mean(&model, &y, 0.4, 400_000);
+        assert!(exact.2 > 10_000.0, "importance sampling too weak: ESS {}", exact.2);
+        let mut sampler = NonPrivate::new(model, y).unwrap();
+        sampler.model_mut().set_temperature(0.4).unwrap();
+        let z = z(untempered_chain_mean(&mut sampler, 200_000, 4), exact);
+        assert!(z.abs() < Z_LIMIT, "z = {z}");
+    })
+}
+
+/// As above for the block model (β = 0.4).
+#[test]
+fn the_tempered_block_sweep_targets_the_tempered_posterior() {
+    on_one_thread(|| {
+        let (model, y) = block();
+        let exact = tempered_mean(&model, &y, 0.4, 400_000);
+        assert!(exact.2 > 10_000.0, "importance sampling too weak: ESS {}", exact.2);
+        let mut sampler = NonPrivate::new(model, y).unwrap();
+        sampler.model_mut().set_temperature(0.4).unwrap();
+        let z = z(untempered_chain_mean(&mut sampler, 200_000, 5), exact);
+        assert!(z.abs() < Z_LIMIT, "z = {z}");
+    })
+}
+
+/// The cold rung of three replicas samples the posterior (β = 1), topic and block.
+#[test]
+fn the_cold_rung_samples_the_posterior() {
+    on_one_thread(|| {
+        let (model, y) = topic();
+        let exact = tempered_mean(&model, &y, 1.0, 400_000);
+        let mut replicas = Replicas::new(NonPrivate::new(model, y).unwrap(), 3, 1000).unwrap();
+        let z1 = z(chain_mean(&mut replicas, 100_000, 6), exact);
+        assert!(z1.abs() < Z_LIMIT, "topic: z = {z1}");
+        let rates = replicas.swap_rates();
+        assert!(rates.iter().all(|r| (0.0..=1.0).contains(r)), "{rates:?}");
+        let (model, y) = block();
+        let exact = tempered_mean(&model, &y, 1.0, 400_000);
+        let mut replicas = Replicas::new(NonPrivate::new(model, y).unwrap(), 3, 1000).unwrap();
+        let z2 = z(chain_mean(&mut replicas, 100_000, 7), exact);
+        assert!(z2.abs() < Z_LIMIT, "block: z = {z2}");
+    })
+}
+
+/// Power: a swap rule with the exponent's sign flipped (`exp((β_a − β_b)(E_a − E_b))`) makes the
+/// cold rung keep the worse states; the same comparison rejects it.
+#[test]
+fn a_wrong_swap_acceptance_is_rejected() {
+    on_one_thread(|| {
+        fn flipped(beta_a: f64, beta_b: f64, energy_a: f64, energy_b: f64) -> f64 {
+            swap_probability(beta_a, beta_b, energy_b, energy_a)
+        }
+        let (model, y) = topic();
+        let exact = tempered_mean(&model, &y, 1.0, 400_000);
+        let mut replicas = Replicas::new(NonPrivate::new(model, y).unwrap(), 3, 1000).unwrap().with_rule(flipped);
+        let z = z(chain_mean(&mut replicas, 100_000, 6), exact);
+        assert!(z.abs() > Z_LIMIT, "the flipped swap rule went undetected: z = {z}");
+        println!("flipped swap rule: z = {z}");
+    })
+}
