@@ -194,10 +194,8 @@ fn check(settings: &FitSettings) -> Result<(), FitError> {
         let allowed = format!("an integer from 1 to {}", inference::tempering::MAX_REPLICAS);
         return Err(FitError::setting("replicas", settings.replicas, allowed));
     }
-    if settings.replicas > 1 && (!gibbs || settings.likelihood != models::Likelihood::Poisson) {
-        let allowed =
-            "1, or more with a Gibbs method and the Poisson likelihood (the negative binomial is not tempered)";
-        return Err(FitError::setting("replicas", settings.replicas, allowed));
+    if settings.replicas > 1 && !gibbs {
+        return Err(FitError::setting("replicas", settings.replicas, "1, or more with a Gibbs method"));
     }
     if settings.weighting == Weighting::Stacking && !gibbs {
         return Err(FitError::setting(

@@ -107,7 +107,7 @@ pub struct FitArgs {
     /// chains, else equal.
     #[arg(long, default_value = "auto", value_parser = ["auto", "equal", "stacking"])]
     weights: String,
-    /// Replica exchange (Gibbs methods, Poisson likelihood): each chain runs this many replicas
+    /// Replica exchange (Gibbs methods): each chain runs this many replicas
     /// at a ladder of temperatures that swap states, so the cold one can cross between modes
     /// (docs/modes.md). The ladder adapts during burn-in; summary.txt reports the swap rates.
     /// Costs this many times the sweeps. 1: plain chains.

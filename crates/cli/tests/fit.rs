@@ -585,7 +585,7 @@ fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
 }
 
 /// Issue 33, item 1: `--replicas` runs each chain as replica exchange and reports the ladder and
-/// the swap rates; it is refused with the negative-binomial likelihood (not tempered).
+/// the swap rates, with either likelihood; CAVI refuses it.
 #[test]
 fn replica_exchange_reports_its_ladder_and_swap_rates() {
     let dir = scratch("replicas");
@@ -603,11 +603,13 @@ fn replica_exchange_reports_its_ladder_and_swap_rates() {
     let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
     assert!(summary.contains("replica exchange: ladder"), "{summary}");
     let nb = dir.join("nb");
-    let extra = ["--replicas", "3", "--likelihood", "negative-binomial", "--output", s(&nb), "--quiet"];
-    let o = lppf(fit_args(&counts, "topic", "2", "non-private", ["20", "10", "1"], &extra));
+    let extra =
+        ["--chains", "2", "--replicas", "2", "--likelihood", "negative-binomial", "--output", s(&nb), "--quiet"];
+    let o = lppf(fit_args(&counts, "topic", "2", "non-private", ["40", "20", "1"], &extra));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let cavi = dir.join("cavi");
+    let extra = ["--replicas", "3", "--output", s(&cavi), "--quiet"];
+    let o = lppf(fit_args(&counts, "topic", "2", "cavi", ["20", "10", "1"], &extra));
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        o.status.code() == Some(2) && stderr.contains("replicas") && stderr.contains("negative binomial"),
-        "{stderr}"
-    );
+    assert!(o.status.code() == Some(2) && stderr.contains("replicas") && stderr.contains("Gibbs"), "{stderr}");
 }

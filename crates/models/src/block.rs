@@ -373,6 +373,21 @@ fn weighted_pair_exposures(theta: &[f64], delta: &[f64], c: usize) -> Vec<f64> {
 }
 
 impl BlockModel {
+    /// The rates `μ_ij = Σ_cd θ_ic θ_jd π_cd` whatever the temperature (0 on the diagonal).
+    fn untempered_rates_into(&self, out: &mut [f64]) {
+        if self.beta == 1.0 {
+            return self.mean_rates_into(out);
+        }
+        let (v, c) = (self.actors, self.communities);
+        let w: Vec<f64> = (0..v * c)
+            .map(|jc| (0..c).map(|d| self.pi[(jc % c) * c + d] * self.theta[(jc / c) * c + d]).sum())
+            .collect();
+        out.par_chunks_mut(v).enumerate().for_each(|(i, out_i)| {
+            dot_rows(out_i, &self.theta[i * c..(i + 1) * c], &w, c);
+            out_i[i] = 0.0;
+        });
+    }
+
     /// `ln p(θ, π, ξ, λ)`: the factors' prior (with the hierarchy's rates, if any).
     fn ln_factor_prior(&self) -> f64 {
         let Some(h) = &self.hierarchy else {
@@ -417,8 +432,11 @@ impl PoissonFactorization for BlockModel {
     }
 
     fn set_temperature(&mut self, beta: f64) -> Result<(), ModelError> {
-        crate::check_temperature(beta, self.overdispersion.is_some())?;
+        crate::check_temperature(beta)?;
         self.beta = beta;
+        if let Some(od) = &mut self.overdispersion {
+            od.set_temperature(beta);
+        }
         self.refresh_w();
         Ok(())
     }
@@ -429,9 +447,14 @@ impl PoissonFactorization for BlockModel {
 
     fn energy(&self) -> f64 {
         // Σ y_ijcd ln(θ_ic θ_jd π_cd) = Σ_ic n_ic ln θ_ic + Σ_cd n_cd ln π_cd (n_ic: sent and
-        // received); Σ_n μ_n = Σ_cd π_cd Σ_{i≠j} θ_ic θ_jd.
+        // received); then − Σ_n μ_n = − Σ_cd π_cd Σ_{i≠j} θ_ic θ_jd, or with the negative binomial
+        // + Σ_n y_n ln δ_n − Σ_n μ_n δ_n (kept by its last update).
+        let counts = count_log_sum(&self.actor_counts, &self.theta) + count_log_sum(&self.pair_counts, &self.pi);
+        if let Some(od) = &self.overdispersion {
+            return counts + od.energy_terms();
+        }
         let total: f64 = pair_exposures(&self.theta, self.communities).iter().zip(&self.pi).map(|(e, p)| e * p).sum();
-        count_log_sum(&self.actor_counts, &self.theta) + count_log_sum(&self.pair_counts, &self.pi) - total
+        counts - total
     }
 
     fn sample_prior(&mut self, streams: Streams) {
@@ -469,7 +492,9 @@ impl PoissonFactorization for BlockModel {
         self.allocate_all(y, streams.child(ALLOCATE));
         self.draw_factors(streams);
         if let Some(mut od) = self.overdispersion.take() {
-            od.update_given(self, y, streams.child(DISPERSION));
+            let mut mu = vec![0.0; y.len()];
+            self.untempered_rates_into(&mut mu);
+            od.gibbs_update(y, &mu, streams.child(DISPERSION));
             self.overdispersion = Some(od);
         }
     }

@@ -73,10 +73,12 @@ pub trait PoissonFactorization: Clone + Send + Sync {
     /// ([`Self::mean_rates_into`]) times the cells' multipliers, if any.
     fn rates_into(&self, out: &mut [f64]) {
         self.mean_rates_into(out);
+        // At an inverse temperature β the cell's Poisson rate is μ̃_n δ_n^β (`crate::tempering`).
+        let beta = self.temperature();
         if let Some(multipliers) = self.cell_multipliers() {
             out.par_chunks_mut(4096).zip(multipliers.par_chunks(4096)).for_each(|(rates, deltas)| {
                 for (mu, delta) in rates.iter_mut().zip(deltas) {
-                    *mu *= delta;
+                    *mu *= if beta == 1.0 { *delta } else { delta.powf(beta) };
                 }
             });
         }
@@ -125,14 +127,10 @@ pub trait PoissonFactorization: Clone + Send + Sync {
     fn energy(&self) -> f64;
 }
 
-/// Checks an inverse temperature for a model: `β ∈ (0, 1]`, and 1 with the negative binomial.
-pub(crate) fn check_temperature(beta: f64, negative_binomial: bool) -> Result<(), ModelError> {
+/// Checks an inverse temperature for a model: `β ∈ (0, 1]`.
+pub(crate) fn check_temperature(beta: f64) -> Result<(), ModelError> {
     if !(beta > 0.0 && beta <= 1.0) {
         return Err(ModelError::Temperature(format!("β = {beta} is not allowed: it must be in (0, 1]")));
-    }
-    if negative_binomial && beta != 1.0 {
-        let message = "the negative-binomial likelihood is not tempered: replicas need the Poisson likelihood";
-        return Err(ModelError::Temperature(message.into()));
     }
     Ok(())
 }

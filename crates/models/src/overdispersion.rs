@@ -19,7 +19,7 @@
 //! truncated there; the prior puts less than `1e-4` of its mass outside at the default).
 
 use crate::chunks::chunk_rows;
-use crate::{FactorBlock, GammaPrior, PoissonFactorization};
+use crate::{FactorBlock, GammaPrior};
 use distributions::{Gamma, Streams, ln_gamma};
 use rand::Rng;
 use rand::distr::Distribution;
@@ -108,6 +108,12 @@ pub(crate) struct Overdispersion {
     cols: usize,
     /// The diagonal is excluded (the block model).
     excludes_diagonal: bool,
+    /// Under replica exchange (`crate::tempering`): the inverse temperature, and the last update's
+    /// `Σ_n y_n ln δ_n − Σ_n μ_n δ_n` (the multipliers' part of the energy), tracked once a
+    /// temperature is set.
+    beta: f64,
+    tracks_energy: bool,
+    energy_terms: f64,
 }
 
 impl Overdispersion {
@@ -130,7 +136,18 @@ impl Overdispersion {
             Dispersion::Given(r) => r,
             Dispersion::Learned(prior) => prior.shape() / prior.rate(),
         };
-        Self { dispersion, shape: shape.clamp(R_MIN, R_MAX), scales: vec![1.0; rows * cols], cols, excludes_diagonal }
+        let scales = vec![1.0; rows * cols];
+        let (beta, tracks_energy, energy_terms) = (1.0, false, 0.0);
+        Self {
+            dispersion,
+            shape: shape.clamp(R_MIN, R_MAX),
+            scales,
+            cols,
+            excludes_diagonal,
+            beta,
+            tracks_energy,
+            energy_terms,
+        }
     }
 
     fn excluded(&self, n: usize) -> bool {
@@ -187,24 +204,37 @@ impl Overdispersion {
         });
     }
 
-    /// [`Self::gibbs_update`] after the factors of `model` were drawn: its means `μ` are formed
-    /// here (the caller has taken the multipliers out of the model to lend it).
-    pub(crate) fn update_given<M: PoissonFactorization>(&mut self, model: &M, y: &[u32], streams: Streams) {
-        let mut mu = vec![0.0; y.len()];
-        model.mean_rates_into(&mut mu);
-        self.gibbs_update(y, &mu, streams);
+    /// Sets the inverse temperature (replica exchange, `crate::tempering`) and starts tracking
+    /// the multipliers' part of the energy.
+    pub(crate) fn set_temperature(&mut self, beta: f64) {
+        self.beta = beta;
+        self.tracks_energy = true;
     }
 
-    /// One Gibbs update given the complete counts `y` and the model rates `μ` (row-major):
-    /// `r | y, μ` (if learned), then `δ | r, y, μ`.
+    /// `Σ_n y_n ln δ_n − Σ_n μ_n δ_n` of the last update (0 until a temperature was set).
+    pub(crate) fn energy_terms(&self) -> f64 {
+        self.energy_terms
+    }
+
+    /// One Gibbs update given the complete counts `y` and the model's (untempered) rates `μ`
+    /// (row-major): `r | y, μ` (if learned), then `δ | r, y, μ`. At an inverse temperature `β`
+    /// the counts and rates enter as `β y` and `β μ` (`crate::tempering`):
+    /// `δ_n ~ Gamma(r + β y_n, r + β μ_n)`, and `r` from the negative binomial with them.
     pub(crate) fn gibbs_update(&mut self, y: &[u32], mean_rates: &[f64], streams: Streams) {
+        let beta = self.beta;
         if let Dispersion::Learned(prior) = self.dispersion {
             let target = ShapeTarget::new(self, y, mean_rates, prior);
             let mut rng = streams.child(SHAPE).rng();
             self.shape = slice_sample(self.shape.ln(), |u| target.ln_density(u), &mut rng).exp();
         }
         let r = self.shape;
-        self.draw_scales(streams.child(SCALES), |n| (r + f64::from(y[n]), r + mean_rates[n]));
+        self.draw_scales(streams.child(SCALES), |n| (r + beta * f64::from(y[n]), r + beta * mean_rates[n]));
+        if self.tracks_energy {
+            self.energy_terms = (0..y.len())
+                .filter(|&n| !self.excluded(n))
+                .map(|n| f64::from(y[n]) * self.scales[n].ln() - mean_rates[n] * self.scales[n])
+                .sum();
+        }
     }
 
     /// `ln p(δ | r) + ln p(r)` (the truncated prior's normalising constant omitted: it does not
@@ -239,7 +269,8 @@ const HISTOGRAM: usize = 256;
 
 /// `ln p(r | y, μ)` as a function of `u = ln r` (with the Jacobian `r`), from the counts' tally:
 /// `ln p(r) + ln r + Σ_n [ln Γ(y_n + r) − ln Γ(r) + r ln r − (r + y_n) ln(r + μ_n)]` (the NB
-/// log-pmf without its `r`-free terms).
+/// log-pmf without its `r`-free terms; at an inverse temperature `β`, with `β y_n` and `β μ_n`:
+/// `∫ Gamma(δ; r, r) δ^{β y} e^{−β μ δ} dδ`).
 struct ShapeTarget<'a> {
     prior: GammaPrior,
     /// `histogram[y]`: cells with count `y < HISTOGRAM` (`y ≥ 1`).
@@ -250,6 +281,8 @@ struct ShapeTarget<'a> {
     mean_rates: &'a [f64],
     /// The table's columns, when its diagonal is not modelled (the block model).
     diagonal_of: Option<usize>,
+    /// The inverse temperature: counts and rates enter as `β y`, `β μ` (1 for the model itself).
+    beta: f64,
 }
 
 impl<'a> ShapeTarget<'a> {
@@ -264,7 +297,7 @@ impl<'a> ShapeTarget<'a> {
             }
         }
         let diagonal_of = od.excludes_diagonal.then_some(od.cols);
-        Self { prior, histogram, large, cells, y, mean_rates, diagonal_of }
+        Self { prior, histogram, large, cells, y, mean_rates, diagonal_of, beta: od.beta }
     }
 
     fn ln_density(&self, u: f64) -> f64 {
@@ -279,13 +312,13 @@ impl<'a> ShapeTarget<'a> {
             .enumerate()
             .skip(1)
             .filter(|(_, m)| **m > 0)
-            .map(|(y, &m)| m as f64 * (ln_gamma(y as f64 + r) - ln_gamma_r))
+            .map(|(y, &m)| m as f64 * (ln_gamma(self.beta * y as f64 + r) - ln_gamma_r))
             .sum();
-        sum += self.large.iter().map(|&y| ln_gamma(f64::from(y) + r) - ln_gamma_r).sum::<f64>();
+        sum += self.large.iter().map(|&y| ln_gamma(self.beta * f64::from(y) + r) - ln_gamma_r).sum::<f64>();
         sum += self.cells * r * u;
         // Σ (r + y_n) ln(r + μ_n) in fixed chunks summed in order (the same at any thread count).
         const CHUNK: usize = 4096;
-        let diagonal_of = self.diagonal_of;
+        let (diagonal_of, beta) = (self.diagonal_of, self.beta);
         let parts: Vec<f64> = self
             .y
             .par_chunks(CHUNK)
@@ -296,7 +329,7 @@ impl<'a> ShapeTarget<'a> {
                     .zip(mu)
                     .enumerate()
                     .filter(|(i, _)| diagonal_of.is_none_or(|cols| !(chunk * CHUNK + i).is_multiple_of(cols + 1)))
-                    .map(|(_, (&y, &mu))| (r + f64::from(y)) * (r + mu).ln())
+                    .map(|(_, (&y, &mu))| (r + beta * f64::from(y)) * (r + beta * mu).ln())
                     .sum::<f64>()
             })
             .collect();

@@ -20,8 +20,10 @@
 //! sufficient statistics (`Σ_nk y_nk ln μ_nk = Σ_dk n_dk ln θ_dk + Σ_vk n_vk ln φ_vk` for the topic
 //! model).
 //!
-//! The negative-binomial likelihood is not tempered (its dispersion step integrates the
-//! multipliers out under the untempered likelihood): a model with it refuses `β ≠ 1`.
+//! With the negative-binomial likelihood (`y_nk ~ Pois(μ_nk δ_n)`) the same construction gives
+//! `δ_n ~ Gamma(r + β y_n, r + β μ_n)`, the dispersion shape `r` from the negative binomial with
+//! `β y_n` and `β μ_n` (`∫ Gamma(δ; r, r) δ^{β y} e^{−β μ δ} dδ`), the private step's rate
+//! `μ̃_n δ_n^β`, and the energy `Σ y_nk ln μ_nk + Σ_n y_n ln δ_n − Σ_n μ_n δ_n`.
 
 /// `x^β` of every value (the factors at temperature `1/β`).
 pub(crate) fn powered(values: &[f64], beta: f64) -> Vec<f64> {

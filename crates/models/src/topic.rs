@@ -266,21 +266,15 @@ impl PoissonFactorization for TopicModel {
     }
 
     fn mean_rates_into(&self, out: &mut [f64]) {
-        let (v, k) = (self.words, self.topics);
-        let per_chunk = chunk_rows(self.docs);
-        // At a temperature 1/β: μ̃_n = Σ_k θ_dk^β φ_kv^β (`crate::tempering`).
-        let tempered = (self.beta != 1.0).then(|| (powered(&self.theta, self.beta), powered(&self.phi, self.beta)));
-        let (theta, phi) = tempered.as_ref().map_or((&self.theta, &self.phi), |(t, p)| (t, p));
-        out.par_chunks_mut(per_chunk * v).zip(theta.par_chunks(per_chunk * k)).for_each(|(out, theta)| {
-            for (out_row, theta_d) in out.chunks_exact_mut(v).zip(theta.chunks_exact(k)) {
-                dot_rows(out_row, theta_d, phi, k);
-            }
-        });
+        self.rates_at(self.beta, out);
     }
 
     fn set_temperature(&mut self, beta: f64) -> Result<(), ModelError> {
-        crate::check_temperature(beta, self.overdispersion.is_some())?;
+        crate::check_temperature(beta)?;
         self.beta = beta;
+        if let Some(od) = &mut self.overdispersion {
+            od.set_temperature(beta);
+        }
         Ok(())
     }
 
@@ -289,13 +283,17 @@ impl PoissonFactorization for TopicModel {
     }
 
     fn energy(&self) -> f64 {
-        // Σ_nk y_nk ln μ_nk = Σ_dk n_dk ln θ_dk + Σ_vk n_vk ln φ_kv; Σ_n μ_n = Σ_k (Σ_d θ_dk)(Σ_v φ_kv).
+        // Σ_nk y_nk ln μ_nk = Σ_dk n_dk ln θ_dk + Σ_vk n_vk ln φ_kv; then − Σ_n μ_n, or with the
+        // negative binomial + Σ_n y_n ln δ_n − Σ_n μ_n δ_n (kept by its last update).
+        let counts = count_log_sum(&self.doc_topic, &self.theta) + count_log_sum(&self.word_topic, &self.phi);
+        if let Some(od) = &self.overdispersion {
+            return counts + od.energy_terms();
+        }
         let k = self.topics;
         let (mut theta_sums, mut phi_sums) = (vec![0.0; k], vec![0.0; k]);
         column_sums_into(&mut theta_sums, &self.theta);
         column_sums_into(&mut phi_sums, &self.phi);
-        let total: f64 = theta_sums.iter().zip(&phi_sums).map(|(a, b)| a * b).sum();
-        count_log_sum(&self.doc_topic, &self.theta) + count_log_sum(&self.word_topic, &self.phi) - total
+        counts - theta_sums.iter().zip(&phi_sums).map(|(a, b)| a * b).sum::<f64>()
     }
 
     fn sample_prior(&mut self, streams: Streams) {
@@ -378,7 +376,9 @@ impl PoissonFactorization for TopicModel {
             h.eta.update(a0, &self.phi, k, &mut streams.child(ETA).rng());
         }
         if let Some(mut od) = self.overdispersion.take() {
-            od.update_given(self, y, streams.child(DISPERSION));
+            let mut mu = vec![0.0; y.len()];
+            self.rates_at(1.0, &mut mu);
+            od.gibbs_update(y, &mu, streams.child(DISPERSION));
             self.overdispersion = Some(od);
         }
     }
@@ -402,6 +402,20 @@ impl PoissonFactorization for TopicModel {
 }
 
 impl TopicModel {
+    /// `Σ_k θ_dk^β φ_kv^β` for every cell (`β = 1`: the rates `μ_n`; otherwise the tempered rates
+    /// `μ̃_n` of `crate::tempering`).
+    fn rates_at(&self, beta: f64, out: &mut [f64]) {
+        let (v, k) = (self.words, self.topics);
+        let per_chunk = chunk_rows(self.docs);
+        let tempered = (beta != 1.0).then(|| (powered(&self.theta, beta), powered(&self.phi, beta)));
+        let (theta, phi) = tempered.as_ref().map_or((&self.theta, &self.phi), |(t, p)| (t, p));
+        out.par_chunks_mut(per_chunk * v).zip(theta.par_chunks(per_chunk * k)).for_each(|(out, theta)| {
+            for (out_row, theta_d) in out.chunks_exact_mut(v).zip(theta.chunks_exact(k)) {
+                dot_rows(out_row, theta_d, phi, k);
+            }
+        });
+    }
+
     /// `ln p(θ, φ, ξ, η)`: the factors' prior (with the hierarchy's rates, if any).
     fn ln_factor_prior(&self) -> f64 {
         let Some(h) = &self.hierarchy else {

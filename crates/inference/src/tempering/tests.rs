@@ -1,14 +1,15 @@
 //! Correctness of replica exchange on models small enough to know their (tempered) posteriors:
-//! the expectation of the total rate `Σ μ` under `π_β(Z | y)` by importance sampling from the
-//! prior (`w(Z) = Π_n e^{−β μ_n} (Σ_k μ_nk^β)^{y_n}`, `models::tempering`), against a long chain's
-//! average with its batch-means error. False alarms: each comparison is a two-sided z-test at
-//! 1e-3 (|z| > 3.29); four must pass, so together ≤ 4e-3, and with fixed seeds they are
+//! the expectation of the total rate `Σ μ` (`Σ μ δ` with the negative binomial) under
+//! `π_β(Z | y)` by importance sampling from the prior (`w(Z) = Π_n e^{−β μ_n δ_n} (δ_n^β Σ_k
+//! μ_nk^β)^{y_n}`, `models::tempering`; `δ = 1` for the Poisson), against a long chain's average
+//! with its batch-means error. False alarms: each comparison is a two-sided z-test at 1e-3
+//! (|z| > 3.29); the eight that must pass together ≤ 8e-3, and with fixed seeds they are
 //! deterministic. Power: a swap rule with the sign of the exponent flipped is rejected.
 
 use super::*;
 use crate::NonPrivate;
 use crate::chain::{Schedule, run_chain};
-use models::{BlockModel, GammaPrior, TopicModel};
+use models::{BlockModel, Dispersion, GammaPrior, Likelihood, TopicModel};
 use std::ops::ControlFlow;
 
 const Z_LIMIT: f64 = 3.29;
@@ -27,9 +28,9 @@ fn tempered_mean<M: PoissonFactorization>(model: &M, y: &[u32], beta: f64, draws
     for s in 0..draws {
         m.sample_prior(Streams::new(99).child(s as u64));
         m.set_temperature(beta).unwrap();
-        m.mean_rates_into(&mut tempered);
+        m.rates_into(&mut tempered);
         m.set_temperature(1.0).unwrap();
-        m.mean_rates_into(&mut plain);
+        m.rates_into(&mut plain);
         let lw: f64 = (0..y.len())
             .filter(|&n| !m.is_excluded(n))
             .map(|n| -beta * plain[n] + f64::from(y[n]) * tempered[n].ln())
@@ -75,7 +76,7 @@ fn untempered_chain_mean<S: Sampler>(sampler: &mut S, sweeps: usize, seed: u64) 
         sampler.step(Streams::new(seed).child(t as u64)).unwrap();
         if t >= sweeps / 10 {
             sampler.model_mut().set_temperature(1.0).unwrap();
-            sampler.model().mean_rates_into(&mut rates);
+            sampler.model().rates_into(&mut rates);
             sampler.model_mut().set_temperature(beta).unwrap();
             x.push(rates.iter().sum::<f64>());
         }
@@ -162,5 +163,44 @@ fn a_wrong_swap_acceptance_is_rejected() {
         let z = z(chain_mean(&mut replicas, 100_000, 6), exact);
         assert!(z.abs() > Z_LIMIT, "the flipped swap rule went undetected: z = {z}");
         println!("flipped swap rule: z = {z}");
+    })
+}
+
+/// The negative binomial (r = 2 given), tempered at β = 0.4: the multipliers' conditional
+/// `Gamma(r + β y, r + β μ)` and the factors' β-scaled, δ-weighted exposures (topic and block).
+#[test]
+fn the_tempered_negative_binomial_sweep_targets_the_tempered_posterior() {
+    on_one_thread(|| {
+        let nb = Likelihood::NegativeBinomial(Dispersion::given(2.0).unwrap());
+        let (model, y) = topic();
+        let model = model.with_likelihood(nb, Streams::new(8));
+        let exact = tempered_mean(&model, &y, 0.4, 400_000);
+        let mut sampler = NonPrivate::new(model, y).unwrap();
+        sampler.model_mut().set_temperature(0.4).unwrap();
+        let z1 = z(untempered_chain_mean(&mut sampler, 200_000, 9), exact);
+        assert!(z1.abs() < Z_LIMIT, "topic: z = {z1}");
+        let (model, y) = block();
+        let model = model.with_likelihood(nb, Streams::new(10));
+        let exact = tempered_mean(&model, &y, 0.4, 400_000);
+        let mut sampler = NonPrivate::new(model, y).unwrap();
+        sampler.model_mut().set_temperature(0.4).unwrap();
+        let z2 = z(untempered_chain_mean(&mut sampler, 200_000, 11), exact);
+        assert!(z2.abs() < Z_LIMIT, "block: z = {z2}");
+    })
+}
+
+/// The cold rung of three replicas with a learned dispersion shape (prior Gamma(6, rate 2)) samples
+/// the negative-binomial posterior: the slice sampler of `r` runs with `β y` and `β μ` on the
+/// hot rungs.
+#[test]
+fn the_cold_rung_samples_the_negative_binomial_posterior() {
+    on_one_thread(|| {
+        let nb = Likelihood::NegativeBinomial(Dispersion::Learned(GammaPrior::new(6.0, 2.0).unwrap()));
+        let (model, y) = topic();
+        let model = model.with_likelihood(nb, Streams::new(12));
+        let exact = tempered_mean(&model, &y, 1.0, 400_000);
+        let mut replicas = Replicas::new(NonPrivate::new(model, y).unwrap(), 3, 1000).unwrap();
+        let z = z(chain_mean(&mut replicas, 100_000, 13), exact);
+        assert!(z.abs() < Z_LIMIT, "z = {z}");
     })
 }
