@@ -7,7 +7,7 @@ use crate::chunks::{
 use crate::error::{ModelError, check_factor};
 use crate::hierarchy::RateGroup;
 use crate::overdispersion::Overdispersion;
-use crate::tempering::{count_log_sum, powered};
+use crate::tempering::{count_log_sum, energy, powered};
 use crate::{FactorBlock, GammaPrior, Likelihood, PoissonFactorization, ScalePrior};
 use distributions::Streams;
 use rayon::prelude::*;
@@ -450,11 +450,9 @@ impl PoissonFactorization for BlockModel {
         // received); then − Σ_n μ_n = − Σ_cd π_cd Σ_{i≠j} θ_ic θ_jd, or with the negative binomial
         // + Σ_n y_n ln δ_n − Σ_n μ_n δ_n (kept by its last update).
         let counts = count_log_sum(&self.actor_counts, &self.theta) + count_log_sum(&self.pair_counts, &self.pi);
-        if let Some(od) = &self.overdispersion {
-            return counts + od.energy_terms();
-        }
-        let total: f64 = pair_exposures(&self.theta, self.communities).iter().zip(&self.pi).map(|(e, p)| e * p).sum();
-        counts - total
+        energy(counts, self.overdispersion.as_ref(), || {
+            pair_exposures(&self.theta, self.communities).iter().zip(&self.pi).map(|(e, p)| e * p).sum()
+        })
     }
 
     fn sample_prior(&mut self, streams: Streams) {

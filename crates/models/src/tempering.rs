@@ -25,6 +25,8 @@
 //! `β y_n` and `β μ_n` (`∫ Gamma(δ; r, r) δ^{β y} e^{−β μ δ} dδ`), the private step's rate
 //! `μ̃_n δ_n^β`, and the energy `Σ y_nk ln μ_nk + Σ_n y_n ln δ_n − Σ_n μ_n δ_n`.
 
+use crate::overdispersion::Overdispersion;
+
 /// `x^β` of every value (the factors at temperature `1/β`).
 pub(crate) fn powered(values: &[f64], beta: f64) -> Vec<f64> {
     values.iter().map(|x| x.powf(beta)).collect()
@@ -33,4 +35,14 @@ pub(crate) fn powered(values: &[f64], beta: f64) -> Vec<f64> {
 /// `Σ_i n_i ln x_i` over factors with their allocated counts (terms with `n_i = 0` are 0).
 pub(crate) fn count_log_sum(counts: &[u32], values: &[f64]) -> f64 {
     counts.iter().zip(values).filter(|(n, _)| **n > 0).map(|(&n, &x)| f64::from(n) * x.ln()).sum()
+}
+
+/// The energy from its parts: `counts = Σ_nk y_nk ln μ_nk`, then `− Σ_n μ_n` (`total`, evaluated
+/// only for the Poisson) or, with the negative binomial, the multipliers' part kept by their last
+/// update (`Σ_n y_n ln δ_n − Σ_n μ_n δ_n`).
+pub(crate) fn energy(counts: f64, overdispersion: Option<&Overdispersion>, total: impl FnOnce() -> f64) -> f64 {
+    match overdispersion {
+        Some(od) => counts + od.energy_terms(),
+        None => counts - total(),
+    }
 }

@@ -7,7 +7,7 @@ use crate::chunks::{
 use crate::error::{ModelError, check_factor};
 use crate::hierarchy::RateGroup;
 use crate::overdispersion::Overdispersion;
-use crate::tempering::{count_log_sum, powered};
+use crate::tempering::{count_log_sum, energy, powered};
 use crate::{FactorBlock, GammaPrior, Likelihood, PoissonFactorization, ScalePrior};
 use distributions::Streams;
 use rayon::prelude::*;
@@ -286,14 +286,13 @@ impl PoissonFactorization for TopicModel {
         // Σ_nk y_nk ln μ_nk = Σ_dk n_dk ln θ_dk + Σ_vk n_vk ln φ_kv; then − Σ_n μ_n, or with the
         // negative binomial + Σ_n y_n ln δ_n − Σ_n μ_n δ_n (kept by its last update).
         let counts = count_log_sum(&self.doc_topic, &self.theta) + count_log_sum(&self.word_topic, &self.phi);
-        if let Some(od) = &self.overdispersion {
-            return counts + od.energy_terms();
-        }
-        let k = self.topics;
-        let (mut theta_sums, mut phi_sums) = (vec![0.0; k], vec![0.0; k]);
-        column_sums_into(&mut theta_sums, &self.theta);
-        column_sums_into(&mut phi_sums, &self.phi);
-        counts - theta_sums.iter().zip(&phi_sums).map(|(a, b)| a * b).sum::<f64>()
+        energy(counts, self.overdispersion.as_ref(), || {
+            let k = self.topics;
+            let (mut theta_sums, mut phi_sums) = (vec![0.0; k], vec![0.0; k]);
+            column_sums_into(&mut theta_sums, &self.theta);
+            column_sums_into(&mut phi_sums, &self.phi);
+            theta_sums.iter().zip(&phi_sums).map(|(a, b)| a * b).sum::<f64>()
+        })
     }
 
     fn sample_prior(&mut self, streams: Streams) {
