@@ -206,7 +206,7 @@ fn the_private_layer_is_tempered_and_its_cold_rung_samples_the_posterior() {
         let private_mean = |beta: f64| -> (f64, f64, f64) {
             let mut m = model.clone();
             let (mut tempered, mut plain) = (vec![0.0; 4], vec![0.0; 4]);
-            let released: Vec<i64> = values.iter().map(|&v| i64::from(v)).collect();
+            let released = values.clone();
             let (mut logw, mut totals) = (Vec::new(), Vec::new());
             for s in 0..400_000u64 {
                 m.sample_prior(Streams::new(77).child(s));
