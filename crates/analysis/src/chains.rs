@@ -164,6 +164,10 @@ pub struct FitResult {
     pub assessment: Option<inference::convergence::Assessment>,
     /// Gibbs: the chains grouped into modes, the mode with the highest mean log joint first.
     pub modes: Vec<ModeSummary>,
+    /// Gibbs with several chains and at most [`crate::partition::MAX_CHAIN_COMPARISON_ROWS`]
+    /// rows: the chains grouped by how they cluster the rows (label-invariant), the second view
+    /// of the modes besides their log joints.
+    pub co_clustering_modes: Option<Vec<Vec<usize>>>,
     /// Gibbs with assignments: the label-invariant point estimate of the rows' partition
     /// ([`crate::partition`]).
     pub partition: Option<crate::partition::Partition>,
@@ -278,6 +282,10 @@ pub fn fit_chains(
     }
     result.modes = mode_summaries(&result);
     result.partition = crate::partition::point_estimate(&result.assignments, rows);
+    if result.traces.len() > 1 && matches!(settings.algorithm, Algorithm::Gibbs(_)) {
+        let kept: Vec<usize> = result.traces.iter().map(|t| t.values.len()).collect();
+        result.co_clustering_modes = crate::partition::chains_by_co_clustering(&result.assignments, &kept, rows);
+    }
     let mut shapes: Vec<f64> = result.traces.iter().flat_map(|t| t.dispersion.iter().copied()).collect();
     if !shapes.is_empty() {
         shapes.sort_by(f64::total_cmp);
@@ -450,6 +458,7 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         weights,
         assessment,
         modes: Vec::new(),
+        co_clustering_modes: None,
         partition: None,
         seconds: 0.0,
     };

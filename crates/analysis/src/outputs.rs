@@ -106,6 +106,9 @@ struct FitRecord<'a> {
     convergence: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     modes: Option<Vec<Vec<usize>>>,
+    /// The chains grouped by how they cluster the rows (label-invariant).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    co_clustering_modes: Option<Vec<Vec<usize>>>,
     /// Replica exchange: replicas per chain, and each chain's final ladder and swap rates.
     replicas: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -318,6 +321,7 @@ pub fn write_outputs(
             inference::convergence::Convergence::UnsettledAndModes => "unsettled-and-modes",
         }),
         modes: result.assessment.as_ref().map(|a| a.modes.clone()),
+        co_clustering_modes: result.co_clustering_modes.clone(),
         replicas: settings.replicas,
         ladders: result.traces.iter().filter(|t| !t.ladder.is_empty()).map(|t| t.ladder.clone()).collect(),
         swap_rates: result.traces.iter().filter(|t| !t.ladder.is_empty()).map(|t| t.swap_rates.clone()).collect(),

@@ -14,6 +14,11 @@ use std::collections::BTreeMap;
 /// Partitions of more rows than this are not summarised (the matrix has `n²` entries: 2,000
 /// rows take 32 MB).
 pub const MAX_PARTITION_ROWS: usize = 2_000;
+/// Chains are compared by co-clustering up to this many rows (one `n × n` matrix per chain).
+pub const MAX_CHAIN_COMPARISON_ROWS: usize = 500;
+/// Two chains whose co-clustering matrices differ by more than this (mean absolute difference
+/// over pairs of rows) put the rows in different groups: they are in different modes.
+pub const CO_CLUSTERING_GAP: f64 = 0.1;
 /// At most this many samples (evenly spaced) are candidates for the point estimate; each costs
 /// `O(n²)`.
 const MAX_CANDIDATES: usize = 200;
@@ -102,6 +107,54 @@ pub fn point_estimate(assignments: &[Vec<u16>], n: usize) -> Option<Partition> {
     Some(Partition { group, groups, co, expected_loss_per_pair: best_loss / pairs })
 }
 
+/// The chains grouped by how they cluster the rows: chain `c`'s kept samples are the
+/// `kept[c]` consecutive assignments after the earlier chains'; two chains are linked when the
+/// mean absolute difference of their co-clustering matrices over pairs of rows is at most
+/// [`CO_CLUSTERING_GAP`], and groups are the linked components (each sorted, groups by their
+/// first chain). `None` without assignments or with more than [`MAX_CHAIN_COMPARISON_ROWS`] rows.
+/// Label-invariant: it does not matter which label a chain gives a community.
+pub fn chains_by_co_clustering(assignments: &[Vec<u16>], kept: &[usize], n: usize) -> Option<Vec<Vec<usize>>> {
+    let total: usize = kept.iter().sum();
+    if !(2..=MAX_CHAIN_COMPARISON_ROWS).contains(&n) || total == 0 || assignments.len() != total {
+        return None;
+    }
+    let mut start = 0;
+    let matrices: Vec<Vec<f64>> = kept
+        .iter()
+        .map(|&k| {
+            let m = co_clustering_matrix(&assignments[start..start + k], n);
+            start += k;
+            m
+        })
+        .collect();
+    let pairs = (n * (n - 1) / 2) as f64;
+    let distance = |a: &[f64], b: &[f64]| -> f64 {
+        (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .map(|(i, j)| (a[i * n + j] - b[i * n + j]).abs())
+            .sum::<f64>()
+            / pairs
+    };
+    // Single linkage: union the chains closer than the gap.
+    let chains = matrices.len();
+    let mut group: Vec<usize> = (0..chains).collect();
+    for a in 0..chains {
+        for b in a + 1..chains {
+            if distance(&matrices[a], &matrices[b]) <= CO_CLUSTERING_GAP {
+                let (from, to) = (group[b], group[a]);
+                group.iter_mut().filter(|g| **g == from).for_each(|g| *g = to);
+            }
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (c, g) in group.into_iter().enumerate() {
+        groups.entry(g).or_default().push(c);
+    }
+    let mut out: Vec<Vec<usize>> = groups.into_values().collect();
+    out.sort_by_key(|g| g[0]);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,5 +182,22 @@ mod tests {
         assert!(estimate.co[2].is_nan() && estimate.co[0] == 1.0);
         assert!(point_estimate(&[], 3).is_none());
         assert!(point_estimate(&[vec![0; MAX_PARTITION_ROWS + 1]], MAX_PARTITION_ROWS + 1).is_none());
+    }
+
+    /// Two chains that group rows {0, 1} | {2, 3} (with different labels) and one that groups
+    /// {0, 2} | {1, 3}: the first two are one mode, the third another.
+    #[test]
+    fn chains_are_grouped_by_how_they_cluster_the_rows() {
+        let samples = vec![
+            vec![0, 0, 1, 1],
+            vec![0, 0, 1, 1],
+            vec![1, 1, 0, 0],
+            vec![2, 2, 0, 0],
+            vec![0, 1, 0, 1],
+            vec![0, 1, 0, 1],
+        ];
+        assert_eq!(chains_by_co_clustering(&samples, &[2, 2, 2], 4), Some(vec![vec![0, 1], vec![2]]));
+        assert_eq!(chains_by_co_clustering(&samples, &[3, 3], 4).map(|g| g.len()), Some(2));
+        assert!(chains_by_co_clustering(&samples, &[2, 2], 4).is_none(), "the sample counts must match");
     }
 }

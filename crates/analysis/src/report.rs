@@ -306,6 +306,19 @@ label-invariant groups of rows (the kept sample, over all chains, with the least
 
 /// The modes of a Gibbs fit (when its chains fall into more than one) and how they are weighted.
 fn modes_text(s: &mut String, result: &FitResult) {
+    let by_rows = result.co_clustering_modes.as_ref().filter(|g| g.len() > 1);
+    if let Some(groups) = by_rows {
+        let groups: Vec<String> = groups
+            .iter()
+            .map(|g| format!("{{{}}}", g.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")))
+            .collect();
+        let _ = writeln!(
+            s,
+            "  chains grouped by how they cluster the rows (co-clustering differing by more than {} per pair): {}",
+            crate::partition::CO_CLUSTERING_GAP,
+            groups.join(" ")
+        );
+    }
     if result.modes.len() < 2 {
         return;
     }
