@@ -172,5 +172,27 @@ fn default_model(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, private_step, block, topic, default_model);
+/// The cost of one cold draw under replica exchange (issue 33): a plain private sweep of the
+/// V = 117 block benchmark (`lppf fit`'s default model) against one step of 4 replicas on the
+/// starting ladder (4 sweeps and the swaps), on 1 and 2 threads.
+fn replica_exchange(c: &mut Criterion) {
+    let mut group = c.benchmark_group("replica exchange");
+    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    let scale = models::ScalePrior::new(10.0, 1.0).expect("valid").with_learned_mean(1.0).expect("valid");
+    let nb = models::Likelihood::NegativeBinomial(models::Dispersion::default_learned());
+    let truth = BlockModel::new(117, 10, GammaPrior::new(0.3, 1.0).expect("valid prior"), Streams::new(1));
+    let fresh = BlockModel::new(117, 10, GammaPrior::new(1.0, 1.0).expect("valid"), Streams::new(6));
+    let (_, data, fresh) = setup(&truth, fresh, 0.5);
+    let model = fresh.with_hierarchy(scale, Streams::new(7)).with_likelihood(nb, Streams::new(7));
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+        let mut plain = LocallyPrivate::new(model.clone(), &data, Streams::new(4)).expect("shape");
+        bench_sampler(&mut group, &pool, "block V=117 C=10 default, plain sweep", &mut plain);
+        let mut replicas = inference::tempering::Replicas::new(plain, 4, 0).expect("replicas");
+        bench_sampler(&mut group, &pool, "block V=117 C=10 default, 4 replicas", &mut replicas);
+    }
+    group.finish();
+}
+
+criterion_group!(benches, private_step, block, topic, default_model, replica_exchange);
 criterion_main!(benches);
