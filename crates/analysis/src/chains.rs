@@ -244,16 +244,16 @@ pub fn fit_chains(
         scale: settings.scale,
         likelihood: settings.likelihood,
     };
+    if settings.weighting == Weighting::Stacking && data.heldout.is_empty() {
+        let allowed = "equal, or stacking with held-out cells (--holdout) to weight the chains by";
+        return Err(FitError::setting("weights", "stacking", allowed));
+    }
     let check = CheckSetup::new(settings, data);
     let chains = with_family(
         settings.model,
         shape,
         Chains { settings, rows, observation, on_iteration, check: check.as_ref() },
     )?;
-    if settings.weighting == Weighting::Stacking && data.heldout.is_empty() {
-        let allowed = "equal, or stacking with held-out cells (--holdout) to weight the chains by";
-        return Err(FitError::setting("weights", "stacking", allowed));
-    }
     let replicated: Vec<Vec<f64>> = chains.iter().flat_map(|p| p.kept_statistics.iter().cloned()).collect();
     let (mut result, samples, moments) = pool(settings, chains);
     if let Some(check) = check.filter(|_| !replicated.is_empty()) {
@@ -420,8 +420,13 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         })
         .collect();
     let assignments = posteriors.iter().flat_map(|p| p.kept_assignments.iter().cloned()).collect();
-    let moments: Vec<ChainMoments> =
-        posteriors.iter().map(|p| (p.mean_rates.clone(), p.sd_rates.clone().unwrap_or_default())).collect();
+    // Each chain's own means and sds, kept only to re-pool them by stacking.
+    let moments: Vec<ChainMoments> = match settings.weighting {
+        Weighting::Stacking => {
+            posteriors.iter().map(|p| (p.mean_rates.clone(), p.sd_rates.clone().unwrap_or_default())).collect()
+        }
+        Weighting::Equal => Vec::new(),
+    };
     let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
     let pooled = inference::pool(posteriors);
     let assessment = (gibbs && traces.len() > 1).then(|| {
@@ -485,13 +490,7 @@ fn stack(
     let (mean, sd) = inference::stacking::mixture_moments(&means, &sds, weights);
     *mean_rates = mean;
     *sd_rates = Some(sd);
-    let cells = heldout.per_cell.len();
-    heldout.per_cell = (0..cells)
-        .map(|i| {
-            let one: Vec<Vec<f64>> = heldout.per_chain_cells.iter().map(|c| vec![c[i]]).collect();
-            inference::stacking::mixture_log_density(&one, weights)
-        })
-        .collect();
+    heldout.per_cell = inference::stacking::mixture_log_densities(&heldout.per_chain_cells, weights);
     heldout.log_predictive = heldout.per_cell.iter().sum();
 }
 
@@ -504,7 +503,7 @@ fn mode_summaries(result: &FitResult) -> Vec<ModeSummary> {
         .iter()
         .map(|chains| {
             let heldout_log_predictive = result.heldout.as_ref().map(|h| {
-                let members: Vec<Vec<f64>> = chains.iter().map(|&c| h.per_chain_cells[c].clone()).collect();
+                let members: Vec<&[f64]> = chains.iter().map(|&c| h.per_chain_cells[c].as_slice()).collect();
                 inference::stacking::mixture_log_density(&members, &vec![1.0 / chains.len() as f64; chains.len()])
             });
             ModeSummary {

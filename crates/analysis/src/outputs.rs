@@ -314,12 +314,7 @@ pub fn write_outputs(
         heldout_log_predictive_per_chain: result.heldout.as_ref().map(|h| h.per_chain.clone()),
         weighting: result.weighting.name(),
         chain_weights: result.weights.clone(),
-        convergence: result.assessment.as_ref().map(|a| match a.verdict {
-            inference::convergence::Convergence::Mixed => "mixed",
-            inference::convergence::Convergence::Unsettled => "unsettled",
-            inference::convergence::Convergence::Modes => "modes",
-            inference::convergence::Convergence::UnsettledAndModes => "unsettled-and-modes",
-        }),
+        convergence: result.assessment.as_ref().map(|a| a.verdict.name()),
         modes: result.assessment.as_ref().map(|a| a.modes.clone()),
         co_clustering_modes: result.co_clustering_modes.clone(),
         replicas: settings.replicas,

@@ -39,6 +39,18 @@ pub enum Convergence {
     UnsettledAndModes,
 }
 
+impl Convergence {
+    /// `"mixed"`, `"unsettled"`, `"modes"` or `"unsettled-and-modes"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Convergence::Mixed => "mixed",
+            Convergence::Unsettled => "unsettled",
+            Convergence::Modes => "modes",
+            Convergence::UnsettledAndModes => "unsettled-and-modes",
+        }
+    }
+}
+
 /// The per-chain and between-chain picture of one fit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Assessment {

@@ -61,17 +61,27 @@ pub fn stacking_weights(log_densities: &[Vec<f64>]) -> Vec<f64> {
     w
 }
 
-/// `Σ_i ln Σ_k w_k p_k(y_i)`: the log predictive of the mixture with weights `weights`.
-pub fn mixture_log_density(log_densities: &[Vec<f64>], weights: &[f64]) -> f64 {
-    let n = log_densities.first().map_or(0, Vec::len);
+/// `ln Σ_k w_k p_k(y_i)` for every point `i`: the pointwise log predictive of the mixture of
+/// chains with weights `weights` (`log_densities[k][i] = ln p_k(y_i)`; chains of weight 0 left out).
+pub fn mixture_log_densities<L: AsRef<[f64]>>(log_densities: &[L], weights: &[f64]) -> Vec<f64> {
+    let n = log_densities.first().map_or(0, |l| l.as_ref().len());
     (0..n)
         .map(|i| {
-            let terms: Vec<f64> =
-                log_densities.iter().zip(weights).filter(|(_, w)| **w > 0.0).map(|(l, w)| l[i] + w.ln()).collect();
+            let terms: Vec<f64> = log_densities
+                .iter()
+                .zip(weights)
+                .filter(|(_, w)| **w > 0.0)
+                .map(|(l, w)| l.as_ref()[i] + w.ln())
+                .collect();
             let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             if top.is_finite() { top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln() } else { top }
         })
-        .sum()
+        .collect()
+}
+
+/// `Σ_i ln Σ_k w_k p_k(y_i)`: the log predictive of the mixture with weights `weights`.
+pub fn mixture_log_density<L: AsRef<[f64]>>(log_densities: &[L], weights: &[f64]) -> f64 {
+    mixture_log_densities(log_densities, weights).iter().sum()
 }
 
 /// The mean and sd of every cell under the mixture of chains with weights `weights` (need not sum

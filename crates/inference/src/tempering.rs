@@ -67,10 +67,9 @@ pub struct Replicas<S: Sampler> {
 }
 
 impl<S: Sampler + Clone> Replicas<S> {
-    /// `replicas` copies of `sampler` (each re-drawn from the prior is not needed: the replicas
-    /// start from the same state and separate through their own streams) on the starting ladder,
-    /// adapting it during the first `adapt_until` sweeps (the burn-in). One replica is the
-    /// sampler itself. Errors on 0 or more than [`MAX_REPLICAS`] replicas, or a model that cannot
+    /// `replicas` copies of `sampler` on the starting ladder, adapting it during the first
+    /// `adapt_until` sweeps (the burn-in). The replicas start from the sampler's state and
+    /// separate through their own streams. Errors on 0 or more than [`MAX_REPLICAS`] replicas, or a model that cannot
     /// be tempered (the negative-binomial likelihood).
     pub fn new(sampler: S, replicas: usize, adapt_until: usize) -> Result<Self, InferenceError> {
         if replicas == 0 || replicas > MAX_REPLICAS {

@@ -378,13 +378,25 @@ impl BlockModel {
         if self.beta == 1.0 {
             return self.mean_rates_into(out);
         }
-        let (v, c) = (self.actors, self.communities);
-        let w: Vec<f64> = (0..v * c)
+        let c = self.communities;
+        let w: Vec<f64> = (0..self.actors * c)
             .map(|jc| (0..c).map(|d| self.pi[(jc % c) * c + d] * self.theta[(jc / c) * c + d]).sum())
             .collect();
-        out.par_chunks_mut(v).enumerate().for_each(|(i, out_i)| {
-            dot_rows(out_i, &self.theta[i * c..(i + 1) * c], &w, c);
-            out_i[i] = 0.0;
+        self.rates_from(&self.theta, &w, out);
+    }
+
+    /// `μ_ij = Σ_c θ_ic w_jc` for every cell (0 on the diagonal), from memberships `theta` and
+    /// sums `w_jc = Σ_d π_cd θ_jd` of the same temperature.
+    fn rates_from(&self, theta: &[f64], w: &[f64], out: &mut [f64]) {
+        let (v, c) = (self.actors, self.communities);
+        let per_chunk = chunk_rows(v);
+        out.par_chunks_mut(per_chunk * v).enumerate().for_each(|(chunk, out)| {
+            for (local, out_i) in out.chunks_exact_mut(v).enumerate() {
+                let i = chunk * per_chunk + local;
+                dot_rows(out_i, &theta[i * c..(i + 1) * c], w, c);
+                // The diagonal is not modelled.
+                out_i[i] = 0.0;
+            }
         });
     }
 
@@ -416,19 +428,9 @@ impl PoissonFactorization for BlockModel {
     }
 
     fn mean_rates_into(&self, out: &mut [f64]) {
-        let (v, c) = (self.actors, self.communities);
-        let per_chunk = chunk_rows(v);
         // At a temperature 1/β: μ̃_ij = Σ_cd θ_ic^β θ_jd^β π_cd^β (`w` holds the tempered sums).
         let tempered = (self.beta != 1.0).then(|| powered(&self.theta, self.beta));
-        let theta = tempered.as_deref().unwrap_or(&self.theta);
-        out.par_chunks_mut(per_chunk * v).enumerate().for_each(|(chunk, out)| {
-            for (local, out_i) in out.chunks_exact_mut(v).enumerate() {
-                let i = chunk * per_chunk + local;
-                dot_rows(out_i, &theta[i * c..(i + 1) * c], &self.w, c);
-                // The diagonal is not modelled.
-                out_i[i] = 0.0;
-            }
-        });
+        self.rates_from(tempered.as_deref().unwrap_or(&self.theta), &self.w, out);
     }
 
     fn set_temperature(&mut self, beta: f64) -> Result<(), ModelError> {
