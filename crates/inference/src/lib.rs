@@ -31,6 +31,7 @@ mod non_private;
 mod pooled;
 mod private;
 mod private_step;
+pub mod loo;
 pub mod stacking;
 pub mod tempering;
 
