@@ -429,17 +429,7 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
     };
     let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
     let pooled = inference::pool(posteriors);
-    let assessment = (gibbs && traces.len() > 1).then(|| {
-        let ln_joint: Vec<&[f64]> = traces.iter().map(|t| t.values.as_slice()).collect();
-        let totals: Vec<&[f64]> = traces.iter().map(|t| t.total_rate.as_slice()).collect();
-        let between: Vec<Diagnostics> = pooled
-            .diagnostics
-            .iter()
-            .filter(|(name, _)| matches!(*name, "ln_joint" | "total_rate"))
-            .map(|(_, d)| *d)
-            .collect();
-        inference::convergence::assess(&ln_joint, &[totals], &between)
-    });
+    let assessment = inference::convergence::assess_pooled(&pooled);
     let weights = match gibbs {
         true => vec![1.0 / traces.len() as f64; traces.len()],
         false => (0..traces.len()).map(|c| if c == pooled.best { 1.0 } else { 0.0 }).collect(),

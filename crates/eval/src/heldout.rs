@@ -14,7 +14,8 @@ use crate::EvalError;
 const TAIL: f64 = 40.0;
 
 /// `ln p(ỹ | μ, α)`, the log-likelihood of one released value under `Pois(μ) ⊛ 2Geo(α)`, for
-/// `μ ≥ 0` and `α ∈ [0, 1)` (`α = 0`: the Poisson pmf itself). The terms increase in `y` below
+/// `μ ≥ 0` and `α ∈ [0, 1)` (`α = 0`: the Poisson pmf itself). For `ỹ ≤ 0` every `y ≥ ỹ`, so
+/// the sum is `α^{−ỹ} e^{−μ(1−α)}` in closed form. Otherwise the terms increase in `y` below
 /// both modes (`ỹ` and `μ`), so the sum starts at `y₀ = min(ỹ, μ) − 12√μ − 50` (or 0), where the
 /// Poisson factor is below `e^{−72}` of its value at the smaller mode, and runs until, past both
 /// modes, the bound on what remains (a geometric series with ratio `α μ/(y+1)`) is below
@@ -29,6 +30,10 @@ pub fn ln_released_likelihood(released: i64, rate: f64, alpha: f64) -> f64 {
     }
     let ln_alpha = alpha.ln();
     let ln_norm = (1.0 - alpha).ln() - (1.0 + alpha).ln();
+    if released <= 0 {
+        // Every y ≥ 0 ≥ ỹ: Σ_y Pois(y; μ) α^{y − ỹ} = α^{−ỹ} e^{−μ(1−α)}, in closed form.
+        return ln_norm - released as f64 * ln_alpha - rate * (1.0 - alpha);
+    }
     let ln_rate = rate.ln();
     let past = released.max(0) as f64 + rate;
     let start = ((released as f64).min(rate) - 12.0 * rate.sqrt() - 50.0).max(0.0).floor();
@@ -112,6 +117,60 @@ pub fn heldout_log_predictive_cells(
     Ok(cells)
 }
 
+/// The log-likelihood of chosen cells of the data a fit sees, given one posterior sample's rates:
+/// a released value `ỹ_n` under `Pois(μ_n) ∗ 2Geo(α_n)` ([`ln_released_likelihood`]), a count
+/// under `Pois(μ_n)` (`α_n = 0`). What PSIS-LOO (`inference::loo`) and stacking by it score.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellLikelihood {
+    cells: Vec<usize>,
+    values: Vec<i64>,
+    alphas: Vec<f64>,
+}
+
+impl CellLikelihood {
+    /// Cells `cells` (row-major indices into the rates) with values `values[i]` and noise levels
+    /// `alphas[i]` in `[0, 1)`.
+    pub fn new(cells: Vec<usize>, values: Vec<i64>, alphas: Vec<f64>) -> Result<Self, EvalError> {
+        if cells.len() != values.len() || cells.len() != alphas.len() {
+            let (c, v, a) = (cells.len(), values.len(), alphas.len());
+            return Err(EvalError::Shape(format!("{c} cells, {v} values and {a} noise levels")));
+        }
+        if let Some(i) = alphas.iter().position(|a| !(0.0..1.0).contains(a)) {
+            return Err(EvalError::Invalid { index: cells[i], value: alphas[i] });
+        }
+        if let Some(i) = (0..cells.len()).find(|&i| alphas[i] == 0.0 && values[i] < 0) {
+            return Err(EvalError::Invalid { index: cells[i], value: values[i] as f64 });
+        }
+        Ok(CellLikelihood { cells, values, alphas })
+    }
+
+    /// The cells scored.
+    pub fn cells(&self) -> &[usize] {
+        &self.cells
+    }
+
+    /// `ln p(x_i | μ)` of every scored cell, given all the rates `rates` (row-major); a rate that
+    /// is negative or not finite scores `−∞`.
+    pub fn ln_likelihood(&self, rates: &[f64]) -> Vec<f64> {
+        self.cells
+            .iter()
+            .zip(&self.values)
+            .zip(&self.alphas)
+            .map(|((&n, &value), &alpha)| match rates.get(n) {
+                Some(&rate) if rate.is_finite() && rate >= 0.0 => ln_released_likelihood(value, rate, alpha),
+                _ => f64::NEG_INFINITY,
+            })
+            .collect()
+    }
+}
+
+/// At most `limit` of `cells`, evenly spaced: every `⌈n/limit⌉`-th, from the first (all of them
+/// when `n ≤ limit`). A deterministic subsample for scores whose cost grows with the cells.
+pub fn evenly_spaced(cells: &[usize], limit: usize) -> Vec<usize> {
+    let step = cells.len().div_ceil(limit.max(1)).max(1);
+    cells.iter().step_by(step).copied().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +186,20 @@ mod tests {
             ln_poisson += rate.ln() - ((y + 1) as f64).ln();
         }
         sum.ln()
+    }
+
+    #[test]
+    fn cell_likelihoods_score_the_chosen_cells() {
+        let scored = CellLikelihood::new(vec![2, 0], vec![-3, 4], vec![0.5, 0.0]).unwrap();
+        let rates = [1.0, 9.0, 2.5];
+        let got = scored.ln_likelihood(&rates);
+        assert_eq!(got, vec![ln_released_likelihood(-3, 2.5, 0.5), ln_released_likelihood(4, 1.0, 0.0)]);
+        assert_eq!(scored.ln_likelihood(&[f64::NAN, 0.0, -1.0]), vec![f64::NEG_INFINITY; 2]);
+        assert!(CellLikelihood::new(vec![0], vec![-1], vec![0.0]).is_err(), "a negative count");
+        assert!(CellLikelihood::new(vec![0], vec![1], vec![1.0]).is_err(), "α = 1");
+        assert!(CellLikelihood::new(vec![0, 1], vec![1], vec![0.1]).is_err(), "lengths");
+        assert_eq!(evenly_spaced(&[3, 4, 5, 6, 7], 2), vec![3, 6]);
+        assert_eq!(evenly_spaced(&[3, 4], 10), vec![3, 4]);
     }
 
     #[test]

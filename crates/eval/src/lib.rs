@@ -8,7 +8,9 @@ mod heldout;
 mod kl;
 
 pub use align::{Alignment, align_topics, min_cost_matching, normalize_rows};
-pub use heldout::{heldout_log_predictive, heldout_log_predictive_cells, ln_released_likelihood};
+pub use heldout::{
+    CellLikelihood, evenly_spaced, heldout_log_predictive, heldout_log_predictive_cells, ln_released_likelihood,
+};
 pub use kl::{mean_poisson_kl, poisson_kl};
 
 use std::fmt;

@@ -123,6 +123,8 @@ pub struct ChainSummary<M> {
     pub kept_functional: Vec<f64>,
     /// [`Monitor::statistics`] of the kept samples it did not skip; empty without it.
     pub kept_statistics: Vec<Vec<f64>>,
+    /// [`Monitor::pointwise`] of every kept sample; empty without it.
+    pub kept_pointwise: Vec<Vec<f64>>,
     /// [`Monitor::assignments`]: each row's component (the largest of its first factor's row, e.g.
     /// `argmax_c θ_ic`) in every kept sample; empty without it.
     pub kept_assignments: Vec<Vec<u16>>,
@@ -166,11 +168,17 @@ pub type Functional<'a> = &'a (dyn Fn(&[f64]) -> f64 + Sync);
 /// the checks).
 pub type Statistics<'a> = &'a (dyn Fn(&[f64], Option<f64>, usize) -> Vec<f64> + Sync);
 
+/// The log-likelihood `ln p(x_i | μ^(s))` of each scored data point given one sample's rates
+/// (row-major): the matrix PSIS-LOO ([`crate::loo`]) and stacking by it need.
+pub type Pointwise<'a> = &'a (dyn Fn(&[f64]) -> Vec<f64> + Sync);
+
 /// What a chain records of its kept samples for simulation studies.
 #[derive(Clone, Copy, Default)]
 pub struct Monitor<'a> {
     /// Replicated-data statistics of each kept sample: [`ChainSummary::kept_statistics`].
     pub statistics: Option<Statistics<'a>>,
+    /// The pointwise log-likelihood of each kept sample: [`ChainSummary::kept_pointwise`].
+    pub pointwise: Option<Pointwise<'a>>,
     /// A functional of the rates, kept: [`ChainSummary::kept_functional`] (a label-free trace for
     /// convergence diagnostics).
     pub functional: Option<Functional<'a>>,
@@ -255,6 +263,7 @@ pub fn run_chain_watching<S: Sampler>(
         kept_watched_rates: Vec::new(),
         kept_functional: Vec::new(),
         kept_statistics: Vec::new(),
+        kept_pointwise: Vec::new(),
         kept_assignments: Vec::new(),
         truth_ranks: Vec::new(),
         mean_factors: Vec::new(),
@@ -306,6 +315,9 @@ pub fn run_chain_watching<S: Sampler>(
                 if !values.is_empty() {
                     summary.kept_statistics.push(values);
                 }
+            }
+            if let Some(pointwise) = watch.monitor.pointwise {
+                summary.kept_pointwise.push(pointwise(&rates));
             }
             if watch.monitor.assignments {
                 summary.kept_assignments.push(assignments(sampler.model()));

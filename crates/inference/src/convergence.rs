@@ -121,6 +121,22 @@ pub fn assess(ln_joint: &[&[f64]], others: &[Vec<&[f64]>], pooled: &[Diagnostics
     Assessment { within_rhat, within_ess, ln_joint_mean, ln_joint_sd, modes, rhat, verdict }
 }
 
+/// [`assess`] of a pooled Gibbs fit by its log joint and total rate; `None` for CAVI or one chain.
+pub fn assess_pooled(pooled: &crate::Pooled) -> Option<Assessment> {
+    if pooled.chains.len() < 2 || pooled.chains[0].sd_rates.is_none() {
+        return None;
+    }
+    let ln_joint: Vec<&[f64]> = pooled.chains.iter().map(|p| p.trace.as_slice()).collect();
+    let totals: Vec<&[f64]> = pooled.chains.iter().map(|p| p.kept_total_rate.as_slice()).collect();
+    let between: Vec<Diagnostics> = pooled
+        .diagnostics
+        .iter()
+        .filter(|(name, _)| matches!(*name, "ln_joint" | "total_rate"))
+        .map(|(_, d)| *d)
+        .collect();
+    Some(assess(&ln_joint, &[totals], &between))
+}
+
 impl Assessment {
     /// The warning a reader must see, naming the problem and what to do; `None` for a fit that
     /// mixes.

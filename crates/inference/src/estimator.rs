@@ -55,6 +55,9 @@ pub struct Posterior {
     /// Gibbs: the replicated-data statistics of the kept samples ([`crate::Monitor::statistics`]);
     /// empty without them and for CAVI.
     pub kept_statistics: Vec<Vec<f64>>,
+    /// Gibbs: the pointwise log-likelihoods of the kept samples ([`crate::Monitor::pointwise`]);
+    /// empty without them and for CAVI.
+    pub kept_pointwise: Vec<Vec<f64>>,
     /// Gibbs with [`crate::Monitor::assignments`]: each row's component in every kept sample;
     /// empty otherwise.
     pub kept_assignments: Vec<Vec<u16>>,
@@ -162,6 +165,7 @@ pub fn fit_watching<F: ModelFamily>(
                 kept_dispersion: Vec::new(),
                 kept_functional: Vec::new(),
                 kept_statistics: Vec::new(),
+                kept_pointwise: Vec::new(),
                 kept_assignments: Vec::new(),
                 truth_ranks: Vec::new(),
                 trace: summary.elbo,
@@ -250,6 +254,7 @@ fn summarize<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
         kept_dispersion: summary.kept_dispersion,
         kept_functional: summary.kept_functional,
         kept_statistics: summary.kept_statistics,
+        kept_pointwise: summary.kept_pointwise,
         kept_assignments: summary.kept_assignments,
         truth_ranks: summary.truth_ranks,
         heldout_rates: summary.kept_watched_rates,

@@ -26,12 +26,12 @@ mod entries;
 mod error;
 mod estimator;
 pub mod geweke;
+pub mod loo;
 mod method;
 mod non_private;
 mod pooled;
 mod private;
 mod private_step;
-pub mod loo;
 pub mod stacking;
 pub mod tempering;
 
@@ -40,7 +40,7 @@ pub use cavi::{
     delta_method_ln_mean, private_local_step,
 };
 pub use chain::{
-    ChainSummary, Functional, MeanFactor, Monitor, Progress, Schedule, ScheduleError, Statistics, Watch,
+    ChainSummary, Functional, MeanFactor, Monitor, Pointwise, Progress, Schedule, ScheduleError, Statistics, Watch,
     calibration_targets, run_chain, run_chain_watching,
 };
 pub use diagnostics::{Diagnostics, ESS_PER_CHAIN, RHAT_LIMIT, diagnose};

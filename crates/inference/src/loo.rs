@@ -125,9 +125,8 @@ pub fn gpd_fit(x: &[f64]) -> (f64, f64) {
     let prior = 3.0;
     let m = 30 + (nf.sqrt().floor() as usize);
     let mean_log1p = |theta: f64| x.iter().map(|&xi| (-theta * xi).ln_1p()).sum::<f64>() / nf;
-    let thetas: Vec<f64> = (1..=m)
-        .map(|j| 1.0 / largest + (1.0 - (m as f64 / (j as f64 - 0.5)).sqrt()) / prior / quartile)
-        .collect();
+    let thetas: Vec<f64> =
+        (1..=m).map(|j| 1.0 / largest + (1.0 - (m as f64 / (j as f64 - 0.5)).sqrt()) / prior / quartile).collect();
     // The profile log-likelihood n (ln(−θ/k(θ)) − k(θ) − 1) with k(θ) = mean ln(1 − θ x).
     let profile: Vec<f64> = thetas
         .iter()

@@ -65,6 +65,8 @@ pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow>
             diagnostics: r.diagnostics,
             warning: r.diagnostics.map(|d| crate::run::diagnostics_warning(&d, r.chains)),
             coverage: r.coverage,
+            convergence: r.convergence.clone(),
+            stacking: r.stacking.clone(),
         })
         .collect()
 }

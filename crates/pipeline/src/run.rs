@@ -11,7 +11,7 @@ use inference::{Algorithm, Observation};
 use mechanism::{Noise, Privatized, privatize};
 use models::{FamilyShape, FamilyVisitor, GammaPrior, ModelFamily, PoissonFactorization};
 use rand::distr::Distribution;
-use results::{Coverage, RowDiagnostics as FitDiagnostics, TraceDiagnostics};
+use results::{Coverage, RowDiagnostics as FitDiagnostics, Stacking, TraceDiagnostics};
 
 /// Stream purposes under a replication.
 const TRUTH: u64 = 0;
@@ -68,6 +68,12 @@ pub struct MethodResult {
     /// rates and row totals (docs/calibration.md); `None` for CAVI.
     #[serde(default)]
     pub coverage: Option<Coverage>,
+    /// Gibbs with several chains: the verdict on the chains ([`inference::convergence`]).
+    #[serde(default)]
+    pub convergence: Option<String>,
+    /// Gibbs with several chains: the chains stacked by PSIS-LOO ([`stack_chains`]).
+    #[serde(default)]
+    pub stacking: Option<Stacking>,
 }
 
 fn one() -> usize {
@@ -356,6 +362,32 @@ struct Fit {
     chain_mean_kl: Vec<f64>,
     diagnostics: Option<FitDiagnostics>,
     coverage: Option<Coverage>,
+    convergence: Option<String>,
+    stacking: Option<Stacking>,
+}
+
+/// At most this many cells are scored by PSIS-LOO for stacking (evenly spaced over the modelled
+/// cells): the weights need the chains' relative predictive, which a few thousand cells measure
+/// well, and the cost is cells × kept samples × chains evaluations of the likelihood.
+pub const MAX_LOO_CELLS: usize = 2000;
+
+/// The chains of a Gibbs fit stacked by their PSIS-LOO predictive of the scored cells
+/// ([`inference::stacking::stack_by_loo`]), scored by the KL of the stacked mean rates
+/// `Σ_k w_k μ̂_k`. `None` with fewer than two chains or nothing recorded.
+fn stack_chains(data: &TrueData, pooled: &inference::Pooled) -> Result<Option<Stacking>, RunError> {
+    if pooled.chains.len() < 2 || pooled.chains.iter().any(|p| p.kept_pointwise.is_empty()) {
+        return Ok(None);
+    }
+    let pointwise: Vec<&Vec<Vec<f64>>> = pooled.chains.iter().map(|p| &p.kept_pointwise).collect();
+    let stacked = inference::stacking::stack_by_loo(&pointwise);
+    let means: Vec<&[f64]> = pooled.chains.iter().map(|p| p.mean_rates.as_slice()).collect();
+    let sds: Vec<&[f64]> = pooled.chains.iter().map(|p| p.sd_rates.as_deref().unwrap_or(&[])).collect();
+    let (mean, _) = inference::stacking::mixture_moments(&means, &sds, &stacked.weights);
+    Ok(Some(Stacking {
+        mean_kl: data.kl(&mean)?,
+        weights: stacked.weights,
+        unreliable_share: stacked.unreliable_share,
+    }))
 }
 
 impl Fit {
@@ -363,6 +395,8 @@ impl Fit {
     /// against the truth, and each chain's own rates.
     fn score(data: &TrueData, pooled: inference::Pooled) -> Result<Self, RunError> {
         let diagnostics = fit_diagnostics(&pooled);
+        let convergence = inference::convergence::assess_pooled(&pooled).map(|a| a.verdict.name().to_string());
+        let stacking = stack_chains(data, &pooled)?;
         let coverage = data.coverage(&pooled.truth_ranks, pooled.kept);
         let chain_mean_kl = pooled.chains.iter().map(|p| data.kl(&p.mean_rates)).collect::<Result<Vec<_>, _>>()?;
         let seconds = pooled.chains.iter().map(|p| p.seconds).sum();
@@ -393,6 +427,8 @@ impl Fit {
             chain_mean_kl,
             diagnostics,
             coverage,
+            convergence,
+            stacking,
         })
     }
 }
@@ -420,9 +456,20 @@ fn fit_any(
     // (NaN, which the diagnostics report as undefined, if a sample cannot be scored).
     let kl = |rates: &[f64]| data.kl(rates).unwrap_or(f64::NAN);
     // The true rates, to rank against the kept samples (the calibration of the posterior).
-    let monitor =
-        inference::Monitor { functional: Some(&kl), truth: Some(&data.rates), ..inference::Monitor::default() };
     let chains = manifest.chains(method);
+    // Several Gibbs chains are stacked by their leave-one-out predictive of (a subsample of) the
+    // cells the fit sees: each kept sample's log-likelihood of them.
+    let scored = match (&algorithm, chains > 1) {
+        (Algorithm::Gibbs(_), true) => Some(scored_cells(data, method, released)?),
+        _ => None,
+    };
+    let pointwise = |rates: &[f64]| scored.as_ref().map_or_else(Vec::new, |s| s.ln_likelihood(rates));
+    let monitor = inference::Monitor {
+        functional: Some(&kl),
+        truth: Some(&data.rates),
+        pointwise: scored.is_some().then_some(&pointwise as _),
+        ..inference::Monitor::default()
+    };
     let task = FitTask { observation, algorithm: &algorithm, streams, chains, monitor, on_iteration };
     let pooled = with_family(manifest, task)?;
     if let Algorithm::Cavi(settings) = algorithm {
@@ -431,6 +478,26 @@ fn fit_any(
         }
     }
     Fit::score(data, pooled)
+}
+
+/// The cells PSIS-LOO scores for `method` (at most [`MAX_LOO_CELLS`] of the modelled ones) with
+/// the data that method sees: the true counts (non-private), the release truncated at 0 (naïve,
+/// as a Poisson count) or the release under the Skellam-convolved likelihood (private).
+fn scored_cells(
+    data: &TrueData,
+    method: Method,
+    released: Option<&Privatized>,
+) -> Result<eval::CellLikelihood, RunError> {
+    let modelled: Vec<usize> = data.modelled().collect();
+    let cells = eval::evenly_spaced(&modelled, MAX_LOO_CELLS);
+    let (values, alphas): (Vec<i64>, Vec<f64>) = match (method.observation(Some(&data.counts), released), released) {
+        (Some(Observation::Private(_)), Some(r)) => {
+            cells.iter().map(|&n| (i64::from(r.values()[n]), r.alpha(n))).unzip()
+        }
+        (Some(Observation::Naive(_)), Some(r)) => cells.iter().map(|&n| (i64::from(r.values()[n].max(0)), 0.0)).unzip(),
+        _ => cells.iter().map(|&n| (i64::from(data.counts[n]), 0.0)).unzip(),
+    };
+    Ok(eval::CellLikelihood::new(cells, values, alphas)?)
 }
 
 struct FitTask<'a> {
@@ -517,6 +584,8 @@ impl FitOutput {
             chain_mean_kl: fit.chain_mean_kl,
             diagnostics: fit.diagnostics,
             coverage: fit.coverage,
+            convergence: fit.convergence,
+            stacking: fit.stacking,
         };
         FitOutput { result, topics: fit.topics, rates: fit.rates }
     }

@@ -51,6 +51,9 @@ fn bits(r: &MethodResult) -> Vec<u64> {
             out.extend([t.rhat.to_bits(), t.ess_bulk.to_bits(), t.ess_tail.to_bits()]);
         }
     }
+    if let Some(s) = &r.stacking {
+        out.extend(s.weights.iter().chain([&s.mean_kl, &s.unreliable_share]).map(|x| x.to_bits()));
+    }
     out
 }
 
@@ -111,6 +114,17 @@ fn chains_are_pooled_and_diagnosed() {
             // chains' mean KL.
             let mean = p.chain_mean_kl.iter().sum::<f64>() / 3.0;
             assert!(p.mean_kl <= mean * (1.0 + 1e-12), "{p:?}");
+            // Stacked by PSIS-LOO: one weight per chain on the simplex; the stacked mean is a convex
+            // combination of the chains' means, so its KL is at most the largest chain's (convexity
+            // again); a verdict on the chains is given.
+            let stacking = p.stacking.as_ref().expect("several Gibbs chains are stacked");
+            assert_eq!(stacking.weights.len(), 3);
+            assert!((stacking.weights.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{stacking:?}");
+            assert!(stacking.weights.iter().all(|w| (0.0..=1.0).contains(w)), "{stacking:?}");
+            let worst = p.chain_mean_kl.iter().copied().fold(0.0, f64::max);
+            assert!(stacking.mean_kl <= worst * (1.0 + 1e-12), "{stacking:?} vs {:?}", p.chain_mean_kl);
+            assert!((0.0..=1.0).contains(&stacking.unreliable_share));
+            assert!(p.convergence.is_some());
             let d = p.diagnostics.unwrap();
             for t in [d.ln_joint, d.total_rate, d.kl] {
                 // 4 kept samples per chain (2 per split half): defined, though noisy.
@@ -119,6 +133,8 @@ fn chains_are_pooled_and_diagnosed() {
             assert_eq!(p.iterations, 60);
         }
     }
+    // One chain has nothing to stack or compare.
+    assert!(single.iter().all(|r| r.stacking.is_none() && r.convergence.is_none()));
     // The reference too: the non-private fit of each data set has 3 chains.
     assert!(pooled.iter().any(|r| r.method == Method::NonPrivate && r.chains == 3));
 }

@@ -31,7 +31,7 @@ pub use files::{
 pub use paired::{Paired, paired};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
 pub use recovery_figure::{GridPanel, PanelGrid, Shading, count_scale, level_scale, plot_panel_grid};
-pub use row::{Coverage, ResultRow, RowDiagnostics, TraceDiagnostics, diagnostics_columns, schema};
+pub use row::{Coverage, ResultRow, RowDiagnostics, Stacking, TraceDiagnostics, diagnostics_columns, schema};
 pub use summary::{SummaryRow, distinct, mean_sd, summarize, summary_csv, summary_table};
 pub use table::{Values, read_table, write_table};
 pub use topics_figure::{HeatmapText, TopicPanel, plot_heatmaps, plot_topics};

@@ -3,7 +3,7 @@
 //! software version) travels inside the file as well as beside it.
 
 use crate::ResultsError;
-use crate::row::{Coverage, ResultRow, RowDiagnostics, TraceDiagnostics, diagnostics_columns, schema};
+use crate::row::{Coverage, ResultRow, RowDiagnostics, Stacking, TraceDiagnostics, diagnostics_columns, schema};
 use crate::table::write_batch;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type, UInt64Type};
@@ -67,8 +67,19 @@ pub fn write_results(path: &Path, rows: &[ResultRow], metadata: &[(&str, String)
             rows.iter().map(|r| r.coverage.map(|v| v.values()[c])).collect::<Vec<_>>(),
         )));
     }
+    columns.push(Arc::new(StringArray::from(rows.iter().map(|r| r.convergence.as_deref()).collect::<Vec<_>>())));
+    columns.push(Arc::new(ListArray::from_iter_primitive::<Float64Type, _, _>(
+        rows.iter().map(|r| r.stacking.as_ref().map(|s| s.weights.iter().map(|&x| Some(x)).collect::<Vec<_>>())),
+    )));
+    columns.push(nullable_from(rows, |r| r.stacking.as_ref().map(|s| s.mean_kl)));
+    columns.push(nullable_from(rows, |r| r.stacking.as_ref().map(|s| s.unreliable_share)));
     let batch = RecordBatch::try_new(schema(), columns).map_err(|e| ResultsError::new(path, e))?;
     write_batch(path, &batch, metadata)
+}
+
+/// A nullable float column of `rows`.
+fn nullable_from(rows: &[ResultRow], get: impl Fn(&ResultRow) -> Option<f64>) -> ArrayRef {
+    Arc::new(Float64Array::from(rows.iter().map(get).collect::<Vec<_>>()))
 }
 
 /// Reads a file written by [`write_results`]; errors name the file and the offending column.
@@ -138,6 +149,25 @@ fn batch_rows(batch: &RecordBatch) -> Result<Vec<ResultRow>, &'static str> {
         let value = |c: usize| coverage[c].as_ref().and_then(|a| opt(a, i));
         Some(Coverage { rates_50: value(0)?, rates_90: value(1)?, rows_50: value(2)?, rows_90: value(3)? })
     };
+    // Columns added with the convergence verdict and stacking (issue 33).
+    let convergence =
+        batch.column_by_name("convergence").map(|c| c.as_string_opt::<i32>().ok_or("convergence")).transpose()?;
+    let stacking_column =
+        |name: &'static str| batch.column_by_name(name).and_then(|c| c.as_primitive_opt::<Float64Type>());
+    let (stacked_kl, unreliable) = (stacking_column(Stacking::COLUMNS[1]), stacking_column(Stacking::COLUMNS[2]));
+    let weights = batch
+        .column_by_name(Stacking::COLUMNS[0])
+        .map(|c| c.as_list_opt::<i32>().ok_or(Stacking::COLUMNS[0]))
+        .transpose()?;
+    let stacking_of = |i: usize| -> Option<Stacking> {
+        let list = weights?;
+        if !list.is_valid(i) {
+            return None;
+        }
+        let values = list.value(i);
+        let weights = values.as_primitive_opt::<Float64Type>()?.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
+        Some(Stacking { weights, mean_kl: opt(stacked_kl?, i)?, unreliable_share: opt(unreliable?, i)? })
+    };
     let mut chain_kls = Vec::with_capacity(batch.num_rows());
     for i in 0..batch.num_rows() {
         chain_kls.push(chain_kl_of(i)?);
@@ -169,6 +199,8 @@ fn batch_rows(batch: &RecordBatch) -> Result<Vec<ResultRow>, &'static str> {
             diagnostics: diagnostics_of(i),
             warning: warning.and_then(|w| w.is_valid(i).then(|| w.value(i).to_string())),
             coverage: coverage_of(i),
+            convergence: convergence.and_then(|c| c.is_valid(i).then(|| c.value(i).to_string())),
+            stacking: stacking_of(i),
         })
         .collect())
 }

@@ -61,6 +61,29 @@ pub struct ResultRow {
     /// Gibbs: empirical coverage of central posterior credible intervals against the truth
     /// (simulation-based calibration, docs/calibration.md); null for CAVI.
     pub coverage: Option<Coverage>,
+    /// Gibbs with several chains: what is wrong with the chains, if anything (`inference::
+    /// convergence`: `mixed`, `unsettled`, `modes`, `unsettled-and-modes`); null otherwise and in
+    /// files written before it existed.
+    pub convergence: Option<String>,
+    /// Gibbs with several chains: the chains stacked by their PSIS-LOO predictive; null otherwise.
+    pub stacking: Option<Stacking>,
+}
+
+/// The chains of a fit stacked by their leave-one-out predictive of the data the fit sees (Yao,
+/// Vehtari & Gelman 2022; PSIS-LOO on a subsample of cells, docs/modes.md).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Stacking {
+    /// Each chain's weight, in chain order (summing to 1).
+    pub weights: Vec<f64>,
+    /// Mean Poisson KL of the stacked posterior-mean rates `Σ_k w_k μ̂_k` against the truth.
+    pub mean_kl: f64,
+    /// The share of (chain, cell) LOO estimates with Pareto `k̂ > 0.7` (unreliable).
+    pub unreliable_share: f64,
+}
+
+impl Stacking {
+    /// The column names, in order.
+    pub const COLUMNS: [&'static str; 3] = ["stacking_weights", "mean_kl_stacked", "loo_unreliable_share"];
 }
 
 /// The fraction of true values inside the central 50 % and 90 % posterior credible intervals
@@ -166,5 +189,12 @@ pub fn schema() -> Arc<Schema> {
     fields.extend(diagnostics_columns().iter().map(|name| f(name, DataType::Float64, true)));
     fields.push(f("warning", DataType::Utf8, true));
     fields.extend(Coverage::COLUMNS.iter().map(|name| f(name, DataType::Float64, true)));
+    fields.push(f("convergence", DataType::Utf8, true));
+    fields.push(f(
+        Stacking::COLUMNS[0],
+        DataType::List(Arc::new(Field::new_list_field(DataType::Float64, true))),
+        true,
+    ));
+    fields.extend(Stacking::COLUMNS[1..].iter().map(|name| f(name, DataType::Float64, true)));
     Arc::new(Schema::new(fields))
 }

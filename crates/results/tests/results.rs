@@ -42,6 +42,8 @@ fn row(e0: Option<f64>, alpha: Option<f64>, method: &str, replication: i64, mean
         diagnostics: None,
         warning: None,
         coverage: None,
+        convergence: None,
+        stacking: None,
     }
 }
 
@@ -77,6 +79,10 @@ fn parquet_round_trip_keeps_values_nulls_and_metadata() {
     rows[3].warning = Some("ln_joint: R̂ is undefined".into());
     rows[4].chain_mean_kl = Vec::new();
     rows[3].coverage = Some(results::Coverage { rates_50: 0.5, rates_90: 0.875, rows_50: 0.25, rows_90: 1.0 });
+    // The convergence verdict and the stacked chains.
+    rows[3].convergence = Some("modes".into());
+    rows[3].stacking =
+        Some(results::Stacking { weights: vec![0.75, 0.25, 0.0], mean_kl: 0.125, unreliable_share: 0.5 });
     let path = dir.join("sub/results.parquet");
     write_results(&path, &rows, &[("lppf.manifest", "name = \"x\"".into())]).unwrap();
     let back = read_results(&path).unwrap();
