@@ -17,6 +17,11 @@ use std::time::Instant;
 /// held-out predictive: its Monte Carlo error is then far below the differences between `K`s
 /// that it is used to compare, and scoring costs seconds on 10⁵ held-out cells.
 pub const MAX_PREDICTIVE_SAMPLES: usize = 200;
+/// At most this many cells (evenly spaced over the modelled cells the fit sees) are scored by
+/// PSIS-LOO when the chains are stacked without held-out cells: the weights need the chains'
+/// relative predictive, which a few thousand cells measure, and each costs one likelihood per
+/// kept sample of every chain (and 8 bytes each).
+pub const MAX_LOO_CELLS: usize = 2000;
 /// More chains than this are refused (each holds a copy of the model and its data).
 const MAX_CHAINS: usize = 64;
 /// More components than this are refused.
@@ -42,7 +47,8 @@ pub struct FitSettings {
     pub algorithm: Algorithm,
     /// Chain `c` runs on `Streams::new(seed).child(c)`.
     pub seed: u64,
-    /// How the chains are pooled: equal weights, or stacking on the held-out cells.
+    /// How the chains are pooled: equal weights, stacking, or stacking only when they sit in
+    /// different modes.
     pub weighting: Weighting,
     /// Gibbs: tempered replicas per chain (replica exchange, `inference::tempering`; 1: plain
     /// chains).
@@ -56,9 +62,14 @@ pub enum Weighting {
     /// posterior).
     Equal,
     /// Stacking (Yao, Vehtari & Gelman 2022; [`inference::stacking`]): the weights that maximise
-    /// the held-out cells' log predictive of the mixture of chains (right when chains sit in
-    /// different modes). Needs held-out cells; Gibbs only.
+    /// the log predictive of the mixture of chains — on the held-out cells when there are any,
+    /// else each chain's PSIS-LOO predictive of up to [`MAX_LOO_CELLS`] cells it saw (right when
+    /// chains sit in different modes). Gibbs only.
     Stacking,
+    /// Stacking when the chains settled in different modes (the verdict `modes` or
+    /// `unsettled-and-modes`, [`inference::convergence`]), equal weights otherwise: chains that
+    /// agree sample one posterior, and stacking them would only add noise to the weights.
+    Auto,
 }
 
 impl Weighting {
@@ -67,6 +78,7 @@ impl Weighting {
         match self {
             Weighting::Equal => "equal",
             Weighting::Stacking => "stacking",
+            Weighting::Auto => "auto",
         }
     }
 }
@@ -82,6 +94,9 @@ pub struct ModeSummary {
     /// The held-out log predictive of its chains' samples pooled (equal weights within the
     /// mode), when cells were held out.
     pub heldout_log_predictive: Option<f64>,
+    /// The PSIS-LOO log predictive of its chains (equal weights within the mode), when the
+    /// chains were scored by it.
+    pub loo_log_predictive: Option<f64>,
 }
 
 /// One chain's trace.
@@ -122,6 +137,20 @@ pub struct HeldOutScore {
     pub per_cell: Vec<f64>,
 }
 
+/// Each chain's PSIS-LOO predictive of a subsample of the cells the fit saw (`inference::loo`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LooScore {
+    pub cells: usize,
+    /// Each chain's `Σ_i ln p̂(x_i | x_{−i})` over the cells.
+    pub per_chain: Vec<f64>,
+    /// Each chain's estimate of each cell.
+    pub per_chain_cells: Vec<Vec<f64>>,
+    /// The share of (chain, cell) estimates whose Pareto `k̂` exceeds 0.7 (unreliable).
+    pub unreliable_share: f64,
+    /// The mixture of chains with the fit's weights: `Σ_i ln Σ_k w_k p̂_k(x_i | x_{−i})`.
+    pub log_predictive: f64,
+}
+
 /// The pooled result of a fit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FitResult {
@@ -140,6 +169,8 @@ pub struct FitResult {
     /// Gibbs: split-R̂ and ESS of `ln p(Z, Y)` and of the total rate `Σ μ`; empty for CAVI.
     pub diagnostics: Vec<(&'static str, Diagnostics)>,
     pub heldout: Option<HeldOutScore>,
+    /// Gibbs chains stacked (or to be stacked by [`Weighting::Auto`]) without held-out cells.
+    pub loo: Option<LooScore>,
     /// The "no structure" verdict, when the fit held cells out and was compared with the
     /// independence model on them ([`crate::independence_verdict`]).
     pub verdict: Option<crate::Verdict>,
@@ -244,18 +275,36 @@ pub fn fit_chains(
         scale: settings.scale,
         likelihood: settings.likelihood,
     };
-    if settings.weighting == Weighting::Stacking && data.heldout.is_empty() {
-        let allowed = "equal, or stacking with held-out cells (--holdout) to weight the chains by";
-        return Err(FitError::setting("weights", "stacking", allowed));
-    }
     let check = CheckSetup::new(settings, data);
+    let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
+    let may_stack = gibbs && settings.chains > 1 && settings.weighting != Weighting::Equal;
+    let loo_cells = match may_stack && data.heldout.is_empty() {
+        true => Some(loo_cells(data, settings.method)?),
+        false => None,
+    };
     let chains = with_family(
         settings.model,
         shape,
-        Chains { settings, rows, observation, on_iteration, check: check.as_ref() },
+        Chains { settings, rows, observation, on_iteration, check: check.as_ref(), loo_cells: loo_cells.as_ref() },
     )?;
     let replicated: Vec<Vec<f64>> = chains.iter().flat_map(|p| p.kept_statistics.iter().cloned()).collect();
+    let loo = loo_cells.map(|cells| {
+        let pointwise: Vec<&Vec<Vec<f64>>> = chains.iter().map(|p| &p.kept_pointwise).collect();
+        let stacked = inference::stacking::stack_by_loo(&pointwise);
+        let per_chain_cells: Vec<Vec<f64>> = stacked.chains.into_iter().map(|l| l.elpd).collect();
+        LooScore {
+            cells: cells.cells().len(),
+            per_chain: per_chain_cells.iter().map(|c| c.iter().sum()).collect(),
+            log_predictive: inference::stacking::mixture_log_density(
+                &per_chain_cells,
+                &vec![1.0 / per_chain_cells.len().max(1) as f64; per_chain_cells.len()],
+            ),
+            per_chain_cells,
+            unreliable_share: stacked.unreliable_share,
+        }
+    });
     let (mut result, samples, moments) = pool(settings, chains);
+    result.loo = loo;
     if let Some(check) = check.filter(|_| !replicated.is_empty()) {
         result.checks = predictive_checks(&check.observed, &replicated);
     }
@@ -264,9 +313,9 @@ pub fn fit_chains(
         Algorithm::Cavi(_) => Some(result.factors_chain),
     };
     result.heldout = score_heldout(data, &samples, pooled_from)?;
-    if let (Weighting::Stacking, Some(heldout)) = (settings.weighting, result.heldout.as_mut()) {
-        stack(&mut result.mean_rates, &mut result.sd_rates, &mut result.weights, heldout, &moments);
-        result.weighting = Weighting::Stacking;
+    let in_modes = result.assessment.as_ref().is_some_and(|a| a.modes.len() > 1);
+    if may_stack && (settings.weighting == Weighting::Stacking || in_modes) {
+        stack(&mut result, &moments);
     }
     let totals: Vec<&[f64]> = result.traces.iter().map(|t| t.total_rate.as_slice()).collect();
     if totals.iter().any(|t| !t.is_empty()) {
@@ -277,7 +326,7 @@ pub fn fit_chains(
                 all.sort_by(f64::total_cmp);
                 (quantile(&all, 0.05), quantile(&all, 0.95))
             }
-            Weighting::Stacking => (q(0.05), q(0.95)),
+            Weighting::Stacking | Weighting::Auto => (q(0.05), q(0.95)),
         });
     }
     result.modes = mode_summaries(&result);
@@ -359,6 +408,8 @@ struct Chains<'a> {
     observation: Observation<'a>,
     on_iteration: &'a (dyn Fn() + Sync),
     check: Option<&'a CheckSetup<'a>>,
+    /// The cells each kept sample's log-likelihood is recorded of, for PSIS-LOO.
+    loo_cells: Option<&'a eval::CellLikelihood>,
 }
 
 impl FamilyVisitor for Chains<'_> {
@@ -376,8 +427,10 @@ impl FamilyVisitor for Chains<'_> {
                 // Co-clustering of the rows (a network's actors, a topic model's documents), for the
                 // label-invariant partition and the stability of the communities listed.
                 let assignments = self.settings.model == ModelKind::Block || self.rows <= MAX_PARTITION_ROWS;
+                let pointwise = |rates: &[f64]| self.loo_cells.map_or_else(Vec::new, |c| c.ln_likelihood(rates));
                 let monitor = Monitor {
                     statistics: self.check.map(|_| &statistics as _),
+                    pointwise: self.loo_cells.map(|_| &pointwise as _),
                     assignments,
                     replicas: self.settings.replicas,
                     ..Monitor::default()
@@ -422,7 +475,7 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
     let assignments = posteriors.iter().flat_map(|p| p.kept_assignments.iter().cloned()).collect();
     // Each chain's own means and sds, kept only to re-pool them by stacking.
     let moments: Vec<ChainMoments> = match settings.weighting {
-        Weighting::Stacking => {
+        Weighting::Stacking | Weighting::Auto => {
             posteriors.iter().map(|p| (p.mean_rates.clone(), p.sd_rates.clone().unwrap_or_default())).collect()
         }
         Weighting::Equal => Vec::new(),
@@ -444,6 +497,7 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         traces,
         diagnostics: pooled.diagnostics,
         heldout: None,
+        loo: None,
         verdict: None,
         total_rate_interval: None,
         dispersion_quantiles: None,
@@ -463,25 +517,47 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
 /// One chain's posterior mean and sd of every rate.
 type ChainMoments = (Vec<f64>, Vec<f64>);
 
-/// Re-pools the chains with stacking weights from their held-out scores: the means and sds of
-/// the rates become those of the mixture, and the held-out score that of the mixture
-/// (`Σ_i ln Σ_k w_k p_k(ỹ_i)`; the weights were chosen on the same cells, an optimism of about
-/// `(K − 1)/2` nats for `K` chains).
-fn stack(
-    mean_rates: &mut Vec<f64>,
-    sd_rates: &mut Option<Vec<f64>>,
-    weights: &mut Vec<f64>,
-    heldout: &mut HeldOutScore,
-    moments: &[ChainMoments],
-) {
-    *weights = inference::stacking::stacking_weights(&heldout.per_chain_cells);
+/// Re-pools the chains with stacking weights from their held-out scores, or without held-out
+/// cells from their PSIS-LOO scores: the means and sds of the rates become those of the mixture,
+/// and the score that of the mixture (`Σ_i ln Σ_k w_k p_k(x_i)`; the weights were chosen on the
+/// same cells, an optimism of about `(K − 1)/2` nats for `K` chains).
+fn stack(result: &mut FitResult, moments: &[ChainMoments]) {
+    let densities = match (&result.heldout, &result.loo) {
+        (Some(heldout), _) => &heldout.per_chain_cells,
+        (None, Some(loo)) => &loo.per_chain_cells,
+        (None, None) => return,
+    };
+    let weights = inference::stacking::stacking_weights(densities);
     let means: Vec<&[f64]> = moments.iter().map(|(m, _)| m.as_slice()).collect();
     let sds: Vec<&[f64]> = moments.iter().map(|(_, s)| s.as_slice()).collect();
-    let (mean, sd) = inference::stacking::mixture_moments(&means, &sds, weights);
-    *mean_rates = mean;
-    *sd_rates = Some(sd);
-    heldout.per_cell = inference::stacking::mixture_log_densities(&heldout.per_chain_cells, weights);
-    heldout.log_predictive = heldout.per_cell.iter().sum();
+    let (mean, sd) = inference::stacking::mixture_moments(&means, &sds, &weights);
+    result.mean_rates = mean;
+    result.sd_rates = Some(sd);
+    if let Some(heldout) = result.heldout.as_mut() {
+        heldout.per_cell = inference::stacking::mixture_log_densities(&heldout.per_chain_cells, &weights);
+        heldout.log_predictive = heldout.per_cell.iter().sum();
+    } else if let Some(loo) = result.loo.as_mut() {
+        loo.log_predictive = inference::stacking::mixture_log_density(&loo.per_chain_cells, &weights);
+    }
+    result.weights = weights;
+    result.weighting = Weighting::Stacking;
+}
+
+/// The cells PSIS-LOO scores (at most [`MAX_LOO_CELLS`] of the modelled ones, evenly spaced) with
+/// what `method` sees of them: a release under the Skellam-convolved likelihood (private), a
+/// release truncated at 0 as a Poisson count (naïve), raw counts (non-private).
+fn loo_cells(data: &FitData, method: Method) -> Result<eval::CellLikelihood, FitError> {
+    let (rows, cols) = data.shape();
+    let modelled: Vec<usize> = (0..rows * cols).filter(|&n| data.is_modelled(n)).collect();
+    let cells = eval::evenly_spaced(&modelled, MAX_LOO_CELLS);
+    let (values, alphas): (Vec<i64>, Vec<f64>) = match &data.input {
+        Input::Released { alphas, values, .. } if method == Method::Private => {
+            cells.iter().map(|&n| (values[n], alphas[n / cols])).unzip()
+        }
+        Input::Released { values, .. } => cells.iter().map(|&n| (values[n].max(0), 0.0)).unzip(),
+        Input::Counts { counts, .. } => cells.iter().map(|&n| (i64::from(counts[n]), 0.0)).unzip(),
+    };
+    eval::CellLikelihood::new(cells, values, alphas).map_err(|e| FitError::Inference(e.to_string()))
 }
 
 /// The modes of a Gibbs fit with their weights, log joints, totals and held-out scores.
@@ -492,15 +568,18 @@ fn mode_summaries(result: &FitResult) -> Vec<ModeSummary> {
         .modes
         .iter()
         .map(|chains| {
-            let heldout_log_predictive = result.heldout.as_ref().map(|h| {
-                let members: Vec<&[f64]> = chains.iter().map(|&c| h.per_chain_cells[c].as_slice()).collect();
+            let within_mode = |per_chain_cells: &[Vec<f64>]| {
+                let members: Vec<&[f64]> = chains.iter().map(|&c| per_chain_cells[c].as_slice()).collect();
                 inference::stacking::mixture_log_density(&members, &vec![1.0 / chains.len() as f64; chains.len()])
-            });
+            };
+            let heldout_log_predictive = result.heldout.as_ref().map(|h| within_mode(&h.per_chain_cells));
+            let loo_log_predictive = result.loo.as_ref().map(|l| within_mode(&l.per_chain_cells));
             ModeSummary {
                 weight: chains.iter().map(|&c| result.weights[c]).sum(),
                 mean_ln_joint: mean(&chains.iter().map(|&c| mean(&result.traces[c].values)).collect::<Vec<_>>()),
                 mean_total_rate: mean(&chains.iter().map(|&c| mean(&result.traces[c].total_rate)).collect::<Vec<_>>()),
                 heldout_log_predictive,
+                loo_log_predictive,
                 chains: chains.clone(),
             }
         })

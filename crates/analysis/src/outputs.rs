@@ -97,6 +97,16 @@ struct FitRecord<'a> {
     heldout_log_predictive: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     heldout_log_predictive_per_chain: Option<Vec<f64>>,
+    /// Chains scored by PSIS-LOO (stacking without held-out cells): the cells scored, each
+    /// chain's LOO log predictive, the mixture's, and the share of unreliable (`k̂ > 0.7`) estimates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loo_cells: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loo_log_predictive: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loo_log_predictive_per_chain: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loo_unreliable_share: Option<f64>,
     /// `"equal"` or `"stacking"`, and each chain's weight in the means, sds and intervals.
     weighting: &'a str,
     chain_weights: Vec<f64>,
@@ -312,6 +322,10 @@ pub fn write_outputs(
         heldout_cells: result.heldout.as_ref().map(|h| h.cells),
         heldout_log_predictive: result.heldout.as_ref().map(|h| h.log_predictive),
         heldout_log_predictive_per_chain: result.heldout.as_ref().map(|h| h.per_chain.clone()),
+        loo_cells: result.loo.as_ref().map(|l| l.cells),
+        loo_log_predictive: result.loo.as_ref().map(|l| l.log_predictive),
+        loo_log_predictive_per_chain: result.loo.as_ref().map(|l| l.per_chain.clone()),
+        loo_unreliable_share: result.loo.as_ref().map(|l| l.unreliable_share),
         weighting: result.weighting.name(),
         chain_weights: result.weights.clone(),
         convergence: result.assessment.as_ref().map(|a| a.verdict.name()),

@@ -322,15 +322,23 @@ fn modes_text(s: &mut String, result: &FitResult) {
     if result.modes.len() < 2 {
         return;
     }
-    let how = match (result.weighting, &result.heldout) {
-        (Weighting::Stacking, Some(h)) => format!("stacking on {} held-out cells", h.cells),
-        _ => "equal (pass --holdout to weight them by stacking)".into(),
+    let how = match (result.weighting, &result.heldout, &result.loo) {
+        (Weighting::Stacking, Some(h), _) => format!("stacking on {} held-out cells", h.cells),
+        (Weighting::Stacking, None, Some(l)) => format!(
+            "stacking by PSIS-LOO on {} cells, {:.1} % of the estimates unreliable (k̂ > 0.7)",
+            l.cells,
+            100.0 * l.unreliable_share
+        ),
+        _ => "equal (pass --weights stacking to weight them by their predictive)".into(),
     };
     let _ = writeln!(s, "  modes (chains grouped by mean ln_joint; weights: {how}):");
     for (i, m) in result.modes.iter().enumerate() {
         let chains: Vec<String> = m.chains.iter().map(usize::to_string).collect();
-        let heldout =
-            m.heldout_log_predictive.map_or(String::new(), |h| format!(", held-out log predictive {}", sig3(h)));
+        let heldout = match (m.heldout_log_predictive, m.loo_log_predictive) {
+            (Some(h), _) => format!(", held-out log predictive {}", sig3(h)),
+            (None, Some(l)) => format!(", LOO log predictive {}", sig3(l)),
+            (None, None) => String::new(),
+        };
         let _ = writeln!(
             s,
             "    mode {}: chain{} {} — weight {:.3}, mean ln_joint {}, mean total rate {}{heldout}",

@@ -75,7 +75,15 @@ pub fn fit_cost(settings: &FitSettings, (rows, cols): (usize, usize), heldout: u
         Algorithm::Gibbs(s) => (s.iterations() as f64, s.kept() as f64),
         Algorithm::Cavi(c) => (c.max_iterations() as f64, c.max_iterations() as f64),
     };
-    let per_chain = chain_bytes((settings.model, settings.likelihood), (rows, cols, k), kept, heldout as f64);
+    let mut per_chain = chain_bytes((settings.model, settings.likelihood), (rows, cols, k), kept, heldout as f64);
+    // Stacking without held-out cells keeps every kept sample's log-likelihood of the LOO cells.
+    if matches!(settings.algorithm, Algorithm::Gibbs(_))
+        && settings.chains > 1
+        && settings.weighting != crate::Weighting::Equal
+        && heldout == 0
+    {
+        per_chain += 8.0 * kept * cells.min(crate::chains::MAX_LOO_CELLS as f64);
+    }
     let cell_component_sweeps = chains * iterations * cells * k;
     FitCost {
         bytes: DATA_BYTES_PER_CELL * cells + chains * per_chain,

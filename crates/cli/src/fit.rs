@@ -101,10 +101,11 @@ pub struct FitArgs {
     #[arg(long)]
     holdout: Option<f64>,
     /// How the chains are pooled into the posterior means, sds and the total's interval. equal:
-    /// every chain weighs the same (right when they mix). stacking: weights that maximise the
-    /// held-out cells' log predictive (Yao, Vehtari & Gelman 2022; right when chains sit in
-    /// different modes); needs --holdout. auto: stacking with --holdout and 2 or more Gibbs
-    /// chains, else equal.
+    /// every chain weighs the same (right when they mix). stacking: weights that maximise the log
+    /// predictive of the mixture of chains (Yao, Vehtari & Gelman 2022; right when chains sit in
+    /// different modes) on the held-out cells with --holdout, else each chain's PSIS-LOO
+    /// predictive of up to 2000 cells it saw. auto: stacking when 2 or more Gibbs chains settle
+    /// in different modes (the convergence verdict), equal otherwise.
     #[arg(long, default_value = "auto", value_parser = ["auto", "equal", "stacking"])]
     weights: String,
     /// Replica exchange (Gibbs methods): each chain runs this many replicas
@@ -233,7 +234,7 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
         seed,
         weighting: match args.weights.as_str() {
             "stacking" => Weighting::Stacking,
-            "auto" if args.holdout.is_some() && gibbs && args.chains > 1 => Weighting::Stacking,
+            "auto" => Weighting::Auto,
             _ => Weighting::Equal,
         },
         replicas: args.replicas,

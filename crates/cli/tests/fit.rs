@@ -178,10 +178,11 @@ fn rhat_near_one_when_mixed_and_large_when_not() {
     assert!(summary.contains("WARNING") && summary.contains("run more iterations"), "{summary}");
 }
 
-/// Issue 33, item 2: with held-out cells the chains are weighted by stacking (reported in
-/// fit.toml and summary.txt); equal weights on request; stacking without held-out cells is refused.
+/// Issue 33, item 2: chains are weighted by stacking (reported in fit.toml and summary.txt) on
+/// held-out cells, or without them by each chain's PSIS-LOO predictive of the cells it saw; equal
+/// weights on request; auto stacks only chains that sit in different modes.
 #[test]
-fn chains_are_stacked_on_held_out_cells() {
+fn chains_are_stacked_on_held_out_cells_or_by_loo() {
     let dir = scratch("stacking");
     let (counts, _) = generated(&dir);
     let run = |name: &str, extra: &[&str]| {
@@ -190,23 +191,41 @@ fn chains_are_stacked_on_held_out_cells() {
         args.extend_from_slice(extra);
         (lppf(fit_args(&counts, "topic", "2", "non-private", ["200", "100", "2"], &args)), out)
     };
-    let weights = |out: &Path| -> Vec<f64> {
-        let record = std::fs::read_to_string(out.join("fit.toml")).unwrap();
-        let line = record.lines().find(|l| l.starts_with("chain_weights = ")).unwrap().to_string();
-        line["chain_weights = [".len()..line.len() - 1].split(", ").map(|x| x.parse().unwrap()).collect()
+    let record =
+        |out: &Path| -> toml::Table { std::fs::read_to_string(out.join("fit.toml")).unwrap().parse().unwrap() };
+    let weights = |record: &toml::Table| -> Vec<f64> {
+        record["chain_weights"].as_array().unwrap().iter().map(|v| v.as_float().unwrap()).collect()
     };
-    let (o, stacked) = run("stacked", &["--holdout", "0.2"]);
+    let on_simplex =
+        |w: &[f64]| (w.iter().sum::<f64>() - 1.0).abs() < 1e-9 && w.iter().all(|x| (0.0..=1.0).contains(x));
+    let (o, stacked) = run("stacked", &["--holdout", "0.2", "--weights", "stacking"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let record = std::fs::read_to_string(stacked.join("fit.toml")).unwrap();
-    let w = weights(&stacked);
-    assert!(record.contains("weighting = \"stacking\"") && w.len() == 3, "{record}");
-    assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-9 && w.iter().all(|x| (0.0..=1.0).contains(x)), "{w:?}");
+    let r = record(&stacked);
+    let w = weights(&r);
+    assert!(r["weighting"].as_str() == Some("stacking") && w.len() == 3 && on_simplex(&w), "{r}");
+    assert!(!r.contains_key("loo_cells"), "held-out cells, not LOO: {r}");
     let (o, equal) = run("equal", &["--holdout", "0.2", "--weights", "equal"]);
     assert!(o.status.success());
-    assert!(weights(&equal).iter().all(|x| (x - 1.0 / 3.0).abs() < 1e-12));
-    let (o, _) = run("refused", &["--weights", "stacking"]);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.code() == Some(2) && stderr.contains("weights") && stderr.contains("--holdout"), "{stderr}");
+    assert!(weights(&record(&equal)).iter().all(|x| (x - 1.0 / 3.0).abs() < 1e-12));
+    // Without held-out cells: PSIS-LOO on the cells the fit saw (all 1200 here, below the cap).
+    let (o, loo) = run("loo", &["--weights", "stacking"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = record(&loo);
+    let w = weights(&r);
+    assert!(r["weighting"].as_str() == Some("stacking") && on_simplex(&w), "{r}");
+    assert_eq!(r["loo_cells"].as_integer(), Some(1200));
+    let per_chain: Vec<f64> =
+        r["loo_log_predictive_per_chain"].as_array().unwrap().iter().map(|v| v.as_float().unwrap()).collect();
+    // The stacked mixture predicts at least as well as the best chain alone (it may put all
+    // its weight there).
+    let best = per_chain.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    assert!(r["loo_log_predictive"].as_float().unwrap() >= best - 1e-6, "{r}");
+    // auto: the weighting follows the verdict (stacking only for chains in different modes).
+    let (o, auto) = run("auto", &[]);
+    assert!(o.status.success());
+    let r = record(&auto);
+    let in_modes = r["convergence"].as_str().is_some_and(|v| v.contains("modes"));
+    assert_eq!(r["weighting"].as_str(), Some(if in_modes { "stacking" } else { "equal" }), "{r}");
 }
 
 #[test]
