@@ -14,6 +14,35 @@ pub struct Schedule {
     iterations: usize,
     burn_in: usize,
     thin: usize,
+    private_step: PrivateStep,
+}
+
+/// How the locally private sampler draws the true counts given the release (the rest of the
+/// sweep is the model's own).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PrivateStep {
+    /// The paper's step (eqs. 12–16): a Bessel, a binomial and two gamma draws per entry, with
+    /// the noise auxiliaries `λ, g` kept between sweeps ([`crate::resample_entry`]).
+    #[default]
+    Augmented,
+    /// The auxiliaries integrated out: one exact draw from `p(y | ỹ, μ, α) ∝ Pois(y; μ)
+    /// α^{|ỹ − y|}` per entry ([`crate::collapsed_count`]).
+    Collapsed,
+}
+
+impl PrivateStep {
+    /// `"augmented"` or `"collapsed"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PrivateStep::Augmented => "augmented",
+            PrivateStep::Collapsed => "collapsed",
+        }
+    }
+
+    /// The step named `name` (`"augmented"`, `"collapsed"`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        [PrivateStep::Augmented, PrivateStep::Collapsed].into_iter().find(|s| s.name() == name)
+    }
 }
 
 /// A schedule that keeps nothing or makes no sense.
@@ -51,7 +80,18 @@ impl Schedule {
             let allowed = format!("between 1 and iterations − burn_in = {span}, so that a sample is kept");
             return Err(ScheduleError { field: "thin", value: thin, allowed });
         }
-        Ok(Self { iterations, burn_in, thin })
+        Ok(Self { iterations, burn_in, thin, private_step: PrivateStep::Augmented })
+    }
+
+    /// The same schedule with the locally private sampler's step `step` (the augmented step
+    /// unless set).
+    pub fn with_private_step(self, step: PrivateStep) -> Self {
+        Self { private_step: step, ..self }
+    }
+
+    /// How the locally private sampler draws the true counts.
+    pub fn private_step(&self) -> PrivateStep {
+        self.private_step
     }
 
     /// Total sweeps.

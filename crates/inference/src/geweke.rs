@@ -21,7 +21,7 @@
 use crate::entries::Entry;
 use crate::non_private::impute;
 use crate::private::lambda_prior_draw;
-use crate::{LocallyPrivate, NonPrivate, Sampler};
+use crate::{LocallyPrivate, NonPrivate, PrivateStep, Sampler};
 use distributions::{Poisson, Streams};
 use models::PoissonFactorization;
 use rand::distr::Distribution;
@@ -97,8 +97,13 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
             self.released[n] = match self.entries.get(n) {
                 Entry::Missing => 0,
                 Entry::Exact => y as i32,
-                Entry::Noisy { .. } => {
+                Entry::Noisy { alpha, .. } => {
                     let aux = &mut self.aux[n];
+                    // The collapsed sampler has no λ in its state: the noise is drawn afresh,
+                    // τ = g₁ − g₂ ~ 2Geo(α) through λ from its prior.
+                    if self.step == PrivateStep::Collapsed {
+                        aux.lambda = lambda_prior_draw(alpha, &mut rng).expect("alpha in (0, 1)");
+                    }
                     for (g, &lambda) in aux.g.iter_mut().zip(&aux.lambda) {
                         *g = Poisson::new(lambda).expect("finite rate").sample(&mut rng);
                     }
@@ -129,6 +134,13 @@ impl<M: PoissonFactorization> JointSimulator for LocallyPrivate<M> {
 
     fn test_functions(&self) -> Vec<(String, f64)> {
         let mut out = model_test_functions(&self.model, &self.y);
+        if self.step == PrivateStep::Collapsed {
+            // The state is (Z, y); the release enters through how far y sits from it.
+            let released = || self.released.iter().zip(&self.y).map(|(&r, &y)| (f64::from(r), f64::from(y)));
+            out.push(("sum |released - y|".into(), released().map(|(r, y)| (r - y).abs()).sum()));
+            out.push(("sum y·released".into(), released().map(|(r, y)| r * y).sum()));
+            return out;
+        }
         for l in 0..2 {
             out.push((format!("sum lambda{}", l + 1), self.aux.iter().map(|a| a.lambda[l]).sum()));
             out.push((format!("sum g{}", l + 1), self.aux.iter().map(|a| a.g[l] as f64).sum()));

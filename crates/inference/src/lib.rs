@@ -40,8 +40,8 @@ pub use cavi::{
     delta_method_ln_mean, private_local_step,
 };
 pub use chain::{
-    ChainSummary, Functional, MeanFactor, Monitor, Pointwise, Progress, Schedule, ScheduleError, Statistics, Watch,
-    calibration_targets, run_chain, run_chain_watching,
+    ChainSummary, Functional, MeanFactor, Monitor, Pointwise, PrivateStep, Progress, Schedule, ScheduleError,
+    Statistics, Watch, calibration_targets, run_chain, run_chain_watching,
 };
 pub use diagnostics::{Diagnostics, ESS_PER_CHAIN, RHAT_LIMIT, diagnose};
 pub use error::InferenceError;
@@ -50,7 +50,7 @@ pub use method::Method;
 pub use non_private::NonPrivate;
 pub use pooled::{Pooled, chain_streams, fit_chains, pool};
 pub use private::LocallyPrivate;
-pub use private_step::{NoiseAux, lambda_posterior_rate, resample_entry};
+pub use private_step::{COLLAPSED_TAIL, NoiseAux, collapsed_count, lambda_posterior_rate, resample_entry};
 
 use distributions::Streams;
 use models::PoissonFactorization;

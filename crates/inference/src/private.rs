@@ -1,9 +1,10 @@
 //! The locally private layer: any Poisson factorization model, plus the step that resamples the
 //! true counts from the privatized ones.
 
+use crate::PrivateStep;
 use crate::entries::{Entries, Entry};
 use crate::non_private::{IMPUTE, MODEL, check_shape, impute};
-use crate::private_step::{NoiseAux, lambda_posterior_rate, resample_entry};
+use crate::private_step::{NoiseAux, collapsed_count, lambda_posterior_rate, resample_entry};
 use crate::{InferenceError, Sampler};
 use distributions::{Exponential, Streams};
 use mechanism::Privatized;
@@ -33,6 +34,7 @@ pub struct LocallyPrivate<M> {
     pub(crate) y: Vec<u32>,
     pub(crate) aux: Vec<NoiseAux>,
     rates: Vec<f64>,
+    pub(crate) step: PrivateStep,
 }
 
 impl<M: PoissonFactorization> LocallyPrivate<M> {
@@ -65,7 +67,16 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
         let y = data.truncated();
         let mut model = model;
         model.gibbs_update(&y, streams.child(WARM_START));
-        Ok(Self { model, released: data.values().to_vec(), entries, y, aux, rates: vec![0.0; n_entries] })
+        let step = PrivateStep::Augmented;
+        Ok(Self { model, released: data.values().to_vec(), entries, y, aux, rates: vec![0.0; n_entries], step })
+    }
+
+    /// The same sampler drawing the true counts with `step` (the augmented step unless set).
+    /// The collapsed step leaves the noise auxiliaries where they are: they are not part of its
+    /// chain.
+    pub fn with_step(mut self, step: PrivateStep) -> Self {
+        self.step = step;
+        self
     }
 
     /// The current noise auxiliaries, one per entry (zeros for exact and missing entries).
@@ -79,6 +90,7 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
         let cols = self.model.shape().1;
         let per_chunk = chunk_rows(self.model.shape().0) * cols;
         let table = self.entries.table();
+        let collapsed = self.step == PrivateStep::Collapsed;
         self.y
             .par_chunks_mut(per_chunk)
             .zip(self.aux.par_chunks_mut(per_chunk))
@@ -91,6 +103,10 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
                     *y_n = match table[classes[n] as usize] {
                         Entry::Missing => impute(rates[n], &mut rng)?,
                         Entry::Exact => released[n].unsigned_abs(),
+                        Entry::Noisy { alpha, .. } if collapsed => {
+                            let y = collapsed_count(i64::from(released[n]), rates[n], alpha, &mut rng)?;
+                            u32::try_from(y).unwrap_or(u32::MAX)
+                        }
                         Entry::Noisy { lambda_rate, .. } => {
                             let y =
                                 resample_entry(i64::from(released[n]), rates[n], lambda_rate, &mut aux[n], &mut rng)?;

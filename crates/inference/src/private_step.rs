@@ -110,7 +110,7 @@ pub fn collapsed_count<R: Rng + ?Sized>(released: i64, mu: f64, alpha: f64, rng:
 /// in `(0, 1)`): [`collapsed_count`] is `a = b = α`. Separate only so that a test can plant a
 /// wrong upper piece.
 #[inline(always)]
-fn two_pieces<R: Rng + ?Sized>(released: i64, mu: f64, a: f64, b: f64, rng: &mut R) -> u64 {
+pub(crate) fn two_pieces<R: Rng + ?Sized>(released: i64, mu: f64, a: f64, b: f64, rng: &mut R) -> u64 {
     if mu == 0.0 {
         return 0;
     }

@@ -2,8 +2,8 @@
 //! layer with per-entry noise, an exact (α = 0) entry and a missing entry.
 //!
 //! False-alarm rate: each Geweke run rejects at family-wise level 1e-3 (Bonferroni over its test
-//! functions), so the nineteen runs that must pass (in eighteen tests) together have a false-alarm
-//! rate ≤ 1.9e-2 — and, with fixed seeds, they are deterministic. Power (mutation tests, each must be
+//! functions), so the twenty-three runs that must pass (in twenty-one tests) together have a
+//! false-alarm rate ≤ 2.3e-2 — and, with fixed seeds, they are deterministic. Power (mutation tests, each must be
 //! rejected): `wrong_lambda_rate_is_rejected` runs the test with the rate printed in eq. 16
 //! (`α/(1−α) + 1` instead of `1/α`); `swapped_noise_counts_are_rejected` with a sampler that
 //! draws `λ₁` from `g₂` and `λ₂` from `g₁` (every marginal stays right: only the cross moments
@@ -12,9 +12,12 @@
 //! `rotated_actor_rates_are_rejected` with the block model's actor rates paired with the wrong
 //! actors; `rotated_cell_multipliers_are_rejected` with the negative binomial's cell multipliers
 //! paired with the wrong cells; `wrong_kappa_conditional_is_rejected` with a learned `κ` of the
-//! document rates drawn given one rate instead of all of them.
+//! document rates drawn given one rate instead of all of them; `collapsed_wrong_upper_piece_is_rejected`
+//! with the collapsed private step's upper piece at `α²` instead of `α`.
 
 use super::*;
+use crate::PrivateStep;
+use crate::entries::Entry;
 use distributions::Erlang;
 use mechanism::{Noise, Privatized};
 use models::{BlockModel, Dispersion, GammaPrior, Likelihood, ScalePrior, TopicModel};
@@ -320,6 +323,66 @@ fn topic_model_locally_private() {
 fn block_model_locally_private() {
     let mut sim = LocallyPrivate::new(block(), &released(4, 4, Noise::Scalar(ALPHA)), Streams::new(4)).unwrap();
     assert_passes("block, private", &mut sim, 14);
+}
+
+#[test]
+fn topic_model_locally_private_collapsed() {
+    let data = released(4, 5, Noise::Scalar(ALPHA));
+    let mut sim = LocallyPrivate::new(topic(), &data, Streams::new(3)).unwrap().with_step(PrivateStep::Collapsed);
+    assert_passes("topic, private, collapsed", &mut sim, 41);
+}
+
+#[test]
+fn block_model_locally_private_collapsed() {
+    let data = released(4, 4, Noise::Scalar(ALPHA));
+    let mut sim = LocallyPrivate::new(block(), &data, Streams::new(4)).unwrap().with_step(PrivateStep::Collapsed);
+    assert_passes("block, private, collapsed", &mut sim, 42);
+}
+
+/// The collapsed step with per-entry and per-row α, an exact and a missing entry, and the
+/// negative binomial (whose cell multipliers change the rate the step sees).
+#[test]
+fn collapsed_private_layer_with_heterogeneous_noise_and_negative_binomial() {
+    let mut alphas: Vec<f64> = (0..20).map(|n| [0.1, 0.3, 0.6, 0.8][n % 4]).collect();
+    alphas[7] = 0.0;
+    let mut mask = vec![false; 20];
+    mask[12] = true;
+    let data = released(4, 5, Noise::PerEntry(alphas)).with_missing(mask).unwrap();
+    let mut sim = LocallyPrivate::new(topic(), &data, Streams::new(5)).unwrap().with_step(PrivateStep::Collapsed);
+    assert_passes("topic, private collapsed, per-entry α, exact + missing", &mut sim, 43);
+    let rows = released(4, 4, Noise::PerRow(vec![0.2, 0.0, 0.5, 0.7]));
+    let mut sim = LocallyPrivate::new(nb_block(), &rows, Streams::new(6)).unwrap().with_step(PrivateStep::Collapsed);
+    assert_passes("block NB, private collapsed, per-row α", &mut sim, 44);
+}
+
+/// The planted bug of the collapsed step: after the true sweep, every noisy entry's count is
+/// redrawn with the upper piece at `α²` instead of `α` (`Pois(α²μ)` above ỹ).
+fn collapsed_wrong_upper_piece(sampler: &mut LocallyPrivate<TopicModel>, streams: Streams) {
+    let mut rates = vec![0.0; sampler.y.len()];
+    sampler.model.rates_into(&mut rates);
+    let mut rng = streams.rng();
+    for (n, entry) in sampler.entries.iter().enumerate() {
+        if let Entry::Noisy { alpha, .. } = entry {
+            let y = crate::private_step::two_pieces(
+                i64::from(sampler.released[n]),
+                rates[n],
+                alpha,
+                alpha * alpha,
+                &mut rng,
+            );
+            sampler.y[n] = y as u32;
+        }
+    }
+}
+
+#[test]
+fn collapsed_wrong_upper_piece_is_rejected() {
+    let data = released(4, 5, Noise::Scalar(ALPHA));
+    let inner = LocallyPrivate::new(topic(), &data, Streams::new(3)).unwrap().with_step(PrivateStep::Collapsed);
+    let report = geweke_test(&mut Mutant { inner, after: collapsed_wrong_upper_piece }, CONFIG, Streams::new(13));
+    let rejected: Vec<&str> = report.rejected(FAMILY_ALPHA).iter().map(|c| c.name.as_str()).collect();
+    // Measured: z = 177 on Σ |ỹ − y| (and 34 on Σ y).
+    assert!(rejected.contains(&"sum |released - y|"), "the wrong upper piece went undetected\n{report}");
 }
 
 /// Per-entry α including an exact entry (α = 0), per-row α, and a missing entry.
