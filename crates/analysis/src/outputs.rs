@@ -85,6 +85,9 @@ struct FitRecord<'a> {
     burn_in: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     thin: Option<usize>,
+    /// The private method's step: `"augmented"` or `"collapsed"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    private_step: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_iterations: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -316,6 +319,10 @@ pub fn write_outputs(
         iterations,
         burn_in,
         thin,
+        private_step: match settings.algorithm {
+            Algorithm::Gibbs(s) if settings.method == inference::Method::Private => Some(s.private_step().name()),
+            _ => None,
+        },
         max_iterations,
         tolerance,
         holdout,

@@ -114,6 +114,12 @@ pub struct FitArgs {
     /// Costs this many times the sweeps. 1: plain chains.
     #[arg(long, default_value_t = 1)]
     replicas: usize,
+    /// How the private method draws the true counts each sweep. augmented: the paper's step
+    /// (a Bessel, a binomial and two gamma draws per cell, with noise auxiliaries kept between
+    /// sweeps). collapsed: one exact draw from p(y | release, rate) with the auxiliaries
+    /// integrated out (docs/inference.md).
+    #[arg(long, default_value = "augmented", value_parser = ["augmented", "collapsed"])]
+    private_step: String,
     /// Seed of the chains (and the held-out cells); without it one is drawn from the operating
     /// system and written to fit.toml.
     #[arg(long)]
@@ -200,7 +206,8 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
             CaviSettings::new(args.max_iterations, args.tolerance, MEstimate::Mode, BesselArgument::DeltaMethod);
         Algorithm::Cavi(settings.map_err(bad_input)?)
     } else {
-        Algorithm::Gibbs(Schedule::new(args.iterations, args.burn_in, args.thin).map_err(bad_input)?)
+        let step = inference::PrivateStep::from_name(&args.private_step).unwrap_or_default();
+        Algorithm::Gibbs(Schedule::new(args.iterations, args.burn_in, args.thin).map_err(bad_input)?.with_private_step(step))
     };
     prepare_output(&args.output, args.force)?;
     let levels = match (&args.alpha, &args.alpha_file) {

@@ -272,6 +272,29 @@ pub struct SamplerSpec {
     pub thin: usize,
     /// Chains per Gibbs fit, run in parallel and pooled (`inference::fit_chains`); absent = 1.
     pub chains: Option<usize>,
+    /// How the private method draws the true counts: `"augmented"` (the paper's eqs. 12–16, the
+    /// default) or `"collapsed"` (`inference::collapsed_count`).
+    #[serde(default)]
+    pub private_step: PrivateStepName,
+}
+
+/// The names of `[sampler] private_step` (`inference::PrivateStep`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PrivateStepName {
+    #[default]
+    Augmented,
+    Collapsed,
+}
+
+impl PrivateStepName {
+    /// The step it names.
+    pub fn step(self) -> inference::PrivateStep {
+        match self {
+            PrivateStepName::Augmented => inference::PrivateStep::Augmented,
+            PrivateStepName::Collapsed => inference::PrivateStep::Collapsed,
+        }
+    }
 }
 
 /// More chains (or CAVI starts) per fit than this are refused: each holds its own model state and
@@ -591,7 +614,7 @@ impl Manifest {
     pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
         let missing = || ScheduleError { field: "iterations", value: 0, allowed: "a [sampler] table".into() };
         let s = self.sampler.as_ref().ok_or_else(missing)?;
-        Schedule::new(s.iterations, s.burn_in, s.thin)
+        Ok(Schedule::new(s.iterations, s.burn_in, s.thin)?.with_private_step(s.private_step.step()))
     }
 
     /// The CAVI settings: `[cavi]` over [`CaviSettings::DEFAULT`], validated.
