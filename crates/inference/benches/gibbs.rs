@@ -1,5 +1,6 @@
-//! One full Gibbs iteration (all steps) of each method, one thread and two, and the per-entry
-//! private step in ns/entry. Run: `cargo bench -p inference --bench gibbs` (figures in
+//! One full Gibbs iteration (all steps) of each method, one thread and two (the private method
+//! with the paper's augmented step and with the collapsed step), and the per-entry private step
+//! in ns/entry. Run: `cargo bench -p inference --bench gibbs` (figures in
 //! BENCHMARKS.md).
 //!
 //! * topic model, 1000 × 1000, K = 50, θ, φ ~ Gamma(1, rate 7) (mean rate ≈ 1), privatized at
@@ -44,6 +45,10 @@ fn bench_methods<M: PoissonFactorization>(c: &mut Criterion, name: &str, truth: 
         bench_sampler(&mut group, &pool, "non-private", &mut non_private);
         bench_sampler(&mut group, &pool, "naive", &mut naive);
         bench_sampler(&mut group, &pool, "private", &mut private);
+        let mut collapsed = LocallyPrivate::new(fresh.clone(), &data, Streams::new(4))
+            .expect("shape")
+            .with_step(inference::PrivateStep::Collapsed);
+        bench_sampler(&mut group, &pool, "private collapsed", &mut collapsed);
     }
     group.finish();
 }
@@ -95,22 +100,32 @@ fn private_step(c: &mut Criterion) {
     const ENTRIES: usize = 10_000;
     let alpha = (-1.0f64).exp();
     let mut rng = Streams::new(7).rng();
-    let noise = TwoSidedGeometric::new(alpha).expect("valid");
-    let mu_dist = distributions::Gamma::new(1.0, 49.0 / 50.0).expect("valid");
-    let entries: Vec<(i64, f64, NoiseAux)> = (0..ENTRIES)
-        .map(|_| {
-            let mu: f64 = mu_dist.sample(&mut rng);
-            let y = distributions::Poisson::new(mu).expect("valid").sample(&mut rng) as i64;
-            let (_, l1, l2) = noise.sample_augmented(&mut rng);
-            (y + noise.sample(&mut rng), mu, NoiseAux { lambda: [l1, l2], g: [0, 0] })
-        })
-        .collect();
+    let entries = step_entries(ENTRIES, 50.0 / 49.0, alpha, &mut rng);
     let rate = lambda_posterior_rate(alpha);
     let mut group = c.benchmark_group("private step");
     group.throughput(Throughput::Elements(ENTRIES as u64));
     group.sample_size(20).measurement_time(Duration::from_secs(2));
     group.bench_function("per entry, alpha=1/e, mean rate 1", |b| {
         b.iter(|| run_entries(&entries, rate, &mut rng));
+    });
+    // The collapsed step (issue 34) on the same entries, and both steps on entries with mean
+    // rate 10 at α = e^{-1/2} (the dense topic data of experiments/private-step-topic.toml).
+    let collapsed = |entries: &[(i64, f64, NoiseAux)], alpha: f64, rng: &mut distributions::StreamRng| {
+        for &(released, mu, _) in entries {
+            black_box(inference::collapsed_count(released, mu, alpha, rng).expect("in range"));
+        }
+    };
+    group.bench_function("collapsed, per entry, alpha=1/e, mean rate 1", |b| {
+        b.iter(|| collapsed(&entries, alpha, &mut rng));
+    });
+    let dense_alpha = (-0.5f64).exp();
+    let dense = step_entries(ENTRIES, 10.0, dense_alpha, &mut rng);
+    let dense_rate = lambda_posterior_rate(dense_alpha);
+    group.bench_function("per entry, alpha=e^-1/2, mean rate 10", |b| {
+        b.iter(|| run_entries(&dense, dense_rate, &mut rng));
+    });
+    group.bench_function("collapsed, per entry, alpha=e^-1/2, mean rate 10", |b| {
+        b.iter(|| collapsed(&dense, dense_alpha, &mut rng));
     });
     // The same step with the generator the streams used before issue 21 (ChaCha8) and with
     // another small-state one: how much of the step is the generator.
@@ -125,6 +140,20 @@ fn private_step(c: &mut Criterion) {
     group.bench_function("u64, ChaCha8", |b| b.iter(|| draw_words(&mut chacha)));
     group.bench_function("u64, Pcg64Mcg", |b| b.iter(|| draw_words(&mut pcg)));
     group.finish();
+}
+
+/// `n` entries with `μ ~ Gamma(1)` of mean `mean`, `ỹ = Pois(μ) + 2Geo(α)` and `λ` from its prior.
+fn step_entries(n: usize, mean: f64, alpha: f64, rng: &mut distributions::StreamRng) -> Vec<(i64, f64, NoiseAux)> {
+    let noise = TwoSidedGeometric::new(alpha).expect("valid");
+    let mu_dist = distributions::Gamma::new(1.0, 1.0 / mean).expect("valid");
+    (0..n)
+        .map(|_| {
+            let mu: f64 = mu_dist.sample(rng);
+            let y = distributions::Poisson::new(mu).expect("valid").sample(rng) as i64;
+            let (_, l1, l2) = noise.sample_augmented(rng);
+            (y + noise.sample(rng), mu, NoiseAux { lambda: [l1, l2], g: [0, 0] })
+        })
+        .collect()
 }
 
 /// Words per iteration of the generator benchmarks.

@@ -86,9 +86,9 @@ pub const COLLAPSED_MAX_RATE: f64 = 1e15;
 ///
 /// `t_{y+1}/t_y = μ/(y+1) · α^{∓1}` (`y + 1 ≤ ỹ`: `1/α`; else `α`),
 ///
-/// which decrease away from the mode. The draw inverts the cumulative sum over the window where
-/// the terms exceed [`COLLAPSED_TAIL`] of the mode's (the tails beyond, bounded by geometric
-/// series, are dropped), with one uniform. No transcendental function is evaluated; the work is
+/// which decrease away from the mode. The draw inverts, with one uniform, the cumulative sum over
+/// the window where the terms exceed [`COLLAPSED_TAIL`] of the mode's (the tails beyond, bounded
+/// by geometric series, are dropped), visiting the window outward from the mode. No transcendental function is evaluated; the work is
 /// `O(√μ + 1/(1 − α))` terms, whatever `ỹ`. `μ = 0` gives `y = 0`.
 ///
 /// Errors if `μ` is negative, not finite or above [`COLLAPSED_MAX_RATE`], or `α` is outside
@@ -147,15 +147,35 @@ pub(crate) fn two_pieces<R: Rng + ?Sized>(released: i64, mu: f64, a: f64, b: f64
         total += next;
         (lo, t_lo) = (lo - 1, next);
     }
-    // Pass 2: invert the cumulative sum from lo upward with one uniform.
+    // Pass 2: invert the cumulative sum with one uniform, visiting the support outward from the
+    // mode (alternately above and below), where the mass is: about 2 sd of terms on average.
     let u = rng.random::<f64>() * total;
-    let (mut y, mut t, mut sum) = (lo, t_lo, t_lo);
-    while sum <= u && y < hi {
-        t *= up(y);
-        y += 1;
-        sum += t;
+    let mut sum = 1.0;
+    let (mut above, mut t_above, mut below, mut t_below) = (mode, 1.0, mode, 1.0);
+    while sum <= u {
+        let (up_left, down_left) = (above < hi, below > lo);
+        if up_left {
+            t_above *= up(above);
+            above += 1;
+            sum += t_above;
+            if sum > u {
+                return above;
+            }
+        }
+        if down_left {
+            t_below *= down(below);
+            below -= 1;
+            sum += t_below;
+            if sum > u {
+                return below;
+            }
+        }
+        if !up_left && !down_left {
+            // Rounding left u at the very top of the total: the mode is as good as any.
+            break;
+        }
     }
-    y
+    mode
 }
 
 #[cfg(test)]
