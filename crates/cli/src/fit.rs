@@ -207,7 +207,9 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
         Algorithm::Cavi(settings.map_err(bad_input)?)
     } else {
         let step = inference::PrivateStep::from_name(&args.private_step).unwrap_or_default();
-        Algorithm::Gibbs(Schedule::new(args.iterations, args.burn_in, args.thin).map_err(bad_input)?.with_private_step(step))
+        Algorithm::Gibbs(
+            Schedule::new(args.iterations, args.burn_in, args.thin).map_err(bad_input)?.with_private_step(step),
+        )
     };
     prepare_output(&args.output, args.force)?;
     let levels = match (&args.alpha, &args.alpha_file) {

@@ -132,8 +132,8 @@ pub fn fit_watching<F: ModelFamily>(
                     gibbs(family, NonPrivate::naive(model, released)?, schedule, watch, streams, on_iteration)
                 }
                 Observation::Private(released) => {
-                    let sampler = LocallyPrivate::new(model, released, streams.child(u64::MAX))?
-                        .with_step(schedule.private_step());
+                    let step = schedule.private_step();
+                    let sampler = LocallyPrivate::with_private_step(model, released, streams.child(u64::MAX), step)?;
                     gibbs(family, sampler, schedule, watch, streams, on_iteration)
                 }
             }

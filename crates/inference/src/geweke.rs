@@ -21,7 +21,7 @@
 use crate::entries::Entry;
 use crate::non_private::impute;
 use crate::private::lambda_prior_draw;
-use crate::{LocallyPrivate, NonPrivate, PrivateStep, Sampler};
+use crate::{LocallyPrivate, NoiseAux, NonPrivate, PrivateStep, Sampler};
 use distributions::{Poisson, Streams};
 use models::PoissonFactorization;
 use rand::distr::Distribution;
@@ -98,12 +98,16 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
                 Entry::Missing => 0,
                 Entry::Exact => y as i32,
                 Entry::Noisy { alpha, .. } => {
-                    let aux = &mut self.aux[n];
                     // The collapsed sampler has no λ in its state: the noise is drawn afresh,
                     // τ = g₁ − g₂ ~ 2Geo(α) through λ from its prior.
-                    if self.step == PrivateStep::Collapsed {
-                        aux.lambda = lambda_prior_draw(alpha, &mut rng).expect("alpha in (0, 1)");
-                    }
+                    let mut fresh = NoiseAux { lambda: [0.0; 2], g: [0; 2] };
+                    let aux = match self.aux.get_mut(n) {
+                        Some(aux) => aux,
+                        None => {
+                            fresh.lambda = lambda_prior_draw(alpha, &mut rng).expect("alpha in (0, 1)");
+                            &mut fresh
+                        }
+                    };
                     for (g, &lambda) in aux.g.iter_mut().zip(&aux.lambda) {
                         *g = Poisson::new(lambda).expect("finite rate").sample(&mut rng);
                     }

@@ -33,7 +33,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          ess_ln_joint_a,ess_ln_joint_b,ess_total_a,ess_total_b,ess_kl_a,ess_kl_b,rhat_ln_joint_a,rhat_ln_joint_b,mean_kl_a,mean_kl_b\n",
     );
     for (x, y) in &pairs {
-        let (dx, dy) = (x.diagnostics.unwrap_or_else(|| unreachable!()), y.diagnostics.unwrap_or_else(|| unreachable!()));
+        let (dx, dy) =
+            (x.diagnostics.unwrap_or_else(|| unreachable!()), y.diagnostics.unwrap_or_else(|| unreachable!()));
         let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
         writeln!(
             csv,

@@ -41,13 +41,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Why the fits are flagged: the pooled R̂ and bulk ESS of the log joint, by method.
     for method in ["non-private", "naive", "private"] {
         let of = |get: fn(&results::TraceDiagnostics) -> f64| -> Vec<f64> {
-            let mut v: Vec<f64> =
-                gibbs.iter().filter(|r| r.method == method).filter_map(|r| r.diagnostics.map(|d| get(&d.ln_joint))).collect();
+            let mut v: Vec<f64> = gibbs
+                .iter()
+                .filter(|r| r.method == method)
+                .filter_map(|r| r.diagnostics.map(|d| get(&d.ln_joint)))
+                .collect();
             v.sort_by(f64::total_cmp);
             v
         };
         let (rhat, ess) = (of(|d| d.rhat), of(|d| d.ess_bulk));
-        let q = |v: &[f64], p: f64| v.get(((v.len().max(1) - 1) as f64 * p).round() as usize).copied().unwrap_or(f64::NAN);
+        let q =
+            |v: &[f64], p: f64| v.get(((v.len().max(1) - 1) as f64 * p).round() as usize).copied().unwrap_or(f64::NAN);
         println!(
             "  {method:<12} ln joint R̂ median {:.3} (90 % {:.3}), bulk ESS median {:.0} (10 % {:.0}) over {} chains' kept draws",
             q(&rhat, 0.5),
@@ -133,11 +137,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Holm's step-down over the cells, per weighting: how many private − naïve differences stay
     // significant at 0.05 family-wise.
     for (name, column) in [("equal", 9), ("stacked", 16)] {
-        let mut p: Vec<f64> = csv
-            .lines()
-            .skip(1)
-            .filter_map(|l| l.split(',').nth(column).and_then(|x| x.parse().ok()))
-            .collect();
+        let mut p: Vec<f64> =
+            csv.lines().skip(1).filter_map(|l| l.split(',').nth(column).and_then(|x| x.parse().ok())).collect();
         p.sort_by(f64::total_cmp);
         let m = p.len();
         let survive = p.iter().enumerate().take_while(|&(i, &pv)| pv < 0.05 / (m - i) as f64).count();
