@@ -13,6 +13,8 @@ pub const DATA_BYTES_PER_CELL: f64 = 40.0;
 /// the chain's rate buffers (rates, sums, squares), the posterior mean and sd (and, in a sweep,
 /// the calibration targets and ranks).
 const CHAIN_BYTES_PER_CELL: f64 = 120.0;
+/// Of those, the augmented private step's noise auxiliaries, which the collapsed step does not hold.
+const AUXILIARY_BYTES_PER_CELL: f64 = 32.0;
 /// Bytes per factor value of one chain: the factors, their running means, the best sample and
 /// the per-chunk allocation counts (up to 16 chunks).
 const CHAIN_BYTES_PER_FACTOR: f64 = 8.0 * 20.0;
@@ -76,6 +78,13 @@ pub fn fit_cost(settings: &FitSettings, (rows, cols): (usize, usize), heldout: u
         Algorithm::Cavi(c) => (c.max_iterations() as f64, c.max_iterations() as f64),
     };
     let mut per_chain = chain_bytes((settings.model, settings.likelihood), (rows, cols, k), kept, heldout as f64);
+    // The collapsed private step holds no noise auxiliaries (λ₁, λ₂, g₁, g₂: 32 bytes a cell).
+    if let Algorithm::Gibbs(s) = settings.algorithm
+        && settings.method == inference::Method::Private
+        && s.private_step() == inference::PrivateStep::Collapsed
+    {
+        per_chain -= AUXILIARY_BYTES_PER_CELL * cells;
+    }
     // Stacking without held-out cells keeps every kept sample's log-likelihood of the LOO cells.
     if matches!(settings.algorithm, Algorithm::Gibbs(_))
         && settings.chains > 1
@@ -120,5 +129,9 @@ mod tests {
         let cost = fit_cost(&small, (10, 10), 0);
         // 40·100 + 4·(120·100 + 160·(25·5) + 10·24) = 4000 + 4·(12000 + 20000 + 240) = 132,960 bytes.
         assert_eq!(cost.bytes, 132_960.0);
+        // The collapsed step: 4 chains × 100 cells × 32 bytes fewer.
+        let schedule = Schedule::new(100, 50, 5).unwrap().with_private_step(inference::PrivateStep::Collapsed);
+        let collapsed = FitSettings { algorithm: Algorithm::Gibbs(schedule), ..small };
+        assert_eq!(fit_cost(&collapsed, (10, 10), 0).bytes, 132_960.0 - 4.0 * 100.0 * 32.0);
     }
 }

@@ -228,6 +228,31 @@ fn chains_are_stacked_on_held_out_cells_or_by_loo() {
     assert_eq!(r["weighting"].as_str(), Some(if in_modes { "stacking" } else { "equal" }), "{r}");
 }
 
+/// Issue 34: `--private-step collapsed` runs the collapsed private step and fit.toml says which
+/// step ran; the totals of the two steps agree within their Monte Carlo error.
+#[test]
+fn the_private_step_is_chosen_and_recorded() {
+    let dir = scratch("private-step");
+    let (counts, _) = generated(&dir);
+    let released = dir.join("released.csv");
+    privatize(&counts, &released, &["--epsilon", "2", "--seed", "4"]);
+    let mut totals = Vec::new();
+    for step in ["augmented", "collapsed"] {
+        let out = dir.join(step);
+        let extra = ["--chains", "2", "--seed", "5", "--private-step", step, "--output", s(&out), "--quiet"];
+        let o = lppf(&fit_args(&released, "topic", "2", "private", ["300", "100", "2"], &extra));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let record: toml::Table = std::fs::read_to_string(out.join("fit.toml")).unwrap().parse().unwrap();
+        assert_eq!(record["private_step"].as_str(), Some(step), "{record}");
+        let (lo, hi) = (record["total_rate_q05"].as_float().unwrap(), record["total_rate_q95"].as_float().unwrap());
+        totals.push((lo, hi));
+    }
+    // The two 90 % intervals of the total overlap: the same posterior, sampled two ways.
+    assert!(totals[0].0 < totals[1].1 && totals[1].0 < totals[0].1, "{totals:?}");
+    let o = lppf(&fit_args(&released, "topic", "2", "private", ["30", "10", "2"], &["--private-step", "exact"]));
+    assert_eq!(o.status.code(), Some(2), "an unknown step is refused");
+}
+
 #[test]
 fn holdout_is_scored_and_recorded() {
     let dir = scratch("holdout");

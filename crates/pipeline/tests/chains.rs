@@ -149,3 +149,29 @@ fn chains_out_of_range_are_refused_naming_the_field() {
         assert!(e.contains(field) && e.contains("from 1 to 64"), "{e}");
     }
 }
+
+/// Issue 34: `[sampler] private_step = "collapsed"` changes the private Gibbs fits only (the
+/// data sets, releases and other methods keep their streams); an unknown step is refused.
+#[test]
+fn the_collapsed_private_step_changes_only_the_private_fits() {
+    let with = |step: &str| SMOKE.replace("thin = 10", &format!("thin = 10\nprivate_step = \"{step}\""));
+    let augmented = parse(&with("augmented"), Path::new("smoke-augmented.toml")).unwrap();
+    let collapsed = parse(&with("collapsed"), Path::new("smoke-collapsed.toml")).unwrap();
+    let plain = parse(SMOKE, Path::new("smoke.toml")).unwrap();
+    let (a, c, p) = (all_results(&augmented, 2), all_results(&collapsed, 2), all_results(&plain, 2));
+    assert_eq!(
+        a.iter().map(bits).collect::<Vec<_>>(),
+        p.iter().map(bits).collect::<Vec<_>>(),
+        "augmented is the default"
+    );
+    for (x, y) in a.iter().zip(&c) {
+        assert_eq!(x.method, y.method);
+        if x.method == Method::Private {
+            assert_ne!(bits(x), bits(y), "{x:?}");
+        } else {
+            assert_eq!(bits(x), bits(y), "{x:?}");
+        }
+    }
+    let error = parse(&with("exact"), Path::new("smoke-bad.toml")).unwrap_err().to_string();
+    assert!(error.contains("private_step") || error.contains("exact"), "{error}");
+}
