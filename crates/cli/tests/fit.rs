@@ -240,7 +240,7 @@ fn the_private_step_is_chosen_and_recorded() {
     for step in ["augmented", "collapsed"] {
         let out = dir.join(step);
         let extra = ["--chains", "2", "--seed", "5", "--private-step", step, "--output", s(&out), "--quiet"];
-        let o = lppf(&fit_args(&released, "topic", "2", "private", ["300", "100", "2"], &extra));
+        let o = lppf(fit_args(&released, "topic", "2", "private", ["300", "100", "2"], &extra));
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let record: toml::Table = std::fs::read_to_string(out.join("fit.toml")).unwrap().parse().unwrap();
         assert_eq!(record["private_step"].as_str(), Some(step), "{record}");
@@ -249,7 +249,7 @@ fn the_private_step_is_chosen_and_recorded() {
     }
     // The two 90 % intervals of the total overlap: the same posterior, sampled two ways.
     assert!(totals[0].0 < totals[1].1 && totals[1].0 < totals[0].1, "{totals:?}");
-    let o = lppf(&fit_args(&released, "topic", "2", "private", ["30", "10", "2"], &["--private-step", "exact"]));
+    let o = lppf(fit_args(&released, "topic", "2", "private", ["30", "10", "2"], &["--private-step", "exact"]));
     assert_eq!(o.status.code(), Some(2), "an unknown step is refused");
 }
 
