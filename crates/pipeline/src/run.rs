@@ -71,7 +71,7 @@ pub struct MethodResult {
     /// Gibbs with several chains: the verdict on the chains ([`inference::convergence`]).
     #[serde(default)]
     pub convergence: Option<String>,
-    /// Gibbs with several chains: the chains stacked by PSIS-LOO ([`stack_chains`]).
+    /// Gibbs with several chains: the chains stacked by PSIS-LOO (`inference::stacking::stack_by_loo`).
     #[serde(default)]
     pub stacking: Option<Stacking>,
 }
