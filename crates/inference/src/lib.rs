@@ -50,7 +50,9 @@ pub use method::Method;
 pub use non_private::NonPrivate;
 pub use pooled::{Pooled, chain_streams, fit_chains, pool};
 pub use private::LocallyPrivate;
-pub use private_step::{COLLAPSED_MAX_RATE, COLLAPSED_TAIL, NoiseAux, collapsed_count, lambda_posterior_rate, resample_entry};
+pub use private_step::{
+    COLLAPSED_MAX_RATE, COLLAPSED_TAIL, NoiseAux, collapsed_count, lambda_posterior_rate, resample_entry,
+};
 
 use distributions::Streams;
 use models::PoissonFactorization;
