@@ -17,11 +17,6 @@ use std::time::Instant;
 /// held-out predictive: its Monte Carlo error is then far below the differences between `K`s
 /// that it is used to compare, and scoring costs seconds on 10⁵ held-out cells.
 pub const MAX_PREDICTIVE_SAMPLES: usize = 200;
-/// At most this many cells (evenly spaced over the modelled cells the fit sees) are scored by
-/// PSIS-LOO when the chains are stacked without held-out cells: the weights need the chains'
-/// relative predictive, which a few thousand cells measure, and each costs one likelihood per
-/// kept sample of every chain (and 8 bytes each).
-pub const MAX_LOO_CELLS: usize = 2000;
 /// More chains than this are refused (each holds a copy of the model and its data).
 const MAX_CHAINS: usize = 64;
 /// More components than this are refused.
@@ -63,7 +58,7 @@ pub enum Weighting {
     Equal,
     /// Stacking (Yao, Vehtari & Gelman 2022; [`inference::stacking`]): the weights that maximise
     /// the log predictive of the mixture of chains — on the held-out cells when there are any,
-    /// else each chain's PSIS-LOO predictive of up to [`MAX_LOO_CELLS`] cells it saw (right when
+    /// else each chain's PSIS-LOO predictive of up to [`inference::loo::MAX_LOO_CELLS`] cells it saw (right when
     /// chains sit in different modes). Gibbs only.
     Stacking,
     /// Stacking when the chains settled in different modes (the verdict `modes` or
@@ -290,8 +285,8 @@ pub fn fit_chains(
     let replicated: Vec<Vec<f64>> = chains.iter().flat_map(|p| p.kept_statistics.iter().cloned()).collect();
     let loo = loo_cells.map(|cells| {
         let pointwise: Vec<&Vec<Vec<f64>>> = chains.iter().map(|p| &p.kept_pointwise).collect();
-        let stacked = inference::stacking::stack_by_loo(&pointwise);
-        let per_chain_cells: Vec<Vec<f64>> = stacked.chains.into_iter().map(|l| l.elpd).collect();
+        let loo = inference::stacking::loo_by_chain(&pointwise);
+        let per_chain_cells = loo.elpd;
         LooScore {
             cells: cells.cells().len(),
             per_chain: per_chain_cells.iter().map(|c| c.iter().sum()).collect(),
@@ -300,7 +295,7 @@ pub fn fit_chains(
                 &vec![1.0 / per_chain_cells.len().max(1) as f64; per_chain_cells.len()],
             ),
             per_chain_cells,
-            unreliable_share: stacked.unreliable_share,
+            unreliable_share: loo.unreliable_share,
         }
     });
     let (mut result, samples, moments) = pool(settings, chains);
@@ -543,13 +538,13 @@ fn stack(result: &mut FitResult, moments: &[ChainMoments]) {
     result.weighting = Weighting::Stacking;
 }
 
-/// The cells PSIS-LOO scores (at most [`MAX_LOO_CELLS`] of the modelled ones, evenly spaced) with
+/// The cells PSIS-LOO scores (at most [`inference::loo::MAX_LOO_CELLS`] of the modelled ones, evenly spaced) with
 /// what `method` sees of them: a release under the Skellam-convolved likelihood (private), a
 /// release truncated at 0 as a Poisson count (naïve), raw counts (non-private).
 fn loo_cells(data: &FitData, method: Method) -> Result<eval::CellLikelihood, FitError> {
     let (rows, cols) = data.shape();
     let modelled: Vec<usize> = (0..rows * cols).filter(|&n| data.is_modelled(n)).collect();
-    let cells = eval::evenly_spaced(&modelled, MAX_LOO_CELLS);
+    let cells = eval::evenly_spaced(&modelled, inference::loo::MAX_LOO_CELLS);
     let (values, alphas): (Vec<i64>, Vec<f64>) = match &data.input {
         Input::Released { alphas, values, .. } if method == Method::Private => {
             cells.iter().map(|&n| (values[n], alphas[n / cols])).unzip()

@@ -26,8 +26,8 @@ pub mod resources;
 mod verdict;
 
 pub use chains::{
-    ChainTrace, FitResult, FitSettings, HeldOutScore, LooScore, MAX_LOO_CELLS, MAX_PREDICTIVE_SAMPLES, ModeSummary,
-    Weighting, fit_chains,
+    ChainTrace, FitResult, FitSettings, HeldOutScore, LooScore, MAX_PREDICTIVE_SAMPLES, ModeSummary, Weighting,
+    fit_chains,
 };
 pub use data::{FitData, Input, LevelSource, heldout_count, hold_out, load, seed_from_os};
 pub use error::FitError;

@@ -91,7 +91,7 @@ pub fn fit_cost(settings: &FitSettings, (rows, cols): (usize, usize), heldout: u
         && settings.weighting != crate::Weighting::Equal
         && heldout == 0
     {
-        per_chain += 8.0 * kept * cells.min(crate::chains::MAX_LOO_CELLS as f64);
+        per_chain += 8.0 * kept * cells.min(inference::loo::MAX_LOO_CELLS as f64);
     }
     let cell_component_sweeps = chains * iterations * cells * k;
     FitCost {

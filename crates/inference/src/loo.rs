@@ -19,6 +19,12 @@
 //! so, and the stacking weights built on these estimates ([`crate::stacking`]) are not sensitive
 //! to the tail length.
 
+/// At most this many cells of a fit are scored by PSIS-LOO (evenly spaced over the modelled
+/// cells it sees, `eval::evenly_spaced`): stacking needs the chains' relative predictive, which a
+/// few thousand cells measure, and each costs one likelihood (and 8 bytes) per kept sample of
+/// every chain. Used by `lppf fit` and the sweeps alike.
+pub const MAX_LOO_CELLS: usize = 2000;
+
 /// `k̂` above this marks a point whose LOO estimate is unreliable (Vehtari et al. 2024, §3.2).
 pub const PARETO_K_LIMIT: f64 = 0.7;
 

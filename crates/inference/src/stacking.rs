@@ -61,25 +61,22 @@ pub fn stacking_weights(log_densities: &[Vec<f64>]) -> Vec<f64> {
     w
 }
 
-/// Chains stacked by their own PSIS-LOO predictive densities (Yao, Vehtari & Gelman 2022, §3:
-/// `p_k(y_i) = p̂(y_i | y_{−i})` from chain `k`'s draws, [`crate::loo`]): the weights, each
-/// chain's LOO estimates, and the share of (chain, point) estimates with `k̂ > 0.7`.
+/// Each chain's own PSIS-LOO predictive densities, the `p_k(y_i) = p̂(y_i | y_{−i})` that
+/// stacking weighs (Yao, Vehtari & Gelman 2022, §3; [`crate::loo`]): `elpd[k][i]`, ready for
+/// [`stacking_weights`], and the share of (chain, point) estimates with `k̂ > 0.7`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LooStacking {
-    pub weights: Vec<f64>,
-    pub chains: Vec<crate::loo::Loo>,
+pub struct ChainsLoo {
+    pub elpd: Vec<Vec<f64>>,
     pub unreliable_share: f64,
 }
 
-/// [`LooStacking`] of chains from each chain's pointwise log-likelihoods
-/// (`pointwise[k][s][i] = ln p(y_i | θ_k^(s))`, e.g. [`crate::Posterior::kept_pointwise`]).
-pub fn stack_by_loo<P: AsRef<[Vec<f64>]>>(pointwise: &[P]) -> LooStacking {
+/// [`ChainsLoo`] from each chain's pointwise log-likelihoods (`pointwise[k][s][i] = ln p(y_i |
+/// θ_k^(s))`, e.g. [`crate::Posterior::kept_pointwise`]).
+pub fn loo_by_chain<P: AsRef<[Vec<f64>]>>(pointwise: &[P]) -> ChainsLoo {
     let chains: Vec<crate::loo::Loo> = pointwise.iter().map(|p| crate::loo::psis_loo(p.as_ref())).collect();
-    let elpd: Vec<Vec<f64>> = chains.iter().map(|l| l.elpd.clone()).collect();
-    let weights = stacking_weights(&elpd);
     let unreliable_share =
         chains.iter().map(crate::loo::Loo::unreliable_share).sum::<f64>() / chains.len().max(1) as f64;
-    LooStacking { weights, chains, unreliable_share }
+    ChainsLoo { elpd: chains.into_iter().map(|l| l.elpd).collect(), unreliable_share }
 }
 
 /// `ln Σ_k w_k p_k(y_i)` for every point `i`: the pointwise log predictive of the mixture of

@@ -71,7 +71,7 @@ pub struct MethodResult {
     /// Gibbs with several chains: the verdict on the chains ([`inference::convergence`]).
     #[serde(default)]
     pub convergence: Option<String>,
-    /// Gibbs with several chains: the chains stacked by PSIS-LOO (`inference::stacking::stack_by_loo`).
+    /// Gibbs with several chains: the chains stacked by PSIS-LOO (`inference::stacking::loo_by_chain`).
     #[serde(default)]
     pub stacking: Option<Stacking>,
 }
@@ -366,28 +366,20 @@ struct Fit {
     stacking: Option<Stacking>,
 }
 
-/// At most this many cells are scored by PSIS-LOO for stacking (evenly spaced over the modelled
-/// cells): the weights need the chains' relative predictive, which a few thousand cells measure
-/// well, and the cost is cells × kept samples × chains evaluations of the likelihood.
-pub const MAX_LOO_CELLS: usize = 2000;
-
 /// The chains of a Gibbs fit stacked by their PSIS-LOO predictive of the scored cells
-/// ([`inference::stacking::stack_by_loo`]), scored by the KL of the stacked mean rates
+/// ([`inference::stacking::loo_by_chain`]), scored by the KL of the stacked mean rates
 /// `Σ_k w_k μ̂_k`. `None` with fewer than two chains or nothing recorded.
 fn stack_chains(data: &TrueData, pooled: &inference::Pooled) -> Result<Option<Stacking>, RunError> {
     if pooled.chains.len() < 2 || pooled.chains.iter().any(|p| p.kept_pointwise.is_empty()) {
         return Ok(None);
     }
     let pointwise: Vec<&Vec<Vec<f64>>> = pooled.chains.iter().map(|p| &p.kept_pointwise).collect();
-    let stacked = inference::stacking::stack_by_loo(&pointwise);
+    let loo = inference::stacking::loo_by_chain(&pointwise);
+    let weights = inference::stacking::stacking_weights(&loo.elpd);
     let means: Vec<&[f64]> = pooled.chains.iter().map(|p| p.mean_rates.as_slice()).collect();
     let sds: Vec<&[f64]> = pooled.chains.iter().map(|p| p.sd_rates.as_deref().unwrap_or(&[])).collect();
-    let (mean, _) = inference::stacking::mixture_moments(&means, &sds, &stacked.weights);
-    Ok(Some(Stacking {
-        mean_kl: data.kl(&mean)?,
-        weights: stacked.weights,
-        unreliable_share: stacked.unreliable_share,
-    }))
+    let (mean, _) = inference::stacking::mixture_moments(&means, &sds, &weights);
+    Ok(Some(Stacking { mean_kl: data.kl(&mean)?, weights, unreliable_share: loo.unreliable_share }))
 }
 
 impl Fit {
@@ -480,7 +472,7 @@ fn fit_any(
     Fit::score(data, pooled)
 }
 
-/// The cells PSIS-LOO scores for `method` (at most [`MAX_LOO_CELLS`] of the modelled ones) with
+/// The cells PSIS-LOO scores for `method` (at most `inference::loo::MAX_LOO_CELLS` of the modelled ones) with
 /// the data that method sees: the true counts (non-private), the release truncated at 0 (naïve,
 /// as a Poisson count) or the release under the Skellam-convolved likelihood (private).
 fn scored_cells(
@@ -489,7 +481,7 @@ fn scored_cells(
     released: Option<&Privatized>,
 ) -> Result<eval::CellLikelihood, RunError> {
     let modelled: Vec<usize> = data.modelled().collect();
-    let cells = eval::evenly_spaced(&modelled, MAX_LOO_CELLS);
+    let cells = eval::evenly_spaced(&modelled, inference::loo::MAX_LOO_CELLS);
     let (values, alphas): (Vec<i64>, Vec<f64>) = match (method.observation(Some(&data.counts), released), released) {
         (Some(Observation::Private(_)), Some(r)) => {
             cells.iter().map(|&n| (i64::from(r.values()[n]), r.alpha(n))).unzip()
