@@ -45,9 +45,9 @@ fn bench_methods<M: PoissonFactorization>(c: &mut Criterion, name: &str, truth: 
         bench_sampler(&mut group, &pool, "non-private", &mut non_private);
         bench_sampler(&mut group, &pool, "naive", &mut naive);
         bench_sampler(&mut group, &pool, "private", &mut private);
-        let mut collapsed = LocallyPrivate::new(fresh.clone(), &data, Streams::new(4))
-            .expect("shape")
-            .with_step(inference::PrivateStep::Collapsed);
+        let collapsed_step = inference::PrivateStep::Collapsed;
+        let mut collapsed =
+            LocallyPrivate::with_private_step(fresh.clone(), &data, Streams::new(4), collapsed_step).expect("shape");
         bench_sampler(&mut group, &pool, "private collapsed", &mut collapsed);
     }
     group.finish();

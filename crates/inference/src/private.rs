@@ -95,22 +95,6 @@ impl<M: PoissonFactorization> LocallyPrivate<M> {
         Ok(Self { model, released: data.values().to_vec(), entries, y, aux, rates: vec![0.0; n_entries], step })
     }
 
-    /// The same sampler drawing the true counts with `step` (the augmented step unless set).
-    /// The collapsed step has no noise auxiliaries in its chain: they are freed (32 bytes an
-    /// entry). Set back to augmented, they restart at `λ = 0`, `g = 0` (a valid state, though a
-    /// poor start).
-    pub fn with_step(mut self, step: PrivateStep) -> Self {
-        self.step = step;
-        match step {
-            PrivateStep::Collapsed => self.aux = Vec::new(),
-            PrivateStep::Augmented if self.aux.is_empty() => {
-                self.aux = vec![NoiseAux { lambda: [0.0; 2], g: [0; 2] }; self.y.len()];
-            }
-            PrivateStep::Augmented => {}
-        }
-        self
-    }
-
     /// The current noise auxiliaries, one per entry (zeros for exact and missing entries); empty
     /// with the collapsed step.
     pub fn noise_aux(&self) -> &[NoiseAux] {
@@ -207,8 +191,8 @@ mod tests {
     use mechanism::Noise;
     use models::{GammaPrior, TopicModel};
 
-    /// The collapsed step holds no noise auxiliaries, from the start or after a switch, and
-    /// starts its model where the augmented sampler does.
+    /// The collapsed step holds no noise auxiliaries and starts its model where the augmented
+    /// sampler does.
     #[test]
     fn the_collapsed_step_holds_no_auxiliaries() {
         let model = TopicModel::new(3, 4, 2, GammaPrior::new(1.0, 1.0).unwrap(), Streams::new(1));
@@ -223,10 +207,6 @@ mod tests {
         augmented.model().rates_into(&mut a);
         collapsed.model().rates_into(&mut b);
         assert_eq!(a, b, "the same warm start");
-        let switched = augmented.with_step(PrivateStep::Collapsed);
-        assert!(switched.noise_aux().is_empty());
-        let back = switched.with_step(PrivateStep::Augmented);
-        assert_eq!(back.noise_aux().len(), 12);
         let mut collapsed = collapsed;
         for t in 0..5 {
             collapsed.step(Streams::new(3).child(t)).unwrap();

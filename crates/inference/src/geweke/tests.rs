@@ -328,14 +328,14 @@ fn block_model_locally_private() {
 #[test]
 fn topic_model_locally_private_collapsed() {
     let data = released(4, 5, Noise::Scalar(ALPHA));
-    let mut sim = LocallyPrivate::new(topic(), &data, Streams::new(3)).unwrap().with_step(PrivateStep::Collapsed);
+    let mut sim = LocallyPrivate::with_private_step(topic(), &data, Streams::new(3), PrivateStep::Collapsed).unwrap();
     assert_passes("topic, private, collapsed", &mut sim, 41);
 }
 
 #[test]
 fn block_model_locally_private_collapsed() {
     let data = released(4, 4, Noise::Scalar(ALPHA));
-    let mut sim = LocallyPrivate::new(block(), &data, Streams::new(4)).unwrap().with_step(PrivateStep::Collapsed);
+    let mut sim = LocallyPrivate::with_private_step(block(), &data, Streams::new(4), PrivateStep::Collapsed).unwrap();
     assert_passes("block, private, collapsed", &mut sim, 42);
 }
 
@@ -348,10 +348,11 @@ fn collapsed_private_layer_with_heterogeneous_noise_and_negative_binomial() {
     let mut mask = vec![false; 20];
     mask[12] = true;
     let data = released(4, 5, Noise::PerEntry(alphas)).with_missing(mask).unwrap();
-    let mut sim = LocallyPrivate::new(topic(), &data, Streams::new(5)).unwrap().with_step(PrivateStep::Collapsed);
+    let mut sim = LocallyPrivate::with_private_step(topic(), &data, Streams::new(5), PrivateStep::Collapsed).unwrap();
     assert_passes("topic, private collapsed, per-entry α, exact + missing", &mut sim, 43);
     let rows = released(4, 4, Noise::PerRow(vec![0.2, 0.0, 0.5, 0.7]));
-    let mut sim = LocallyPrivate::new(nb_block(), &rows, Streams::new(6)).unwrap().with_step(PrivateStep::Collapsed);
+    let mut sim =
+        LocallyPrivate::with_private_step(nb_block(), &rows, Streams::new(6), PrivateStep::Collapsed).unwrap();
     assert_passes("block NB, private collapsed, per-row α", &mut sim, 44);
 }
 
@@ -378,7 +379,7 @@ fn collapsed_wrong_upper_piece(sampler: &mut LocallyPrivate<TopicModel>, streams
 #[test]
 fn collapsed_wrong_upper_piece_is_rejected() {
     let data = released(4, 5, Noise::Scalar(ALPHA));
-    let inner = LocallyPrivate::new(topic(), &data, Streams::new(3)).unwrap().with_step(PrivateStep::Collapsed);
+    let inner = LocallyPrivate::with_private_step(topic(), &data, Streams::new(3), PrivateStep::Collapsed).unwrap();
     let report = geweke_test(&mut Mutant { inner, after: collapsed_wrong_upper_piece }, CONFIG, Streams::new(13));
     let rejected: Vec<&str> = report.rejected(FAMILY_ALPHA).iter().map(|c| c.name.as_str()).collect();
     // Measured: z = 177 on Σ |ỹ − y| (and 34 on Σ y).
