@@ -123,12 +123,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .map(|&m| Poisson::new(m).map(|p| p.sample(&mut rng) as u32))
                     .collect::<Result<_, _>>()?;
                 let released = privatize(&counts, rows, cols, Noise::Scalar(alpha), &mut streams.child(1).rng())?;
-                let values: Vec<i64> = released.values().iter().map(|&v| i64::from(v)).collect();
                 let data = FitData {
                     file: "simulated".into(),
                     rows: labels("r", rows),
                     cols: labels(if block { "r" } else { "c" }, cols),
-                    input: Input::Released { privatized: released, alphas: vec![alpha; rows], values },
+                    input: Input::Released {
+                        privatized: released,
+                        alphas: vec![alpha; rows],
+                        heldout_values: Vec::new(),
+                    },
                     levels: None,
                     overrides_sidecar: None,
                     excludes_diagonal: block,

@@ -242,10 +242,23 @@ fn check(settings: &FitSettings) -> Result<(), FitError> {
 }
 
 /// Runs the fit's chains in parallel and pools them. `on_iteration` is called after every
-/// iteration of every chain (progress; must be cheap).
+/// iteration of every chain (progress; must be cheap). When the chains' memory all together
+/// would exceed what the machine has available, they run in groups small enough to fit
+/// ([`crate::ChainMemory::at_once`]), with the same results.
 pub fn fit_chains(
     settings: &FitSettings,
     data: &FitData,
+    on_iteration: &(dyn Fn() + Sync),
+) -> Result<FitResult, FitError> {
+    let memory = crate::resources::chain_memory(settings, data.shape(), data.heldout.len());
+    fit_chains_in_groups(settings, data, memory.at_once(settings.chains, crate::Machine::this()), on_iteration)
+}
+
+/// [`fit_chains`] starting `at_once` chains together.
+fn fit_chains_in_groups(
+    settings: &FitSettings,
+    data: &FitData,
+    at_once: usize,
     on_iteration: &(dyn Fn() + Sync),
 ) -> Result<FitResult, FitError> {
     check(settings)?;
@@ -280,7 +293,15 @@ pub fn fit_chains(
     let chains = with_family(
         settings.model,
         shape,
-        Chains { settings, rows, observation, on_iteration, check: check.as_ref(), loo_cells: loo_cells.as_ref() },
+        Chains {
+            settings,
+            rows,
+            observation,
+            on_iteration,
+            check: check.as_ref(),
+            loo_cells: loo_cells.as_ref(),
+            at_once,
+        },
     )?;
     let replicated: Vec<Vec<f64>> = chains.iter().flat_map(|p| p.kept_statistics.iter().cloned()).collect();
     let loo = loo_cells.map(|cells| {
@@ -351,7 +372,7 @@ struct CheckSetup<'a> {
     cells: Vec<usize>,
     alphas: &'a [f64],
     cols: usize,
-    released: &'a [i64],
+    released: &'a [i32],
     observed: Vec<f64>,
     /// Kept samples between two checked ones.
     stride: usize,
@@ -362,7 +383,8 @@ struct CheckSetup<'a> {
 
 impl<'a> CheckSetup<'a> {
     fn new(settings: &FitSettings, data: &'a FitData) -> Option<Self> {
-        let (Algorithm::Gibbs(schedule), Input::Released { alphas, values, .. }) = (&settings.algorithm, &data.input)
+        let (Algorithm::Gibbs(schedule), Input::Released { alphas, privatized, .. }) =
+            (&settings.algorithm, &data.input)
         else {
             return None;
         };
@@ -373,11 +395,11 @@ impl<'a> CheckSetup<'a> {
             return None;
         }
         Some(Self {
-            observed: release_statistics(values, cols, &cells),
+            observed: release_statistics(privatized.values(), cols, &cells),
             cells,
             alphas,
             cols,
-            released: values,
+            released: privatized.values(),
             stride: schedule.kept().div_ceil(MAX_CHECK_SAMPLES_PER_CHAIN).max(1),
             burn_in: schedule.burn_in(),
             thin: schedule.thin(),
@@ -405,6 +427,9 @@ struct Chains<'a> {
     check: Option<&'a CheckSetup<'a>>,
     /// The cells each kept sample's log-likelihood is recorded of, for PSIS-LOO.
     loo_cells: Option<&'a eval::CellLikelihood>,
+    /// Chains started together ([`crate::ChainMemory::at_once`]): groups of this many run one
+    /// after the other.
+    at_once: usize,
 }
 
 impl FamilyVisitor for Chains<'_> {
@@ -412,29 +437,32 @@ impl FamilyVisitor for Chains<'_> {
 
     fn visit<F: ModelFamily>(self, family: &F) -> Self::Output {
         let root = Streams::new(self.settings.seed);
-        (0..self.settings.chains)
-            .into_par_iter()
-            .map(|c| {
-                let statistics = |means: &[f64], dispersion: Option<f64>, t: usize| {
-                    let law = CountLaw { means, dispersion };
-                    self.check.map_or_else(Vec::new, |check| check.statistics(c as u64, law, t))
-                };
-                // Co-clustering of the rows (a network's actors, a topic model's documents), for the
-                // label-invariant partition and the stability of the communities listed.
-                let assignments = self.settings.model == ModelKind::Block || self.rows <= MAX_PARTITION_ROWS;
-                let pointwise = |rates: &[f64]| self.loo_cells.map_or_else(Vec::new, |c| c.ln_likelihood(rates));
-                let monitor = Monitor {
-                    statistics: self.check.map(|_| &statistics as _),
-                    pointwise: self.loo_cells.map(|_| &pointwise as _),
-                    assignments,
-                    replicas: self.settings.replicas,
-                    ..Monitor::default()
-                };
-                let algorithm = &self.settings.algorithm;
-                fit_watching(family, self.observation, algorithm, root.child(c as u64), monitor, self.on_iteration)
-                    .map_err(FitError::from)
-            })
-            .collect()
+        let chain = |c: usize| {
+            let statistics = |means: &[f64], dispersion: Option<f64>, t: usize| {
+                let law = CountLaw { means, dispersion };
+                self.check.map_or_else(Vec::new, |check| check.statistics(c as u64, law, t))
+            };
+            // Co-clustering of the rows (a network's actors, a topic model's documents), for the
+            // label-invariant partition and the stability of the communities listed.
+            let assignments = self.settings.model == ModelKind::Block || self.rows <= MAX_PARTITION_ROWS;
+            let pointwise = |rates: &[f64]| self.loo_cells.map_or_else(Vec::new, |c| c.ln_likelihood(rates));
+            let monitor = Monitor {
+                statistics: self.check.map(|_| &statistics as _),
+                pointwise: self.loo_cells.map(|_| &pointwise as _),
+                assignments,
+                replicas: self.settings.replicas,
+                ..Monitor::default()
+            };
+            let algorithm = &self.settings.algorithm;
+            fit_watching(family, self.observation, algorithm, root.child(c as u64), monitor, self.on_iteration)
+                .map_err(FitError::from)
+        };
+        let chains: Vec<usize> = (0..self.settings.chains).collect();
+        let mut posteriors = Vec::with_capacity(chains.len());
+        for group in chains.chunks(self.at_once.max(1)) {
+            posteriors.extend(group.par_iter().map(|&c| chain(c)).collect::<Result<Vec<_>, _>>()?);
+        }
+        Ok(posteriors)
     }
 }
 
@@ -546,10 +574,12 @@ fn loo_cells(data: &FitData, method: Method) -> Result<eval::CellLikelihood, Fit
     let modelled: Vec<usize> = (0..rows * cols).filter(|&n| data.is_modelled(n)).collect();
     let cells = eval::evenly_spaced(&modelled, inference::loo::MAX_LOO_CELLS);
     let (values, alphas): (Vec<i64>, Vec<f64>) = match &data.input {
-        Input::Released { alphas, values, .. } if method == Method::Private => {
-            cells.iter().map(|&n| (values[n], alphas[n / cols])).unzip()
+        Input::Released { alphas, privatized, .. } if method == Method::Private => {
+            cells.iter().map(|&n| (i64::from(privatized.values()[n]), alphas[n / cols])).unzip()
         }
-        Input::Released { values, .. } => cells.iter().map(|&n| (values[n].max(0), 0.0)).unzip(),
+        Input::Released { privatized, .. } => {
+            cells.iter().map(|&n| (i64::from(privatized.values()[n].max(0)), 0.0)).unzip()
+        }
         Input::Counts { counts, .. } => cells.iter().map(|&n| (i64::from(counts[n]), 0.0)).unzip(),
     };
     eval::CellLikelihood::new(cells, values, alphas).map_err(|e| FitError::Inference(e.to_string()))
@@ -595,11 +625,9 @@ fn score_heldout(
     // Released data are scored under Pois(μ) ∗ 2Geo(α); raw counts under Pois(μ) (α = 0).
     let cols = data.cols.len();
     let (mask, released, levels): (&[bool], Vec<i64>, Vec<f64>) = match &data.input {
-        Input::Released { alphas, values, privatized } => (
-            privatized.missing(),
-            data.heldout.iter().map(|&n| values[n]).collect(),
-            data.heldout.iter().map(|&n| alphas[n / cols]).collect(),
-        ),
+        Input::Released { alphas, privatized, heldout_values } => {
+            (privatized.missing(), heldout_values.clone(), data.heldout.iter().map(|&n| alphas[n / cols]).collect())
+        }
         Input::Counts { counts, missing } => {
             (missing, data.heldout.iter().map(|&n| i64::from(counts[n])).collect(), vec![0.0; data.heldout.len()])
         }
@@ -640,4 +668,51 @@ fn score_heldout(
         per_chain_cells,
         per_cell,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use models::GammaPrior;
+
+    /// Chains run one at a time (as when memory is short) give the same fit, bit for bit, as
+    /// chains run together.
+    #[test]
+    fn chains_in_groups_give_the_same_fit() {
+        let (rows, cols) = (6, 5);
+        let counts: Vec<u32> = (0..rows * cols).map(|n| (n % 4) as u32).collect();
+        let alpha = 0.4;
+        let released =
+            mechanism::privatize(&counts, rows, cols, mechanism::Noise::Scalar(alpha), &mut Streams::new(3).rng()).unwrap();
+        let labels = |prefix: &str, n: usize| tables::Labels::from_names((0..n).map(|i| format!("{prefix}{i}")));
+        let data = FitData {
+            file: "simulated".into(),
+            rows: labels("r", rows),
+            cols: labels("c", cols),
+            input: Input::Released { privatized: released, alphas: vec![alpha; rows], heldout_values: Vec::new() },
+            levels: None,
+            overrides_sidecar: None,
+            excludes_diagonal: false,
+            heldout: Vec::new(),
+        };
+        let settings = FitSettings {
+            model: ModelKind::Topic,
+            components: 2,
+            prior: GammaPrior::new(1.0, 1.0).unwrap(),
+            scale: None,
+            likelihood: models::Likelihood::Poisson,
+            method: Method::Private,
+            chains: 3,
+            algorithm: Algorithm::Gibbs(inference::Schedule::new(20, 10, 2).unwrap()),
+            seed: 7,
+            weighting: Weighting::Equal,
+            replicas: 1,
+        };
+        let together = fit_chains_in_groups(&settings, &data, 3, &|| {}).unwrap();
+        let one_by_one = fit_chains_in_groups(&settings, &data, 1, &|| {}).unwrap();
+        assert_eq!(together.mean_rates, one_by_one.mean_rates);
+        assert_eq!(together.sd_rates, one_by_one.sd_rates);
+        let trace = |r: &FitResult| r.traces.iter().map(|t| t.values.clone()).collect::<Vec<_>>();
+        assert_eq!(trace(&together), trace(&one_by_one));
+    }
 }

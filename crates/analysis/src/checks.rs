@@ -191,10 +191,10 @@ impl Accumulator {
 /// The data statistics of [`STATISTICS`] of released values `values` (row-major, `cols`
 /// columns) on `cells` (row-major indices, sorted). Rows and columns without a checked cell are
 /// left out of the totals.
-pub fn release_statistics(values: &[i64], cols: usize, cells: &[usize]) -> Vec<f64> {
+pub fn release_statistics(values: &[i32], cols: usize, cells: &[usize]) -> Vec<f64> {
     let mut sums = Accumulator::new(values.len() / cols.max(1), cols);
     for &n in cells {
-        sums.add(n, values[n]);
+        sums.add(n, i64::from(values[n]));
     }
     sums.statistics()
 }
@@ -253,7 +253,7 @@ pub fn replicate_release<'a>(
 /// invalid.
 pub fn sample_statistics(
     law: CountLaw<'_>,
-    released: &[i64],
+    released: &[i32],
     alphas: &[f64],
     cols: usize,
     cells: &[usize],
@@ -265,7 +265,7 @@ pub fn sample_statistics(
         let (value, alpha) = (value?, alphas[n / cols]);
         sums.add(n, value);
         replicated += chi_square_term(value, &law, n, alpha);
-        realized += chi_square_term(released[n], &law, n, alpha);
+        realized += chi_square_term(i64::from(released[n]), &law, n, alpha);
     }
     let mut out = sums.statistics();
     out.push(replicated);
@@ -374,7 +374,7 @@ mod tests {
         assert!((mean - 3.0).abs() < 0.09, "{mean}");
         assert!((var - 11.5).abs() < 1.25, "{var}");
         // The chi-square's denominator is the NB variance plus the noise's.
-        let released = vec![3i64; rows * cols];
+        let released = vec![3i32; rows * cols];
         let stats = sample_statistics(law, &released, &vec![0.5; rows], cols, &cells, Streams::new(5)).unwrap();
         assert!((stats[8] / n - 1.0).abs() < 0.05, "replicated chi-square per cell {}", stats[8] / n);
         assert_eq!(stats[9], 0.0);
@@ -399,9 +399,10 @@ mod tests {
         assert_eq!(replicate_release(poisson(&[f64::NAN]), &[0.5], 1, &[0], Streams::new(1)).next(), Some(None));
         assert!(sample_statistics(poisson(&[f64::NAN]), &[0], &[0.5], 1, &[0], Streams::new(1)).is_none());
         // A sample's statistics are those of its replicated release, computed without storing it.
-        let released = vec![2i64; rows * cols];
+        let released = vec![2i32; rows * cols];
         let stats =
             sample_statistics(poisson(&rates), &released, &vec![0.5; rows], cols, &cells, Streams::new(4)).unwrap();
+        let rep: Vec<i32> = rep.iter().map(|&x| i32::try_from(x).unwrap()).collect();
         assert_eq!(stats[..8], release_statistics(&rep, cols, &cells)[..]);
         assert!((stats[9] - n / 7.0).abs() < 1e-6 * n, "{}", stats[9]);
     }

@@ -25,8 +25,11 @@ pub enum LevelSource {
 /// What the fit sees.
 #[derive(Clone, Debug)]
 pub enum Input {
-    /// Released values with their noise levels (`α_d` per row); held-out cells marked missing.
-    Released { privatized: Privatized, alphas: Vec<f64>, values: Vec<i64> },
+    /// Released values with their noise levels (`α_d` per row); held-out cells marked missing
+    /// (and zeroed in `privatized`, so the sampler cannot read them), their values kept apart in
+    /// `heldout_values` (in the order of [`FitData::heldout`]) for scoring. The values are held
+    /// once, in 32 bits ([`Privatized::values`]), not a second time in 64 (issue 34).
+    Released { privatized: Privatized, alphas: Vec<f64>, heldout_values: Vec<i64> },
     /// Raw counts (the non-private reference methods only), with the held-out cells marked
     /// (`missing` empty when nothing is held out).
     Counts { counts: Vec<u32>, missing: Vec<bool> },
@@ -110,14 +113,15 @@ pub fn load(
     let mut table = read_released(path)?;
     let sidecar = load_sidecar(path, &table)?;
     if kind.square() {
-        table = table.as_square().ok_or_else(|| {
+        let (rows, cols) = (table.rows.len(), table.cols.len());
+        table = table.into_square().ok_or_else(|| {
             FitError::Input(format!(
                 "{}: the {} model needs the same labels on both axes (a network); this table has {} row and {} column \
                  labels (privatize with --square)",
                 path.display(),
                 kind.name(),
-                table.rows.len(),
-                table.cols.len()
+                rows,
+                cols
             ))
         })?;
     }
@@ -155,7 +159,7 @@ pub fn load(
     let privatized = Privatized::from_released(
         table.rows.len(),
         table.cols.len(),
-        table.values.clone(),
+        std::mem::take(&mut table.values),
         Noise::PerRow(alphas.clone()),
     )
     .map_err(|e| FitError::Input(format!("{}: {e}", path.display())))?;
@@ -163,7 +167,7 @@ pub fn load(
         file: path.into(),
         rows: table.rows,
         cols: table.cols,
-        input: Input::Released { privatized, alphas, values: table.values },
+        input: Input::Released { privatized, alphas, heldout_values: Vec::new() },
         levels: Some(described),
         overrides_sidecar,
         excludes_diagonal,
@@ -189,7 +193,7 @@ fn load_sidecar(path: &Path, table: &tables::ReleasedTable) -> Result<Option<Pri
             path.display(),
         )));
     }
-    if sidecar.square && table.as_square().is_none() {
+    if sidecar.square && !table.is_square() {
         return Err(FitError::Input(format!(
             "{}: states square = true (a network), but the row and column labels of {} differ",
             sidecar_file.display(),
@@ -314,7 +318,8 @@ pub fn hold_out(data: &mut FitData, fraction: f64, streams: Streams) -> Result<(
         mask[n] = true;
     }
     match &mut data.input {
-        Input::Released { privatized, .. } => {
+        Input::Released { privatized, heldout_values, .. } => {
+            *heldout_values = heldout.iter().map(|&n| i64::from(privatized.values()[n])).collect();
             *privatized = privatized.clone().with_missing(mask).map_err(|e| FitError::Inference(e.to_string()))?;
         }
         Input::Counts { missing, .. } => *missing = mask,

@@ -33,5 +33,5 @@ pub use data::{FitData, Input, LevelSource, heldout_count, hold_out, load, seed_
 pub use error::FitError;
 pub use outputs::{CHECK_FIGURES, OUTPUT_FILES, write_outputs};
 pub use report::{TotalCheck, summary_text, total_check};
-pub use resources::{FitCost, fit_cost};
+pub use resources::{ChainMemory, FitCost, Machine, fit_cost};
 pub use verdict::{VERDICT_SES, Verdict, co_clustering, independence_verdict};

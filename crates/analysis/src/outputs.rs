@@ -5,7 +5,10 @@ use crate::data::FitData;
 use crate::error::FitError;
 use crate::report::{figure_matrix, summary_text, total_check, warnings};
 use inference::Algorithm;
-use results::{CheckPanel, HeatmapText, TopicPanel, Values, plot_checks, plot_heatmaps, write_atomic, write_table};
+use results::{
+    CheckPanel, HeatmapText, TopicPanel, Values, plot_checks, plot_heatmaps, write_atomic, write_table,
+    write_table_parts,
+};
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
@@ -165,20 +168,29 @@ pub fn write_outputs(
     holdout: Option<f64>,
 ) -> Result<(), FitError> {
     let (rows, cols) = data.shape();
-    // rates.parquet: every modelled cell, by label.
-    let cells: Vec<usize> = (0..rows * cols).filter(|&n| data.is_modelled(n)).collect();
-    let label = |n: usize| (data.rows.names[n / cols].clone(), data.cols.names[n % cols].clone());
+    // rates.parquet: every modelled cell, by label, written a block of rows at a time (about 2¹⁸
+    // cells), so its memory stays small however large the grid.
     let sd = result.sd_rates.as_ref();
-    write_table(
+    let rows_per_part = ((1 << 18) / cols.max(1)).max(1);
+    write_table_parts(
         &dir.join("rates.parquet"),
-        &[
-            ("row", Values::Text(cells.iter().map(|&n| label(n).0).collect())),
-            ("col", Values::Text(cells.iter().map(|&n| label(n).1).collect())),
-            ("mean", Values::Float(cells.iter().map(|&n| Some(result.mean_rates[n])).collect())),
-            ("sd", Values::Float(cells.iter().map(|&n| sd.map(|s| s[n])).collect())),
-            ("heldout", Values::Int(cells.iter().map(|n| i64::from(data.heldout.binary_search(n).is_ok())).collect())),
-        ],
         &[("lppf.method", settings.method.name().to_string())],
+        rows.div_ceil(rows_per_part),
+        |part| {
+            let first = part * rows_per_part * cols;
+            let end = ((part + 1) * rows_per_part).min(rows) * cols;
+            let cells: Vec<usize> = (first..end).filter(|&n| data.is_modelled(n)).collect();
+            Ok(vec![
+                ("row", Values::Text(cells.iter().map(|&n| data.rows.names[n / cols].clone()).collect())),
+                ("col", Values::Text(cells.iter().map(|&n| data.cols.names[n % cols].clone()).collect())),
+                ("mean", Values::Float(cells.iter().map(|&n| Some(result.mean_rates[n])).collect())),
+                ("sd", Values::Float(cells.iter().map(|&n| sd.map(|s| s[n])).collect())),
+                (
+                    "heldout",
+                    Values::Int(cells.iter().map(|n| i64::from(data.heldout.binary_search(n).is_ok())).collect()),
+                ),
+            ])
+        },
     )?;
     // factors.parquet: tidy (matrix, label, component, value).
     let (mut matrix, mut labels, mut component, mut value) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());

@@ -62,12 +62,13 @@ impl TotalCheck {
 
 /// [`TotalCheck`] over the modelled, not held-out cells of released data; `None` for raw counts.
 pub fn total_check(data: &FitData, result: &FitResult) -> Option<TotalCheck> {
-    let crate::data::Input::Released { alphas, values, .. } = &data.input else { return None };
+    let crate::data::Input::Released { alphas, privatized, .. } = &data.input else { return None };
+    let values = privatized.values();
     let cols = data.cols.len();
     let (mut released_total, mut fitted_total, mut noise) = (0.0, 0.0, 0.0);
     for n in (0..values.len()).filter(|&n| data.is_modelled(n) && data.heldout.binary_search(&n).is_err()) {
         let a = alphas[n / cols];
-        released_total += values[n] as f64;
+        released_total += f64::from(values[n]);
         fitted_total += result.mean_rates[n];
         noise += 2.0 * a / ((1.0 - a) * (1.0 - a));
     }

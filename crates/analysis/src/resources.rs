@@ -6,9 +6,11 @@
 use crate::chains::FitSettings;
 use inference::Algorithm;
 
-/// Bytes per cell of one data set: its counts (4), rates (8) or released values (8), the missing
-/// mask (1), and the copies made while fitting.
+/// Bytes per cell of one data set: its counts (4), rates (8) or released values (4), the missing
+/// mask (1), the values as read (8, until the fit starts), and the pooled means and sds (16).
 pub const DATA_BYTES_PER_CELL: f64 = 40.0;
+/// Bytes per cell a chain keeps once it has finished: its posterior mean and sd of every rate.
+const FINISHED_BYTES_PER_CELL: f64 = 16.0;
 /// Bytes per cell of one running chain: the sampler's counts and the private step's auxiliaries,
 /// the chain's rate buffers (rates, sums, squares), the posterior mean and sd (and, in a sweep,
 /// the calibration targets and ranks).
@@ -28,8 +30,13 @@ pub const SECONDS_PER_CELL_COMPONENT: f64 = 7.6e-9;
 /// The estimated cost of a fit.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FitCost {
-    /// Peak memory, bytes.
+    /// Peak memory, bytes, with [`FitCost::chains_at_once`] chains running at a time.
     pub bytes: f64,
+    /// Peak memory with one chain at a time: the least the fit can run in.
+    pub least_bytes: f64,
+    /// How many chains run at a time: as many as there are threads, fewer when their memory
+    /// would exceed what is available ([`ChainMemory::at_once`]).
+    pub chains_at_once: usize,
     /// Gibbs sweeps (or CAVI iterations) × chains × cells × components.
     pub cell_component_sweeps: f64,
     /// Work on one core, seconds (rough).
@@ -37,13 +44,64 @@ pub struct FitCost {
 }
 
 impl FitCost {
-    /// `≈ 1.2 GB of memory; about 3.5 h of one core (rough)`.
+    /// `≈ 1.2 GB of memory; about 3.5 h of one core (rough)`, and how many chains run at a time
+    /// when memory, not threads, limits them.
     pub fn describe(&self) -> String {
         format!(
             "≈ {} of memory; about {} of one core (rough)",
             runner::bytes_text(self.bytes),
             runner::duration_text(self.core_seconds)
         )
+    }
+}
+
+/// The machine a fit runs on, as far as its cost goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Machine {
+    /// Threads the fit may use (rayon's pool).
+    pub threads: usize,
+    /// Memory available, bytes (`None`: unknown, no limit).
+    pub available: Option<f64>,
+}
+
+impl Machine {
+    /// This machine: rayon's threads and `MemAvailable` ([`runner::available_memory`]).
+    pub fn this() -> Self {
+        Self { threads: rayon::current_num_threads(), available: runner::available_memory() }
+    }
+}
+
+/// What a fit's chains hold in memory: the data and pooled results all chains share, each running
+/// chain's state, and what a finished chain keeps until the chains are pooled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChainMemory {
+    pub shared: f64,
+    pub running: f64,
+    pub finished: f64,
+}
+
+impl ChainMemory {
+    /// Peak bytes of `chains` chains run `at_once` at a time: `shared + at_once · running +
+    /// (chains − at_once) · finished`.
+    pub fn bytes(&self, chains: usize, at_once: usize) -> f64 {
+        let at_once = at_once.clamp(1, chains.max(1));
+        self.shared + at_once as f64 * self.running + chains.saturating_sub(at_once) as f64 * self.finished
+    }
+
+    /// How many of `chains` chains to start together on `machine`: all of them when all their
+    /// memory fits in what is available (rayon then runs as many as it has threads, and a thread
+    /// waiting inside one chain may start another, so all may be alive at once); else as many as
+    /// fit, at most one per thread, and at least one. Which chains run together changes nothing
+    /// in the results: each chain has its own stream.
+    pub fn at_once(&self, chains: usize, machine: Machine) -> usize {
+        let chains = chains.max(1);
+        match machine.available {
+            Some(available) if self.bytes(chains, chains) > available => {
+                let most = chains.min(machine.threads).max(1);
+                (1..=most).rev().find(|&k| self.bytes(chains, k) <= available).unwrap_or(1)
+            }
+            _ => chains,
+        }
     }
 }
 
@@ -67,15 +125,35 @@ pub fn chain_bytes(
         + kept * (BYTES_PER_KEPT + 8.0 * heldout)
 }
 
-/// The cost of fitting a `rows × cols` table with `heldout` held-out cells by `settings`.
-pub fn fit_cost(settings: &FitSettings, (rows, cols): (usize, usize), heldout: usize) -> FitCost {
+/// The cost of fitting a `rows × cols` table with `heldout` held-out cells by `settings` on
+/// `machine`.
+pub fn fit_cost(settings: &FitSettings, shape: (usize, usize), heldout: usize, machine: Machine) -> FitCost {
+    let memory = chain_memory(settings, shape, heldout);
+    let chains = settings.chains * settings.replicas.max(1);
+    let (rows, cols) = (shape.0 as f64, shape.1 as f64);
+    let iterations = match settings.algorithm {
+        Algorithm::Gibbs(s) => s.iterations() as f64,
+        Algorithm::Cavi(c) => c.max_iterations() as f64,
+    };
+    let cell_component_sweeps = chains as f64 * iterations * rows * cols * settings.components as f64;
+    let chains_at_once = memory.at_once(settings.chains, machine);
+    FitCost {
+        bytes: memory.bytes(settings.chains, chains_at_once),
+        least_bytes: memory.bytes(settings.chains, 1),
+        chains_at_once,
+        cell_component_sweeps,
+        core_seconds: cell_component_sweeps * SECONDS_PER_CELL_COMPONENT,
+    }
+}
+
+/// What the chains of a fit of a `rows × cols` table with `heldout` held-out cells by `settings`
+/// hold ([`ChainMemory`]).
+pub fn chain_memory(settings: &FitSettings, (rows, cols): (usize, usize), heldout: usize) -> ChainMemory {
     let (rows, cols, k) = (rows as f64, cols as f64, settings.components as f64);
     let cells = rows * cols;
-    // Each replica of replica exchange is a chain's worth of state and sweeps.
-    let chains = (settings.chains * settings.replicas.max(1)) as f64;
-    let (iterations, kept) = match settings.algorithm {
-        Algorithm::Gibbs(s) => (s.iterations() as f64, s.kept() as f64),
-        Algorithm::Cavi(c) => (c.max_iterations() as f64, c.max_iterations() as f64),
+    let kept = match settings.algorithm {
+        Algorithm::Gibbs(s) => s.kept() as f64,
+        Algorithm::Cavi(c) => c.max_iterations() as f64,
     };
     let mut per_chain = chain_bytes((settings.model, settings.likelihood), (rows, cols, k), kept, heldout as f64);
     // The collapsed private step holds no noise auxiliaries (λ₁, λ₂, g₁, g₂: 32 bytes a cell).
@@ -85,20 +163,24 @@ pub fn fit_cost(settings: &FitSettings, (rows, cols): (usize, usize), heldout: u
     {
         per_chain -= AUXILIARY_BYTES_PER_CELL * cells;
     }
+    // What a chain keeps when it has finished: its means and sds of the rates, its factors and
+    // trace, and its samples of the held-out rates.
+    let mut finished = FINISHED_BYTES_PER_CELL * cells
+        + CHAIN_BYTES_PER_FACTOR * ((rows + cols + k) * k)
+        + kept * (BYTES_PER_KEPT + 8.0 * heldout as f64);
     // Stacking without held-out cells keeps every kept sample's log-likelihood of the LOO cells.
     if matches!(settings.algorithm, Algorithm::Gibbs(_))
         && settings.chains > 1
         && settings.weighting != crate::Weighting::Equal
         && heldout == 0
     {
-        per_chain += 8.0 * kept * cells.min(inference::loo::MAX_LOO_CELLS as f64);
+        let pointwise = 8.0 * kept * cells.min(inference::loo::MAX_LOO_CELLS as f64);
+        per_chain += pointwise;
+        finished += pointwise;
     }
-    let cell_component_sweeps = chains * iterations * cells * k;
-    FitCost {
-        bytes: DATA_BYTES_PER_CELL * cells + chains * per_chain,
-        cell_component_sweeps,
-        core_seconds: cell_component_sweeps * SECONDS_PER_CELL_COMPONENT,
-    }
+    // Each replica of replica exchange is a chain's worth of state.
+    let replicas = settings.replicas.max(1) as f64;
+    ChainMemory { shared: DATA_BYTES_PER_CELL * cells, running: replicas * per_chain, finished }
 }
 
 #[cfg(test)]
@@ -123,15 +205,27 @@ mod tests {
             weighting: crate::Weighting::Equal,
             replicas: 1,
         };
-        let cost = fit_cost(&settings, (10, 10), 0);
+        let four = Machine { threads: 4, available: None };
+        let cost = fit_cost(&settings, (10, 10), 0, four);
         assert!(cost.bytes > 1e20 && cost.bytes.is_finite(), "{}", cost.bytes);
         let small = FitSettings { algorithm: Algorithm::Gibbs(Schedule::new(100, 50, 5).unwrap()), ..settings };
-        let cost = fit_cost(&small, (10, 10), 0);
-        // 40·100 + 4·(120·100 + 160·(25·5) + 10·24) = 4000 + 4·(12000 + 20000 + 240) = 132,960 bytes.
-        assert_eq!(cost.bytes, 132_960.0);
+        let cost = fit_cost(&small, (10, 10), 0, four);
+        // All 4 chains at once: 40·100 + 4·(120·100 + 160·(25·5) + 10·24) = 4000 + 4·(12000 +
+        // 20000 + 240) = 132,960 bytes.
+        assert_eq!((cost.bytes, cost.chains_at_once), (132_960.0, 4));
+        // One at a time: one running chain and three finished ones (16·100 + 20000 + 240 each).
+        assert_eq!(cost.least_bytes, 4000.0 + 32_240.0 + 3.0 * 21_840.0);
+        // Two threads and 120 kB: two at a time (112,160 bytes); 100 kB: one, the least there is.
+        let two = Machine { threads: 2, available: Some(120_000.0) };
+        let cost = fit_cost(&small, (10, 10), 0, two);
+        assert_eq!((cost.bytes, cost.chains_at_once), (4000.0 + 2.0 * 32_240.0 + 2.0 * 21_840.0, 2));
+        let tight = Machine { threads: 4, available: Some(100_000.0) };
+        assert_eq!(fit_cost(&small, (10, 10), 0, tight).chains_at_once, 1);
+        let ample = Machine { threads: 2, available: Some(1e9) };
+        assert_eq!(fit_cost(&small, (10, 10), 0, ample).chains_at_once, 4);
         // The collapsed step: 4 chains × 100 cells × 32 bytes fewer.
         let schedule = Schedule::new(100, 50, 5).unwrap().with_private_step(inference::PrivateStep::Collapsed);
         let collapsed = FitSettings { algorithm: Algorithm::Gibbs(schedule), ..small };
-        assert_eq!(fit_cost(&collapsed, (10, 10), 0).bytes, 132_960.0 - 4.0 * 100.0 * 32.0);
+        assert_eq!(fit_cost(&collapsed, (10, 10), 0, four).bytes, 132_960.0 - 4.0 * 100.0 * 32.0);
     }
 }

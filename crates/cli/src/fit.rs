@@ -248,17 +248,27 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
         },
         replicas: args.replicas,
     };
-    let cost = fit_cost(&settings, data.shape(), data.heldout.len());
-    if let Some(available) = runner::available_memory()
-        && cost.bytes > available
+    let machine = analysis::Machine::this();
+    let cost = fit_cost(&settings, data.shape(), data.heldout.len(), machine);
+    if let Some(available) = machine.available
+        && cost.least_bytes > available
         && !args.allow_memory
     {
         return Err(bad_input(format!(
-            "the fit needs {}, but {} is available; use fewer --chains, --iterations (or a larger --thin), \
+            "the fit needs {} even with one chain at a time, but {} is available; use fewer --chains, --iterations (or a larger --thin), \
              --components or a smaller table, or pass --allow-memory",
-            cost.describe(),
+            runner::bytes_text(cost.least_bytes),
             runner::bytes_text(available)
         )));
+    }
+    let threads_allow = args.chains.min(machine.threads);
+    if cost.chains_at_once < threads_allow && !args.quiet {
+        eprintln!(
+            "note: {} chain(s) at a time (not {threads_allow}), to stay within the {} of memory available; \
+             the results are the same",
+            cost.chains_at_once,
+            machine.available.map_or_else(|| "?".into(), runner::bytes_text)
+        );
     }
     let per_chain = match algorithm {
         Algorithm::Gibbs(s) => s.iterations(),

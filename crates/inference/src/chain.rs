@@ -385,10 +385,15 @@ pub fn run_chain_watching<S: Sampler>(
             break;
         }
     }
+    // The means and sds overwrite the sums they come from (no second copy of a rate per cell).
+    drop(rates);
     let kept = summary.kept_ln_joint.len().max(1) as f64;
-    summary.mean_rates = rate_sums.into_iter().map(|s| s / kept).collect();
-    summary.sd_rates =
-        rate_squares.iter().zip(&summary.mean_rates).map(|(q, m)| (q / kept - m * m).max(0.0).sqrt()).collect();
+    let (mut mean, mut sd) = (rate_sums, rate_squares);
+    for (s, q) in mean.iter_mut().zip(&mut sd) {
+        *s /= kept;
+        *q = (*q / kept - *s * *s).max(0.0).sqrt();
+    }
+    (summary.mean_rates, summary.sd_rates) = (mean, sd);
     for f in &mut factor_sums {
         f.mean.iter_mut().for_each(|s| *s /= kept);
     }

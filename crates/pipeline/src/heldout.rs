@@ -274,8 +274,10 @@ impl runner::Experiment for HeldOutSweep<'_> {
                 h.end_part();
             }
             match &data.input {
-                analysis::Input::Released { values, alphas, .. } => {
-                    values.iter().for_each(|v| h.write(&v.to_le_bytes()));
+                analysis::Input::Released { privatized, alphas, .. } => {
+                    // As 64-bit values, so fingerprints match those made before the fit's data
+                    // kept one 32-bit copy (issue 34).
+                    privatized.values().iter().for_each(|&v| h.write(&i64::from(v).to_le_bytes()));
                     h.end_part();
                     alphas.iter().for_each(|a| h.write(&a.to_bits().to_le_bytes()));
                 }
@@ -575,7 +577,7 @@ impl Loaded for HeldOutManifest {
                 weighting: analysis::Weighting::Equal,
                 replicas: 1,
             };
-            let fit = analysis::fit_cost(&settings, data.shape(), heldout);
+            let fit = analysis::fit_cost(&settings, data.shape(), heldout, analysis::Machine::this());
             let per_k = fits / self.model.components.len() as f64;
             cost.bytes = cost.bytes.max(fit.bytes * (threads as f64).min(fits));
             cost.core_seconds += fit.core_seconds * per_k;

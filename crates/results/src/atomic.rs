@@ -7,21 +7,32 @@ use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` atomically (creating the parent directory).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
+    write_atomic_with(path, |file| file.write_all(bytes).map_err(|e| ResultsError::new(path, e)))
+}
+
+/// Writes `path` atomically from `write`, which streams into a buffered temporary file beside
+/// it: nothing of the output is held in memory, however large. On an error from `write` or the
+/// disk the temporary file is removed and `path` is untouched.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<(), ResultsError>,
+) -> Result<(), ResultsError> {
     let io = |e: std::io::Error| ResultsError::new(path, e);
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(io)?;
     }
     let tmp = temporary_name(path);
     let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+        write(&mut file)?;
+        let file = file.into_inner().map_err(|e| io(e.into_error()))?;
+        file.sync_all().map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result.map_err(io)
+    result
 }
 
 /// `<name>.<pid>.tmp` beside `path`: unique per process, so concurrent shards never share one.

@@ -19,7 +19,7 @@ mod summary;
 mod table;
 mod topics_figure;
 
-pub use atomic::write_atomic;
+pub use atomic::{write_atomic, write_atomic_with};
 pub use checks_figure::{CheckPanel, plot_checks};
 pub use compare::{Comparison, compare_files, is_timing_column};
 pub use ellipses::{EllipsePanel, Gaussian2, plot_ellipses};
@@ -33,7 +33,7 @@ pub use parquet_file::{FileInfo, read_info, read_results, write_results};
 pub use recovery_figure::{GridPanel, PanelGrid, Shading, count_scale, level_scale, plot_panel_grid};
 pub use row::{Coverage, ResultRow, RowDiagnostics, Stacking, TraceDiagnostics, diagnostics_columns, schema};
 pub use summary::{SummaryRow, distinct, mean_sd, summarize, summary_csv, summary_table};
-pub use table::{Values, read_table, write_table};
+pub use table::{Values, for_each_batch, read_table, write_table, write_table_parts};
 pub use topics_figure::{HeatmapText, TopicPanel, plot_heatmaps, plot_topics};
 
 use std::fmt;

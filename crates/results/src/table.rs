@@ -3,7 +3,6 @@
 //! atomically, one row group, no compression, with key–value metadata.
 
 use crate::ResultsError;
-use crate::atomic::write_atomic;
 use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
@@ -42,29 +41,63 @@ impl Values {
 /// columns of other types are skipped. Nulls in a string or integer column are an error naming
 /// the column and row.
 pub fn read_table(path: &Path) -> Result<Vec<(String, Values)>, ResultsError> {
-    use arrow_array::Array;
-    use arrow_array::cast::AsArray;
-    use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type};
+    let mut columns: Vec<(String, Values)> = Vec::new();
+    for_each_batch(path, |_, batch: Vec<(String, Values)>| {
+        if columns.is_empty() {
+            columns = batch;
+        } else {
+            for ((_, all), (_, part)) in columns.iter_mut().zip(batch) {
+                match (all, part) {
+                    (Values::Text(a), Values::Text(p)) => a.extend(p),
+                    (Values::Int(a), Values::Int(p)) => a.extend(p),
+                    (Values::Float(a), Values::Float(p)) => a.extend(p),
+                    _ => unreachable!("every batch has the schema's columns"),
+                }
+            }
+        }
+        Ok::<(), ResultsError>(())
+    })?;
+    Ok(columns)
+}
+
+/// Reads a Parquet file batch by batch (as [`read_table`] converts them), calling `visit` with
+/// the index of the batch's first row and its columns: memory stays one batch (1,024 rows)
+/// however large the file. Every column of a batch has its values; a file without rows calls
+/// `visit` never.
+pub fn for_each_batch<E: From<ResultsError>>(
+    path: &Path,
+    mut visit: impl FnMut(usize, Vec<(String, Values)>) -> Result<(), E>,
+) -> Result<(), E> {
     let file = std::fs::File::open(path).map_err(|e| ResultsError::new(path, e))?;
     let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
         .and_then(|b| b.build())
         .map_err(|e| ResultsError::new(path, e))?;
-    let mut columns: Vec<(String, Values)> = Vec::new();
     let mut offset = 0;
     for batch in reader {
         let batch = batch.map_err(|e| ResultsError::new(path, e))?;
-        let schema = batch.schema();
-        if columns.is_empty() {
-            for field in schema.fields() {
-                let empty = match field.data_type() {
-                    DataType::Utf8 | DataType::LargeUtf8 => Values::Text(Vec::new()),
-                    DataType::Int32 | DataType::Int64 | DataType::UInt32 | DataType::UInt64 => Values::Int(Vec::new()),
-                    DataType::Float32 | DataType::Float64 => Values::Float(Vec::new()),
-                    _ => continue,
-                };
-                columns.push((field.name().clone(), empty));
-            }
-        }
+        let rows = batch.num_rows();
+        visit(offset, batch_columns(path, &batch, offset)?)?;
+        offset += rows;
+    }
+    Ok(())
+}
+
+/// The columns of one batch whose first row is row `offset` of the file (see [`read_table`]).
+fn batch_columns(path: &Path, batch: &RecordBatch, offset: usize) -> Result<Vec<(String, Values)>, ResultsError> {
+    use arrow_array::Array;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type};
+    let mut columns: Vec<(String, Values)> = Vec::new();
+    for field in batch.schema().fields() {
+        let empty = match field.data_type() {
+            DataType::Utf8 | DataType::LargeUtf8 => Values::Text(Vec::new()),
+            DataType::Int32 | DataType::Int64 | DataType::UInt32 | DataType::UInt64 => Values::Int(Vec::new()),
+            DataType::Float32 | DataType::Float64 => Values::Float(Vec::new()),
+            _ => continue,
+        };
+        columns.push((field.name().clone(), empty));
+    }
+    {
         for (name, values) in &mut columns {
             let array = batch
                 .column_by_name(name)
@@ -118,13 +151,40 @@ pub fn read_table(path: &Path) -> Result<Vec<(String, Values)>, ResultsError> {
                 }
             }
         }
-        offset += batch.num_rows();
     }
     Ok(columns)
 }
 
 /// Writes the named columns (all of one length) to `path` atomically.
 pub fn write_table(path: &Path, columns: &[(&str, Values)], metadata: &[(&str, String)]) -> Result<(), ResultsError> {
+    let mut columns = Some(columns.to_vec());
+    write_table_parts(path, metadata, 1, |_| Ok(columns.take().unwrap_or_default()))
+}
+
+/// Writes a table made `parts` parts at a time (at least one): `part(i)` gives part `i`'s named
+/// columns, all of one length, with the names and types of part 0. Each part is written before
+/// the next is made, so memory stays one part and one row group however large the table (the
+/// fit's rates of 10⁸ cells, say). Atomic, as [`write_table`].
+pub fn write_table_parts<'a>(
+    path: &Path,
+    metadata: &[(&str, String)],
+    parts: usize,
+    mut part: impl FnMut(usize) -> Result<Vec<(&'a str, Values)>, ResultsError>,
+) -> Result<(), ResultsError> {
+    let first = batch_of(path, &part(0)?)?;
+    let schema = first.schema();
+    let rest = (1..parts).map(|i| {
+        let batch = batch_of(path, &part(i)?)?;
+        if batch.schema() != schema {
+            return Err(ResultsError::new(path, format!("part {i} has other columns than part 0")));
+        }
+        Ok(batch)
+    });
+    write_batches(path, &schema, std::iter::once(Ok(first)).chain(rest), metadata)
+}
+
+/// One record batch of named columns, all of one length.
+fn batch_of(path: &Path, columns: &[(&str, Values)]) -> Result<RecordBatch, ResultsError> {
     let rows = columns.first().map_or(0, |(_, v)| v.len());
     if let Some((name, v)) = columns.iter().find(|(_, v)| v.len() != rows) {
         return Err(ResultsError::new(path, format!("column {name} has {} values, expected {rows}", v.len())));
@@ -137,24 +197,33 @@ pub fn write_table(path: &Path, columns: &[(&str, Values)], metadata: &[(&str, S
             Values::Float(_) => Field::new(*name, DataType::Float64, true),
         })
         .collect();
-    let schema = Arc::new(Schema::new(fields));
     let arrays: Vec<ArrayRef> = columns
         .iter()
         .map(|(_, v)| -> ArrayRef {
             match v {
-                Values::Text(v) => Arc::new(StringArray::from(v.clone())),
-                Values::Int(v) => Arc::new(Int64Array::from(v.clone())),
-                Values::Float(v) => Arc::new(Float64Array::from(v.clone())),
+                Values::Text(v) => Arc::new(StringArray::from_iter_values(v)),
+                Values::Int(v) => Arc::new(Int64Array::from_iter_values(v.iter().copied())),
+                Values::Float(v) => Arc::new(v.iter().copied().collect::<Float64Array>()),
             }
         })
         .collect();
-    let batch = RecordBatch::try_new(schema, arrays).map_err(|e| ResultsError::new(path, e))?;
-    write_batch(path, &batch, metadata)
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).map_err(|e| ResultsError::new(path, e))
 }
 
-/// Writes one record batch as a Parquet file (one row group, no compression, `metadata` as
-/// key–value pairs of the file and of the Arrow schema, created-by lppf) to `path` atomically.
+/// Writes one record batch as a Parquet file (see [`write_batches`]).
 pub(crate) fn write_batch(path: &Path, batch: &RecordBatch, metadata: &[(&str, String)]) -> Result<(), ResultsError> {
+    write_batches(path, &batch.schema(), std::iter::once(Ok(batch.clone())), metadata)
+}
+
+/// Writes record batches of `schema` as a Parquet file (row groups of up to 2²⁰ rows, no
+/// compression, `metadata` as key–value pairs of the file and of the Arrow schema, created-by
+/// lppf) to `path` atomically, streaming: each batch is encoded as it comes.
+fn write_batches(
+    path: &Path,
+    schema: &arrow_schema::SchemaRef,
+    batches: impl Iterator<Item = Result<RecordBatch, ResultsError>>,
+    metadata: &[(&str, String)],
+) -> Result<(), ResultsError> {
     let pq = |e: parquet::errors::ParquetError| ResultsError::new(path, e);
     let kv = metadata.iter().map(|(k, v)| KeyValue::new(k.to_string(), v.clone())).collect();
     let props = WriterProperties::builder()
@@ -163,15 +232,18 @@ pub(crate) fn write_batch(path: &Path, batch: &RecordBatch, metadata: &[(&str, S
         .build();
     // The same pairs on the Arrow schema, so readers that show the schema's metadata (pyarrow's
     // `read_table(...).schema.metadata`, polars) show the manifest and provenance too.
-    let schema = std::sync::Arc::new(batch.schema().as_ref().clone().with_metadata(
+    let schema = Arc::new(schema.as_ref().clone().with_metadata(
         metadata.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<std::collections::HashMap<_, _>>(),
     ));
-    let batch = batch.clone().with_schema(schema.clone()).map_err(|e| ResultsError::new(path, e))?;
-    let mut bytes = Vec::new();
-    let mut writer = ArrowWriter::try_new(&mut bytes, schema, Some(props)).map_err(pq)?;
-    writer.write(&batch).map_err(pq)?;
-    writer.close().map_err(pq)?;
-    write_atomic(path, &bytes)
+    crate::atomic::write_atomic_with(path, |file| {
+        let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(pq)?;
+        for batch in batches {
+            let batch = batch?.with_schema(schema.clone()).map_err(|e| ResultsError::new(path, e))?;
+            writer.write(&batch).map_err(pq)?;
+        }
+        writer.close().map_err(pq)?;
+        Ok(())
+    })
 }
 
 #[cfg(test)]
@@ -201,6 +273,44 @@ mod tests {
         assert!(eps.is_null(0) && eps.value(1) == 2.5);
         let bad = [("a", Values::Int(vec![1])), ("b", Values::Int(vec![]))];
         assert!(write_table(&path, &bad, &[]).unwrap_err().message.contains("column b"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A table written in parts reads back whole and batch by batch; a part with other columns
+    /// is an error that leaves neither the file nor a temporary one behind.
+    #[test]
+    fn parts_stream_in_and_out() {
+        let dir = std::env::temp_dir().join(format!("table-parts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet");
+        let part = |i: usize| {
+            let n = 1000 + i;
+            Ok(vec![
+                ("label", Values::Text((0..n).map(|j| format!("{i}-{j}")).collect())),
+                ("value", Values::Int((0..n as i64).collect())),
+            ])
+        };
+        write_table_parts(&path, &[], 3, part).unwrap();
+        let whole = read_table(&path).unwrap();
+        assert_eq!(whole[0].1.len(), 3003);
+        assert_eq!(
+            whole[0].1,
+            Values::Text((0..3).flat_map(|i| (0..1000 + i).map(move |j| format!("{i}-{j}"))).collect())
+        );
+        let (mut rows, mut batches) = (0, 0);
+        for_each_batch(&path, |offset, columns| {
+            assert_eq!(offset, rows);
+            rows += columns[1].1.len();
+            batches += 1;
+            Ok::<(), ResultsError>(())
+        })
+        .unwrap();
+        assert_eq!((rows, batches > 1), (3003, true));
+        let bad = dir.join("bad.parquet");
+        let mismatch = |i: usize| Ok(vec![(if i == 0 { "a" } else { "b" }, Values::Int(vec![1]))]);
+        assert!(write_table_parts(&bad, &[], 2, mismatch).unwrap_err().message.contains("part 1"));
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("t.parquet")]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

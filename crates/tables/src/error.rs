@@ -18,7 +18,7 @@ impl TableError {
         Self { file: file.to_path_buf(), place: String::new(), message: message.to_string() }
     }
 
-    pub(crate) fn at(file: &Path, place: &str, message: impl fmt::Display) -> Self {
+    pub(crate) fn at(file: &Path, place: impl fmt::Display, message: impl fmt::Display) -> Self {
         Self { file: file.to_path_buf(), place: place.to_string(), message: message.to_string() }
     }
 }

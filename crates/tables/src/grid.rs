@@ -1,7 +1,8 @@
 //! A data holder's counts as a labelled grid.
 
+use crate::cells::Cells;
 use crate::error::TableError;
-use crate::records::read_records;
+use crate::records::{Place, for_each_record, read_records};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -109,7 +110,7 @@ impl GridLabels {
 pub fn read_labels(path: &Path) -> Result<Labels, TableError> {
     let records = read_records(path, &["label"])?;
     let mut labels = Labels::default();
-    for (place, record) in records.places.iter().zip(&records.rows) {
+    for (place, record) in &records {
         let label = &record[0];
         if label.is_empty() {
             return Err(TableError::at(path, place, "empty `label`"));
@@ -124,25 +125,44 @@ pub fn read_labels(path: &Path) -> Result<Labels, TableError> {
     Ok(labels)
 }
 
-/// The labels of `found` (in any order, repeated), sorted and distinct.
-fn sorted_labels<'a>(found: impl Iterator<Item = &'a String>) -> Labels {
-    let mut names: Vec<String> = found.cloned().collect::<std::collections::BTreeSet<_>>().into_iter().collect();
-    names.shrink_to_fit();
-    Labels::from_names(names)
+/// `labels` sorted (byte order), and where each old index went.
+fn sorted(labels: Labels) -> (Labels, Vec<usize>) {
+    let mut order: Vec<usize> = (0..labels.len()).collect();
+    order.sort_unstable_by(|&a, &b| labels.names[a].cmp(&labels.names[b]));
+    let mut moved = vec![0; labels.len()];
+    for (new, &old) in order.iter().enumerate() {
+        moved[old] = new;
+    }
+    let mut names = labels.names;
+    let sorted = Labels::from_names(order.iter().map(|&i| std::mem::take(&mut names[i])));
+    (sorted, moved)
 }
 
 /// Reads `row,col,count` from `path` onto a grid: the stated labels of `given` (a cell with a
 /// label outside them is an error naming its line), else the distinct `row` × distinct `col`
 /// labels of the file **sorted**, or with `square` (a network) the sorted union of all labels on
 /// both axes. So the same counts give the same grid whatever the order of the lines and whether
-/// zero cells are listed or implied (provided the label set is the same).
+/// zero cells are listed or implied (provided the label set is the same). Streams the file:
+/// memory is the grid and 16 bytes per listed cell.
 /// Errors: a missing column, an empty label, a count that is not an integer in [0, [`MAX_COUNT`]],
 /// a cell listed twice, an empty table without stated labels, a grid above [`MAX_CELLS`].
 pub fn read_counts(path: &Path, square: bool, given: &GridLabels) -> Result<CountTable, TableError> {
-    let records = read_records(path, &["row", "col", "count"])?;
-    let mut counts_read: Vec<u64> = Vec::with_capacity(records.rows.len());
-    for (place, record) in records.places.iter().zip(&records.rows) {
-        let (r, c, count) = (&record[0], &record[1], &record[2]);
+    let (mut rows, fixed_rows) = (given.rows.clone().unwrap_or_default(), given.rows.is_some());
+    let given_cols = if square { None } else { given.cols.as_ref() };
+    let (mut cols, fixed_cols) = (given_cols.cloned().unwrap_or_default(), given_cols.is_some());
+    let mut cells = Cells::<u64>::new();
+    // On a network both labels are looked up (and new ones added) on the one axis `rows`.
+    let place_label = |labels: &mut Labels, fixed: bool, axis: &str, label: &str, place: Place| match labels.get(label)
+    {
+        Some(i) => Ok(i),
+        None if fixed => {
+            let axis = if square { "network" } else { axis };
+            Err(TableError::at(path, place, format!("the {axis} label {label:?} is not in the stated {axis} labels")))
+        }
+        None => Ok(labels.intern(label)),
+    };
+    for_each_record(path, &["row", "col", "count"], |place, record| {
+        let (r, c, count) = (record[0], record[1], record[2]);
         for (field, label) in [("row", r), ("col", c)] {
             if label.is_empty() {
                 return Err(TableError::at(path, place, format!("empty `{field}` label")));
@@ -155,41 +175,38 @@ pub fn read_counts(path: &Path, square: bool, given: &GridLabels) -> Result<Coun
                 format!("({r}, {c}): count {count:?} is not allowed: it must be an integer from 0 to {MAX_COUNT}"),
             )
         })?;
-        counts_read.push(count);
-    }
-    if records.rows.is_empty() && !given.complete(square) {
+        let i = place_label(&mut rows, fixed_rows, "row", r, place)?;
+        let j = if square {
+            place_label(&mut rows, fixed_rows, "row", c, place)?
+        } else {
+            place_label(&mut cols, fixed_cols, "column", c, place)?
+        };
+        cells.push((i, j), count).map_err(|_| {
+            TableError::at(path, place, format!("the cell ({r}, {c}) is listed twice; list each cell once"))
+        })?;
+        // A grid above the bound is refused as soon as its labels pass it, before it is allocated.
+        let width = if square { rows.len() } else { cols.len() };
+        check_grid(path, rows.len(), width)?;
+        Ok(())
+    })?;
+    if cells.len() == 0 && !given.complete(square) {
         return Err(TableError::file(path, "no cells: expected a header row,col,count and at least one line"));
     }
-    let found_rows = records.rows.iter().map(|r| &r[0]);
-    let rows = match &given.rows {
-        Some(labels) => labels.clone(),
-        None if square => sorted_labels(found_rows.chain(records.rows.iter().map(|r| &r[1]))),
-        None => sorted_labels(found_rows),
+    let (rows, row_moved) = if fixed_rows {
+        let n = rows.len();
+        (rows, (0..n).collect())
+    } else {
+        sorted(rows)
     };
-    let cols = match (&given.cols, square) {
-        (_, true) => rows.clone(),
-        (Some(labels), false) => labels.clone(),
-        (None, false) => sorted_labels(records.rows.iter().map(|r| &r[1])),
-    };
-    let n = check_grid(path, rows.len(), cols.len())?;
-    let mut counts = vec![0u64; n];
-    let mut seen = vec![false; n];
-    for ((record, count), place) in records.rows.iter().zip(counts_read).zip(&records.places) {
-        let (r, c) = (&record[0], &record[1]);
-        let outside = |axis: &str, label: &str| {
-            TableError::at(path, place, format!("the {axis} label {label:?} is not in the stated {axis} labels"))
-        };
-        let i = rows.get(r).ok_or_else(|| outside(if square { "network" } else { "row" }, r))?;
-        let j = cols.get(c).ok_or_else(|| outside(if square { "network" } else { "column" }, c))?;
-        let cell = i * cols.len() + j;
-        if std::mem::replace(&mut seen[cell], true) {
-            return Err(TableError::at(
-                path,
-                place,
-                format!("the cell ({r}, {c}) is listed twice; list each cell once"),
-            ));
+    let (cols, col_moved) = match (square, fixed_cols) {
+        (true, _) => (rows.clone(), row_moved.clone()),
+        (false, true) => {
+            let n = cols.len();
+            (cols, (0..n).collect())
         }
-        counts[cell] = count;
-    }
+        (false, false) => sorted(cols),
+    };
+    check_grid(path, rows.len(), cols.len())?;
+    let counts = cells.into_grid((rows.len(), cols.len()), Some((&row_moved, &col_moved)));
     Ok(CountTable { rows, cols, counts })
 }

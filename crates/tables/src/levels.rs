@@ -25,8 +25,8 @@ pub fn read_levels(path: &Path) -> Result<Vec<(String, Level)>, TableError> {
         ),
     };
     let mut seen = crate::Labels::default();
-    let mut levels = Vec::with_capacity(records.rows.len());
-    for (place, record) in records.places.iter().zip(&records.rows) {
+    let mut levels = Vec::with_capacity(records.len());
+    for (place, record) in &records {
         let (row, text) = (&record[0], &record[1]);
         let value: f64 = text.parse().unwrap_or(f64::NAN);
         let level = if epsilon {

@@ -13,6 +13,7 @@
 //! Errors name the file, the line (CSV) or row (Parquet), the field, the value and what is
 //! allowed. Output files are written atomically.
 
+mod cells;
 mod commit;
 mod error;
 mod grid;

@@ -2,24 +2,57 @@
 
 use crate::error::TableError;
 use results::Values;
+use std::fmt;
 use std::path::Path;
 
-/// The requested columns, row by row, with each row's place (`line N` / `row N`).
-pub(crate) struct Records {
-    pub places: Vec<String>,
-    /// `rows[i][j]`: column `j` of the request in record `i`.
-    pub rows: Vec<Vec<String>>,
+/// Where a record is, for messages: `line N` of a CSV (the header is line 1) or `row N` of a
+/// Parquet file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Place {
+    Line(u64),
+    Row(usize),
 }
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Line(n) => write!(f, "line {n}"),
+            Place::Row(n) => write!(f, "row {n}"),
+        }
+    }
+}
+
+/// The most columns a caller asks for (`row,col,count`).
+const MAX_WANTED: usize = 3;
 
 /// Whether `path` is read and written as Parquet (its name ends in `.parquet`).
 pub(crate) fn is_parquet(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
 }
 
-/// Reads the columns `wanted` (by header name, case-sensitive) of `path`. A missing column is an
-/// error naming the columns the file has.
-pub(crate) fn read_records(path: &Path, wanted: &[&str]) -> Result<Records, TableError> {
-    if is_parquet(path) { read_parquet(path, wanted) } else { read_csv(path, wanted) }
+/// Calls `visit` with the place and the columns `wanted` (by header name, case-sensitive) of
+/// every record of `path`, streaming: memory stays one record (CSV) or one batch (Parquet)
+/// however large the file. A missing column is an error naming the columns the file has.
+pub(crate) fn for_each_record(
+    path: &Path,
+    wanted: &[&str],
+    visit: impl FnMut(Place, &[&str]) -> Result<(), TableError>,
+) -> Result<(), TableError> {
+    if wanted.len() > MAX_WANTED {
+        return Err(TableError::file(path, format!("at most {MAX_WANTED} columns can be read at once")));
+    }
+    if is_parquet(path) { parquet_records(path, wanted, visit) } else { csv_records(path, wanted, visit) }
+}
+
+/// The columns `wanted` of every record of a small file (labels, levels): [`for_each_record`]
+/// collected.
+pub(crate) fn read_records(path: &Path, wanted: &[&str]) -> Result<Vec<(Place, Vec<String>)>, TableError> {
+    let mut records = Vec::new();
+    for_each_record(path, wanted, |place, fields| {
+        records.push((place, fields.iter().map(|f| f.to_string()).collect()));
+        Ok(())
+    })?;
+    Ok(records)
 }
 
 /// A header that names a column twice (`row,col,count,count`): which one is meant is not for lppf
@@ -49,7 +82,11 @@ fn missing(path: &Path, column: &str, found: &[String]) -> TableError {
     )
 }
 
-fn read_csv(path: &Path, wanted: &[&str]) -> Result<Records, TableError> {
+fn csv_records(
+    path: &Path,
+    wanted: &[&str],
+    mut visit: impl FnMut(Place, &[&str]) -> Result<(), TableError>,
+) -> Result<(), TableError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .trim(csv::Trim::All)
@@ -66,34 +103,60 @@ fn read_csv(path: &Path, wanted: &[&str]) -> Result<Records, TableError> {
         .iter()
         .map(|w| header.iter().position(|h| h == w).ok_or_else(|| missing(path, w, &header)))
         .collect::<Result<_, _>>()?;
-    let (mut places, mut rows) = (Vec::new(), Vec::new());
-    for record in reader.records() {
-        let record = record.map_err(|e| {
-            let place = e.position().map(|p| format!("line {}", p.line())).unwrap_or_default();
-            TableError::at(path, &place, e)
-        })?;
-        let place = format!("line {}", record.position().map_or(0, |p| p.line()));
-        rows.push(index.iter().map(|&i| record.get(i).unwrap_or_default().to_string()).collect());
-        places.push(place);
+    let mut record = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => return Ok(()),
+            Ok(true) => {}
+            Err(e) => {
+                let place = e.position().map(|p| Place::Line(p.line()).to_string()).unwrap_or_default();
+                return Err(TableError::at(path, &place, e));
+            }
+        }
+        let place = Place::Line(record.position().map_or(0, |p| p.line()));
+        let mut fields = [""; MAX_WANTED];
+        for (f, &i) in fields.iter_mut().zip(&index) {
+            *f = record.get(i).unwrap_or_default();
+        }
+        visit(place, &fields[..index.len()])?;
     }
-    Ok(Records { places, rows })
 }
 
-fn read_parquet(path: &Path, wanted: &[&str]) -> Result<Records, TableError> {
-    let columns = results::read_table(path)?;
-    let names: Vec<String> = columns.iter().map(|(n, _)| n.clone()).collect();
-    check_unique(path, &names)?;
-    let mut picked = Vec::with_capacity(wanted.len());
-    for w in wanted {
-        let (_, values) = columns.iter().find(|(n, _)| n == w).ok_or_else(|| missing(path, w, &names))?;
-        let text: Vec<String> = match values {
-            Values::Text(v) => v.clone(),
-            Values::Int(v) => v.iter().map(i64::to_string).collect(),
-            Values::Float(v) => v.iter().map(|x| x.map_or(String::new(), |x| x.to_string())).collect(),
-        };
-        picked.push(text);
+fn parquet_records(
+    path: &Path,
+    wanted: &[&str],
+    mut visit: impl FnMut(Place, &[&str]) -> Result<(), TableError>,
+) -> Result<(), TableError> {
+    let mut text: Vec<Vec<String>> = Vec::with_capacity(wanted.len());
+    let mut any = false;
+    results::for_each_batch(path, |offset, mut columns| {
+        let names: Vec<String> = columns.iter().map(|(n, _)| n.clone()).collect();
+        if !any {
+            check_unique(path, &names)?;
+            any = true;
+        }
+        text.clear();
+        for w in wanted {
+            let i = names.iter().position(|n| n == w).ok_or_else(|| missing(path, w, &names))?;
+            text.push(match std::mem::replace(&mut columns[i].1, Values::Int(Vec::new())) {
+                Values::Text(v) => v,
+                Values::Int(v) => v.iter().map(i64::to_string).collect(),
+                Values::Float(v) => v.iter().map(|x| x.map_or(String::new(), |x| x.to_string())).collect(),
+            });
+        }
+        let n = text.first().map_or(0, Vec::len);
+        for i in 0..n {
+            let mut fields = [""; MAX_WANTED];
+            for (f, column) in fields.iter_mut().zip(&text) {
+                *f = column[i].as_str();
+            }
+            visit(Place::Row(offset + i + 1), &fields[..wanted.len()])?;
+        }
+        Ok::<(), TableError>(())
+    })?;
+    // A file without rows: its columns are not read, as before (the first wanted one is named).
+    match wanted.first() {
+        Some(w) if !any => Err(missing(path, w, &[])),
+        _ => Ok(()),
     }
-    let n = picked.first().map_or(0, Vec::len);
-    let rows = (0..n).map(|i| picked.iter().map(|c| c[i].clone()).collect()).collect();
-    Ok(Records { places: (1..=n).map(|i| format!("row {i}")).collect(), rows })
 }

@@ -1,8 +1,9 @@
 //! Released values `row,col,value`: every cell of the grid, once.
 
+use crate::cells::Cells;
 use crate::error::TableError;
 use crate::grid::{CountTable, Labels, check_grid};
-use crate::records::{is_parquet, read_records};
+use crate::records::{for_each_record, is_parquet};
 use results::{Values, write_table};
 use std::path::Path;
 
@@ -15,19 +16,28 @@ pub struct ReleasedTable {
 }
 
 impl ReleasedTable {
+    /// Whether both axes hold the same labels (a network), in any order.
+    pub fn is_square(&self) -> bool {
+        self.cols.len() == self.rows.len() && self.rows.names.iter().all(|r| self.cols.get(r).is_some())
+    }
+
     /// The same table with its columns in the order of its rows, when both axes hold the same
-    /// labels (a network); `None` otherwise.
-    pub fn as_square(&self) -> Option<ReleasedTable> {
-        let n = self.rows.len();
-        if self.cols.len() != n {
+    /// labels (a network); `None` otherwise. Already in that order (as `lppf privatize --square`
+    /// writes it), the values are not copied.
+    pub fn into_square(self) -> Option<ReleasedTable> {
+        if !self.is_square() {
             return None;
         }
-        let order: Vec<usize> = self.rows.names.iter().map(|r| self.cols.get(r)).collect::<Option<_>>()?;
+        if self.rows == self.cols {
+            return Some(self);
+        }
+        let n = self.rows.len();
+        let order: Vec<usize> = self.rows.names.iter().filter_map(|r| self.cols.get(r)).collect();
         let mut values = Vec::with_capacity(n * n);
         for i in 0..n {
             values.extend(order.iter().map(|&j| self.values[i * n + j]));
         }
-        Some(ReleasedTable { rows: self.rows.clone(), cols: self.rows.clone(), values })
+        Some(ReleasedTable { cols: self.rows.clone(), rows: self.rows, values })
     }
 }
 
@@ -77,43 +87,41 @@ fn write_cells(
 }
 
 /// Reads `row,col,value`: labels in order of first appearance; every cell of the grid must
-/// appear exactly once (a missing cell or one listed twice is an error naming it).
+/// appear exactly once (a missing cell or one listed twice is an error naming it). Streams the
+/// file: memory is the grid's values, plus 8 bytes a cell when the lines are not in row-major
+/// order ([`write_released`] writes them in order).
 pub fn read_released(path: &Path) -> Result<ReleasedTable, TableError> {
-    let records = read_records(path, &["row", "col", "value"])?;
     let (mut rows, mut cols) = (Labels::default(), Labels::default());
-    let mut cells = Vec::with_capacity(records.rows.len());
-    for (place, record) in records.places.iter().zip(&records.rows) {
+    let mut cells = Cells::<i64>::new();
+    for_each_record(path, &["row", "col", "value"], |place, record| {
         let value: i64 = record[2].parse().map_err(|_| {
             TableError::at(path, place, format!("value {:?} is not allowed: it must be an integer", record[2]))
         })?;
-        cells.push((rows.intern(&record[0]), cols.intern(&record[1]), value));
-    }
-    if cells.is_empty() {
+        let (r, c) = (record[0], record[1]);
+        cells
+            .push((rows.intern(r), cols.intern(c)), value)
+            .map_err(|_| TableError::at(path, place, format!("the cell ({r}, {c}) is listed twice")))?;
+        // Refused as soon as the labels pass the bound, before the grid is allocated.
+        check_grid(path, rows.len(), cols.len())?;
+        Ok(())
+    })?;
+    if cells.len() == 0 {
         return Err(TableError::file(path, "no cells: expected a header row,col,value and one line per cell"));
     }
     let n = check_grid(path, rows.len(), cols.len())?;
-    let mut values = vec![0i64; n];
-    let mut seen = vec![false; n];
-    for ((i, j, value), place) in cells.into_iter().zip(&records.places) {
-        let cell = i * cols.len() + j;
-        if std::mem::replace(&mut seen[cell], true) {
-            let (r, c) = (&rows.names[i], &cols.names[j]);
-            return Err(TableError::at(path, place, format!("the cell ({r}, {c}) is listed twice")));
-        }
-        values[cell] = value;
-    }
-    if let Some(cell) = seen.iter().position(|s| !s) {
-        let (r, c) = (&rows.names[cell / cols.len()], &cols.names[cell % cols.len()]);
-        let missing = seen.iter().filter(|s| !**s).count();
+    if let Some((i, j)) = cells.first_missing(rows.len(), cols.len()) {
+        let (r, c) = (&rows.names[i], &cols.names[j]);
         return Err(TableError::file(
             path,
             format!(
-                "{missing} cells of the {} × {} grid are missing, e.g. ({r}, {c}); a release lists every cell",
+                "{} cells of the {} × {} grid are missing, e.g. ({r}, {c}); a release lists every cell",
+                n - cells.len(),
                 rows.len(),
                 cols.len()
             ),
         ));
     }
+    let values = cells.into_grid((rows.len(), cols.len()), None);
     Ok(ReleasedTable { rows, cols, values })
 }
 
@@ -139,6 +147,44 @@ mod tests {
             write_released(&path, &released).unwrap();
             assert_eq!(read_released(&path).unwrap(), released, "{ext}");
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A release read in any line order gives the same table; a cell listed twice names its line
+    /// (CSV) or row (Parquet); a missing cell is named by its labels.
+    #[test]
+    fn releases_read_in_any_order_and_name_bad_lines() {
+        let dir = std::env::temp_dir().join(format!("lppf-released-order-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let ordered = write("ordered.csv", "row,col,value\na,x,1\na,y,-2\nb,x,3\nb,y,0\n");
+        let shuffled = write("shuffled.csv", "row,col,value\nb,y,0\na,x,1\nb,x,3\na,y,-2\n");
+        let (a, b) = (read_released(&ordered).unwrap(), read_released(&shuffled).unwrap());
+        assert_eq!(a.values, vec![1, -2, 3, 0]);
+        // Labels in order of first appearance: b, a and y, x.
+        assert_eq!(
+            (b.rows.names.clone(), b.values.clone()),
+            (vec!["b".to_string(), "a".to_string()], vec![0, 3, -2, 1])
+        );
+        let twice = write("twice.csv", "row,col,value\na,x,1\na,y,2\nb,x,3\na,x,4\nb,y,0\n");
+        let e = read_released(&twice).unwrap_err();
+        assert_eq!((e.place.as_str(), e.message.as_str()), ("line 5", "the cell (a, x) is listed twice"));
+        let missing = write("missing.csv", "row,col,value\na,x,1\nb,y,0\na,y,2\n");
+        let e = read_released(&missing).unwrap_err();
+        assert!(e.message.starts_with("1 cells of the 2 × 2 grid are missing, e.g. (b, x)"), "{}", e.message);
+        let parquet = dir.join("twice.parquet");
+        let labels = |v: &[&str]| Values::Text(v.iter().map(|s| s.to_string()).collect());
+        let columns = [
+            ("row", labels(&["a", "a", "a"])),
+            ("col", labels(&["x", "y", "x"])),
+            ("value", Values::Int(vec![1, 2, 3])),
+        ];
+        write_table(&parquet, &columns, &[]).unwrap();
+        assert_eq!(read_released(&parquet).unwrap_err().place, "row 3");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
