@@ -496,16 +496,19 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         })
         .collect();
     let assignments = posteriors.iter().flat_map(|p| p.kept_assignments.iter().cloned()).collect();
-    // Each chain's own means and sds, kept only to re-pool them by stacking.
+    let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
+    let mut pooled = inference::pool(posteriors);
+    let assessment = inference::convergence::assess_pooled(&pooled);
+    // Each chain's own means and sds, kept only to re-pool them by stacking: moved out of the
+    // chains (which need them no more), not copied.
     let moments: Vec<ChainMoments> = match settings.weighting {
-        Weighting::Stacking | Weighting::Auto => {
-            posteriors.iter().map(|p| (p.mean_rates.clone(), p.sd_rates.clone().unwrap_or_default())).collect()
-        }
+        Weighting::Stacking | Weighting::Auto => pooled
+            .chains
+            .iter_mut()
+            .map(|p| (std::mem::take(&mut p.mean_rates), p.sd_rates.take().unwrap_or_default()))
+            .collect(),
         Weighting::Equal => Vec::new(),
     };
-    let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
-    let pooled = inference::pool(posteriors);
-    let assessment = inference::convergence::assess_pooled(&pooled);
     let weights = match gibbs {
         true => vec![1.0 / traces.len() as f64; traces.len()],
         false => (0..traces.len()).map(|c| if c == pooled.best { 1.0 } else { 0.0 }).collect(),
@@ -683,7 +686,8 @@ mod tests {
         let counts: Vec<u32> = (0..rows * cols).map(|n| (n % 4) as u32).collect();
         let alpha = 0.4;
         let released =
-            mechanism::privatize(&counts, rows, cols, mechanism::Noise::Scalar(alpha), &mut Streams::new(3).rng()).unwrap();
+            mechanism::privatize(&counts, rows, cols, mechanism::Noise::Scalar(alpha), &mut Streams::new(3).rng())
+                .unwrap();
         let labels = |prefix: &str, n: usize| tables::Labels::from_names((0..n).map(|i| format!("{prefix}{i}")));
         let data = FitData {
             file: "simulated".into(),

@@ -172,26 +172,21 @@ pub fn write_outputs(
     // cells), so its memory stays small however large the grid.
     let sd = result.sd_rates.as_ref();
     let rows_per_part = ((1 << 18) / cols.max(1)).max(1);
-    write_table_parts(
-        &dir.join("rates.parquet"),
-        &[("lppf.method", settings.method.name().to_string())],
-        rows.div_ceil(rows_per_part),
-        |part| {
-            let first = part * rows_per_part * cols;
-            let end = ((part + 1) * rows_per_part).min(rows) * cols;
-            let cells: Vec<usize> = (first..end).filter(|&n| data.is_modelled(n)).collect();
-            Ok(vec![
-                ("row", Values::Text(cells.iter().map(|&n| data.rows.names[n / cols].clone()).collect())),
-                ("col", Values::Text(cells.iter().map(|&n| data.cols.names[n % cols].clone()).collect())),
-                ("mean", Values::Float(cells.iter().map(|&n| Some(result.mean_rates[n])).collect())),
-                ("sd", Values::Float(cells.iter().map(|&n| sd.map(|s| s[n])).collect())),
-                (
-                    "heldout",
-                    Values::Int(cells.iter().map(|n| i64::from(data.heldout.binary_search(n).is_ok())).collect()),
-                ),
-            ])
-        },
-    )?;
+    write_table_parts(&dir.join("rates.parquet"), &[("lppf.method", settings.method.name().to_string())], |part| {
+        if part > 0 && part * rows_per_part >= rows {
+            return Ok(None);
+        }
+        let first = (part * rows_per_part).min(rows) * cols;
+        let end = ((part + 1) * rows_per_part).min(rows) * cols;
+        let cells: Vec<usize> = (first..end).filter(|&n| data.is_modelled(n)).collect();
+        Ok(Some(vec![
+            ("row", Values::Text(cells.iter().map(|&n| data.rows.names[n / cols].clone()).collect())),
+            ("col", Values::Text(cells.iter().map(|&n| data.cols.names[n % cols].clone()).collect())),
+            ("mean", Values::Float(cells.iter().map(|&n| Some(result.mean_rates[n])).collect())),
+            ("sd", Values::Float(cells.iter().map(|&n| sd.map(|s| s[n])).collect())),
+            ("heldout", Values::Int(cells.iter().map(|n| i64::from(data.heldout.binary_search(n).is_ok())).collect())),
+        ]))
+    })?;
     // factors.parquet: tidy (matrix, label, component, value).
     let (mut matrix, mut labels, mut component, mut value) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (m, layout) in result.factors.iter().zip(settings.model.factors()) {

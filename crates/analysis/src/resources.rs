@@ -6,15 +6,21 @@
 use crate::chains::FitSettings;
 use inference::Algorithm;
 
+// The per-cell constants below were measured (issue 34, BENCHMARKS.md "Memory per cell"): peak
+// RSS of private topic fits of a 10⁷-cell release, 2 chains on 1 and 2 threads, gave 13–21
+// bytes a cell shared, 75 a running chain (40 with the collapsed step; 24 more with the
+// negative binomial) and 16 a finished one. Each constant is that measurement rounded up by a
+// tenth or more.
+
 /// Bytes per cell of one data set: its counts (4), rates (8) or released values (4), the missing
 /// mask (1), the values as read (8, until the fit starts), and the pooled means and sds (16).
-pub const DATA_BYTES_PER_CELL: f64 = 40.0;
+pub const DATA_BYTES_PER_CELL: f64 = 24.0;
 /// Bytes per cell a chain keeps once it has finished: its posterior mean and sd of every rate.
 const FINISHED_BYTES_PER_CELL: f64 = 16.0;
-/// Bytes per cell of one running chain: the sampler's counts and the private step's auxiliaries,
-/// the chain's rate buffers (rates, sums, squares), the posterior mean and sd (and, in a sweep,
-/// the calibration targets and ranks).
-const CHAIN_BYTES_PER_CELL: f64 = 120.0;
+/// Bytes per cell of one running chain: the sampler's counts, released values, level classes
+/// and rates, the private step's auxiliaries, and the chain's rate buffers (rates, sums,
+/// squares; in a sweep also the calibration targets and ranks).
+const CHAIN_BYTES_PER_CELL: f64 = 84.0;
 /// Of those, the augmented private step's noise auxiliaries, which the collapsed step does not hold.
 const AUXILIARY_BYTES_PER_CELL: f64 = 32.0;
 /// Bytes per factor value of one chain: the factors, their running means, the best sample and
@@ -210,22 +216,22 @@ mod tests {
         assert!(cost.bytes > 1e20 && cost.bytes.is_finite(), "{}", cost.bytes);
         let small = FitSettings { algorithm: Algorithm::Gibbs(Schedule::new(100, 50, 5).unwrap()), ..settings };
         let cost = fit_cost(&small, (10, 10), 0, four);
-        // All 4 chains at once: 40·100 + 4·(120·100 + 160·(25·5) + 10·24) = 4000 + 4·(12000 +
-        // 20000 + 240) = 132,960 bytes.
-        assert_eq!((cost.bytes, cost.chains_at_once), (132_960.0, 4));
+        // All 4 chains at once: 24·100 + 4·(84·100 + 160·(25·5) + 10·24) = 2400 + 4·(8400 +
+        // 20000 + 240) = 116,960 bytes.
+        assert_eq!((cost.bytes, cost.chains_at_once), (116_960.0, 4));
         // One at a time: one running chain and three finished ones (16·100 + 20000 + 240 each).
-        assert_eq!(cost.least_bytes, 4000.0 + 32_240.0 + 3.0 * 21_840.0);
-        // Two threads and 120 kB: two at a time (112,160 bytes); 100 kB: one, the least there is.
-        let two = Machine { threads: 2, available: Some(120_000.0) };
+        assert_eq!(cost.least_bytes, 2400.0 + 28_640.0 + 3.0 * 21_840.0);
+        // Two threads and 110 kB: two at a time (102,560 bytes); 95 kB: one, the least there is.
+        let two = Machine { threads: 2, available: Some(110_000.0) };
         let cost = fit_cost(&small, (10, 10), 0, two);
-        assert_eq!((cost.bytes, cost.chains_at_once), (4000.0 + 2.0 * 32_240.0 + 2.0 * 21_840.0, 2));
-        let tight = Machine { threads: 4, available: Some(100_000.0) };
+        assert_eq!((cost.bytes, cost.chains_at_once), (2400.0 + 2.0 * 28_640.0 + 2.0 * 21_840.0, 2));
+        let tight = Machine { threads: 4, available: Some(95_000.0) };
         assert_eq!(fit_cost(&small, (10, 10), 0, tight).chains_at_once, 1);
         let ample = Machine { threads: 2, available: Some(1e9) };
         assert_eq!(fit_cost(&small, (10, 10), 0, ample).chains_at_once, 4);
         // The collapsed step: 4 chains × 100 cells × 32 bytes fewer.
         let schedule = Schedule::new(100, 50, 5).unwrap().with_private_step(inference::PrivateStep::Collapsed);
         let collapsed = FitSettings { algorithm: Algorithm::Gibbs(schedule), ..small };
-        assert_eq!(fit_cost(&collapsed, (10, 10), 0, four).bytes, 132_960.0 - 4.0 * 100.0 * 32.0);
+        assert_eq!(fit_cost(&collapsed, (10, 10), 0, four).bytes, 116_960.0 - 4.0 * 100.0 * 32.0);
     }
 }

@@ -255,20 +255,24 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
         && !args.allow_memory
     {
         return Err(bad_input(format!(
-            "the fit needs {} even with one chain at a time, but {} is available; use fewer --chains, --iterations (or a larger --thin), \
+            "the fit needs {} of memory even with one chain at a time, but {} is available; use fewer --chains, --iterations (or a larger --thin), \
              --components or a smaller table, or pass --allow-memory",
             runner::bytes_text(cost.least_bytes),
             runner::bytes_text(available)
         )));
     }
-    let threads_allow = args.chains.min(machine.threads);
-    if cost.chains_at_once < threads_allow && !args.quiet {
-        eprintln!(
-            "note: {} chain(s) at a time (not {threads_allow}), to stay within the {} of memory available; \
-             the results are the same",
-            cost.chains_at_once,
-            machine.available.map_or_else(|| "?".into(), runner::bytes_text)
-        );
+    if !args.quiet {
+        let (rows, cols) = data.shape();
+        let at_a_time = if cost.chains_at_once < args.chains.min(machine.threads) {
+            format!(
+                "{} at a time, to stay within the {} of memory available (the results are the same)",
+                cost.chains_at_once,
+                machine.available.map_or_else(|| "?".into(), runner::bytes_text)
+            )
+        } else {
+            format!("on {} threads", machine.threads)
+        };
+        eprintln!("fitting {rows} × {cols} cells, {} chains {at_a_time}: {}", args.chains, cost.describe());
     }
     let per_chain = match algorithm {
         Algorithm::Gibbs(s) => s.iterations(),

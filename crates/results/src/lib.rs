@@ -47,7 +47,8 @@ pub struct ResultsError {
 }
 
 impl ResultsError {
-    pub(crate) fn new(file: &Path, e: impl fmt::Display) -> Self {
+    /// `file` and what is wrong with it.
+    pub fn new(file: &Path, e: impl fmt::Display) -> Self {
         Self { file: file.to_path_buf(), message: e.to_string() }
     }
 }

@@ -158,27 +158,32 @@ fn batch_columns(path: &Path, batch: &RecordBatch, offset: usize) -> Result<Vec<
 /// Writes the named columns (all of one length) to `path` atomically.
 pub fn write_table(path: &Path, columns: &[(&str, Values)], metadata: &[(&str, String)]) -> Result<(), ResultsError> {
     let mut columns = Some(columns.to_vec());
-    write_table_parts(path, metadata, 1, |_| Ok(columns.take().unwrap_or_default()))
+    write_table_parts(path, metadata, |_| Ok(columns.take()))
 }
 
-/// Writes a table made `parts` parts at a time (at least one): `part(i)` gives part `i`'s named
-/// columns, all of one length, with the names and types of part 0. Each part is written before
-/// the next is made, so memory stays one part and one row group however large the table (the
-/// fit's rates of 10⁸ cells, say). Atomic, as [`write_table`].
+/// Writes a table made part by part: `part(i)` gives part `i`'s named columns, all of one
+/// length, with the names and types of part 0, or `None` after the last part (part 0 is
+/// required: it gives the columns). Each part is written before the next is made, so memory
+/// stays one part and one row group however large the table (the fit's rates of 10⁸ cells,
+/// say). Atomic, as [`write_table`].
 pub fn write_table_parts<'a>(
     path: &Path,
     metadata: &[(&str, String)],
-    parts: usize,
-    mut part: impl FnMut(usize) -> Result<Vec<(&'a str, Values)>, ResultsError>,
+    mut part: impl FnMut(usize) -> Result<Option<Vec<(&'a str, Values)>>, ResultsError>,
 ) -> Result<(), ResultsError> {
-    let first = batch_of(path, &part(0)?)?;
+    let first = part(0)?.ok_or_else(|| ResultsError::new(path, "a table needs its columns (part 0)"))?;
+    let first = batch_of(path, &first)?;
     let schema = first.schema();
-    let rest = (1..parts).map(|i| {
-        let batch = batch_of(path, &part(i)?)?;
-        if batch.schema() != schema {
-            return Err(ResultsError::new(path, format!("part {i} has other columns than part 0")));
-        }
-        Ok(batch)
+    let rest = (1..).map_while(|i| match part(i) {
+        Ok(Some(columns)) => Some(batch_of(path, &columns).and_then(|batch| {
+            if batch.schema() == schema {
+                Ok(batch)
+            } else {
+                Err(ResultsError::new(path, format!("part {i} has other columns than part 0")))
+            }
+        })),
+        Ok(None) => None,
+        Err(e) => Some(Err(e)),
     });
     write_batches(path, &schema, std::iter::once(Ok(first)).chain(rest), metadata)
 }
@@ -290,7 +295,7 @@ mod tests {
                 ("value", Values::Int((0..n as i64).collect())),
             ])
         };
-        write_table_parts(&path, &[], 3, part).unwrap();
+        write_table_parts(&path, &[], |i| part(i).map(|p| (i < 3).then_some(p))).unwrap();
         let whole = read_table(&path).unwrap();
         assert_eq!(whole[0].1.len(), 3003);
         assert_eq!(
@@ -307,8 +312,8 @@ mod tests {
         .unwrap();
         assert_eq!((rows, batches > 1), (3003, true));
         let bad = dir.join("bad.parquet");
-        let mismatch = |i: usize| Ok(vec![(if i == 0 { "a" } else { "b" }, Values::Int(vec![1]))]);
-        assert!(write_table_parts(&bad, &[], 2, mismatch).unwrap_err().message.contains("part 1"));
+        let mismatch = |i: usize| Ok((i < 2).then(|| vec![(if i == 0 { "a" } else { "b" }, Values::Int(vec![1]))]));
+        assert!(write_table_parts(&bad, &[], mismatch).unwrap_err().message.contains("part 1"));
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left, vec![std::ffi::OsString::from("t.parquet")]);
         std::fs::remove_dir_all(&dir).unwrap();

@@ -4,7 +4,7 @@ use crate::cells::Cells;
 use crate::error::TableError;
 use crate::grid::{CountTable, Labels, check_grid};
 use crate::records::{for_each_record, is_parquet};
-use results::{Values, write_table};
+use results::{Values, write_table_parts};
 use std::path::Path;
 
 /// Released values on a labelled grid (row-major).
@@ -58,32 +58,41 @@ pub fn write_counts(path: &Path, table: &CountTable) -> Result<(), TableError> {
     write_cells(path, (&table.rows, &table.cols), "count", cells)
 }
 
-/// Writes `(row index, col index, value)` cells as `row,col,<value_name>` with their labels.
+/// Writes `(row index, col index, value)` cells as `row,col,<value_name>` with their labels,
+/// streaming (a release of 10⁸ cells is never held as text or as one Parquet batch).
 fn write_cells(
     path: &Path,
     (rows, cols): (&Labels, &Labels),
     value_name: &str,
-    cells: impl Iterator<Item = (usize, usize, i64)>,
+    mut cells: impl Iterator<Item = (usize, usize, i64)>,
 ) -> Result<(), TableError> {
     if is_parquet(path) {
-        let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
-        for (i, j, value) in cells {
-            r.push(rows.names[i].clone());
-            c.push(cols.names[j].clone());
-            v.push(value);
+        // Parts of 2¹⁸ cells; part 0 always (a table without cells still has its columns).
+        const PART: usize = 1 << 18;
+        let part = |i: usize| {
+            let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
+            for (i, j, value) in cells.by_ref().take(PART) {
+                r.push(rows.names[i].clone());
+                c.push(cols.names[j].clone());
+                v.push(value);
+            }
+            let columns = vec![("row", Values::Text(r)), ("col", Values::Text(c)), (value_name, Values::Int(v))];
+            Ok((i == 0 || !columns[2].1.is_empty()).then_some(columns))
+        };
+        return Ok(write_table_parts(path, &[], part)?);
+    }
+    Ok(results::write_atomic_with(path, |file| {
+        let mut writer = csv::Writer::from_writer(file);
+        let csv_error = |e: csv::Error| results::ResultsError::new(path, e);
+        writer.write_record(["row", "col", value_name]).map_err(csv_error)?;
+        let mut value = itoa::Buffer::new();
+        for (i, j, v) in cells {
+            writer
+                .write_record([rows.names[i].as_str(), cols.names[j].as_str(), value.format(v)])
+                .map_err(csv_error)?;
         }
-        let columns = [("row", Values::Text(r)), ("col", Values::Text(c)), (value_name, Values::Int(v))];
-        return Ok(write_table(path, &columns, &[])?);
-    }
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let csv_error = |e: csv::Error| TableError::file(path, e);
-    writer.write_record(["row", "col", value_name]).map_err(csv_error)?;
-    for (i, j, value) in cells {
-        let value = value.to_string();
-        writer.write_record([rows.names[i].as_str(), cols.names[j].as_str(), value.as_str()]).map_err(csv_error)?;
-    }
-    let bytes = writer.into_inner().map_err(|e| TableError::file(path, e))?;
-    Ok(results::write_atomic(path, &bytes)?)
+        writer.flush().map_err(|e| results::ResultsError::new(path, e))
+    })?)
 }
 
 /// Reads `row,col,value`: labels in order of first appearance; every cell of the grid must
@@ -183,8 +192,30 @@ mod tests {
             ("col", labels(&["x", "y", "x"])),
             ("value", Values::Int(vec![1, 2, 3])),
         ];
-        write_table(&parquet, &columns, &[]).unwrap();
+        results::write_table(&parquet, &columns, &[]).unwrap();
         assert_eq!(read_released(&parquet).unwrap_err().place, "row 3");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Tables larger than one written part (2¹⁸ cells) round-trip in both formats.
+    #[test]
+    fn tables_of_several_parts_round_trip() {
+        let (n_rows, n_cols) = (800, 500);
+        let rows = Labels::from_names((0..n_rows).map(|i| format!("r{i:03}")));
+        let cols = Labels::from_names((0..n_cols).map(|j| format!("c{j:03}")));
+        // 400,000 cells, 285,714 of them non-zero counts: both above a part.
+        let values: Vec<i64> = (0..n_rows * n_cols).map(|n| (n as i64 % 7) - 1).collect();
+        let released = ReleasedTable { rows: rows.clone(), cols: cols.clone(), values };
+        let counts = CountTable { rows, cols, counts: released.values.iter().map(|&v| v.max(0) as u64).collect() };
+        let dir = std::env::temp_dir().join(format!("lppf-tables-parts-{}", std::process::id()));
+        for ext in ["csv", "parquet"] {
+            let path = dir.join(format!("released.{ext}"));
+            write_released(&path, &released).unwrap();
+            assert_eq!(read_released(&path).unwrap(), released, "{ext}");
+            let path = dir.join(format!("counts.{ext}"));
+            write_counts(&path, &counts).unwrap();
+            assert_eq!(read_counts(&path, false, &crate::GridLabels::default()).unwrap(), counts, "{ext}");
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
