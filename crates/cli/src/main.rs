@@ -37,6 +37,9 @@ use std::time::Instant;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Threads to use, 1 to 1024 [default: all cores]. Results do not depend on it.
+    #[arg(long, global = true, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
 }
 
 #[derive(Subcommand)]
@@ -199,7 +202,14 @@ fn failed(e: impl std::fmt::Display) -> Failure {
 }
 
 fn main() -> ExitCode {
-    let outcome = match Cli::parse().command {
+    let cli = Cli::parse();
+    if let Some(n) = cli.threads
+        && let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(usize::from(n)).build_global()
+    {
+        eprintln!("error: cannot start {n} threads: {e}");
+        return ExitCode::from(1);
+    }
+    let outcome = match cli.command {
         Command::Validate { manifest } => validate(&manifest),
         Command::Run { manifest, force, quiet, shard, allow_memory } => {
             run(&manifest, RunFlags { force, quiet, shard, allow_memory })

@@ -7,18 +7,32 @@ use distributions::{ExactTwoSidedGeometric, MAX_DECAY};
 use mechanism::{Randomness, ReleaseError, release};
 use std::path::{Path, PathBuf};
 use tables::{
-    CommitError, GridLabels, Level, PrivacySidecar, ReleasedTable, check_release_free, commit_release, read_counts,
-    read_labels, read_levels, recover_release, sidecar_path,
+    CommitError, CountsFormat, GridLabels, Level, PrivacySidecar, ReleasedTable, check_release_free, commit_release,
+    read_counts_as, read_labels, read_levels, recover_release, sidecar_path,
 };
 
 /// How much noise: one level for every row, or a file with each row's own.
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("level").required(true).multiple(false).args(["epsilon", "alpha", "alpha_file"])))]
 pub struct PrivatizeArgs {
-    /// The counts: CSV with the header row,col,count (Parquet with those columns when the name
-    /// ends in .parquet). Cells not listed are zeros.
+    /// The counts: CSV with the header row,col,count (TSV when the name ends in .tsv or .tab,
+    /// Parquet with those columns when it ends in .parquet). Cells not listed are zeros. Counts
+    /// may be written 3 or 3.0.
     #[arg(long)]
     input: PathBuf,
+    /// The field delimiter of a CSV --input: one character, or `tab` [default: a tab for .tsv and
+    /// .tab files, else a comma].
+    #[arg(long, value_parser = parse_delimiter)]
+    delimiter: Option<u8>,
+    /// The column of --input holding the row labels.
+    #[arg(long, default_value = "row")]
+    row_column: String,
+    /// The column of --input holding the column labels.
+    #[arg(long, default_value = "col")]
+    col_column: String,
+    /// The column of --input holding the counts.
+    #[arg(long, default_value = "count")]
+    count_column: String,
     /// Where to write the release: row,col,value for every cell (same format rule), and beside it
     /// <output>.privacy.toml.
     #[arg(long)]
@@ -57,6 +71,17 @@ pub struct PrivatizeArgs {
     /// counts spends the privacy budget twice).
     #[arg(long)]
     force: bool,
+}
+
+/// `--delimiter`: one ASCII character other than a quote or a line break, or `tab`.
+fn parse_delimiter(text: &str) -> Result<u8, String> {
+    match text {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        _ => match text.as_bytes() {
+            [b] if b.is_ascii() && !matches!(b, b'"' | b'\n' | b'\r') => Ok(*b),
+            _ => Err(format!("{text:?} is not a delimiter: give one ASCII character (e.g. , ; |) or `tab`")),
+        },
+    }
 }
 
 /// The files a release reads: none may be the release or its sidecar.
@@ -107,7 +132,11 @@ pub fn privatize(args: &PrivatizeArgs) -> Result<(), Failure> {
         check_release_free(&args.output).map_err(bad_input)?;
     }
     let given = grid_labels(args)?;
-    let table = read_counts(&args.input, args.square, &given).map_err(bad_input)?;
+    let format = CountsFormat {
+        delimiter: args.delimiter,
+        columns: [args.row_column.clone(), args.col_column.clone(), args.count_column.clone()],
+    };
+    let table = read_counts_as(&args.input, args.square, &given, &format).map_err(bad_input)?;
     let decay_of = |level: Level, what: &str| -> Result<ExactTwoSidedGeometric, Failure> {
         let built = match level {
             Level::Alpha(a) => ExactTwoSidedGeometric::from_alpha(a),

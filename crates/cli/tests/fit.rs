@@ -657,3 +657,25 @@ fn replica_exchange_reports_its_ladder_and_swap_rates() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.code() == Some(2) && stderr.contains("replicas") && stderr.contains("Gibbs"), "{stderr}");
 }
+
+/// `--threads` sets how many threads run (1 runs the chains one after the other), not the
+/// numbers: the rates of a 1-thread and a 2-thread fit are identical.
+#[test]
+fn thread_counts_change_nothing_in_the_results() {
+    let dir = scratch("threads");
+    let (counts, _) = generated(&dir);
+    let released = dir.join("released.csv");
+    privatize(&counts, &released, &["--epsilon", "1", "--seed", "4"]);
+    let mut rates = Vec::new();
+    for threads in ["1", "2"] {
+        let out = dir.join(format!("t{threads}"));
+        let extra = ["--chains", "3", "--seed", "5", "--threads", threads, "--output", s(&out), "--quiet"];
+        let o = lppf(fit_args(&released, "topic", "2", "private", ["40", "20", "2"], &extra));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        rates.push(std::fs::read(out.join("rates.parquet")).unwrap());
+    }
+    assert!(rates[0] == rates[1], "rates.parquet differs between 1 and 2 threads");
+    let o = lppf(fit_args(&released, "topic", "2", "private", ["40", "20", "2"], &["--threads", "0"]));
+    assert_eq!(o.status.code(), Some(2), "--threads 0 is refused");
+}
+

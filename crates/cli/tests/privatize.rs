@@ -166,6 +166,9 @@ fn bad_input_exits_2_and_writes_nothing() {
         ("epsilon negative", COUNTS, &["--epsilon", "-1"], "epsilon"),
         ("precision 0", COUNTS, &["--epsilon", "1", "--precision", "0"], "precision"),
         ("no level", COUNTS, &[], "required"),
+        ("decimal count", "row,col,count\na,x,1.0\na,y,2.5\n", &["--alpha", "0.5"], "2.5"),
+        ("bad delimiter", COUNTS, &["--alpha", "0.5", "--delimiter", "ab"], "not a delimiter"),
+        ("renamed column", COUNTS, &["--alpha", "0.5", "--count-column", "n"], "no column `n`"),
     ];
     for (name, input, extra, says) in cases {
         let dir = scratch(&name.replace(' ', "-"));
@@ -205,4 +208,52 @@ fn bad_level_files_and_an_existing_release() {
     assert_eq!(std::fs::read(&released).unwrap(), before);
     let (forced, _) = privatize(&dir, COUNTS, &["--alpha", "0.5", "--force"]);
     assert!(forced.status.success());
+}
+
+/// Tables as they come: TSV by extension, another delimiter, other column names and counts
+/// written `3.0` or `2e0` give the same release as `row,col,count` (same seed, same grid).
+#[test]
+fn tables_as_they_come_give_the_same_release() {
+    let dir = scratch("as-they-come");
+    let level = ["--epsilon", "1.5", "--precision", "3", "--seed", "7"];
+    let (out, reference) = privatize(&dir, COUNTS, &level);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let expected = std::fs::read(&reference).unwrap();
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("counts.tsv", "doc\tword\tn\nann\tx\t3.0\nbob\ty\t1\ncid\tx\t0\nann\tz\t2e0\n", &[]),
+        ("counts.txt", "row;col;count\nann;x;3\nbob;y;1.0\ncid;x;0\nann;z;2\n", &["--delimiter", ";"]),
+    ];
+    for (i, (name, text, extra)) in cases.iter().enumerate() {
+        let input = dir.join(name);
+        std::fs::write(&input, text).unwrap();
+        let output = dir.join(format!("released-{i}.csv"));
+        let mut args = vec!["privatize", "--input", input.to_str().unwrap(), "--output", output.to_str().unwrap()];
+        args.extend_from_slice(&level);
+        args.extend_from_slice(extra);
+        if name.ends_with(".tsv") {
+            args.extend(["--row-column", "doc", "--col-column", "word", "--count-column", "n"]);
+        }
+        let out = lppf().args(&args).output().unwrap();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(std::fs::read(&output).unwrap(), expected, "{name}");
+    }
+    // A release written as .tsv is tab-separated and fits like any other.
+    let tsv = dir.join("released.tsv");
+    let counts = dir.join("counts.csv");
+    let out = lppf()
+        .args(["privatize", "--input", counts.to_str().unwrap(), "--output", tsv.to_str().unwrap()])
+        .args(level)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&tsv).unwrap();
+    assert!(text.starts_with("row\tcol\tvalue\n"), "{text}");
+    let fit = dir.join("fit");
+    let out = lppf()
+        .args(["fit", "--input", tsv.to_str().unwrap(), "--output", fit.to_str().unwrap()])
+        .args(["--model", "topic", "--components", "1", "--method", "private", "--iterations", "20", "--burn-in", "10"])
+        .args(["--quiet", "--threads", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -138,7 +138,37 @@ fn sorted(labels: Labels) -> (Labels, Vec<usize>) {
     (sorted, moved)
 }
 
-/// Reads `row,col,count` from `path` onto a grid: the stated labels of `given` (a cell with a
+/// How a counts file is laid out: its CSV delimiter and the names of its three columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CountsFormat {
+    /// The CSV field delimiter; `None`: a tab for `.tsv`/`.tab` files, else a comma.
+    pub delimiter: Option<u8>,
+    /// The columns holding the row label, the column label and the count.
+    pub columns: [String; 3],
+}
+
+impl Default for CountsFormat {
+    /// `row,col,count`, delimiter by extension.
+    fn default() -> Self {
+        Self { delimiter: None, columns: ["row".into(), "col".into(), "count".into()] }
+    }
+}
+
+/// A count as written: an integer (`3`), or an integer-valued decimal (`3.0`, `3e2`, as
+/// spreadsheets and pandas write them) up to 2⁵³, where every integer is exact; `None` otherwise.
+fn parse_count(text: &str) -> Option<u64> {
+    text.parse::<u64>().ok().or_else(|| {
+        let x: f64 = text.parse().ok()?;
+        (x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 2f64.powi(53)).then_some(x as u64)
+    })
+}
+
+/// [`read_counts_as`] of a `row,col,count` file (delimiter by extension).
+pub fn read_counts(path: &Path, square: bool, given: &GridLabels) -> Result<CountTable, TableError> {
+    read_counts_as(path, square, given, &CountsFormat::default())
+}
+
+/// Reads `row,col,count` (the columns `format` names) from `path` onto a grid: the stated labels of `given` (a cell with a
 /// label outside them is an error naming its line), else the distinct `row` × distinct `col`
 /// labels of the file **sorted**, or with `square` (a network) the sorted union of all labels on
 /// both axes. So the same counts give the same grid whatever the order of the lines and whether
@@ -146,7 +176,12 @@ fn sorted(labels: Labels) -> (Labels, Vec<usize>) {
 /// memory is the grid and 16 bytes per listed cell.
 /// Errors: a missing column, an empty label, a count that is not an integer in [0, [`MAX_COUNT`]],
 /// a cell listed twice, an empty table without stated labels, a grid above [`MAX_CELLS`].
-pub fn read_counts(path: &Path, square: bool, given: &GridLabels) -> Result<CountTable, TableError> {
+pub fn read_counts_as(
+    path: &Path,
+    square: bool,
+    given: &GridLabels,
+    format: &CountsFormat,
+) -> Result<CountTable, TableError> {
     let (mut rows, fixed_rows) = (given.rows.clone().unwrap_or_default(), given.rows.is_some());
     let given_cols = if square { None } else { given.cols.as_ref() };
     let (mut cols, fixed_cols) = (given_cols.cloned().unwrap_or_default(), given_cols.is_some());
@@ -161,18 +196,23 @@ pub fn read_counts(path: &Path, square: bool, given: &GridLabels) -> Result<Coun
         }
         None => Ok(labels.intern(label)),
     };
-    for_each_record(path, &["row", "col", "count"], |place, record| {
+    let [row_name, col_name, count_name] = &format.columns;
+    let wanted = [row_name.as_str(), col_name.as_str(), count_name.as_str()];
+    for_each_record(path, &wanted, format.delimiter, |place, record| {
         let (r, c, count) = (record[0], record[1], record[2]);
-        for (field, label) in [("row", r), ("col", c)] {
+        for (field, label) in [(row_name, r), (col_name, c)] {
             if label.is_empty() {
                 return Err(TableError::at(path, place, format!("empty `{field}` label")));
             }
         }
-        let count = count.parse::<u64>().ok().filter(|&n| n <= MAX_COUNT).ok_or_else(|| {
+        let count = parse_count(count).filter(|&n| n <= MAX_COUNT).ok_or_else(|| {
             TableError::at(
                 path,
                 place,
-                format!("({r}, {c}): count {count:?} is not allowed: it must be an integer from 0 to {MAX_COUNT}"),
+                format!(
+                    "({r}, {c}): {count_name} {count:?} is not allowed: it must be an integer from 0 to {MAX_COUNT} \
+                     (3 or 3.0)"
+                ),
             )
         })?;
         let i = place_label(&mut rows, fixed_rows, "row", r, place)?;

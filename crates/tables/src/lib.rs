@@ -24,7 +24,9 @@ mod sidecar;
 
 pub use commit::{CommitError, Recovery, check_release_free, commit_release, recover_release};
 pub use error::TableError;
-pub use grid::{CountTable, GridLabels, Labels, MAX_CELLS, MAX_COUNT, read_counts, read_labels};
+pub use grid::{
+    CountTable, CountsFormat, GridLabels, Labels, MAX_CELLS, MAX_COUNT, read_counts, read_counts_as, read_labels,
+};
 pub use levels::{Level, read_levels};
 pub use released::{ReleasedTable, read_released, write_counts, write_released};
 pub use sidecar::{PrivacySidecar, sidecar_path};

@@ -25,6 +25,13 @@ impl fmt::Display for Place {
 /// The most columns a caller asks for (`row,col,count`).
 const MAX_WANTED: usize = 3;
 
+/// The field delimiter of a CSV file: `given`, else a tab for names ending in `.tsv` or `.tab`,
+/// else a comma.
+pub(crate) fn delimiter(path: &Path, given: Option<u8>) -> u8 {
+    let tab = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tsv") || e.eq_ignore_ascii_case("tab"));
+    given.unwrap_or(if tab { b'\t' } else { b',' })
+}
+
 /// Whether `path` is read and written as Parquet (its name ends in `.parquet`).
 pub(crate) fn is_parquet(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
@@ -32,23 +39,29 @@ pub(crate) fn is_parquet(path: &Path) -> bool {
 
 /// Calls `visit` with the place and the columns `wanted` (by header name, case-sensitive) of
 /// every record of `path`, streaming: memory stays one record (CSV) or one batch (Parquet)
-/// however large the file. A missing column is an error naming the columns the file has.
+/// however large the file. A CSV's fields are split at `delimiter` ([`delimiter`] when `None`).
+/// A missing column is an error naming the columns the file has.
 pub(crate) fn for_each_record(
     path: &Path,
     wanted: &[&str],
+    delimiter: Option<u8>,
     visit: impl FnMut(Place, &[&str]) -> Result<(), TableError>,
 ) -> Result<(), TableError> {
     if wanted.len() > MAX_WANTED {
         return Err(TableError::file(path, format!("at most {MAX_WANTED} columns can be read at once")));
     }
-    if is_parquet(path) { parquet_records(path, wanted, visit) } else { csv_records(path, wanted, visit) }
+    if is_parquet(path) {
+        parquet_records(path, wanted, visit)
+    } else {
+        csv_records(path, wanted, self::delimiter(path, delimiter), visit)
+    }
 }
 
 /// The columns `wanted` of every record of a small file (labels, levels): [`for_each_record`]
 /// collected.
 pub(crate) fn read_records(path: &Path, wanted: &[&str]) -> Result<Vec<(Place, Vec<String>)>, TableError> {
     let mut records = Vec::new();
-    for_each_record(path, wanted, |place, fields| {
+    for_each_record(path, wanted, None, |place, fields| {
         records.push((place, fields.iter().map(|f| f.to_string()).collect()));
         Ok(())
     })?;
@@ -85,10 +98,12 @@ fn missing(path: &Path, column: &str, found: &[String]) -> TableError {
 fn csv_records(
     path: &Path,
     wanted: &[&str],
+    delimiter: u8,
     mut visit: impl FnMut(Place, &[&str]) -> Result<(), TableError>,
 ) -> Result<(), TableError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
+        .delimiter(delimiter)
         .trim(csv::Trim::All)
         .from_path(path)
         .map_err(|e| TableError::file(path, format!("cannot read: {e}")))?;

@@ -3,7 +3,7 @@
 use crate::cells::Cells;
 use crate::error::TableError;
 use crate::grid::{CountTable, Labels, check_grid};
-use crate::records::{for_each_record, is_parquet};
+use crate::records::{delimiter, for_each_record, is_parquet};
 use results::{Values, write_table_parts};
 use std::path::Path;
 
@@ -82,7 +82,7 @@ fn write_cells(
         return Ok(write_table_parts(path, &[], part)?);
     }
     Ok(results::write_atomic_with(path, |file| {
-        let mut writer = csv::Writer::from_writer(file);
+        let mut writer = csv::WriterBuilder::new().delimiter(delimiter(path, None)).from_writer(file);
         let csv_error = |e: csv::Error| results::ResultsError::new(path, e);
         writer.write_record(["row", "col", value_name]).map_err(csv_error)?;
         let mut value = itoa::Buffer::new();
@@ -102,7 +102,7 @@ fn write_cells(
 pub fn read_released(path: &Path) -> Result<ReleasedTable, TableError> {
     let (mut rows, mut cols) = (Labels::default(), Labels::default());
     let mut cells = Cells::<i64>::new();
-    for_each_record(path, &["row", "col", "value"], |place, record| {
+    for_each_record(path, &["row", "col", "value"], None, |place, record| {
         let value: i64 = record[2].parse().map_err(|_| {
             TableError::at(path, place, format!("value {:?} is not allowed: it must be an integer", record[2]))
         })?;
