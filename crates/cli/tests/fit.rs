@@ -678,4 +678,3 @@ fn thread_counts_change_nothing_in_the_results() {
     let o = lppf(fit_args(&released, "topic", "2", "private", ["40", "20", "2"], &["--threads", "0"]));
     assert_eq!(o.status.code(), Some(2), "--threads 0 is refused");
 }
-
