@@ -23,6 +23,7 @@ mod outputs;
 pub mod partition;
 mod report;
 pub mod resources;
+pub mod score;
 mod verdict;
 
 pub use chains::{

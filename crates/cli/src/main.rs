@@ -10,6 +10,7 @@ mod fit;
 mod privatize;
 mod progress;
 mod recovery;
+mod score;
 
 use clap::{Parser, Subcommand};
 use pipeline::{
@@ -139,6 +140,11 @@ enum Command {
     /// posterior mean and sd of every rate by label, the communities or topics, R̂ and ESS, an
     /// optional held-out score, and a figure, written to a directory.
     Fit(Box<fit::FitArgs>),
+    /// Score a fit against the raw counts its release was made from (methods studies only: an
+    /// analyst never holds them): Poisson log-likelihood per cell, deviance, total ratio, and
+    /// with --reference the correlation of rates and the agreement of communities with another
+    /// fit. Prints TOML. Example: `lppf score --fit fit/ --truth counts.csv`.
+    Score(score::ScoreArgs),
     /// Build the Fig. 5 base parameters from real Enron e-mail bodies (AESLC, sent mail): fit a
     /// non-private topic model with CAVI, keep the most used topics, their top words and top
     /// documents, write θ*, φ* with document and word labels. Same input and seed ⇒ same file.
@@ -223,6 +229,7 @@ fn main() -> ExitCode {
         }
         Command::Privatize(args) => privatize::privatize(&args),
         Command::Fit(args) => fit::fit(&args),
+        Command::Score(args) => score::score_fit(&args),
         Command::Epsilon(args) => budget::budget(&args).map(|lines| lines.iter().for_each(|l| println!("{l}"))),
         Command::PrepareEnronNetwork(args) => enron_network::prepare_network(&args),
         Command::PrepareEnronTopics { input, output, seed, docs_per_topic, word_mass } => {

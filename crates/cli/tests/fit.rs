@@ -678,3 +678,46 @@ fn thread_counts_change_nothing_in_the_results() {
     let o = lppf(fit_args(&released, "topic", "2", "private", ["40", "20", "2"], &["--threads", "0"]));
     assert_eq!(o.status.code(), Some(2), "--threads 0 is refused");
 }
+
+/// `lppf score` scores a fit against the raw counts (TOML on stdout) and compares it with a
+/// second fit; a truth on another grid and a directory that is not a fit are refused.
+#[test]
+fn a_fit_is_scored_against_the_raw_counts() {
+    let dir = scratch("score");
+    let (counts, _) = generated(&dir);
+    let released = dir.join("released.csv");
+    privatize(&counts, &released, &["--epsilon", "2", "--seed", "4"]);
+    for seed in ["5", "6"] {
+        let out = dir.join(format!("fit{seed}"));
+        let extra = ["--chains", "2", "--seed", seed, "--output", s(&out), "--quiet"];
+        let o = lppf(fit_args(&released, "topic", "2", "private", ["200", "100", "2"], &extra));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let (a, b) = (dir.join("fit5"), dir.join("fit6"));
+    let o = lppf(["score", "--fit", s(&a), "--truth", s(&counts), "--reference", s(&b)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: toml::Table = String::from_utf8_lossy(&o.stdout).parse().unwrap();
+    let raw: f64 = std::fs::read_to_string(&counts)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap().parse::<f64>().unwrap())
+        .sum();
+    assert_eq!(report["cells"].as_integer(), Some(1200));
+    assert_eq!(report["raw_total"].as_float(), Some(raw));
+    let ratio = report["total_ratio"].as_float().unwrap();
+    assert!((0.8..1.25).contains(&ratio), "total ratio {ratio}");
+    let per_cell = report["log_likelihood_per_cell"].as_float().unwrap();
+    assert!(per_cell < 0.0 && per_cell > -5.0, "{per_cell}");
+    let reference = report["reference"].as_table().unwrap();
+    assert!(reference["rate_correlation"].as_float().unwrap() > 0.9, "{reference}");
+    assert_eq!(reference["partitioned_rows"].as_integer(), Some(40), "{reference}");
+    // Another grid: the fit's cells are not all in it.
+    let other = dir.join("other.csv");
+    std::fs::write(&other, "row,col,count\ndoc0,w0,1\n").unwrap();
+    let o = lppf(["score", "--fit", s(&a), "--truth", s(&other)]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("outside this table's grid"));
+    let o = lppf(["score", "--fit", s(&dir), "--truth", s(&counts)]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+}

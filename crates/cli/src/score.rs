@@ -1,0 +1,86 @@
+//! `lppf score`: a finished fit against the raw counts it was released from (a methods study's
+//! check; an analyst never holds those counts). Prints TOML to stdout (`analysis::score`).
+
+use crate::{Failure, bad_input};
+use analysis::score::{Score, adjusted_rand, rate_correlation, read_fit_rates, read_partition, score};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args)]
+pub struct ScoreArgs {
+    /// A fit directory written by `lppf fit`.
+    #[arg(long)]
+    fit: PathBuf,
+    /// The raw counts the release was made from: row,col,count (CSV, TSV or Parquet), as given
+    /// to `lppf privatize`.
+    #[arg(long)]
+    truth: PathBuf,
+    /// Another fit of the same grid to compare with: the correlation of the two fits' mean rates
+    /// and the agreement of their row partitions (adjusted Rand index).
+    #[arg(long, value_name = "FIT")]
+    reference: Option<PathBuf>,
+}
+
+/// Agreement with a reference fit.
+#[derive(Serialize)]
+struct Reference {
+    fit: String,
+    /// Pearson correlation of the posterior mean rates over the cells both fits hold.
+    rate_correlation: f64,
+    shared_cells: usize,
+    /// Adjusted Rand index of the two row partitions (absent when either fit listed none).
+    adjusted_rand: Option<f64>,
+    partitioned_rows: usize,
+}
+
+#[derive(Serialize)]
+struct Report {
+    fit: String,
+    truth: String,
+    #[serde(flatten)]
+    score: Score,
+    reference: Option<Reference>,
+}
+
+/// The model a fit directory's `fit.toml` names (`block` fits read their counts as a network).
+fn fit_model(dir: &Path) -> Result<String, Failure> {
+    let path = dir.join("fit.toml");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| bad_input(format!("{}: {e} (--fit takes a directory written by lppf fit)", path.display())))?;
+    let record: toml::Table = text.parse().map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
+    record
+        .get("model")
+        .and_then(|m| m.as_str())
+        .map(str::to_string)
+        .ok_or_else(|| bad_input(format!("{}: no `model`", path.display())))
+}
+
+pub fn score_fit(args: &ScoreArgs) -> Result<(), Failure> {
+    let square = fit_model(&args.fit)? == "block";
+    let truth = tables::read_counts(&args.truth, square, &tables::GridLabels::default()).map_err(bad_input)?;
+    let rates = read_fit_rates(&args.fit.join("rates.parquet")).map_err(bad_input)?;
+    let score = score(&rates, &truth, &args.truth).map_err(bad_input)?;
+    let reference = match &args.reference {
+        None => None,
+        Some(other) => {
+            fit_model(other)?;
+            let theirs = read_fit_rates(&other.join("rates.parquet")).map_err(bad_input)?;
+            let (rate_correlation, shared_cells) = rate_correlation(&rates, &theirs);
+            let ours = read_partition(&args.fit.join("partition.csv")).map_err(bad_input)?;
+            let them = read_partition(&other.join("partition.csv")).map_err(bad_input)?;
+            let agreement = adjusted_rand(&ours, &them);
+            Some(Reference {
+                fit: other.display().to_string(),
+                rate_correlation,
+                shared_cells,
+                adjusted_rand: agreement.map(|a| a.0),
+                partitioned_rows: agreement.map_or(0, |a| a.1),
+            })
+        }
+    };
+    let report =
+        Report { fit: args.fit.display().to_string(), truth: args.truth.display().to_string(), score, reference };
+    let text = toml::to_string(&report).map_err(|e| crate::failed(format!("cannot write the score: {e}")))?;
+    print!("# lppf score: the fit's posterior mean rates against the raw counts (docs/own-data.md)\n{text}");
+    Ok(())
+}
