@@ -5,6 +5,7 @@
 //! units stay on disk; rerun to resume).
 
 mod budget;
+mod combine;
 mod enron_network;
 mod fit;
 mod privatize;
@@ -136,6 +137,11 @@ enum Command {
     /// randomness; nothing computed from the counts). Example: `lppf privatize --input
     /// counts.csv --output released.csv --epsilon 1 --precision 5`.
     Privatize(privatize::PrivatizeArgs),
+    /// Combine per-person releases (each made by `lppf privatize` of that person's rows, with
+    /// their own level) into one release whose sidecar states every row's level; values are
+    /// copied, not re-noised. Refuses overlapping rows, differing column labels and releases at
+    /// different precisions. Example: `lppf combine --inputs ann.csv bob.csv --output all.csv`.
+    Combine(combine::CombineArgs),
     /// Fit a model to a released table (the analyst's side): several chains in parallel, the
     /// posterior mean and sd of every rate by label, the communities or topics, R̂ and ESS, an
     /// optional held-out score, and a figure, written to a directory.
@@ -228,6 +234,7 @@ fn main() -> ExitCode {
             diff(&left, &right, with_timings, allow_added_columns)
         }
         Command::Privatize(args) => privatize::privatize(&args),
+        Command::Combine(args) => combine::combine(&args),
         Command::Fit(args) => fit::fit(&args),
         Command::Score(args) => score::score_fit(&args),
         Command::Epsilon(args) => budget::budget(&args).map(|lines| lines.iter().for_each(|l| println!("{l}"))),

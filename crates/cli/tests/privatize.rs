@@ -257,3 +257,88 @@ fn tables_as_they_come_give_the_same_release() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// `lppf combine`: per-person releases, each with its own level and column order, become one
+/// release whose sidecar lists every row's level, values copied by label; overlapping rows,
+/// other columns and other precisions are refused.
+#[test]
+fn per_person_releases_combine_into_one() {
+    let dir = scratch("combine");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let run = |args: &[&str]| lppf().args(args).output().unwrap();
+    let (xyz, zyx) = (write("xyz.csv", "label\nx\ny\nz\n"), write("zyx.csv", "label\nz\ny\nx\n"));
+    let ann = write("ann-counts.csv", "row,col,count\nann,x,3\nann,z,1\n");
+    let others = write("others-counts.csv", "row,col,count\nbob,y,2\ncid,x,5\n");
+    let (rows_ann, rows_others) = (write("ann-rows.csv", "label\nann\n"), write("o-rows.csv", "label\nbob\ncid\n"));
+    let out = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    for (input, rows, cols, output, level) in [
+        (&ann, &rows_ann, &xyz, out("ann.csv"), ["--alpha", "0.3", "--seed", "1"]),
+        (&others, &rows_others, &zyx, out("others.csv"), ["--epsilon", "2", "--seed", "2"]),
+    ] {
+        let o =
+            run(&[&["privatize", "--input", input, "--output", &output, "--rows", rows, "--cols", cols], &level[..]]
+                .concat());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let combined = out("all.csv");
+    let o = run(&["combine", "--inputs", &out("ann.csv"), &out("others.csv"), "--output", &combined]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("NOT PRIVATE"));
+    let by_cell = |path: &str| -> HashMap<(String, String), i64> {
+        cells(Path::new(path)).into_iter().map(|(r, c, v)| ((r, c), v)).collect()
+    };
+    let all = by_cell(&combined);
+    assert_eq!(all.len(), 9);
+    for part in [out("ann.csv"), out("others.csv")] {
+        for (cell, v) in by_cell(&part) {
+            assert_eq!(all[&cell], v, "{cell:?}");
+        }
+    }
+    let order: Vec<(String, String)> = cells(Path::new(&combined)).into_iter().map(|(r, c, _)| (r, c)).collect();
+    assert_eq!(order[..3], [("ann", "x"), ("ann", "y"), ("ann", "z")].map(|(r, c)| (r.to_string(), c.to_string())));
+    let sidecar: toml::Table = std::fs::read_to_string(format!("{combined}.privacy.toml")).unwrap().parse().unwrap();
+    let levels: Vec<(String, f64)> = sidecar["row"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["label"].as_str().unwrap().to_string(), r["alpha"].as_float().unwrap()))
+        .collect();
+    let e2 = (-2.0f64).exp();
+    assert_eq!(levels, vec![("ann".into(), 0.3), ("bob".into(), e2), ("cid".into(), e2)]);
+    assert_eq!(sidecar["private"].as_bool(), Some(false));
+    // Refusals: the same rows twice; other columns; another precision.
+    let o = run(&["combine", "--inputs", &out("ann.csv"), &out("ann.csv"), "--output", &out("twice.csv")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("overlap"), "{}", String::from_utf8_lossy(&o.stderr));
+    let xy = write("xy.csv", "label\nx\ny\n");
+    let dan = write("dan-counts.csv", "row,col,count\ndan,x,1\n");
+    let o = run(&[
+        "privatize",
+        "--input",
+        &dan,
+        "--output",
+        &out("dan.csv"),
+        "--cols",
+        &xy,
+        "--alpha",
+        "0.5",
+        "--seed",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["combine", "--inputs", &out("ann.csv"), &out("dan.csv"), "--output", &out("bad.csv")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("column labels differ"));
+    let eve = write("eve-counts.csv", "row,col,count\neve,x,1\n");
+    let level = ["--epsilon", "1", "--precision", "4", "--seed", "4"];
+    let o = run(&[&["privatize", "--input", &eve, "--output", &out("eve.csv"), "--cols", &xyz], &level[..]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["combine", "--inputs", &out("ann.csv"), &out("eve.csv"), "--output", &out("bad.csv")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("precision"));
+    assert!(!dir.join("bad.csv").exists() && !dir.join("twice.csv").exists());
+}
