@@ -6,6 +6,7 @@
 
 mod budget;
 mod combine;
+mod counts_layout;
 mod enron_network;
 mod fit;
 mod privatize;

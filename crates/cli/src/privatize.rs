@@ -2,13 +2,14 @@
 //! every cell of the grid with the exact two-sided geometric mechanism (OS entropy unless
 //! `--seed`), writes `row,col,value` and `<output>.privacy.toml`.
 
+use crate::counts_layout::CountsLayout;
 use crate::{Failure, bad_input, failed};
 use distributions::{ExactTwoSidedGeometric, MAX_DECAY};
 use mechanism::{Randomness, ReleaseError, release};
 use std::path::{Path, PathBuf};
 use tables::{
-    CommitError, CountsFormat, GridLabels, Level, PrivacySidecar, ReleasedTable, check_release_free, commit_release,
-    read_counts_as, read_labels, read_levels, recover_release, sidecar_path,
+    CommitError, GridLabels, Level, PrivacySidecar, ReleasedTable, check_release_free, commit_release, read_counts_as,
+    read_labels, read_levels, recover_release, sidecar_path,
 };
 
 /// How much noise: one level for every row, or a file with each row's own.
@@ -20,19 +21,8 @@ pub struct PrivatizeArgs {
     /// may be written 3 or 3.0.
     #[arg(long)]
     input: PathBuf,
-    /// The field delimiter of a CSV --input: one character, or `tab` [default: a tab for .tsv and
-    /// .tab files, else a comma].
-    #[arg(long, value_parser = parse_delimiter)]
-    delimiter: Option<u8>,
-    /// The column of --input holding the row labels.
-    #[arg(long, default_value = "row")]
-    row_column: String,
-    /// The column of --input holding the column labels.
-    #[arg(long, default_value = "col")]
-    col_column: String,
-    /// The column of --input holding the counts.
-    #[arg(long, default_value = "count")]
-    count_column: String,
+    #[command(flatten)]
+    layout: CountsLayout,
     /// Where to write the release: row,col,value for every cell (same format rule), and beside it
     /// <output>.privacy.toml.
     #[arg(long)]
@@ -71,17 +61,6 @@ pub struct PrivatizeArgs {
     /// counts spends the privacy budget twice).
     #[arg(long)]
     force: bool,
-}
-
-/// `--delimiter`: one ASCII character other than a quote or a line break, or `tab`.
-fn parse_delimiter(text: &str) -> Result<u8, String> {
-    match text {
-        "tab" | "\\t" | "\t" => Ok(b'\t'),
-        _ => match text.as_bytes() {
-            [b] if b.is_ascii() && !matches!(b, b'"' | b'\n' | b'\r') => Ok(*b),
-            _ => Err(format!("{text:?} is not a delimiter: give one ASCII character (e.g. , ; |) or `tab`")),
-        },
-    }
 }
 
 /// The files a release reads: none may be the release or its sidecar.
@@ -132,11 +111,7 @@ pub fn privatize(args: &PrivatizeArgs) -> Result<(), Failure> {
         check_release_free(&args.output).map_err(bad_input)?;
     }
     let given = grid_labels(args)?;
-    let format = CountsFormat {
-        delimiter: args.delimiter,
-        columns: [args.row_column.clone(), args.col_column.clone(), args.count_column.clone()],
-    };
-    let table = read_counts_as(&args.input, args.square, &given, &format).map_err(bad_input)?;
+    let table = read_counts_as(&args.input, args.square, &given, &args.layout.format()).map_err(bad_input)?;
     let decay_of = |level: Level, what: &str| -> Result<ExactTwoSidedGeometric, Failure> {
         let built = match level {
             Level::Alpha(a) => ExactTwoSidedGeometric::from_alpha(a),

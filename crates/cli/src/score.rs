@@ -19,6 +19,8 @@ pub struct ScoreArgs {
     /// and the agreement of their row partitions (adjusted Rand index).
     #[arg(long, value_name = "FIT")]
     reference: Option<PathBuf>,
+    #[command(flatten)]
+    layout: crate::counts_layout::CountsLayout,
 }
 
 /// Agreement with a reference fit.
@@ -57,7 +59,8 @@ fn fit_model(dir: &Path) -> Result<String, Failure> {
 
 pub fn score_fit(args: &ScoreArgs) -> Result<(), Failure> {
     let square = fit_model(&args.fit)? == "block";
-    let truth = tables::read_counts(&args.truth, square, &tables::GridLabels::default()).map_err(bad_input)?;
+    let truth = tables::read_counts_as(&args.truth, square, &tables::GridLabels::default(), &args.layout.format())
+        .map_err(bad_input)?;
     let rates = read_fit_rates(&args.fit.join("rates.parquet")).map_err(bad_input)?;
     let score = score(&rates, &truth, &args.truth).map_err(bad_input)?;
     let reference = match &args.reference {

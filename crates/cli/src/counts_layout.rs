@@ -1,0 +1,43 @@
+//! How a raw counts file is laid out, as the commands that read one (`privatize`, `score`, and
+//! `fit` of raw counts) take it: `--delimiter`, `--row-column`, `--col-column`, `--count-column`.
+
+use tables::CountsFormat;
+
+/// The layout flags of a raw counts file.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CountsLayout {
+    /// The field delimiter of a CSV counts file: one character, or `tab` [default: a tab for .tsv
+    /// and .tab files, else a comma].
+    #[arg(long, value_parser = parse_delimiter)]
+    delimiter: Option<u8>,
+    /// The column of the counts file holding the row labels.
+    #[arg(long, default_value = "row")]
+    row_column: String,
+    /// The column of the counts file holding the column labels.
+    #[arg(long, default_value = "col")]
+    col_column: String,
+    /// The column of the counts file holding the counts (3 or 3.0).
+    #[arg(long, default_value = "count")]
+    count_column: String,
+}
+
+impl CountsLayout {
+    /// The format `tables::read_counts_as` reads.
+    pub fn format(&self) -> CountsFormat {
+        CountsFormat {
+            delimiter: self.delimiter,
+            columns: [self.row_column.clone(), self.col_column.clone(), self.count_column.clone()],
+        }
+    }
+}
+
+/// `--delimiter`: one ASCII character other than a quote or a line break, or `tab`.
+fn parse_delimiter(text: &str) -> Result<u8, String> {
+    match text {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        _ => match text.as_bytes() {
+            [b] if b.is_ascii() && !matches!(b, b'"' | b'\n' | b'\r') => Ok(*b),
+            _ => Err(format!("{text:?} is not a delimiter: give one ASCII character (e.g. , ; |) or `tab`")),
+        },
+    }
+}
