@@ -392,8 +392,8 @@ pub fn write_outputs(
             .map_err(|e| FitError::Output(e.to_string()))?;
     }
     // figure.svg / figure.png, through temporary names renamed into place.
-    if let Some((values, r, c, [title, x, y, scale])) = figure_matrix(settings, data, result) {
-        let text = HeatmapText { title: &title, x: &x, y: &y, scale: &scale };
+    if let Some((values, r, c, [title, x, y, scale], [x_ticks, y_ticks])) = figure_matrix(settings, data, result) {
+        let text = HeatmapText { title: &title, x: &x, y: &y, scale: &scale, x_ticks: &x_ticks, y_ticks: &y_ticks };
         let height = if r == c { 700 } else { (r as u32 * 14).clamp(150, 700) };
         let panel = [TopicPanel { label: String::new(), topics: values }];
         runner::write_figure(dir, "figure", |svg, png| {

@@ -491,11 +491,21 @@ fn by_component(theta: &MeanMatrix) -> Vec<usize> {
 /// The figure: block model, `ln(1 + μ̂)` with actors ordered by dominant community; topic model,
 /// each topic's `φ` normalized to sum 1 with columns ordered by dominant topic. Returns the
 /// matrix, its shape, and the axis names and title.
-pub(crate) fn figure_matrix(
-    settings: &FitSettings,
-    data: &FitData,
-    result: &FitResult,
-) -> Option<(Vec<f64>, usize, usize, [String; 4])> {
+/// The label of each bin of [`shrink`] (`n` items in order into `bins`): its first item's.
+fn bin_labels(names: &[&String], bins: usize) -> Vec<String> {
+    let mut labels = vec![String::new(); bins];
+    for (i, name) in names.iter().enumerate().rev() {
+        labels[i * bins / names.len().max(1)] = (*name).clone();
+    }
+    labels
+}
+
+/// The fit's figure: its matrix (shrunk to at most [`FIGURE_CELLS`] a side), its shape, its
+/// title and axis texts, and the labels of its columns and rows (the user's labels; empty for
+/// topics, which are numbered).
+pub(crate) type FigureMatrix = (Vec<f64>, usize, usize, [String; 4], [Vec<String>; 2]);
+
+pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &FitResult) -> Option<FigureMatrix> {
     let theta = factor(result, "theta")?;
     match settings.model {
         ModelKind::Block => {
@@ -512,7 +522,11 @@ pub(crate) fn figure_matrix(
                 settings.method.name(),
                 settings.components
             );
-            Some((m, r, c, [title, "recipient (ordered)".into(), "sender (ordered)".into(), "ln(1 + rate)".into()]))
+            let names: Vec<&String> = order.iter().map(|&i| &data.rows.names[i]).collect();
+            let ticks = [bin_labels(&names, c), bin_labels(&names, r)];
+            let axes = ["actor j, ordered by community".into(), "actor i, ordered by community".into()];
+            let [x, y] = axes;
+            Some((m, r, c, [title, x, y, "ln(1 + rate of i → j)".into()], ticks))
         }
         ModelKind::Topic => {
             let phi = factor(result, "phi")?;
@@ -536,7 +550,25 @@ pub(crate) fn figure_matrix(
                 (0..k).flat_map(|t| order.iter().map(move |&j| (t, j))).map(|(t, j)| normalized[t * v + j]).collect();
             let (m, r, c) = shrink(&values, k, v);
             let title = format!("{}: topics (φ normalized), columns ordered by dominant topic", settings.method.name());
-            Some((m, r, c, [title, "column (ordered)".into(), "topic".into(), "share of the topic".into()]))
+            let names: Vec<&String> = order.iter().map(|&j| &data.cols.names[j]).collect();
+            let axes = ["column, ordered by dominant topic".into(), "topic".into(), "share of the topic".into()];
+            let [x, y, scale] = axes;
+            Some((m, r, c, [title, x, y, scale], [bin_labels(&names, c), Vec::new()]))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each bin of the shrunk figure is labelled by its first item, as `shrink` bins them.
+    #[test]
+    fn bins_take_their_first_label() {
+        let names: Vec<String> = (0..7).map(|i| format!("n{i}")).collect();
+        let refs: Vec<&String> = names.iter().collect();
+        // 7 items into 3 bins: i·3/7 puts 0–2 in bin 0, 3–4 in bin 1, 5–6 in bin 2.
+        assert_eq!(bin_labels(&refs, 3), vec!["n0", "n3", "n5"]);
+        assert_eq!(bin_labels(&refs, 7), names);
     }
 }

@@ -31,6 +31,19 @@ pub struct HeatmapText<'a> {
     pub x: &'a str,
     pub y: &'a str,
     pub scale: &'a str,
+    /// The label of each column and of each row (top row first) at the ticks (thinned to about
+    /// 7 and 10, cut to 14 characters); empty: the index (about 20 and 10 ticks).
+    pub x_ticks: &'a [String],
+    pub y_ticks: &'a [String],
+}
+
+/// Tick `i` of an axis: its label from `ticks` (cut to 14 characters), else the index.
+fn tick(ticks: &[String], i: usize) -> String {
+    match ticks.get(i) {
+        Some(t) if t.chars().count() > 14 => format!("{}…", t.chars().take(13).collect::<String>()),
+        Some(t) => t.clone(),
+        None => i.to_string(),
+    }
 }
 
 /// Draws the panels (`k` topics × `words` words each) to `svg` and `png` (either may be `None`).
@@ -42,7 +55,7 @@ pub fn plot_topics(
     svg: Option<&Path>,
     png: Option<&Path>,
 ) -> Result<(), ResultsError> {
-    let text = HeatmapText { title, x: "word", y: "topic", scale: "word probability" };
+    let text = HeatmapText { title, x: "word", y: "topic", scale: "word probability", x_ticks: &[], y_ticks: &[] };
     plot_heatmaps(panels, (k, words), &text, PANEL_HEIGHT, svg, png)
 }
 
@@ -125,16 +138,31 @@ fn draw<DB: DrawingBackend>(
         let mut chart = ChartBuilder::on(area)
             .caption(&panel.label, ("sans-serif", 14))
             .margin(6)
+            .margin_right(24)
             .x_label_area_size(32)
-            .y_label_area_size(52)
+            .y_label_area_size(if text.y_ticks.is_empty() { 52 } else { 120 })
             .build_cartesian_2d(0..words, 0..k)
             .map_err(e)?;
         chart
             .configure_mesh()
             .disable_mesh()
-            .x_labels(words.min(20))
+            .x_labels(words.min(if text.x_ticks.is_empty() { 20 } else { 7 }))
             .y_labels(k.min(10))
-            .y_label_formatter(&|r| (k - r.min(&k)).to_string()) // row 0 at the top
+            .x_label_formatter(&|w| match (text.x_ticks.is_empty(), *w < words) {
+                (true, _) => w.to_string(),
+                (false, true) => tick(text.x_ticks, *w),
+                (false, false) => String::new(),
+            })
+            // Row 0 at the top: the indices count down; labels are of the row drawn there.
+            .y_label_formatter(&|r| {
+                if text.y_ticks.is_empty() {
+                    (k - r.min(&k)).to_string()
+                } else if *r < k {
+                    tick(text.y_ticks, k - 1 - r)
+                } else {
+                    String::new()
+                }
+            })
             .x_desc(text.x)
             .y_desc(text.y)
             .label_style(("sans-serif", 11))
@@ -155,6 +183,15 @@ fn draw<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ticks show the user's label, cut to 14 characters, or the index when there is none.
+    #[test]
+    fn ticks_are_labels_cut_short() {
+        let ticks = vec!["ann".to_string(), "a very long label indeed".to_string()];
+        assert_eq!(tick(&ticks, 0), "ann");
+        assert_eq!(tick(&ticks, 1), "a very long l…");
+        assert_eq!(tick(&ticks, 5), "5");
+    }
 
     #[test]
     fn refuses_panels_of_the_wrong_size() {
