@@ -6,9 +6,7 @@
 
 use crate::{Failure, bad_input, failed};
 use std::path::PathBuf;
-use tables::{
-    CommitError, Labels, PrivacySidecar, ReleasedTable, commit_release, read_released, recover_release, sidecar_path,
-};
+use tables::{Labels, PrivacySidecar, ReleasedTable, read_released, recover_release, sidecar_path};
 
 #[derive(clap::Args)]
 pub struct CombineArgs {
@@ -137,10 +135,7 @@ pub fn combine(args: &CombineArgs) -> Result<(), Failure> {
          # Nothing here is computed from the raw counts. epsilon = precision * ln(1/alpha) per row.\n",
         args.inputs.len()
     );
-    commit_release(&args.output, &released, &format!("{header}{text}"), args.force).map_err(|e| match e {
-        CommitError::Exists(_) => bad_input(e),
-        CommitError::Write(_) => failed(e),
-    })?;
+    crate::privatize::commit(&args.output, &released, &format!("{header}{text}"), args.force)?;
     eprintln!(
         "combined {} releases into {} × {} cells at {}{}",
         args.inputs.len(),

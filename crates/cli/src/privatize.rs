@@ -63,6 +63,15 @@ pub struct PrivatizeArgs {
     force: bool,
 }
 
+/// Writes a release and its sidecar as one ([`commit_release`]): one already there is bad input
+/// (exit 2), a failed write a failure (exit 1).
+pub(crate) fn commit(output: &Path, released: &ReleasedTable, sidecar: &str, force: bool) -> Result<(), Failure> {
+    commit_release(output, released, sidecar, force).map_err(|e| match e {
+        CommitError::Exists(_) => bad_input(e),
+        CommitError::Write(_) => failed(e),
+    })
+}
+
 /// The files a release reads: none may be the release or its sidecar.
 fn inputs(args: &PrivatizeArgs) -> Vec<(&'static str, &Path)> {
     let files = [
@@ -191,10 +200,7 @@ pub fn privatize(args: &PrivatizeArgs) -> Result<(), Failure> {
     let sidecar_text = toml::to_string(&sidecar).map_err(failed)?;
     let header = "# What this release states about itself (lppf privatize). Nothing here is computed from the\n\
                   # raw counts. epsilon = precision * ln(1/alpha) per row.\n";
-    commit_release(&args.output, &released, &format!("{header}{sidecar_text}"), args.force).map_err(|e| match e {
-        CommitError::Exists(_) => bad_input(e),
-        CommitError::Write(_) => failed(e),
-    })?;
+    commit(&args.output, &released, &format!("{header}{sidecar_text}"), args.force)?;
     let (lo, hi) = alphas.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &a| (lo.min(a), hi.max(a)));
     let eps = |a: f64| n * (1.0 / a).ln();
     let level = if lo == hi {
