@@ -8,7 +8,8 @@ use models::ModelKind;
 use rand::RngExt;
 use std::path::{Path, PathBuf};
 use tables::{
-    GridLabels, Labels, Level, PrivacySidecar, read_counts, read_levels, read_released, recover_release, sidecar_path,
+    CountsFormat, GridLabels, Labels, Level, PrivacySidecar, read_counts_as, read_levels, read_released,
+    recover_release, sidecar_path,
 };
 
 /// Where a released table's noise levels come from.
@@ -81,10 +82,11 @@ pub fn load(
     kind: ModelKind,
     levels: &LevelSource,
     override_sidecar: bool,
+    counts_format: &CountsFormat,
 ) -> Result<FitData, FitError> {
     let excludes_diagonal = kind.excludes_diagonal();
     if !method.reads_released() {
-        let table = read_counts(path, kind.square(), &GridLabels::default())?;
+        let table = read_counts_as(path, kind.square(), &GridLabels::default(), counts_format)?;
         let counts = table
             .counts
             .iter()

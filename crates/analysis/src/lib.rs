@@ -35,4 +35,6 @@ pub use error::FitError;
 pub use outputs::{CHECK_FIGURES, OUTPUT_FILES, write_outputs};
 pub use report::{TotalCheck, summary_text, total_check};
 pub use resources::{ChainMemory, FitCost, Machine, fit_cost};
+/// How a raw counts file is laid out (`load`).
+pub use tables::CountsFormat;
 pub use verdict::{VERDICT_SES, Verdict, co_clustering, independence_verdict};

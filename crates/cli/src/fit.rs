@@ -21,10 +21,13 @@ const HOLDOUT_STREAM: u64 = u64::MAX;
 #[command(group(clap::ArgGroup::new("levels").multiple(false).args(["alpha", "alpha_file"])))]
 pub struct FitArgs {
     /// The data: a release (row,col,value, with its .privacy.toml) for the naive and private
-    /// methods; raw counts (row,col,count) for non-private and cavi. CSV, or Parquet when the name
-    /// ends in .parquet.
+    /// methods; raw counts (row,col,count; 3 or 3.0) for non-private and cavi. CSV, TSV when the
+    /// name ends in .tsv or .tab, Parquet (any common codec) when it ends in .parquet.
     #[arg(long)]
     input: PathBuf,
+    /// How raw counts are laid out (non-private and cavi only).
+    #[command(flatten)]
+    layout: crate::counts_layout::CountsLayout,
     /// block (a network: the same labels on both axes) or topic (rows × columns).
     #[arg(long, value_parser = parse_model)]
     model: ModelKind,
@@ -223,7 +226,9 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
             args.method.name()
         )));
     }
-    let mut data = load(&args.input, args.method, args.model, &levels, args.override_sidecar).map_err(to_failure)?;
+    let counts_format = args.layout.format();
+    let mut data = load(&args.input, args.method, args.model, &levels, args.override_sidecar, &counts_format)
+        .map_err(to_failure)?;
     let (seed, seed_source) = match args.seed {
         Some(s) => (s, "--seed"),
         None => (seed_from_os().map_err(to_failure)?, "operating-system entropy (recorded here to repeat the fit)"),

@@ -721,3 +721,34 @@ fn a_fit_is_scored_against_the_raw_counts() {
     let o = lppf(["score", "--fit", s(&dir), "--truth", s(&counts)]);
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// Raw counts as they come (TSV, renamed columns, counts written 3.0) fit exactly as the same
+/// counts in `row,col,count` CSV.
+#[test]
+fn raw_counts_in_any_layout_fit_the_same() {
+    let dir = scratch("layout");
+    let (counts, _) = generated(&dir);
+    let text = std::fs::read_to_string(&counts).unwrap();
+    let tsv: String = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            format!("{}\t{}\t{}.0\n", f[0], f[1], f[2])
+        })
+        .collect();
+    let renamed = dir.join("counts.tsv");
+    std::fs::write(&renamed, format!("doc\tword\tn\n{tsv}")).unwrap();
+    let mut rates = Vec::new();
+    for (input, extra) in
+        [(&counts, vec![]), (&renamed, vec!["--row-column", "doc", "--col-column", "word", "--count-column", "n"])]
+    {
+        let out = dir.join(format!("fit{}", rates.len()));
+        let mut args = vec!["--chains", "1", "--seed", "5", "--output", s(&out), "--quiet"];
+        args.extend(extra);
+        let o = lppf(fit_args(input, "topic", "2", "non-private", ["30", "10", "2"], &args));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        rates.push(std::fs::read(out.join("rates.parquet")).unwrap());
+    }
+    assert!(rates[0] == rates[1], "the TSV fit differs from the CSV fit");
+}
