@@ -1,6 +1,7 @@
 //! A generic tidy Parquet table (named columns of strings, integers or nullable floats) for the
-//! experiment kinds whose rows are not [`crate::ResultRow`]s (e.g. DPVI sweeps). Written
-//! atomically, one row group, no compression, with key–value metadata.
+//! experiment kinds whose rows are not [`crate::ResultRow`]s (e.g. DPVI sweeps) and for users'
+//! tables. Written atomically and streamed (row groups of up to 2²⁰ rows), no compression, with
+//! key–value metadata; read batch by batch, in any common codec.
 
 use crate::ResultsError;
 use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
@@ -103,66 +104,65 @@ fn batch_columns(path: &Path, batch: &RecordBatch, offset: usize) -> Result<Vec<
         };
         columns.push((field.name().clone(), empty));
     }
-    {
-        for (name, values) in &mut columns {
-            let array = batch
-                .column_by_name(name)
-                .ok_or_else(|| ResultsError::new(path, format!("column {name} missing in a row group")))?;
-            let null = |i: usize| ResultsError::new(path, format!("column {name}, row {}: null value", offset + i + 1));
-            match values {
-                Values::Text(v) => {
-                    // A dictionary's values are read through its keys.
-                    let (keys, values) = match array.as_any_dictionary_opt() {
-                        Some(d) => (Some(d.normalized_keys()), d.values().clone()),
-                        None => (None, array.clone()),
-                    };
-                    let text = |j: usize| {
-                        let (a, b, c) =
-                            (values.as_string_opt::<i32>(), values.as_string_opt::<i64>(), values.as_string_view_opt());
-                        a.map(|a| a.value(j)).or_else(|| b.map(|b| b.value(j))).or_else(|| c.map(|c| c.value(j)))
-                    };
-                    for i in 0..array.len() {
-                        if array.is_null(i) {
-                            return Err(null(i));
-                        }
-                        v.push(text(keys.as_ref().map_or(i, |k| k[i])).unwrap_or_default().to_string());
+    for (name, values) in &mut columns {
+        let array = batch
+            .column_by_name(name)
+            .ok_or_else(|| ResultsError::new(path, format!("column {name} missing in a row group")))?;
+        let null = |i: usize| ResultsError::new(path, format!("column {name}, row {}: null value", offset + i + 1));
+        match values {
+            Values::Text(v) => {
+                // A dictionary's values are read through its keys.
+                let (keys, values) = match array.as_any_dictionary_opt() {
+                    Some(d) => (Some(d.normalized_keys()), d.values().clone()),
+                    None => (None, array.clone()),
+                };
+                // Which string layout it is, found once for the batch.
+                let (a, b, c) =
+                    (values.as_string_opt::<i32>(), values.as_string_opt::<i64>(), values.as_string_view_opt());
+                let text = |j: usize| {
+                    a.map(|a| a.value(j)).or_else(|| b.map(|b| b.value(j))).or_else(|| c.map(|c| c.value(j)))
+                };
+                for i in 0..array.len() {
+                    if array.is_null(i) {
+                        return Err(null(i));
                     }
+                    v.push(text(keys.as_ref().map_or(i, |k| k[i])).unwrap_or_default().to_string());
                 }
-                Values::Int(v) => {
-                    for i in 0..array.len() {
-                        if array.is_null(i) {
-                            return Err(null(i));
-                        }
-                        let x = if let Some(a) = array.as_primitive_opt::<Int64Type>() {
-                            a.value(i)
-                        } else if let Some(a) = array.as_primitive_opt::<Int32Type>() {
-                            i64::from(a.value(i))
-                        } else if let Some(a) = array.as_primitive_opt::<UInt32Type>() {
-                            i64::from(a.value(i))
-                        } else if let Some(a) = array.as_primitive_opt::<UInt64Type>() {
-                            i64::try_from(a.value(i)).map_err(|_| {
-                                ResultsError::new(
-                                    path,
-                                    format!("column {name}, row {}: {} exceeds 2^63 - 1", offset + i + 1, a.value(i)),
-                                )
-                            })?
-                        } else {
-                            return Err(ResultsError::new(path, format!("column {name}: unexpected integer type")));
-                        };
-                        v.push(x);
+            }
+            Values::Int(v) => {
+                for i in 0..array.len() {
+                    if array.is_null(i) {
+                        return Err(null(i));
                     }
+                    let x = if let Some(a) = array.as_primitive_opt::<Int64Type>() {
+                        a.value(i)
+                    } else if let Some(a) = array.as_primitive_opt::<Int32Type>() {
+                        i64::from(a.value(i))
+                    } else if let Some(a) = array.as_primitive_opt::<UInt32Type>() {
+                        i64::from(a.value(i))
+                    } else if let Some(a) = array.as_primitive_opt::<UInt64Type>() {
+                        i64::try_from(a.value(i)).map_err(|_| {
+                            ResultsError::new(
+                                path,
+                                format!("column {name}, row {}: {} exceeds 2^63 - 1", offset + i + 1, a.value(i)),
+                            )
+                        })?
+                    } else {
+                        return Err(ResultsError::new(path, format!("column {name}: unexpected integer type")));
+                    };
+                    v.push(x);
                 }
-                Values::Float(v) => {
-                    for i in 0..array.len() {
-                        let x = if let Some(a) = array.as_primitive_opt::<Float64Type>() {
-                            a.value(i)
-                        } else if let Some(a) = array.as_primitive_opt::<Float32Type>() {
-                            f64::from(a.value(i))
-                        } else {
-                            return Err(ResultsError::new(path, format!("column {name}: unexpected float type")));
-                        };
-                        v.push((!array.is_null(i)).then_some(x));
-                    }
+            }
+            Values::Float(v) => {
+                for i in 0..array.len() {
+                    let x = if let Some(a) = array.as_primitive_opt::<Float64Type>() {
+                        a.value(i)
+                    } else if let Some(a) = array.as_primitive_opt::<Float32Type>() {
+                        f64::from(a.value(i))
+                    } else {
+                        return Err(ResultsError::new(path, format!("column {name}: unexpected float type")));
+                    };
+                    v.push((!array.is_null(i)).then_some(x));
                 }
             }
         }
@@ -172,8 +172,7 @@ fn batch_columns(path: &Path, batch: &RecordBatch, offset: usize) -> Result<Vec<
 
 /// Writes the named columns (all of one length) to `path` atomically.
 pub fn write_table(path: &Path, columns: &[(&str, Values)], metadata: &[(&str, String)]) -> Result<(), ResultsError> {
-    let mut columns = Some(columns.to_vec());
-    write_table_parts(path, metadata, |_| Ok(columns.take()))
+    write_batch(path, &batch_of(path, columns)?, metadata)
 }
 
 /// Writes a table made part by part: `part(i)` gives part `i`'s named columns, all of one
