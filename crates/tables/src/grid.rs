@@ -247,6 +247,10 @@ pub fn read_counts_as(
         (false, false) => sorted(cols),
     };
     check_grid(path, rows.len(), cols.len())?;
-    let counts = cells.into_grid((rows.len(), cols.len()), Some((&row_moved, &col_moved)));
+    // Stated labels on both axes keep their indices: no remapping (and, listed in grid order, no
+    // copy of the values).
+    let identity = fixed_rows && (square || fixed_cols);
+    let remap = (!identity).then_some((row_moved.as_slice(), col_moved.as_slice()));
+    let counts = cells.into_grid((rows.len(), cols.len()), remap);
     Ok(CountTable { rows, cols, counts })
 }

@@ -218,4 +218,27 @@ mod tests {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// Counts on stated labels land on the stated grid, whether the lines are sparse and out of
+    /// order or list the grid in its own order (kept without remapping).
+    #[test]
+    fn counts_on_stated_labels_land_in_place() {
+        let dir = std::env::temp_dir().join(format!("lppf-tables-stated-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let given = crate::GridLabels {
+            rows: Some(Labels::from_names(["b".to_string(), "a".to_string()])),
+            cols: Some(Labels::from_names(["y".to_string(), "x".to_string()])),
+        };
+        for (name, text) in [
+            ("sparse.csv", "row,col,count\na,x,1\nb,y,2\n"),
+            ("dense.csv", "row,col,count\nb,y,2\nb,x,0\na,y,0\na,x,1\n"),
+        ] {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            let table = read_counts(&path, false, &given).unwrap();
+            assert_eq!(table.counts, vec![2, 0, 0, 1], "{name}");
+            assert_eq!(table.rows.names, vec!["b", "a"], "{name}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
