@@ -575,17 +575,13 @@ fn stack(result: &mut FitResult, moments: &[ChainMoments]) {
 fn loo_cells(data: &FitData, method: Method) -> Result<eval::CellLikelihood, FitError> {
     let (rows, cols) = data.shape();
     let modelled: Vec<usize> = (0..rows * cols).filter(|&n| data.is_modelled(n)).collect();
-    let cells = eval::evenly_spaced(&modelled, inference::loo::MAX_LOO_CELLS);
-    let (values, alphas): (Vec<i64>, Vec<f64>) = match &data.input {
-        Input::Released { alphas, privatized, .. } if method == Method::Private => {
-            cells.iter().map(|&n| (i64::from(privatized.values()[n]), alphas[n / cols])).unzip()
-        }
-        Input::Released { privatized, .. } => {
-            cells.iter().map(|&n| (i64::from(privatized.values()[n].max(0)), 0.0)).unzip()
-        }
-        Input::Counts { counts, .. } => cells.iter().map(|&n| (i64::from(counts[n]), 0.0)).unzip(),
+    let seen = match &data.input {
+        Input::Released { privatized, .. } if method == Method::Private => eval::Seen::Release(privatized),
+        Input::Released { privatized, .. } => eval::Seen::Truncated(privatized),
+        Input::Counts { counts, .. } => eval::Seen::Counts(counts),
     };
-    eval::CellLikelihood::new(cells, values, alphas).map_err(|e| FitError::Inference(e.to_string()))
+    eval::CellLikelihood::of_seen(&modelled, inference::loo::MAX_LOO_CELLS, seen)
+        .map_err(|e| FitError::Inference(e.to_string()))
 }
 
 /// The modes of a Gibbs fit with their weights, log joints, totals and held-out scores.

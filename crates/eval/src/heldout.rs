@@ -127,7 +127,30 @@ pub struct CellLikelihood {
     alphas: Vec<f64>,
 }
 
+/// What a method sees of the data, whose cells a [`CellLikelihood`] scores.
+#[derive(Clone, Copy, Debug)]
+pub enum Seen<'a> {
+    /// A release, each value under `Pois(μ) ∗ 2Geo(α_n)` (the private method).
+    Release(&'a mechanism::Privatized),
+    /// A release truncated at 0, read as Poisson counts (the naïve method).
+    Truncated(&'a mechanism::Privatized),
+    /// Raw counts (the non-private methods).
+    Counts(&'a [u32]),
+}
+
 impl CellLikelihood {
+    /// At most `limit` of the `modelled` cells, evenly spaced ([`evenly_spaced`]), with what
+    /// `seen` holds of them.
+    pub fn of_seen(modelled: &[usize], limit: usize, seen: Seen<'_>) -> Result<Self, EvalError> {
+        let cells = evenly_spaced(modelled, limit);
+        let (values, alphas) = match seen {
+            Seen::Release(r) => cells.iter().map(|&n| (i64::from(r.values()[n]), r.alpha(n))).unzip(),
+            Seen::Truncated(r) => cells.iter().map(|&n| (i64::from(r.values()[n].max(0)), 0.0)).unzip(),
+            Seen::Counts(counts) => cells.iter().map(|&n| (i64::from(counts[n]), 0.0)).unzip(),
+        };
+        Self::new(cells, values, alphas)
+    }
+
     /// Cells `cells` (row-major indices into the rates) with values `values[i]` and noise levels
     /// `alphas[i]` in `[0, 1)`.
     pub fn new(cells: Vec<usize>, values: Vec<i64>, alphas: Vec<f64>) -> Result<Self, EvalError> {
@@ -174,6 +197,25 @@ pub fn evenly_spaced(cells: &[usize], limit: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cells a method sees: a release with each row's α, the release truncated at 0 without
+    /// noise, or the counts; at most `limit` of them, evenly spaced.
+    #[test]
+    fn cells_hold_what_each_method_sees() {
+        let release =
+            mechanism::Privatized::from_released(2, 2, vec![3, -1, 0, 5], mechanism::Noise::PerRow(vec![0.2, 0.6]))
+                .unwrap();
+        let modelled = [0, 1, 2, 3];
+        let private = CellLikelihood::of_seen(&modelled, 10, Seen::Release(&release)).unwrap();
+        assert_eq!(
+            private,
+            CellLikelihood::new(vec![0, 1, 2, 3], vec![3, -1, 0, 5], vec![0.2, 0.2, 0.6, 0.6]).unwrap()
+        );
+        let naive = CellLikelihood::of_seen(&modelled, 2, Seen::Truncated(&release)).unwrap();
+        assert_eq!(naive, CellLikelihood::new(vec![0, 2], vec![3, 0], vec![0.0, 0.0]).unwrap());
+        let counts = CellLikelihood::of_seen(&[1, 3], 10, Seen::Counts(&[4, 1, 0, 2])).unwrap();
+        assert_eq!(counts, CellLikelihood::new(vec![1, 3], vec![1, 2], vec![0.0, 0.0]).unwrap());
+    }
 
     /// The convolution summed term by term in plain floating point, far past any mass.
     fn brute_force(released: i64, rate: f64, alpha: f64) -> f64 {

@@ -9,7 +9,7 @@ mod kl;
 
 pub use align::{Alignment, align_topics, min_cost_matching, normalize_rows};
 pub use heldout::{
-    CellLikelihood, evenly_spaced, heldout_log_predictive, heldout_log_predictive_cells, ln_released_likelihood,
+    CellLikelihood, Seen, evenly_spaced, heldout_log_predictive, heldout_log_predictive_cells, ln_released_likelihood,
 };
 pub use kl::{mean_poisson_kl, poisson_kl};
 

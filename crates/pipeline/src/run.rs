@@ -481,15 +481,12 @@ fn scored_cells(
     released: Option<&Privatized>,
 ) -> Result<eval::CellLikelihood, RunError> {
     let modelled: Vec<usize> = data.modelled().collect();
-    let cells = eval::evenly_spaced(&modelled, inference::loo::MAX_LOO_CELLS);
-    let (values, alphas): (Vec<i64>, Vec<f64>) = match (method.observation(Some(&data.counts), released), released) {
-        (Some(Observation::Private(_)), Some(r)) => {
-            cells.iter().map(|&n| (i64::from(r.values()[n]), r.alpha(n))).unzip()
-        }
-        (Some(Observation::Naive(_)), Some(r)) => cells.iter().map(|&n| (i64::from(r.values()[n].max(0)), 0.0)).unzip(),
-        _ => cells.iter().map(|&n| (i64::from(data.counts[n]), 0.0)).unzip(),
+    let seen = match (method.observation(Some(&data.counts), released), released) {
+        (Some(Observation::Private(_)), Some(r)) => eval::Seen::Release(r),
+        (Some(Observation::Naive(_)), Some(r)) => eval::Seen::Truncated(r),
+        _ => eval::Seen::Counts(&data.counts),
     };
-    Ok(eval::CellLikelihood::new(cells, values, alphas)?)
+    Ok(eval::CellLikelihood::of_seen(&modelled, inference::loo::MAX_LOO_CELLS, seen)?)
 }
 
 struct FitTask<'a> {
