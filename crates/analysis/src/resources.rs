@@ -40,8 +40,8 @@ pub struct FitCost {
     pub bytes: f64,
     /// Peak memory with one chain at a time: the least the fit can run in.
     pub least_bytes: f64,
-    /// How many chains run at a time: as many as there are threads, fewer when their memory
-    /// would exceed what is available ([`ChainMemory::at_once`]).
+    /// How many chains are started together: all of them when their memory fits in what is
+    /// available, else as many as fit, at most one per thread ([`ChainMemory::at_once`]).
     pub chains_at_once: usize,
     /// Gibbs sweeps (or CAVI iterations) × chains × cells × components.
     pub cell_component_sweeps: f64,
@@ -50,8 +50,7 @@ pub struct FitCost {
 }
 
 impl FitCost {
-    /// `≈ 1.2 GB of memory; about 3.5 h of one core (rough)`, and how many chains run at a time
-    /// when memory, not threads, limits them.
+    /// `≈ 1.2 GB of memory; about 3.5 h of one core (rough)`.
     pub fn describe(&self) -> String {
         format!(
             "≈ {} of memory; about {} of one core (rough)",
