@@ -41,6 +41,16 @@ fn generated(dir: &Path) -> (PathBuf, Truth) {
     (path, truth)
 }
 
+/// A scratch directory `name` with the generated counts and their seeded release `file`
+/// (privatized with `level`).
+fn generated_release(name: &str, file: &str, level: &[&str]) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = scratch(name);
+    let (counts, _) = generated(&dir);
+    let released = dir.join(file);
+    privatize(&counts, &released, level);
+    (dir, counts, released)
+}
+
 /// The arguments of `lppf fit --input … --model … --components … --method …` with a Gibbs
 /// schedule `[iterations, burn-in, thin]`, then `extra` (chains, seed, output, …).
 fn fit_args(
@@ -232,10 +242,7 @@ fn chains_are_stacked_on_held_out_cells_or_by_loo() {
 /// step ran; the totals of the two steps agree within their Monte Carlo error.
 #[test]
 fn the_private_step_is_chosen_and_recorded() {
-    let dir = scratch("private-step");
-    let (counts, _) = generated(&dir);
-    let released = dir.join("released.csv");
-    privatize(&counts, &released, &["--epsilon", "2", "--seed", "4"]);
+    let (dir, _, released) = generated_release("private-step", "released.csv", &["--epsilon", "2", "--seed", "4"]);
     let mut totals = Vec::new();
     for step in ["augmented", "collapsed"] {
         let out = dir.join(step);
@@ -255,10 +262,7 @@ fn the_private_step_is_chosen_and_recorded() {
 
 #[test]
 fn holdout_is_scored_and_recorded() {
-    let dir = scratch("holdout");
-    let (counts, _) = generated(&dir);
-    let released = dir.join("released.parquet");
-    privatize(&counts, &released, &["--epsilon", "1", "--seed", "4"]);
+    let (dir, _, released) = generated_release("holdout", "released.parquet", &["--epsilon", "1", "--seed", "4"]);
     let mut scores = Vec::new();
     for k in ["1", "2"] {
         let fit = dir.join(format!("k{k}"));
@@ -393,10 +397,7 @@ fn a_network_fit_labels_communities() {
 
 #[test]
 fn refusals_exit_2_and_write_no_fit() {
-    let dir = scratch("refusals");
-    let (counts, _) = generated(&dir);
-    let released = dir.join("released.csv");
-    privatize(&counts, &released, &["--alpha", "0.5", "--seed", "1"]);
+    let (dir, _, released) = generated_release("refusals", "released.csv", &["--alpha", "0.5", "--seed", "1"]);
     let bare = dir.join("bare.csv");
     std::fs::copy(&released, &bare).unwrap();
     let base = |input: &Path, method: &str, model: &str| -> Vec<String> {
@@ -537,10 +538,7 @@ fn k_is_chosen_on_raw_counts_too() {
 /// and says so in fit.toml, with Gibbs and with CAVI (whose `auto` default stays flat and Poisson).
 #[test]
 fn the_hierarchical_prior_is_an_option_of_the_topic_model() {
-    let dir = scratch("hierarchical");
-    let (counts, _) = generated(&dir);
-    let released = dir.join("released.csv");
-    privatize(&counts, &released, &["--alpha", "0.5", "--seed", "1"]);
+    let (dir, _, released) = generated_release("hierarchical", "released.csv", &["--alpha", "0.5", "--seed", "1"]);
     let fit = dir.join("fit");
     let extra = ["--chains", "2", "--seed", "2", "--prior", "hierarchical", "--output", s(&fit), "--quiet"];
     let o = lppf(fit_args(&released, "topic", "2", "private", ["200", "100", "2"], &extra));
@@ -662,10 +660,7 @@ fn replica_exchange_reports_its_ladder_and_swap_rates() {
 /// numbers: the rates of a 1-thread and a 2-thread fit are identical.
 #[test]
 fn thread_counts_change_nothing_in_the_results() {
-    let dir = scratch("threads");
-    let (counts, _) = generated(&dir);
-    let released = dir.join("released.csv");
-    privatize(&counts, &released, &["--epsilon", "1", "--seed", "4"]);
+    let (dir, _, released) = generated_release("threads", "released.csv", &["--epsilon", "1", "--seed", "4"]);
     let mut rates = Vec::new();
     for threads in ["1", "2"] {
         let out = dir.join(format!("t{threads}"));
@@ -683,10 +678,7 @@ fn thread_counts_change_nothing_in_the_results() {
 /// second fit; a truth on another grid and a directory that is not a fit are refused.
 #[test]
 fn a_fit_is_scored_against_the_raw_counts() {
-    let dir = scratch("score");
-    let (counts, _) = generated(&dir);
-    let released = dir.join("released.csv");
-    privatize(&counts, &released, &["--epsilon", "2", "--seed", "4"]);
+    let (dir, counts, released) = generated_release("score", "released.csv", &["--epsilon", "2", "--seed", "4"]);
     for seed in ["5", "6"] {
         let out = dir.join(format!("fit{seed}"));
         let extra = ["--chains", "2", "--seed", seed, "--output", s(&out), "--quiet"];
