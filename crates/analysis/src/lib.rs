@@ -12,6 +12,8 @@
 //! - [`write_outputs`]: `rates.parquet`, `factors.parquet`, `trace.parquet`, `diagnostics.csv`,
 //!   `fit.toml`, `summary.txt` and `figure.svg`/`.png`, each written atomically.
 //! - [`fit_cost`]: the memory and work of a fit from its settings alone, checked before a fit.
+//! - [`plan_fit`] and [`run_fit`]: a whole fit from the options a user types ([`FitRequest`], the
+//!   options of `lppf fit` and `lppf.fit`) to a committed fit directory.
 //! - [`independence_verdict`]: whether the fit's components beat the independence model
 //!   `μ_ij = a_i b_j` on the held-out cells (the "no structure" verdict).
 
@@ -22,6 +24,7 @@ mod error;
 mod outputs;
 pub mod partition;
 mod report;
+mod request;
 pub mod resources;
 pub mod score;
 mod verdict;
@@ -34,6 +37,10 @@ pub use data::{FitData, Input, LevelSource, heldout_count, hold_out, load, seed_
 pub use error::FitError;
 pub use outputs::{CHECK_FIGURES, OUTPUT_FILES, write_outputs};
 pub use report::{TotalCheck, summary_text, total_check};
+pub use request::{
+    FIT_FILE, FitDone, FitPlan, FitRequest, LikelihoodChoice, PriorChoice, ScaleMean, plan_fit, run_fit,
+    weighting_from_name,
+};
 pub use resources::{ChainMemory, FitCost, Machine, fit_cost};
 /// How a raw counts file is laid out (`load`).
 pub use tables::CountsFormat;

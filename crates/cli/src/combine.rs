@@ -135,7 +135,8 @@ pub fn combine(args: &CombineArgs) -> Result<(), Failure> {
          # Nothing here is computed from the raw counts. epsilon = precision * ln(1/alpha) per row.\n",
         args.inputs.len()
     );
-    crate::privatize::commit(&args.output, &released, &format!("{header}{text}"), args.force)?;
+    release::commit(&args.output, &released, &format!("{header}{text}"), args.force)
+        .map_err(crate::privatize::failure)?;
     eprintln!(
         "combined {} releases into {} × {} cells at {}{}",
         args.inputs.len(),

@@ -1,21 +1,17 @@
-//! `lppf fit`: the analyst's side. Fits a model to a released table (or, for comparison, to raw
-//! counts) with several chains in parallel and writes the posterior by label to a directory.
+//! `lppf fit`: the analyst's side. The options of [`analysis::plan_fit`] and [`analysis::run_fit`]
+//! (a model fitted to a released table, or for comparison to raw counts, with several chains in
+//! parallel, the posterior written by label to a directory) as flags, with a progress bar.
 
 use crate::{Failure, bad_input, failed};
 use analysis::{
-    FitError, FitSettings, LevelSource, OUTPUT_FILES, Weighting, fit_chains, fit_cost, hold_out, independence_verdict,
-    load, seed_from_os, summary_text, write_outputs,
+    FitError, FitRequest, LevelSource, LikelihoodChoice, OUTPUT_FILES, PriorChoice, ScaleMean, plan_fit, run_fit,
+    weighting_from_name,
 };
-use distributions::Streams;
 use indicatif::{ProgressBar, ProgressStyle};
-use inference::{Algorithm, BesselArgument, CaviSettings, MEstimate, Method, Schedule};
-use models::{Dispersion, GammaPrior, Likelihood, ModelKind};
+use inference::Method;
+use models::ModelKind;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
-
-/// The stream of the held-out cells: `Streams::new(seed).child(HOLDOUT_STREAM)` (chains use
-/// children 0, 1, …).
-const HOLDOUT_STREAM: u64 = u64::MAX;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("levels").multiple(false).args(["alpha", "alpha_file"])))]
@@ -162,210 +158,62 @@ fn to_failure(e: FitError) -> Failure {
     if e.is_user_error() { bad_input(e) } else { failed(e) }
 }
 
-/// The hierarchical prior of `--scale-shape A --scale-mean learned|B`.
-fn scale_prior(shape: f64, mean: &str) -> Result<models::ScalePrior, Failure> {
-    let fixed = |mean: f64| models::ScalePrior::new(shape, mean).map_err(bad_input);
-    match mean {
-        "learned" => fixed(1.0)?.with_learned_mean(1.0).map_err(bad_input),
-        number => match number.parse::<f64>() {
-            Ok(mean) => fixed(mean),
-            Err(_) => Err(bad_input(format!(
-                "--scale-mean {number:?} is not allowed: it must be \"learned\" or a number from 1e-6 to 1e6"
-            ))),
-        },
+impl FitArgs {
+    /// The library's request ([`analysis::FitRequest`]); clap has checked the names.
+    fn request(&self) -> Result<FitRequest, FitError> {
+        let levels = match (&self.alpha, &self.alpha_file) {
+            (Some(a), _) => LevelSource::Alpha(*a),
+            (_, Some(path)) => LevelSource::File { path: path.clone(), precision: self.precision },
+            _ => LevelSource::Sidecar,
+        };
+        Ok(FitRequest {
+            counts_format: self.layout.format(),
+            chains: self.chains,
+            iterations: self.iterations,
+            burn_in: self.burn_in,
+            thin: self.thin,
+            max_iterations: self.max_iterations,
+            tolerance: self.tolerance,
+            a0: self.a0,
+            b0: self.b0,
+            prior: PriorChoice::from_name(&self.prior)?,
+            scale_shape: self.scale_shape,
+            scale_mean: ScaleMean::from_name(&self.scale_mean)?,
+            likelihood: LikelihoodChoice::from_name(&self.likelihood)?,
+            dispersion: self.dispersion,
+            levels,
+            override_sidecar: self.override_sidecar,
+            holdout: self.holdout,
+            weighting: weighting_from_name(&self.weights)?,
+            replicas: self.replicas,
+            private_step: inference::PrivateStep::from_name(&self.private_step).unwrap_or_default(),
+            seed: self.seed,
+            force: self.force,
+            allow_memory: self.allow_memory,
+            ..FitRequest::new(&self.input, self.model, self.components, self.method, &self.output)
+        })
     }
 }
 
 pub fn fit(args: &FitArgs) -> Result<(), Failure> {
-    let prior = GammaPrior::new(args.a0, args.b0).map_err(bad_input)?;
-    // `auto`: the hierarchical prior and the negative binomial for the Gibbs methods (what held on
-    // real releases and on model data: docs/model-checking.md, "Defaults"). CAVI keeps the flat
-    // prior and the Poisson likelihood: it has no negative-binomial updates, and its hierarchical
-    // updates (`--prior hierarchical`) are tested but not calibrated.
-    let gibbs = !args.method.is_cavi();
-    let hierarchical = match args.prior.as_str() {
-        "auto" => gibbs,
-        prior => prior == "hierarchical",
-    };
-    let scale = match hierarchical {
-        true => Some(scale_prior(args.scale_shape, &args.scale_mean)?),
-        false => None,
-    };
-    let likelihood = match args.likelihood.as_str() {
-        "auto" if gibbs => "negative-binomial",
-        "auto" => "poisson",
-        other => other,
-    };
-    let likelihood = match (likelihood, args.dispersion) {
-        ("negative-binomial", None) => Likelihood::NegativeBinomial(Dispersion::default_learned()),
-        ("negative-binomial", Some(r)) => Likelihood::NegativeBinomial(Dispersion::given(r).map_err(bad_input)?),
-        (_, None) => Likelihood::Poisson,
-        (_, Some(r)) => {
-            return Err(bad_input(format!("--dispersion {r} applies to --likelihood negative-binomial only")));
-        }
-    };
-    let algorithm = if args.method.is_cavi() {
-        let settings =
-            CaviSettings::new(args.max_iterations, args.tolerance, MEstimate::Mode, BesselArgument::DeltaMethod);
-        Algorithm::Cavi(settings.map_err(bad_input)?)
-    } else {
-        let step = inference::PrivateStep::from_name(&args.private_step).unwrap_or_default();
-        Algorithm::Gibbs(
-            Schedule::new(args.iterations, args.burn_in, args.thin).map_err(bad_input)?.with_private_step(step),
-        )
-    };
-    prepare_output(&args.output, args.force)?;
-    let levels = match (&args.alpha, &args.alpha_file) {
-        (Some(a), _) => LevelSource::Alpha(*a),
-        (_, Some(path)) => LevelSource::File { path: path.clone(), precision: args.precision },
-        _ => LevelSource::Sidecar,
-    };
-    if !args.method.reads_released() && (args.alpha.is_some() || args.alpha_file.is_some()) {
-        return Err(bad_input(format!(
-            "--alpha and --alpha-file apply to released data, not to method {}",
-            args.method.name()
-        )));
-    }
-    let counts_format = args.layout.format();
-    let mut data = load(&args.input, args.method, args.model, &levels, args.override_sidecar, &counts_format)
-        .map_err(to_failure)?;
-    let (seed, seed_source) = match args.seed {
-        Some(s) => (s, "--seed"),
-        None => (seed_from_os().map_err(to_failure)?, "operating-system entropy (recorded here to repeat the fit)"),
-    };
-    if let Some(fraction) = args.holdout {
-        hold_out(&mut data, fraction, Streams::new(seed).child(HOLDOUT_STREAM)).map_err(to_failure)?;
-    }
-    let settings = FitSettings {
-        model: args.model,
-        components: args.components,
-        prior,
-        scale,
-        likelihood,
-        method: args.method,
-        chains: args.chains,
-        algorithm,
-        seed,
-        weighting: match args.weights.as_str() {
-            "stacking" => Weighting::Stacking,
-            "auto" => Weighting::Auto,
-            _ => Weighting::Equal,
-        },
-        replicas: args.replicas,
-    };
-    let machine = analysis::Machine::this();
-    let cost = fit_cost(&settings, data.shape(), data.heldout.len(), machine);
-    if let Some(available) = machine.available
-        && cost.least_bytes > available
-        && !args.allow_memory
-    {
-        return Err(bad_input(format!(
-            "the fit needs {} of memory even with one chain at a time, but {} is available; use fewer --chains, --iterations (or a larger --thin), \
-             --components or a smaller table, or pass --allow-memory",
-            runner::bytes_text(cost.least_bytes),
-            runner::bytes_text(available)
-        )));
-    }
+    let request = args.request().map_err(to_failure)?;
+    let plan = plan_fit(&request).map_err(to_failure)?;
     if !args.quiet {
-        let (rows, cols) = data.shape();
-        let at_a_time = if cost.chains_at_once < args.chains.min(machine.threads) {
-            format!(
-                "{} at a time, to stay within the {} of memory available (the results are the same)",
-                cost.chains_at_once,
-                machine.available.map_or_else(|| "?".into(), runner::bytes_text)
-            )
-        } else {
-            format!("on {} threads", machine.threads)
-        };
-        eprintln!("fitting {rows} × {cols} cells, {} chains {at_a_time}: {}", args.chains, cost.describe());
+        eprintln!("{}", plan.estimate);
     }
-    let per_chain = match algorithm {
-        Algorithm::Gibbs(s) => s.iterations(),
-        Algorithm::Cavi(c) => c.max_iterations(),
-    };
     let bar = if args.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
         let style =
             ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} iterations · ETA {eta}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar());
-        // With held-out cells, the independence model is fitted too (the "no structure" verdict).
-        let fits = if args.holdout.is_some() { 2 } else { 1 };
-        ProgressBar::new((per_chain * args.chains * fits) as u64).with_style(style)
+        ProgressBar::new(plan.progress_len).with_style(style)
     };
-    let mut result = fit_chains(&settings, &data, &|| bar.inc(1)).map_err(to_failure)?;
-    result.verdict = independence_verdict(&settings, &data, &result, &|| bar.inc(1)).map_err(to_failure)?;
+    let done = run_fit(&plan, &request, &|| bar.inc(1)).map_err(to_failure)?;
     bar.finish_and_clear();
-    commit_fit(&args.output, |dir| write_outputs(dir, &settings, &data, &result, seed_source, args.holdout))?;
     if !args.quiet {
-        eprint!("{}", summary_text(&settings, &data, &result));
+        eprint!("{}", done.summary);
         eprintln!("\nwrote {} to {}", OUTPUT_FILES.join(", "), args.output.display());
-    }
-    Ok(())
-}
-
-/// The marker of a fit directory: written with the rest, so a directory holding it is a whole fit.
-const FIT_FILE: &str = "fit.toml";
-
-/// Before a fit: refuses an output that is not a place for one ([`results::check_output_dir`]:
-/// the root, a file, someone else's non-empty directory), or that holds a fit already (unless
-/// `force`); undoes what a killed `lppf fit` left beside it (its pending directory, or the old
-/// fit it had moved aside to replace, which is put back).
-fn prepare_output(output: &Path, force: bool) -> Result<(), Failure> {
-    results::check_output_dir(output, &[FIT_FILE], "fit (no fit.toml)").map_err(bad_input)?;
-    let name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    for (entry, _, target) in results::stale_entries(output) {
-        if target == format!("{name}.old") && !output.exists() {
-            std::fs::rename(&entry, output).map_err(|e| failed(format!("{}: cannot restore: {e}", entry.display())))?;
-            eprintln!("{}: restored the fit that a stopped `lppf fit --force` had moved aside", output.display());
-        } else if target == name || target == format!("{name}.old") {
-            results::remove_entry(&entry).map_err(|e| failed(format!("{}: {e}", entry.display())))?;
-        }
-    }
-    if output.join(FIT_FILE).exists() && !force {
-        return Err(bad_input(format!(
-            "{}: already holds a fit (fit.toml); pass --force to replace it or choose another --output",
-            output.display()
-        )));
-    }
-    Ok(())
-}
-
-/// Writes a fit with `write` into a pending directory beside `output`, then renames it into
-/// place, so `output` holds a whole fit or none (issue 31: a full disk used to leave a partial
-/// fit that later runs refused to replace). An existing fit (`--force`) is moved aside first and
-/// removed after; a kill between the two renames leaves it aside, and the next `lppf fit` puts
-/// it back ([`prepare_output`]).
-fn commit_fit(output: &Path, write: impl FnOnce(&Path) -> Result<(), FitError>) -> Result<(), Failure> {
-    let pending = results::pending_path(output);
-    let io = |path: &Path, e: std::io::Error| failed(format!("{}: {e}", path.display()));
-    if let Some(parent) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
-    }
-    std::fs::create_dir(&pending).map_err(|e| io(&pending, e))?;
-    if let Err(e) = write(&pending) {
-        let _ = results::remove_entry(&pending);
-        return Err(to_failure(e));
-    }
-    let empty = std::fs::read_dir(output).map_or(true, |mut entries| entries.next().is_none());
-    let aside = if output.exists() && !empty {
-        let mut name = pending.as_os_str().to_owned();
-        name.push(".old");
-        let aside = PathBuf::from(name);
-        std::fs::rename(output, &aside).map_err(|e| io(output, e))?;
-        Some(aside)
-    } else {
-        None
-    };
-    if let Err(e) = std::fs::rename(&pending, output) {
-        if let Some(aside) = &aside {
-            let _ = std::fs::rename(aside, output);
-        }
-        let _ = results::remove_entry(&pending);
-        return Err(io(output, e));
-    }
-    if let Some(aside) = aside {
-        let _ = results::remove_entry(&aside);
     }
     Ok(())
 }

@@ -10,6 +10,9 @@
 //! | [`eval`] | Poisson KL to true rates, Hungarian topic alignment |
 //! | [`accountant`] | privacy accounting: the local pure ε, RDP of the subsampled Gaussian |
 //! | [`distributions`] | the exact samplers underneath (two-sided geometric, Skellam, Bessel), RNG streams |
+//! | [`release`] | a table of one's own counts to a release and its privacy sidecar (`lppf privatize`) |
+//! | [`analysis`] | a whole fit of a release or a table to a fit directory (`lppf fit`), scoring a fit |
+//! | [`tables`], [`results`] | reading and writing counts, releases, and result tables (CSV, TSV, Parquet) |
 //!
 //! Distribution parameters are **rates** (Gamma, Exponential) unless a name says otherwise.
 //!
@@ -51,11 +54,15 @@
 //! ```
 
 pub use accountant;
+pub use analysis;
 pub use distributions;
 pub use eval;
 pub use inference;
 pub use mechanism;
 pub use models;
+pub use release;
+pub use results;
+pub use tables;
 
 pub use accountant::{LocalGuarantee, RdpAccountant, calibrate_noise};
 pub use distributions::Streams;

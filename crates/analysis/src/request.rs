@@ -1,0 +1,401 @@
+//! A whole fit of one's own table, from the options a user types (`lppf fit`, `lppf.fit` in
+//! Python) to a fit directory: [`plan_fit`] checks the options and the output place, reads the
+//! table, holds out cells and estimates the cost; [`run_fit`] runs the chains, the "no structure"
+//! verdict, and commits every output file at once ([`write_outputs`] into a pending directory
+//! renamed into place), so a directory holds a whole fit or none.
+
+use crate::{
+    FitCost, FitData, FitError, FitResult, FitSettings, LevelSource, Machine, Weighting, fit_chains, fit_cost,
+    hold_out, independence_verdict, load, seed_from_os, summary_text, write_outputs,
+};
+use distributions::Streams;
+use inference::{Algorithm, BesselArgument, CaviSettings, MEstimate, Method, PrivateStep, Schedule};
+use models::{Dispersion, GammaPrior, Likelihood, ModelKind, ScalePrior};
+use std::path::{Path, PathBuf};
+use tables::CountsFormat;
+
+/// The stream of the held-out cells: `Streams::new(seed).child(HOLDOUT_STREAM)` (chains use
+/// children 0, 1, …).
+const HOLDOUT_STREAM: u64 = u64::MAX;
+
+/// The marker of a fit directory: written with the rest, so a directory holding it is a whole fit.
+pub const FIT_FILE: &str = "fit.toml";
+
+/// The factors' prior: `auto` is hierarchical for the Gibbs methods and flat for CAVI
+/// (docs/model-checking.md, "Defaults").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PriorChoice {
+    Auto,
+    /// Every factor `~ Gamma(a0, rate b0)`.
+    Flat,
+    /// Each row's factors share a rate learned from the data: `θ_dk ~ Gamma(a0, rate ξ_d)`,
+    /// `ξ_d ~ Gamma(a', rate κ)`.
+    Hierarchical,
+}
+
+/// The likelihood: `auto` is the negative binomial for the Gibbs methods, Poisson for CAVI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LikelihoodChoice {
+    Auto,
+    /// `y ~ Pois(μ)`.
+    Poisson,
+    /// `y ~ Pois(μδ), δ ~ Gamma(r, rate r)`: variance `μ + μ²/r`.
+    NegativeBinomial,
+}
+
+/// The hierarchical prior's scale `κ`: learned (`κ ~ Gamma(1, rate 1/a')`), or fixed so the
+/// rates' prior mean is `b'`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScaleMean {
+    Learned,
+    Fixed(f64),
+}
+
+macro_rules! named {
+    ($ty:ident { $($variant:ident = $name:literal),+ $(,)? }, $setting:literal) => {
+        impl $ty {
+            /// Every choice, as named on the command line.
+            pub const NAMES: &'static [&'static str] = &[$($name),+];
+
+            /// The choice named `name`, or a [`FitError::Setting`] listing the names.
+            pub fn from_name(name: &str) -> Result<Self, FitError> {
+                match name {
+                    $($name => Ok(Self::$variant),)+
+                    other => Err(FitError::setting($setting, format!("{other:?}"), format!("one of {}", Self::NAMES.join(", ")))),
+                }
+            }
+        }
+    };
+}
+named!(PriorChoice { Auto = "auto", Flat = "flat", Hierarchical = "hierarchical" }, "--prior");
+named!(LikelihoodChoice { Auto = "auto", Poisson = "poisson", NegativeBinomial = "negative-binomial" }, "--likelihood");
+
+impl ScaleMean {
+    /// `"learned"` or a number (checked by [`ScalePrior::new`]).
+    pub fn from_name(text: &str) -> Result<Self, FitError> {
+        match text {
+            "learned" => Ok(Self::Learned),
+            number => number.parse::<f64>().map(Self::Fixed).map_err(|_| {
+                FitError::Input(format!(
+                    "--scale-mean {number:?} is not allowed: it must be \"learned\" or a number from 1e-6 to 1e6"
+                ))
+            }),
+        }
+    }
+}
+
+/// Weighting by the CLI's names: `equal`, `stacking`, `auto`.
+pub fn weighting_from_name(name: &str) -> Result<Weighting, FitError> {
+    match name {
+        "equal" => Ok(Weighting::Equal),
+        "stacking" => Ok(Weighting::Stacking),
+        "auto" => Ok(Weighting::Auto),
+        other => Err(FitError::setting("--weights", format!("{other:?}"), "one of auto, equal, stacking")),
+    }
+}
+
+/// Everything `lppf fit` is told, by the same names and with the same defaults
+/// ([`FitRequest::new`]).
+#[derive(Clone, Debug)]
+pub struct FitRequest {
+    /// A release (`row,col,value` with its sidecar) for the naïve and private methods, raw counts
+    /// (laid out as `counts_format` says) for non-private and cavi.
+    pub input: PathBuf,
+    pub counts_format: CountsFormat,
+    pub model: ModelKind,
+    /// Communities (block) or topics (topic).
+    pub components: usize,
+    pub method: Method,
+    /// Gibbs chains or CAVI starts.
+    pub chains: usize,
+    pub iterations: usize,
+    pub burn_in: usize,
+    pub thin: usize,
+    /// CAVI: at most this many iterations per start, stopping when the relative ELBO change falls
+    /// below `tolerance`.
+    pub max_iterations: usize,
+    pub tolerance: f64,
+    /// Gamma prior shape `a0` and rate `b0` of every factor.
+    pub a0: f64,
+    pub b0: f64,
+    pub prior: PriorChoice,
+    /// The hierarchical prior's shape `a'` and scale.
+    pub scale_shape: f64,
+    pub scale_mean: ScaleMean,
+    pub likelihood: LikelihoodChoice,
+    /// The negative binomial's dispersion `r`, given instead of learned.
+    pub dispersion: Option<f64>,
+    /// Where a release's noise levels come from.
+    pub levels: LevelSource,
+    /// Fit with stated levels even where they contradict the release's sidecar.
+    pub override_sidecar: bool,
+    /// Hide this fraction of the modelled cells and score them.
+    pub holdout: Option<f64>,
+    pub weighting: Weighting,
+    /// Replica exchange: replicas per chain (1: plain chains).
+    pub replicas: usize,
+    pub private_step: PrivateStep,
+    /// Seed of the chains and the held-out cells; `None`: drawn from the operating system and
+    /// recorded in fit.toml.
+    pub seed: Option<u64>,
+    /// The fit directory.
+    pub output: PathBuf,
+    /// Replace a fit already in `output`.
+    pub force: bool,
+    /// Run even if the estimated memory exceeds what is available.
+    pub allow_memory: bool,
+}
+
+impl FitRequest {
+    /// A request with `lppf fit`'s defaults: 4 chains of 2000 sweeps (1000 burn-in, thin 5),
+    /// Gamma(1, 1), `auto` prior and likelihood, levels from the sidecar, `auto` weights, the
+    /// augmented private step, a seed from the operating system.
+    pub fn new(
+        input: impl Into<PathBuf>,
+        model: ModelKind,
+        components: usize,
+        method: Method,
+        output: impl Into<PathBuf>,
+    ) -> Self {
+        Self {
+            input: input.into(),
+            counts_format: CountsFormat::default(),
+            model,
+            components,
+            method,
+            chains: 4,
+            iterations: 2000,
+            burn_in: 1000,
+            thin: 5,
+            max_iterations: 1000,
+            tolerance: 1e-6,
+            a0: 1.0,
+            b0: 1.0,
+            prior: PriorChoice::Auto,
+            scale_shape: 10.0,
+            scale_mean: ScaleMean::Learned,
+            likelihood: LikelihoodChoice::Auto,
+            dispersion: None,
+            levels: LevelSource::Sidecar,
+            override_sidecar: false,
+            holdout: None,
+            weighting: Weighting::Auto,
+            replicas: 1,
+            private_step: PrivateStep::default(),
+            seed: None,
+            output: output.into(),
+            force: false,
+            allow_memory: false,
+        }
+    }
+}
+
+/// A checked fit, ready to run: its settings, the table it reads (with any held-out cells), and
+/// its estimated cost.
+#[derive(Debug)]
+pub struct FitPlan {
+    pub settings: FitSettings,
+    pub data: FitData,
+    pub cost: FitCost,
+    /// Where the seed came from, for fit.toml.
+    pub seed_source: &'static str,
+    /// The estimate, for the user: cells, chains, how many at a time, memory and work.
+    pub estimate: String,
+    /// Iterations the progress callback of [`run_fit`] is called for, in all.
+    pub progress_len: u64,
+}
+
+/// What a finished fit says: the summary (also in summary.txt).
+#[derive(Clone, Debug)]
+pub struct FitDone {
+    pub summary: String,
+    pub output: PathBuf,
+}
+
+/// The prior of `scale_shape`, `scale_mean`.
+fn scale_prior(shape: f64, mean: ScaleMean) -> Result<ScalePrior, FitError> {
+    let input = |e: models::PriorError| FitError::Input(e.to_string());
+    match mean {
+        ScaleMean::Learned => ScalePrior::new(shape, 1.0).and_then(|p| p.with_learned_mean(1.0)).map_err(input),
+        ScaleMean::Fixed(mean) => ScalePrior::new(shape, mean).map_err(input),
+    }
+}
+
+/// Checks the request and the output place, reads the table and holds out cells: nothing runs
+/// and nothing is written yet. Refuses a fit that would not fit in memory even one chain at a
+/// time (unless `allow_memory`).
+pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
+    let input = |e: &dyn std::fmt::Display| FitError::Input(e.to_string());
+    let prior = GammaPrior::new(request.a0, request.b0).map_err(|e| input(&e))?;
+    // `auto`: the hierarchical prior and the negative binomial for the Gibbs methods (what held on
+    // real releases and on model data: docs/model-checking.md, "Defaults"). CAVI keeps the flat
+    // prior and the Poisson likelihood: it has no negative-binomial updates, and its hierarchical
+    // updates are tested but not calibrated.
+    let gibbs = !request.method.is_cavi();
+    let hierarchical = match request.prior {
+        PriorChoice::Auto => gibbs,
+        choice => choice == PriorChoice::Hierarchical,
+    };
+    let scale = if hierarchical { Some(scale_prior(request.scale_shape, request.scale_mean)?) } else { None };
+    let negative_binomial = match request.likelihood {
+        LikelihoodChoice::Auto => gibbs,
+        choice => choice == LikelihoodChoice::NegativeBinomial,
+    };
+    let likelihood = match (negative_binomial, request.dispersion) {
+        (true, None) => Likelihood::NegativeBinomial(Dispersion::default_learned()),
+        (true, Some(r)) => Likelihood::NegativeBinomial(Dispersion::given(r).map_err(|e| input(&e))?),
+        (false, None) => Likelihood::Poisson,
+        (false, Some(r)) => {
+            return Err(input(&format!("--dispersion {r} applies to --likelihood negative-binomial only")));
+        }
+    };
+    let algorithm = if request.method.is_cavi() {
+        let settings =
+            CaviSettings::new(request.max_iterations, request.tolerance, MEstimate::Mode, BesselArgument::DeltaMethod);
+        Algorithm::Cavi(settings.map_err(|e| input(&e))?)
+    } else {
+        let schedule = Schedule::new(request.iterations, request.burn_in, request.thin).map_err(|e| input(&e))?;
+        Algorithm::Gibbs(schedule.with_private_step(request.private_step))
+    };
+    prepare_output(&request.output, request.force)?;
+    if !request.method.reads_released() && request.levels != LevelSource::Sidecar {
+        return Err(input(&format!(
+            "--alpha and --alpha-file apply to released data, not to method {}",
+            request.method.name()
+        )));
+    }
+    let mut data = load(
+        &request.input,
+        request.method,
+        request.model,
+        &request.levels,
+        request.override_sidecar,
+        &request.counts_format,
+    )?;
+    let (seed, seed_source) = match request.seed {
+        Some(s) => (s, "--seed"),
+        None => (seed_from_os()?, "operating-system entropy (recorded here to repeat the fit)"),
+    };
+    if let Some(fraction) = request.holdout {
+        hold_out(&mut data, fraction, Streams::new(seed).child(HOLDOUT_STREAM))?;
+    }
+    let settings = FitSettings {
+        model: request.model,
+        components: request.components,
+        prior,
+        scale,
+        likelihood,
+        method: request.method,
+        chains: request.chains,
+        algorithm,
+        seed,
+        weighting: request.weighting,
+        replicas: request.replicas,
+    };
+    let machine = Machine::this();
+    let cost = fit_cost(&settings, data.shape(), data.heldout.len(), machine);
+    if let Some(available) = machine.available
+        && cost.least_bytes > available
+        && !request.allow_memory
+    {
+        return Err(input(&format!(
+            "the fit needs {} of memory even with one chain at a time, but {} is available; use fewer --chains, --iterations (or a larger --thin), \
+             --components or a smaller table, or pass --allow-memory",
+            runner::bytes_text(cost.least_bytes),
+            runner::bytes_text(available)
+        )));
+    }
+    let (rows, cols) = data.shape();
+    let at_a_time = if cost.chains_at_once < request.chains.min(machine.threads) {
+        format!(
+            "{} at a time, to stay within the {} of memory available (the results are the same)",
+            cost.chains_at_once,
+            machine.available.map_or_else(|| "?".into(), runner::bytes_text)
+        )
+    } else {
+        format!("on {} threads", machine.threads)
+    };
+    let estimate = format!("fitting {rows} × {cols} cells, {} chains {at_a_time}: {}", request.chains, cost.describe());
+    let per_chain = match algorithm {
+        Algorithm::Gibbs(s) => s.iterations(),
+        Algorithm::Cavi(c) => c.max_iterations(),
+    };
+    // With held-out cells, the independence model is fitted too (the "no structure" verdict).
+    let fits = if request.holdout.is_some() { 2 } else { 1 };
+    let progress_len = (per_chain * request.chains * fits) as u64;
+    Ok(FitPlan { settings, data, cost, seed_source, estimate, progress_len })
+}
+
+/// Runs a planned fit and commits its directory: `on_iteration` is called once per chain
+/// iteration (from the chains' threads).
+pub fn run_fit(plan: &FitPlan, request: &FitRequest, on_iteration: &(dyn Fn() + Sync)) -> Result<FitDone, FitError> {
+    let FitPlan { settings, data, seed_source, .. } = plan;
+    let mut result: FitResult = fit_chains(settings, data, on_iteration)?;
+    result.verdict = independence_verdict(settings, data, &result, on_iteration)?;
+    commit_fit(&request.output, |dir| write_outputs(dir, settings, data, &result, seed_source, request.holdout))?;
+    Ok(FitDone { summary: summary_text(settings, data, &result), output: request.output.clone() })
+}
+
+/// Before a fit: refuses an output that is not a place for one ([`results::check_output_dir`]:
+/// the root, a file, someone else's non-empty directory), or that holds a fit already (unless
+/// `force`); undoes what a killed fit left beside it (its pending directory, or the old fit it
+/// had moved aside to replace, which is put back).
+fn prepare_output(output: &Path, force: bool) -> Result<(), FitError> {
+    let io = |path: &Path, e: std::io::Error| FitError::Output(format!("{}: {e}", path.display()));
+    results::check_output_dir(output, &[FIT_FILE], "fit (no fit.toml)").map_err(|e| FitError::Input(e.to_string()))?;
+    let name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    for (entry, _, target) in results::stale_entries(output) {
+        if target == format!("{name}.old") && !output.exists() {
+            std::fs::rename(&entry, output).map_err(|e| io(&entry, e))?;
+            eprintln!("{}: restored the fit that a stopped `lppf fit --force` had moved aside", output.display());
+        } else if target == name || target == format!("{name}.old") {
+            results::remove_entry(&entry).map_err(|e| io(&entry, e))?;
+        }
+    }
+    if output.join(FIT_FILE).exists() && !force {
+        return Err(FitError::Input(format!(
+            "{}: already holds a fit (fit.toml); pass --force to replace it or choose another --output",
+            output.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Writes a fit with `write` into a pending directory beside `output`, then renames it into
+/// place, so `output` holds a whole fit or none (issue 31: a full disk used to leave a partial
+/// fit that later runs refused to replace). An existing fit (`force`) is moved aside first and
+/// removed after; a kill between the two renames leaves it aside, and the next fit puts it back
+/// ([`prepare_output`]).
+fn commit_fit(output: &Path, write: impl FnOnce(&Path) -> Result<(), FitError>) -> Result<(), FitError> {
+    let pending = results::pending_path(output);
+    let io = |path: &Path, e: std::io::Error| FitError::Output(format!("{}: {e}", path.display()));
+    if let Some(parent) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+    }
+    std::fs::create_dir(&pending).map_err(|e| io(&pending, e))?;
+    if let Err(e) = write(&pending) {
+        let _ = results::remove_entry(&pending);
+        return Err(e);
+    }
+    let empty = std::fs::read_dir(output).map_or(true, |mut entries| entries.next().is_none());
+    let aside = if output.exists() && !empty {
+        let mut name = pending.as_os_str().to_owned();
+        name.push(".old");
+        let aside = PathBuf::from(name);
+        std::fs::rename(output, &aside).map_err(|e| io(output, e))?;
+        Some(aside)
+    } else {
+        None
+    };
+    if let Err(e) = std::fs::rename(&pending, output) {
+        if let Some(aside) = &aside {
+            let _ = std::fs::rename(aside, output);
+        }
+        let _ = results::remove_entry(&pending);
+        return Err(io(output, e));
+    }
+    if let Some(aside) = aside {
+        let _ = results::remove_entry(&aside);
+    }
+    Ok(())
+}

@@ -1,0 +1,328 @@
+//! Privatize a table of one's own counts (`lppf privatize`, `lppf.privatize` in Python): the data
+//! holder's side of the trust boundary.
+//!
+//! [`privatize_file`] reads `row,col,count` ([`tables::read_counts_as`]), noises **every** cell of
+//! the grid, zeros included, with the exact two-sided geometric mechanism
+//! `ỹ = y + τ, P(τ) ∝ α^|τ|` (Schein et al. 2019, eq. 5; the integer sampler of Canonne, Kamath &
+//! Steinke 2020), and commits `row,col,value` with its `<output>.privacy.toml` as one
+//! ([`tables::commit_release`]). The noise comes from the operating system unless a seed is given,
+//! and a seeded release says it is NOT PRIVATE. Each row's level is `α_d = exp(−ε_d / N)`: changes
+//! of up to `N` in one count are `ε_d`-indistinguishable.
+//!
+//! Nothing here reads a fit or a model: inference takes the release only.
+
+use distributions::{ExactTwoSidedGeometric, MAX_DECAY};
+use mechanism::{Randomness, ReleaseError, release};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use tables::{
+    CommitError, CountsFormat, GridLabels, Level, PrivacySidecar, ReleasedTable, check_release_free, commit_release,
+    read_counts_as, read_labels, read_levels, recover_release, sidecar_path,
+};
+
+/// How much noise.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Levels {
+    /// One privacy level `ε > 0` for every row (`α = exp(−ε/N)`).
+    Epsilon(f64),
+    /// One noise level `α ∈ (0, 1)` for every row (`ε = N ln(1/α)`).
+    Alpha(f64),
+    /// Each row's own level: a file of `row,alpha` or `row,epsilon`, one line per row.
+    File(PathBuf),
+}
+
+/// What to privatize and where to put it: the options of `lppf privatize`, by the same names.
+#[derive(Clone, Debug)]
+pub struct PrivatizeRequest {
+    /// The counts (CSV, TSV or Parquet, laid out as `format` says).
+    pub input: PathBuf,
+    pub format: CountsFormat,
+    /// The release file; its sidecar goes beside it ([`sidecar_path`]).
+    pub output: PathBuf,
+    pub levels: Levels,
+    /// The precision `N > 0`: how large a change in one count is protected.
+    pub precision: f64,
+    /// A network: the grid is the union of all labels on both axes.
+    pub square: bool,
+    /// Files stating the grid's row and column labels (`rows`, `cols`), or with `square` both axes'
+    /// (`labels`), so empty rows and columns are kept and the grid is public.
+    pub rows: Option<PathBuf>,
+    pub cols: Option<PathBuf>,
+    pub labels: Option<PathBuf>,
+    /// Seed the noise: for demonstrations and tests only; the release is then NOT private.
+    pub seed: Option<u64>,
+    /// Replace an existing release at `output`.
+    pub force: bool,
+}
+
+impl PrivatizeRequest {
+    /// A request with the CLI's defaults: `row,col,count`, precision 1, labels from the input,
+    /// OS entropy, no replacing.
+    pub fn new(input: impl Into<PathBuf>, output: impl Into<PathBuf>, levels: Levels) -> Self {
+        Self {
+            input: input.into(),
+            format: CountsFormat::default(),
+            output: output.into(),
+            levels,
+            precision: 1.0,
+            square: false,
+            rows: None,
+            cols: None,
+            labels: None,
+            seed: None,
+            force: false,
+        }
+    }
+}
+
+/// Why a release was not made: the user's input (exit code 2 in the CLI) or a failure while
+/// writing (exit code 1). Nothing is written in either case.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrivatizeError {
+    /// The input, a setting or the output place: names the file or option, the value and what is
+    /// allowed.
+    Input(String),
+    /// The release could not be written.
+    Failed(String),
+}
+
+impl PrivatizeError {
+    /// Whether the user can fix it by changing the input or the options.
+    pub fn is_user_error(&self) -> bool {
+        matches!(self, Self::Input(_))
+    }
+}
+
+impl fmt::Display for PrivatizeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Input(m) | Self::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for PrivatizeError {}
+
+fn bad_input(e: impl fmt::Display) -> PrivatizeError {
+    PrivatizeError::Input(e.to_string())
+}
+
+fn failed(e: impl fmt::Display) -> PrivatizeError {
+    PrivatizeError::Failed(e.to_string())
+}
+
+/// What a release says about itself once made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Released {
+    pub rows: usize,
+    pub cols: usize,
+    /// Whether the noise came from the operating system (false: seeded, NOT private).
+    pub private: bool,
+    /// What was done, for the person who made it: the grid, the levels, the randomness, the
+    /// sidecar's place.
+    pub report: String,
+    /// Things to read before sharing the release: labels taken from the input, a seeded release.
+    pub warnings: Vec<String>,
+}
+
+/// Writes a release and its sidecar as one ([`commit_release`]): one already there is the
+/// user's to resolve, a failed write a failure.
+pub fn commit(output: &Path, released: &ReleasedTable, sidecar: &str, force: bool) -> Result<(), PrivatizeError> {
+    commit_release(output, released, sidecar, force).map_err(|e| match e {
+        CommitError::Exists(_) => bad_input(e),
+        CommitError::Write(_) => failed(e),
+    })
+}
+
+/// The files a release reads: none may be the release or its sidecar.
+fn inputs(request: &PrivatizeRequest) -> Vec<(&'static str, &Path)> {
+    let level_file = match &request.levels {
+        Levels::File(path) => Some(path),
+        _ => None,
+    };
+    let files = [
+        ("--input", Some(&request.input)),
+        ("--alpha-file", level_file),
+        ("--rows", request.rows.as_ref()),
+        ("--cols", request.cols.as_ref()),
+        ("--labels", request.labels.as_ref()),
+    ];
+    files.into_iter().filter_map(|(flag, path)| Some((flag, path?.as_path()))).collect()
+}
+
+/// The stated grid labels (`rows`, `cols`, `labels`).
+fn grid_labels(request: &PrivatizeRequest) -> Result<GridLabels, PrivatizeError> {
+    let read = |p: &Option<PathBuf>| p.as_deref().map(read_labels).transpose().map_err(bad_input);
+    if request.square && (request.rows.is_some() || request.cols.is_some()) {
+        return Err(bad_input("--rows and --cols are for a rows × columns table; a network (--square) takes --labels"));
+    }
+    if !request.square && request.labels.is_some() {
+        return Err(bad_input(
+            "--labels states the labels of a network and needs --square; a table takes --rows and --cols",
+        ));
+    }
+    Ok(GridLabels {
+        rows: if request.square { read(&request.labels)? } else { read(&request.rows)? },
+        cols: read(&request.cols)?,
+    })
+}
+
+/// The mechanism of each row, in the order of `rows`.
+fn row_levels(
+    request: &PrivatizeRequest,
+    rows: &tables::Labels,
+    n: f64,
+) -> Result<Vec<ExactTwoSidedGeometric>, PrivatizeError> {
+    let decay_of = |level: Level, what: &str| -> Result<ExactTwoSidedGeometric, PrivatizeError> {
+        let built = match level {
+            Level::Alpha(a) => ExactTwoSidedGeometric::from_alpha(a),
+            Level::Epsilon(e) => ExactTwoSidedGeometric::from_decay(e / n),
+        };
+        built.map_err(|e| {
+            let largest = match level {
+                Level::Epsilon(e) if e / n > MAX_DECAY => format!(
+                    "; the largest epsilon allowed at precision N = {n} is {} (alpha = exp(-epsilon/N) must stay a \
+                     normal positive number)",
+                    MAX_DECAY * n
+                ),
+                _ => String::new(),
+            };
+            bad_input(format!("{what}: {e}{largest}"))
+        })
+    };
+    match &request.levels {
+        Levels::Epsilon(e) => {
+            Ok(vec![decay_of(Level::Epsilon(*e), &format!("--epsilon {e} with --precision {n}"))?; rows.len()])
+        }
+        Levels::Alpha(a) => Ok(vec![decay_of(Level::Alpha(*a), &format!("--alpha {a}"))?; rows.len()]),
+        Levels::File(file) => {
+            let given = read_levels(file).map_err(bad_input)?;
+            let by_row = tables::Labels::from_names(given.iter().map(|(r, _)| r.clone()));
+            if let Some((extra, _)) = given.iter().find(|(r, _)| rows.get(r).is_none()) {
+                return Err(bad_input(format!(
+                    "{}: row {extra:?} is not a row of {}",
+                    file.display(),
+                    request.input.display()
+                )));
+            }
+            rows.names
+                .iter()
+                .map(|row| match by_row.get(row) {
+                    Some(i) => decay_of(given[i].1, &format!("{}: row {row:?}", file.display())),
+                    None => {
+                        Err(bad_input(format!("{}: no level for row {row:?}; every row needs one", file.display())))
+                    }
+                })
+                .collect()
+        }
+    }
+}
+
+/// Reads the counts, noises every cell and commits the release with its sidecar. Refuses, before
+/// reading anything, an output that is an input, a directory, or an existing release (without
+/// `force`); completes or cleans up what an interrupted run left at `output` first.
+pub fn privatize_file(request: &PrivatizeRequest) -> Result<Released, PrivatizeError> {
+    let n = request.precision;
+    if !(n.is_finite() && n > 0.0) {
+        return Err(bad_input(format!("--precision {n}: must be a finite number > 0")));
+    }
+    let output = &request.output;
+    let sidecar_file = sidecar_path(output);
+    for (flag, input) in inputs(request) {
+        for (what, out) in [("--output", output), ("the sidecar of --output", &sidecar_file)] {
+            if results::same_file(input, out) {
+                return Err(bad_input(format!(
+                    "{}: {flag} and {what} are the same file; the release would overwrite its input",
+                    out.display()
+                )));
+            }
+        }
+    }
+    if output.is_dir() {
+        return Err(bad_input(format!("{}: is a directory; --output names the release file", output.display())));
+    }
+    let mut warnings = Vec::new();
+    let recovery = recover_release(output).map_err(failed)?;
+    if let Some(pid) = recovery.completed {
+        warnings.push(format!(
+            "{}: completed the release that process {pid} had nearly finished when it was stopped",
+            output.display()
+        ));
+    }
+    if !request.force {
+        check_release_free(output).map_err(bad_input)?;
+    }
+    let given = grid_labels(request)?;
+    let table = read_counts_as(&request.input, request.square, &given, &request.format).map_err(bad_input)?;
+    let levels = row_levels(request, &table.rows, n)?;
+    let randomness = request.seed.map_or(Randomness::OsEntropy, Randomness::Seeded);
+    let values =
+        release(&table.counts, table.rows.len(), table.cols.len(), &levels, randomness).map_err(|e| match e {
+            ReleaseError::TooLarge { row, col } => bad_input(format!(
+                "{}: the count of ({}, {}) plus its noise leaves the 64-bit range",
+                request.input.display(),
+                table.rows.names[row],
+                table.cols.names[col]
+            )),
+            e => failed(e),
+        })?;
+    let alphas: Vec<f64> = levels.iter().map(ExactTwoSidedGeometric::alpha).collect();
+    let released = ReleasedTable { rows: table.rows, cols: table.cols, values };
+
+    let mut sidecar = PrivacySidecar {
+        mechanism: "two-sided geometric (discrete Laplace) noise on every cell, zeros included; exact integer sampler \
+                    (Canonne, Kamath & Steinke 2020)"
+            .into(),
+        private: randomness.is_private(),
+        randomness: randomness.describe(),
+        precision: n,
+        rows: released.rows.len(),
+        cols: released.cols.len(),
+        square: request.square,
+        alpha: None,
+        epsilon: None,
+        row: Vec::new(),
+        software: format!("lppf {}", env!("CARGO_PKG_VERSION")),
+    };
+    sidecar.set_levels(&released.rows, &alphas);
+    let sidecar_text = toml::to_string(&sidecar).map_err(failed)?;
+    let header = "# What this release states about itself (lppf privatize). Nothing here is computed from the\n\
+                  # raw counts. epsilon = precision * ln(1/alpha) per row.\n";
+    commit(output, &released, &format!("{header}{sidecar_text}"), request.force)?;
+
+    let (lo, hi) = alphas.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &a| (lo.min(a), hi.max(a)));
+    let eps = |a: f64| n * (1.0 / a).ln();
+    let level = if lo == hi {
+        format!("alpha = {lo:.6}, epsilon = {:.6} per row at precision N = {n}", eps(lo))
+    } else {
+        format!("alpha from {lo:.6} to {hi:.6} (epsilon {:.6} to {:.6}) at precision N = {n}", eps(hi), eps(lo))
+    };
+    let report = format!(
+        "released {} × {} = {} cells (every cell, zeros included) to {}\n  {level}\n  randomness: {}\n  sidecar: {}",
+        released.rows.len(),
+        released.cols.len(),
+        released.values.len(),
+        output.display(),
+        randomness.describe(),
+        sidecar_file.display()
+    );
+    if !given.complete(request.square) {
+        let flags = if request.square { "--labels FILE" } else { "--rows FILE and --cols FILE" };
+        warnings.push(format!(
+            "NOTE: the grid's labels were taken from {} (sorted, so their order reveals nothing). If that file \
+             lists only non-zero cells, a label that appears nowhere else reveals that its cells are non-zero: \
+             when the label set is not public, state it with {flags} (docs/privacy.md, \"Labels\").",
+            request.input.display()
+        ));
+    }
+    if !randomness.is_private() {
+        warnings.push("WARNING: this release was seeded and is NOT PRIVATE; use it for demonstrations only.".into());
+    }
+    Ok(Released {
+        rows: released.rows.len(),
+        cols: released.cols.len(),
+        private: randomness.is_private(),
+        report,
+        warnings,
+    })
+}
