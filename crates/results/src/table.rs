@@ -16,7 +16,13 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Values {
     Text(Vec<String>),
+    /// A text column with nulls, as read (a sweep's `warning` is null where there is none);
+    /// written as a nullable string column.
+    OptionalText(Vec<Option<String>>),
     Int(Vec<i64>),
+    /// An integer column with nulls, as read (a sweep's `burn_in` is null for CAVI rows); written
+    /// as a nullable integer column.
+    OptionalInt(Vec<Option<i64>>),
     /// Nullable floats.
     Float(Vec<Option<f64>>),
 }
@@ -26,7 +32,9 @@ impl Values {
     pub fn len(&self) -> usize {
         match self {
             Values::Text(v) => v.len(),
+            Values::OptionalText(v) => v.len(),
             Values::Int(v) => v.len(),
+            Values::OptionalInt(v) => v.len(),
             Values::Float(v) => v.len(),
         }
     }
@@ -39,8 +47,8 @@ impl Values {
 
 /// Reads every column of a Parquet file: strings as [`Values::Text`], integers of any width as
 /// [`Values::Int`] (unsigned values above `i64::MAX` are an error), floats as [`Values::Float`];
-/// columns of other types are skipped. Nulls in a string or integer column are an error naming
-/// the column and row.
+/// columns of other types are skipped. A text or integer column with nulls is
+/// [`Values::OptionalText`] or [`Values::OptionalInt`].
 pub fn read_table(path: &Path) -> Result<Vec<(String, Values)>, ResultsError> {
     let mut columns: Vec<(String, Values)> = Vec::new();
     for_each_batch(path, |_, batch: Vec<(String, Values)>| {
@@ -50,7 +58,19 @@ pub fn read_table(path: &Path) -> Result<Vec<(String, Values)>, ResultsError> {
             for ((_, all), (_, part)) in columns.iter_mut().zip(batch) {
                 match (all, part) {
                     (Values::Text(a), Values::Text(p)) => a.extend(p),
+                    (Values::OptionalText(a), Values::OptionalText(p)) => a.extend(p),
+                    (Values::OptionalText(a), Values::Text(p)) => a.extend(p.into_iter().map(Some)),
+                    (all @ Values::Text(_), Values::OptionalText(p)) => {
+                        let Values::Text(a) = std::mem::replace(all, Values::Text(Vec::new())) else { unreachable!() };
+                        *all = Values::OptionalText(a.into_iter().map(Some).chain(p).collect());
+                    }
                     (Values::Int(a), Values::Int(p)) => a.extend(p),
+                    (Values::OptionalInt(a), Values::OptionalInt(p)) => a.extend(p),
+                    (Values::OptionalInt(a), Values::Int(p)) => a.extend(p.into_iter().map(Some)),
+                    (all @ Values::Int(_), Values::OptionalInt(p)) => {
+                        let Values::Int(a) = std::mem::replace(all, Values::Int(Vec::new())) else { unreachable!() };
+                        *all = Values::OptionalInt(a.into_iter().map(Some).chain(p).collect());
+                    }
                     (Values::Float(a), Values::Float(p)) => a.extend(p),
                     _ => unreachable!("every batch has the schema's columns"),
                 }
@@ -108,31 +128,42 @@ fn batch_columns(path: &Path, batch: &RecordBatch, offset: usize) -> Result<Vec<
         let array = batch
             .column_by_name(name)
             .ok_or_else(|| ResultsError::new(path, format!("column {name} missing in a row group")))?;
-        let null = |i: usize| ResultsError::new(path, format!("column {name}, row {}: null value", offset + i + 1));
         match values {
-            Values::Text(v) => {
+            Values::Text(_) => {
                 // A dictionary's values are read through its keys.
-                let (keys, values) = match array.as_any_dictionary_opt() {
+                let (keys, values_of) = match array.as_any_dictionary_opt() {
                     Some(d) => (Some(d.normalized_keys()), d.values().clone()),
                     None => (None, array.clone()),
                 };
                 // Which string layout it is, found once for the batch.
-                let (a, b, c) =
-                    (values.as_string_opt::<i32>(), values.as_string_opt::<i64>(), values.as_string_view_opt());
+                let (a, b, c) = (
+                    values_of.as_string_opt::<i32>(),
+                    values_of.as_string_opt::<i64>(),
+                    values_of.as_string_view_opt(),
+                );
                 let text = |j: usize| {
                     a.map(|a| a.value(j)).or_else(|| b.map(|b| b.value(j))).or_else(|| c.map(|c| c.value(j)))
                 };
-                for i in 0..array.len() {
-                    if array.is_null(i) {
-                        return Err(null(i));
-                    }
-                    v.push(text(keys.as_ref().map_or(i, |k| k[i])).unwrap_or_default().to_string());
-                }
+                let read: Vec<Option<String>> = (0..array.len())
+                    .map(|i| {
+                        (!array.is_null(i))
+                            .then(|| text(keys.as_ref().map_or(i, |k| k[i])).unwrap_or_default().to_string())
+                    })
+                    .collect();
+                *values = if read.iter().any(Option::is_none) {
+                    Values::OptionalText(read)
+                } else {
+                    Values::Text(read.into_iter().map(Option::unwrap_or_default).collect())
+                };
             }
-            Values::Int(v) => {
+            Values::Int(_) => {
+                let mut nulls = false;
+                let mut read = Vec::with_capacity(array.len());
                 for i in 0..array.len() {
                     if array.is_null(i) {
-                        return Err(null(i));
+                        nulls = true;
+                        read.push(None);
+                        continue;
                     }
                     let x = if let Some(a) = array.as_primitive_opt::<Int64Type>() {
                         a.value(i)
@@ -150,9 +181,15 @@ fn batch_columns(path: &Path, batch: &RecordBatch, offset: usize) -> Result<Vec<
                     } else {
                         return Err(ResultsError::new(path, format!("column {name}: unexpected integer type")));
                     };
-                    v.push(x);
+                    read.push(Some(x));
                 }
+                *values = if nulls {
+                    Values::OptionalInt(read)
+                } else {
+                    Values::Int(read.into_iter().map(Option::unwrap_or_default).collect())
+                };
             }
+            Values::OptionalText(_) | Values::OptionalInt(_) => unreachable!("columns start as Text, Int or Float"),
             Values::Float(v) => {
                 for i in 0..array.len() {
                     let x = if let Some(a) = array.as_primitive_opt::<Float64Type>() {
@@ -212,7 +249,9 @@ fn batch_of(path: &Path, columns: &[(&str, Values)]) -> Result<RecordBatch, Resu
         .iter()
         .map(|(name, v)| match v {
             Values::Text(_) => Field::new(*name, DataType::Utf8, false),
+            Values::OptionalText(_) => Field::new(*name, DataType::Utf8, true),
             Values::Int(_) => Field::new(*name, DataType::Int64, false),
+            Values::OptionalInt(_) => Field::new(*name, DataType::Int64, true),
             Values::Float(_) => Field::new(*name, DataType::Float64, true),
         })
         .collect();
@@ -221,7 +260,9 @@ fn batch_of(path: &Path, columns: &[(&str, Values)]) -> Result<RecordBatch, Resu
         .map(|(_, v)| -> ArrayRef {
             match v {
                 Values::Text(v) => Arc::new(StringArray::from_iter_values(v)),
+                Values::OptionalText(v) => Arc::new(v.iter().map(Option::as_deref).collect::<StringArray>()),
                 Values::Int(v) => Arc::new(Int64Array::from_iter_values(v.iter().copied())),
+                Values::OptionalInt(v) => Arc::new(v.iter().copied().collect::<Int64Array>()),
                 Values::Float(v) => Arc::new(v.iter().copied().collect::<Float64Array>()),
             }
         })
@@ -330,6 +371,27 @@ mod tests {
         assert!(write_table_parts(&bad, &[], mismatch).unwrap_err().message.contains("part 1"));
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left, vec![std::ffi::OsString::from("t.parquet")]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Text and integer columns with nulls (a sweep's `warning` and CAVI's `burn_in`) read back
+    /// with their nulls, also when only a later batch has one: the whole column becomes optional.
+    #[test]
+    fn nulls_in_text_and_integer_columns_read_back() {
+        let dir = std::env::temp_dir().join(format!("table-nulls-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet");
+        let n = 3000; // three batches of 1,024 rows; only the last has nulls
+        let text: Vec<Option<String>> = (0..n).map(|i| (i < 2500).then(|| format!("w{i}"))).collect();
+        let ints: Vec<Option<i64>> = (0..n).map(|i| (i != 2999).then_some(i as i64)).collect();
+        let columns = [("warning", Values::OptionalText(text.clone())), ("burn_in", Values::OptionalInt(ints.clone()))];
+        write_table(&path, &columns, &[]).unwrap();
+        let read = read_table(&path).unwrap();
+        assert_eq!(read[0], ("warning".to_string(), Values::OptionalText(text)));
+        assert_eq!(read[1], ("burn_in".to_string(), Values::OptionalInt(ints)));
+        // A column without nulls stays plain.
+        write_table(&path, &[("k", Values::OptionalInt(vec![Some(1), Some(2)]))], &[]).unwrap();
+        assert_eq!(read_table(&path).unwrap()[0].1, Values::Int(vec![1, 2]));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -144,6 +144,7 @@ fn parquet_records(
 ) -> Result<(), TableError> {
     let mut text: Vec<Vec<String>> = Vec::with_capacity(wanted.len());
     let mut any = false;
+    let null = |row: usize, column: &str| TableError::at(path, Place::Row(row + 1), format!("{column}: null value"));
     results::for_each_batch(path, |offset, mut columns| {
         let names: Vec<String> = columns.iter().map(|(n, _)| n.clone()).collect();
         if !any {
@@ -156,6 +157,14 @@ fn parquet_records(
             text.push(match std::mem::replace(&mut columns[i].1, Values::Int(Vec::new())) {
                 Values::Text(v) => v,
                 Values::Int(v) => v.iter().map(i64::to_string).collect(),
+                Values::OptionalText(v) => match v.iter().position(Option::is_none) {
+                    Some(i) => return Err(null(offset + i, w)),
+                    None => v.into_iter().flatten().collect(),
+                },
+                Values::OptionalInt(v) => match v.iter().position(Option::is_none) {
+                    Some(i) => return Err(null(offset + i, w)),
+                    None => v.iter().flatten().map(i64::to_string).collect(),
+                },
                 Values::Float(v) => v.iter().map(|x| x.map_or(String::new(), |x| x.to_string())).collect(),
             });
         }
@@ -173,5 +182,35 @@ fn parquet_records(
     match wanted.first() {
         Some(w) if !any => Err(missing(path, w, &[])),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use results::Values;
+
+    /// A null where a label or count belongs is refused with its row, in text and integer columns.
+    #[test]
+    fn a_null_in_a_parquet_counts_file_is_refused_with_its_row() {
+        let dir = std::env::temp_dir().join(format!("records-null-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("counts.parquet");
+        let text = |v: &[&str]| Values::Text(v.iter().map(|s| s.to_string()).collect());
+        let read = || {
+            crate::read_counts_as(&path, false, &crate::GridLabels::default(), &crate::CountsFormat::default())
+                .unwrap_err()
+                .to_string()
+        };
+        let counts = Values::OptionalInt(vec![Some(1), None]);
+        results::write_table(&path, &[("row", text(&["a", "b"])), ("col", text(&["x", "y"])), ("count", counts)], &[])
+            .unwrap();
+        let message = read();
+        assert!(message.contains("row 2") && message.contains("count: null value"), "{message}");
+        let rows = Values::OptionalText(vec![Some("a".into()), None]);
+        let counts = Values::Int(vec![1, 2]);
+        results::write_table(&path, &[("row", rows), ("col", text(&["x", "y"])), ("count", counts)], &[]).unwrap();
+        let message = read();
+        assert!(message.contains("row 2") && message.contains("row: null value"), "{message}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

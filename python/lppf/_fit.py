@@ -1,0 +1,199 @@
+"""The analyst's side: a model fitted to a release (``lppf fit``), and its results."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Optional, Union
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+from ._release import Release, scratch
+from ._tables import read_table, read_toml
+
+
+class FitResult:
+    """A fit directory (``lppf fit --output DIR``), read on demand.
+
+    ``rates`` (``row, col, mean, sd, heldout``: the posterior mean and sd of every modelled
+    cell's rate), ``factors`` (``matrix, label, component, value``), ``trace`` (``chain,
+    iteration, ln_joint`` or ``elbo``, ``total_rate``, and ``dispersion`` for the negative
+    binomial: every kept sample), ``diagnostics`` (split-R̂ and ESS per quantity), ``checks``
+    and ``partition`` are DataFrames; ``record`` is fit.toml as a dict, ``summary`` the text of
+    summary.txt.
+    """
+
+    def __init__(self, path: Union[str, os.PathLike], estimate: Optional[str] = None):
+        self.path = Path(path)
+        self.estimate = estimate
+        self.record: dict = read_toml(self.path / "fit.toml")
+        self.summary: str = (self.path / "summary.txt").read_text(encoding="utf-8")
+
+    def _csv(self, name: str) -> Optional[pd.DataFrame]:
+        path = self.path / name
+        return pd.read_csv(path) if path.exists() else None
+
+    @property
+    def rates(self) -> pd.DataFrame:
+        return read_table(self.path / "rates.parquet")
+
+    @property
+    def factors(self) -> pd.DataFrame:
+        return read_table(self.path / "factors.parquet")
+
+    @property
+    def trace(self) -> pd.DataFrame:
+        return read_table(self.path / "trace.parquet")
+
+    @property
+    def diagnostics(self) -> pd.DataFrame:
+        return pd.read_csv(self.path / "diagnostics.csv")
+
+    @property
+    def checks(self) -> Optional[pd.DataFrame]:
+        return self._csv("checks.csv")
+
+    @property
+    def partition(self) -> Optional[pd.DataFrame]:
+        return self._csv("partition.csv")
+
+    def rate_matrix(self) -> pd.DataFrame:
+        """The posterior mean rates as a rows × cols DataFrame in the grid's label order (NaN
+        where a cell is not modelled, such as a network's diagonal)."""
+        rates = self.rates
+        rows = list(dict.fromkeys(rates["row"]))
+        cols = list(dict.fromkeys(rates["col"]))
+        return rates.pivot(index="row", columns="col", values="mean").reindex(index=rows, columns=cols)
+
+    def to_arviz(self):
+        """The fit as an ``arviz.InferenceData``: posterior draws of ``total_rate`` (and the
+        negative binomial's ``dispersion``) per chain and kept sweep, ``sample_stats.lp`` (the
+        log joint), and ``observed_data.release`` (the released values, rows × cols), so that
+        ``az.summary``, ``az.plot_trace`` and ``az.rhat`` work. Gibbs fits only: CAVI has no
+        draws."""
+        import arviz as az
+
+        trace = self.trace
+        if "ln_joint" not in trace.columns:
+            raise _core.InputError(
+                f"{self.path}: a CAVI fit (method {self.record.get('method')}) has no posterior draws to convert"
+            )
+        chains = sorted(trace["chain"].unique())
+        draws = trace.groupby("chain").size()
+        if draws.nunique() != 1:
+            raise _core.RunError(f"{self.path}: chains kept different numbers of draws ({dict(draws)})")
+
+        def by_chain(column: str) -> np.ndarray:
+            return np.stack([trace.loc[trace["chain"] == c, column].to_numpy() for c in chains])
+
+        posterior = {"total_rate": by_chain("total_rate")}
+        if "dispersion" in trace.columns:
+            posterior["dispersion"] = by_chain("dispersion")
+        observed, coords, dims = {}, {}, {}
+        data = Path(self.record["input"])
+        if self.record.get("method") in ("private", "naive") and data.exists():
+            release = Release(data)
+            observed["release"] = release.values
+            coords = {"row": release.rows, "col": release.cols}
+            dims = {"release": ["row", "col"]}
+        return az.from_dict(
+            posterior=posterior,
+            sample_stats={"lp": by_chain("ln_joint")},
+            observed_data=observed or None,
+            coords=coords,
+            dims=dims,
+            attrs={"lppf_fit": str(self.path), "method": self.record.get("method"), "seed": self.record.get("seed")},
+        )
+
+    def __repr__(self) -> str:
+        r = self.record
+        return (
+            f"FitResult({r.get('model')} model, {r.get('components')} components, method {r.get('method')}, "
+            f"{r.get('chains')} chains, path={str(self.path)!r})"
+        )
+
+
+def read_fit(path: Union[str, os.PathLike]) -> FitResult:
+    """A fit directory written by ``lppf fit`` or :func:`fit`."""
+    return FitResult(path)
+
+
+def fit(
+    data,
+    *,
+    model: str,
+    components: int,
+    method: str = "private",
+    chains: int = 4,
+    iterations: int = 2000,
+    burn_in: int = 1000,
+    thin: int = 5,
+    seed: Optional[int] = None,
+    output: Union[str, os.PathLike, None] = None,
+    force: bool = False,
+    threads: Optional[int] = None,
+    quiet: bool = True,
+    **options,
+) -> FitResult:
+    """Fit a ``"block"`` (network) or ``"topic"`` model to a release (``lppf fit``).
+
+    data
+        A :class:`Release`, or the path of a release with its sidecar; for the non-private
+        reference methods (``"non-private"``, ``"cavi"``), raw counts as a DataFrame
+        (``row, col, count``) or a path.
+    method
+        ``"private"`` (models the noise; the default), ``"naive"``, ``"private-cavi"``,
+        ``"naive-cavi"``, ``"non-private"``, ``"cavi"``.
+    seed
+        Seeds the chains and held-out cells; without it one is drawn from the operating system
+        and recorded in fit.toml. The same seed gives the same numbers at any ``threads``.
+    output
+        The fit directory; without it, a temporary folder removed when Python exits.
+    threads
+        Threads to run the chains on (default: all cores).
+    options
+        Every other option of ``lppf fit``, by its name with ``_`` for ``-``: ``holdout``,
+        ``weights``, ``prior``, ``likelihood``, ``dispersion``, ``a0``, ``b0``, ``scale_shape``,
+        ``scale_mean``, ``replicas``, ``private_step``, ``alpha``, ``alpha_file``, ``precision``,
+        ``max_iterations``, ``tolerance``, ``override_sidecar``, ``allow_memory``,
+        ``row_column``, ``col_column``, ``count_column``, ``delimiter``.
+
+    The GIL is released while the chains run. There is no progress bar yet: the estimate of
+    memory and work (``FitResult.estimate``) and the summary are printed to stderr when the fit
+    ends, unless ``quiet``.
+    """
+    if isinstance(data, Release):
+        source = data.path
+    elif isinstance(data, (str, os.PathLike)):
+        source = Path(data)
+    elif isinstance(data, pd.DataFrame):
+        source = scratch("lppf-counts-") / "counts.csv"
+        data.to_csv(source, index=False)
+    else:
+        raise _core.InputError(
+            f"data: a {type(data).__name__} is not allowed: give a Release, the path of a release, "
+            "or (for non-private and cavi) a DataFrame of counts"
+        )
+    target = Path(output) if output is not None else scratch("lppf-fit-") / "fit"
+    done = _core.fit(
+        str(source),
+        str(target),
+        model=model,
+        components=components,
+        method=method,
+        chains=chains,
+        iterations=iterations,
+        burn_in=burn_in,
+        thin=thin,
+        seed=seed,
+        force=force,
+        threads=threads,
+        **{k: (str(v) if isinstance(v, os.PathLike) else v) for k, v in options.items()},
+    )
+    if not quiet:
+        print(done["estimate"], file=sys.stderr)
+        print(done["summary"], file=sys.stderr)
+    return FitResult(target, estimate=done["estimate"])

@@ -1,0 +1,244 @@
+"""The data holder's side: a table of counts becomes a release (``lppf privatize``)."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Mapping, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+from ._tables import read_toml
+
+
+class NotPrivateWarning(UserWarning):
+    """A release made with a seed: reproducible, and therefore NOT private."""
+
+
+class LabelsWarning(UserWarning):
+    """The grid's labels were taken from the counts: if the label set is not public, a label seen
+    only in non-zero cells reveals them (docs/privacy.md, "Labels")."""
+
+
+_TEMPORARY: list = []
+
+
+@atexit.register
+def _remove_temporary() -> None:
+    for path in _TEMPORARY:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def scratch(prefix: str) -> Path:
+    """A temporary folder, removed when Python exits."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    _TEMPORARY.append(path)
+    return path
+
+
+class Release:
+    """A release: every cell of the grid, noised, with the privacy record it states about itself.
+
+    ``path`` is the release file (``row,col,value``) and ``privacy`` its sidecar
+    (``<path>.privacy.toml``) as a dict: ``alpha`` and ``epsilon`` (or ``row`` for per-row
+    levels), ``precision``, ``private``, ``randomness``. ``values`` is the rows × cols matrix in
+    the order of ``rows`` and ``cols``.
+    """
+
+    def __init__(self, path: Union[str, os.PathLike]):
+        self.path = Path(path)
+        sidecar = Path(_core.sidecar_path(str(self.path)))
+        self.privacy: dict = read_toml(sidecar) if sidecar.exists() else {}
+        rows, cols, values = _core.read_release(str(self.path))
+        self.rows: list = rows
+        self.cols: list = cols
+        self.values: np.ndarray = np.frombuffer(values, dtype="<i8").reshape(len(rows), len(cols)).copy()
+
+    @property
+    def private(self) -> bool:
+        """Whether the noise came from the operating system (a seeded release is not private)."""
+        return bool(self.privacy.get("private", False))
+
+    @property
+    def epsilon(self) -> Optional[float]:
+        """The privacy level of every row, or None when the rows have their own (see ``privacy``)."""
+        return self.privacy.get("epsilon")
+
+    @property
+    def alpha(self) -> Optional[float]:
+        """The noise level of every row, or None when the rows have their own."""
+        return self.privacy.get("alpha")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The release in long form: ``row, col, value``, one line per cell."""
+        r, c = len(self.rows), len(self.cols)
+        return pd.DataFrame(
+            {
+                "row": np.repeat(np.asarray(self.rows, dtype=object), c),
+                "col": np.tile(np.asarray(self.cols, dtype=object), r),
+                "value": self.values.reshape(-1),
+            }
+        )
+
+    def __repr__(self) -> str:
+        level = f"epsilon={self.epsilon:g}" if self.epsilon is not None else "per-row levels"
+        private = "private" if self.private else "NOT PRIVATE (seeded)"
+        return f"Release({len(self.rows)} × {len(self.cols)} cells, {level}, {private}, path={str(self.path)!r})"
+
+
+def read_release(path: Union[str, os.PathLike]) -> Release:
+    """A release written by ``lppf privatize`` (or :func:`privatize`), with its sidecar."""
+    return Release(path)
+
+
+def _write_labels(path: Path, labels: Sequence) -> Path:
+    pd.DataFrame({"label": [str(x) for x in labels]}).to_csv(path, index=False)
+    return path
+
+
+def _write_levels(path: Path, levels: Mapping, name: str) -> Path:
+    items = levels.items() if hasattr(levels, "items") else levels
+    pd.DataFrame([(str(k), float(v)) for k, v in items], columns=["row", name]).to_csv(path, index=False)
+    return path
+
+
+def _counts_file(counts, work: Path, columns: tuple, rows, cols) -> tuple:
+    """Writes ``counts`` (a DataFrame or an array) as ``row,col,count`` in ``work``; returns the
+    file and the grid labels an array states."""
+    path = work / "counts.csv"
+    row_column, col_column, count_column = columns
+    if isinstance(counts, np.ndarray):
+        if counts.ndim != 2:
+            raise _core.InputError(f"counts: a NumPy array must be 2-D (rows × cols), not {counts.ndim}-D")
+        rows = list(range(counts.shape[0])) if rows is None else list(rows)
+        cols = list(range(counts.shape[1])) if cols is None else list(cols)
+        if (len(rows), len(cols)) != counts.shape:
+            raise _core.InputError(
+                f"counts: the array is {counts.shape[0]} × {counts.shape[1]} but {len(rows)} row labels "
+                f"and {len(cols)} column labels were given"
+            )
+        i, j = np.nonzero(counts)
+        frame = pd.DataFrame(
+            {
+                "row": [str(rows[k]) for k in i],
+                "col": [str(cols[k]) for k in j],
+                "count": counts[i, j],
+            }
+        )
+        frame.to_csv(path, index=False)
+        return path, rows, cols
+    if type(counts).__module__.startswith("polars"):
+        counts.select([row_column, col_column, count_column]).write_csv(path)
+        return path, rows, cols
+    if isinstance(counts, pd.DataFrame):
+        missing = [c for c in (row_column, col_column, count_column) if c not in counts.columns]
+        if missing:
+            raise _core.InputError(
+                f"counts: no column {missing[0]!r} (columns: {', '.join(map(str, counts.columns))}); "
+                "name the columns with row_column=, col_column=, count_column="
+            )
+        counts[[row_column, col_column, count_column]].to_csv(path, index=False)
+        return path, rows, cols
+    raise _core.InputError(
+        f"counts: a {type(counts).__name__} is not allowed: give a pandas or polars DataFrame, "
+        "a 2-D NumPy array, or the path of a CSV, TSV or Parquet file"
+    )
+
+
+def privatize(
+    counts,
+    *,
+    epsilon: Union[float, Mapping, None] = None,
+    alpha: Union[float, Mapping, None] = None,
+    precision: float = 1.0,
+    seed: Optional[int] = None,
+    square: bool = False,
+    rows: Optional[Sequence] = None,
+    cols: Optional[Sequence] = None,
+    output: Union[str, os.PathLike, None] = None,
+    force: bool = False,
+    row_column: str = "row",
+    col_column: str = "col",
+    count_column: str = "count",
+    delimiter: Optional[str] = None,
+) -> Release:
+    """Privatize a table of counts: every cell of the grid, zeros included, gets two-sided
+    geometric noise ``P(τ) ∝ α^|τ|`` (``lppf privatize``).
+
+    counts
+        A pandas or polars DataFrame with columns ``row, col, count`` (or the names given by
+        ``row_column`` etc.; counts 3 or 3.0), a 2-D NumPy array (labels from ``rows`` and
+        ``cols``, else 0, 1, …), or the path of a CSV, TSV or Parquet file (any codec).
+    epsilon, alpha
+        The level of every row (give one): ``ε > 0``, or ``α ∈ (0, 1)`` with ``ε = N ln(1/α)``;
+        or a mapping (dict, Series) of each row's own level.
+    precision
+        ``N``: changes of up to N in one count are ε-indistinguishable.
+    seed
+        For demonstrations and tests only: the release is then NOT private.
+    square
+        A network: the grid is rows × rows, the union of the labels on both axes.
+    rows, cols
+        The grid's labels, so empty rows and columns are kept and the grid is public (for a
+        network, ``rows`` states both axes). An array's labels always state the grid.
+    output
+        Where to write the release (CSV, TSV or Parquet by extension) and its sidecar; without
+        it, a temporary folder removed when Python exits.
+    """
+    if (epsilon is None) == (alpha is None):
+        raise _core.InputError("give exactly one of epsilon and alpha")
+    work = scratch("lppf-privatize-")
+    level, name = (epsilon, "epsilon") if epsilon is not None else (alpha, "alpha")
+    options: dict = {}
+    if isinstance(level, (Mapping, pd.Series)):
+        options["alpha_file"] = str(_write_levels(work / "levels.csv", level, name))
+    else:
+        options[name] = float(level)
+    if isinstance(counts, (str, os.PathLike)):
+        source, given = Path(counts), None
+    else:
+        source, rows, cols = _counts_file(counts, work, (row_column, col_column, count_column), rows, cols)
+        given = source
+        row_column, col_column, count_column = "row", "col", "count"
+    if square and cols is not None and [str(x) for x in rows or []] != [str(x) for x in cols]:
+        raise _core.InputError("square=True: a network has one set of labels; give rows (both axes), not cols")
+    if rows is not None:
+        key = "labels" if square else "rows"
+        options[key] = str(_write_labels(work / "rows.csv", rows))
+    if cols is not None and not square:
+        options["cols"] = str(_write_labels(work / "cols.csv", cols))
+    target = Path(output) if output is not None else scratch("lppf-release-") / "release.csv"
+    try:
+        made = _core.privatize(
+            str(source),
+            str(target),
+            precision=precision,
+            square=square,
+            seed=seed,
+            force=force,
+            delimiter=delimiter,
+            row_column=row_column,
+            col_column=col_column,
+            count_column=count_column,
+            **options,
+        )
+    except _core.InputError as e:
+        message = str(e) if given is None else str(e).replace(str(given), "counts (as a CSV: line 2 is the first row)")
+        raise _core.InputError(message) from None
+    for warning in made["warnings"]:
+        if "NOT PRIVATE" in warning:
+            warnings.warn(warning, NotPrivateWarning, stacklevel=2)
+        elif warning.startswith("NOTE: the grid's labels"):
+            shown = warning if given is None else warning.replace(str(given), "the counts given")
+            shown = shown.replace("--rows FILE and --cols FILE", "rows= and cols=").replace("--labels FILE", "rows=")
+            warnings.warn(shown, LabelsWarning, stacklevel=2)
+        else:
+            warnings.warn(warning, UserWarning, stacklevel=2)
+    shutil.rmtree(work, ignore_errors=True)
+    return Release(target)

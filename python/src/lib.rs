@@ -1,0 +1,282 @@
+//! `lppf._core`: the Python package's bridge to the Rust library, through the `lppf` facade only.
+//!
+//! Each function is one library call with the options of the matching CLI command, by the same
+//! names and defaults: [`privatize`] is [`lppf::release::privatize_file`] (`lppf privatize`),
+//! [`fit`] is [`lppf::analysis::plan_fit`] and [`lppf::analysis::run_fit`] (`lppf fit`), and the
+//! readers return plain Python values that `lppf/*.py` turns into NumPy arrays and DataFrames.
+//! Errors keep the library's messages: the user's input or options raise `InputError` (a
+//! `ValueError`), failures while running or writing raise `RunError` (a `RuntimeError`). Fits release the GIL.
+
+use lppf::analysis::{self, FitError, FitRequest, LevelSource, LikelihoodChoice, PriorChoice, ScaleMean};
+use lppf::inference::{Method, PrivateStep};
+use lppf::models::ModelKind;
+use lppf::release::{Levels, PrivatizeError, PrivatizeRequest, privatize_file};
+use lppf::results::Values;
+use lppf::tables::CountsFormat;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::path::PathBuf;
+
+create_exception!(
+    _core,
+    InputError,
+    PyValueError,
+    "The input or an option cannot be used (the CLI's exit code 2): names the file or option, the value and what is allowed."
+);
+create_exception!(_core, RunError, PyRuntimeError, "A failure while running or writing (the CLI's exit code 1).");
+
+/// The most threads a call may ask for (as `lppf --threads`).
+const MAX_THREADS: usize = 1024;
+
+fn input_error(message: impl std::fmt::Display) -> PyErr {
+    InputError::new_err(message.to_string())
+}
+
+fn fit_error(e: FitError) -> PyErr {
+    if e.is_user_error() { InputError::new_err(e.to_string()) } else { RunError::new_err(e.to_string()) }
+}
+
+fn privatize_error(e: PrivatizeError) -> PyErr {
+    if e.is_user_error() { InputError::new_err(e.to_string()) } else { RunError::new_err(e.to_string()) }
+}
+
+/// Runs `work` on `threads` threads (all cores when `None`), without the GIL.
+fn detached<T: Send>(py: Python<'_>, threads: Option<usize>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
+    match threads {
+        None => Ok(py.detach(work)),
+        Some(n) if (1..=MAX_THREADS).contains(&n) => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map_err(|e| RunError::new_err(format!("cannot start {n} threads: {e}")))?;
+            Ok(py.detach(|| pool.install(work)))
+        }
+        Some(n) => Err(input_error(format!("threads = {n} is not allowed: it must be from 1 to {MAX_THREADS}"))),
+    }
+}
+
+/// How a counts file is laid out: the delimiter (one ASCII character, `None`: by extension) and
+/// the three columns.
+fn counts_format(delimiter: Option<&str>, columns: [String; 3]) -> PyResult<CountsFormat> {
+    let delimiter = match delimiter {
+        None => None,
+        Some("tab" | "\t") => Some(b'\t'),
+        Some(text) => match text.as_bytes() {
+            [b] if b.is_ascii() && !matches!(b, b'"' | b'\n' | b'\r') => Some(*b),
+            _ => {
+                return Err(input_error(format!(
+                    "delimiter {text:?} is not allowed: give one ASCII character (e.g. , ; |) or \"tab\""
+                )));
+            }
+        },
+    };
+    Ok(CountsFormat { delimiter, columns })
+}
+
+/// Privatizes a counts file into a release and its sidecar (`lppf privatize`); returns what the
+/// release says about itself: `rows`, `cols`, `private`, `report`, `warnings`.
+#[pyfunction]
+#[pyo3(signature = (input, output, *, epsilon=None, alpha=None, alpha_file=None, precision=1.0, square=false,
+    rows=None, cols=None, labels=None, seed=None, force=false, delimiter=None, row_column="row".to_owned(),
+    col_column="col".to_owned(), count_column="count".to_owned()))]
+#[allow(clippy::too_many_arguments)]
+fn privatize<'py>(
+    py: Python<'py>,
+    input: PathBuf,
+    output: PathBuf,
+    epsilon: Option<f64>,
+    alpha: Option<f64>,
+    alpha_file: Option<PathBuf>,
+    precision: f64,
+    square: bool,
+    rows: Option<PathBuf>,
+    cols: Option<PathBuf>,
+    labels: Option<PathBuf>,
+    seed: Option<u64>,
+    force: bool,
+    delimiter: Option<&str>,
+    row_column: String,
+    col_column: String,
+    count_column: String,
+) -> PyResult<Bound<'py, PyDict>> {
+    let levels = match (epsilon, alpha, alpha_file) {
+        (Some(e), None, None) => Levels::Epsilon(e),
+        (None, Some(a), None) => Levels::Alpha(a),
+        (None, None, Some(file)) => Levels::File(file),
+        _ => return Err(input_error("give exactly one of epsilon, alpha or alpha_file")),
+    };
+    let request = PrivatizeRequest {
+        format: counts_format(delimiter, [row_column, col_column, count_column])?,
+        precision,
+        square,
+        rows,
+        cols,
+        labels,
+        seed,
+        force,
+        ..PrivatizeRequest::new(input, output, levels)
+    };
+    let released = py.detach(|| privatize_file(&request)).map_err(privatize_error)?;
+    let out = PyDict::new(py);
+    out.set_item("rows", released.rows)?;
+    out.set_item("cols", released.cols)?;
+    out.set_item("private", released.private)?;
+    out.set_item("report", released.report)?;
+    out.set_item("warnings", released.warnings)?;
+    Ok(out)
+}
+
+/// Fits a release (or raw counts, for the non-private methods) and writes the fit directory
+/// (`lppf fit`); returns `estimate`, `summary` and `output`. The GIL is released while it runs.
+#[pyfunction]
+#[pyo3(signature = (input, output, *, model, components, method, chains=4, iterations=2000, burn_in=1000,
+    thin=5, max_iterations=1000, tolerance=1e-6, a0=1.0, b0=1.0, prior="auto", scale_shape=10.0,
+    scale_mean="learned", likelihood="auto", dispersion=None, alpha=None, alpha_file=None, precision=1.0,
+    holdout=None, weights="auto", replicas=1, private_step="augmented", seed=None, force=false,
+    override_sidecar=false, allow_memory=false, threads=None, delimiter=None, row_column="row".to_owned(),
+    col_column="col".to_owned(), count_column="count".to_owned()))]
+#[allow(clippy::too_many_arguments)]
+fn fit<'py>(
+    py: Python<'py>,
+    input: PathBuf,
+    output: PathBuf,
+    model: &str,
+    components: usize,
+    method: &str,
+    chains: usize,
+    iterations: usize,
+    burn_in: usize,
+    thin: usize,
+    max_iterations: usize,
+    tolerance: f64,
+    a0: f64,
+    b0: f64,
+    prior: &str,
+    scale_shape: f64,
+    scale_mean: &str,
+    likelihood: &str,
+    dispersion: Option<f64>,
+    alpha: Option<f64>,
+    alpha_file: Option<PathBuf>,
+    precision: f64,
+    holdout: Option<f64>,
+    weights: &str,
+    replicas: usize,
+    private_step: &str,
+    seed: Option<u64>,
+    force: bool,
+    override_sidecar: bool,
+    allow_memory: bool,
+    threads: Option<usize>,
+    delimiter: Option<&str>,
+    row_column: String,
+    col_column: String,
+    count_column: String,
+) -> PyResult<Bound<'py, PyDict>> {
+    let names = |all: &[&str]| all.join(", ");
+    let model = ModelKind::ALL.into_iter().find(|k| k.name() == model).ok_or_else(|| {
+        input_error(format!(
+            "model {model:?} is not allowed: use one of {}",
+            names(&ModelKind::ALL.map(ModelKind::name))
+        ))
+    })?;
+    let method = Method::from_name(method).ok_or_else(|| {
+        input_error(format!("method {method:?} is not allowed: use one of {}", names(&Method::ALL.map(Method::name))))
+    })?;
+    let private_step = PrivateStep::from_name(private_step).ok_or_else(|| {
+        input_error(format!("private_step {private_step:?} is not allowed: use augmented or collapsed"))
+    })?;
+    let levels = match (alpha, alpha_file) {
+        (None, None) => LevelSource::Sidecar,
+        (Some(a), None) => LevelSource::Alpha(a),
+        (None, Some(path)) => LevelSource::File { path, precision },
+        (Some(_), Some(_)) => return Err(input_error("give alpha or alpha_file, not both")),
+    };
+    let request = FitRequest {
+        counts_format: counts_format(delimiter, [row_column, col_column, count_column])?,
+        chains,
+        iterations,
+        burn_in,
+        thin,
+        max_iterations,
+        tolerance,
+        a0,
+        b0,
+        prior: PriorChoice::from_name(prior).map_err(fit_error)?,
+        scale_shape,
+        scale_mean: ScaleMean::from_name(scale_mean).map_err(fit_error)?,
+        likelihood: LikelihoodChoice::from_name(likelihood).map_err(fit_error)?,
+        dispersion,
+        levels,
+        override_sidecar,
+        holdout,
+        weighting: analysis::weighting_from_name(weights).map_err(fit_error)?,
+        replicas,
+        private_step,
+        seed,
+        force,
+        allow_memory,
+        ..FitRequest::new(input, model, components, method, output)
+    };
+    let done = detached(py, threads, || {
+        let plan = analysis::plan_fit(&request)?;
+        let done = analysis::run_fit(&plan, &request, &|| {})?;
+        Ok::<_, FitError>((plan.estimate, done))
+    })?;
+    let (estimate, done) = done.map_err(fit_error)?;
+    let out = PyDict::new(py);
+    out.set_item("estimate", estimate)?;
+    out.set_item("summary", done.summary)?;
+    out.set_item("output", done.output)?;
+    Ok(out)
+}
+
+/// A Parquet table's columns, in order, as `(name, values)`: strings, integers, or floats, with
+/// `None` for nulls (columns of other types are skipped).
+#[pyfunction]
+fn read_table<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Vec<(String, Bound<'py, PyAny>)>> {
+    let columns = py.detach(|| lppf::results::read_table(&path)).map_err(input_error)?;
+    columns
+        .into_iter()
+        .map(|(name, values)| {
+            let values = match values {
+                Values::Text(v) => v.into_pyobject(py)?.into_any(),
+                Values::OptionalText(v) => v.into_pyobject(py)?.into_any(),
+                Values::Int(v) => v.into_pyobject(py)?.into_any(),
+                Values::OptionalInt(v) => v.into_pyobject(py)?.into_any(),
+                Values::Float(v) => v.into_pyobject(py)?.into_any(),
+            };
+            Ok((name, values))
+        })
+        .collect()
+}
+
+/// A release (`row,col,value`, any format `lppf fit` reads): its row labels, column labels, and
+/// the values row by row as little-endian 64-bit integers (for `numpy.frombuffer`).
+#[pyfunction]
+fn read_release<'py>(py: Python<'py>, path: PathBuf) -> PyResult<(Vec<String>, Vec<String>, Bound<'py, PyBytes>)> {
+    let table = py.detach(|| lppf::tables::read_released(&path)).map_err(input_error)?;
+    let bytes: Vec<u8> = table.values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    Ok((table.rows.names, table.cols.names, PyBytes::new(py, &bytes)))
+}
+
+/// Where a release's sidecar is (`<release>.privacy.toml`).
+#[pyfunction]
+fn sidecar_path(path: PathBuf) -> PathBuf {
+    lppf::tables::sidecar_path(&path)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("InputError", m.py().get_type::<InputError>())?;
+    m.add("RunError", m.py().get_type::<RunError>())?;
+    m.add_function(wrap_pyfunction!(privatize, m)?)?;
+    m.add_function(wrap_pyfunction!(fit, m)?)?;
+    m.add_function(wrap_pyfunction!(read_table, m)?)?;
+    m.add_function(wrap_pyfunction!(read_release, m)?)?;
+    m.add_function(wrap_pyfunction!(sidecar_path, m)?)?;
+    Ok(())
+}

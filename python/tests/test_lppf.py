@@ -1,0 +1,166 @@
+"""The Python package against the command: the same releases and fits for the same seeds, the same
+refusals, and the ArviZ conversion. Every random step is seeded."""
+
+import os
+import subprocess
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import lppf
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def cli() -> Path:
+    """The lppf binary of this checkout: $LPPF_BIN, else target/debug/lppf (built by cargo test)."""
+    path = Path(os.environ.get("LPPF_BIN", REPO / "target" / "debug" / "lppf"))
+    if not path.exists():
+        pytest.fail(f"{path}: no lppf binary; build it with `cargo build -p cli` or set LPPF_BIN")
+    return path
+
+
+def run(cli: Path, *args, cwd=None) -> subprocess.CompletedProcess:
+    done = subprocess.run([str(cli), *map(str, args)], capture_output=True, text=True, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def counts_frame(rows=12, cols=8, seed=1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "row": [f"d{i}" for i in range(rows) for _ in range(cols)],
+            "col": [f"w{j}" for _ in range(rows) for j in range(cols)],
+            "count": rng.poisson(2.0, rows * cols),
+        }
+    )
+
+
+SMALL = dict(chains=2, iterations=60, burn_in=30, thin=2)
+
+
+def small_fit_flags(seed):
+    return ["--chains", 2, "--iterations", 60, "--burn-in", 30, "--thin", 2, "--seed", seed, "--quiet"]
+
+
+def test_a_dataframe_is_privatized_fitted_and_opened_in_arviz(tmp_path):
+    az = pytest.importorskip("arviz")
+    with pytest.warns(lppf.NotPrivateWarning):
+        release = lppf.privatize(counts_frame(), epsilon=1.0, seed=1)
+    assert release.values.shape == (12, 8) and release.values.dtype == np.int64
+    assert not release.private and release.epsilon == pytest.approx(1.0)
+    assert release.rows == sorted(f"d{i}" for i in range(12))  # sorted: their order reveals nothing
+    long = release.to_frame()
+    assert len(long) == 96 and list(long.columns) == ["row", "col", "value"]
+
+    result = lppf.fit(release, model="topic", components=2, seed=3, output=tmp_path / "fit", **SMALL)
+    assert len(result.rates) == 96 and {"mean", "sd"} <= set(result.rates.columns)
+    assert result.rate_matrix().shape == (12, 8)
+    assert set(result.diagnostics["quantity"]) >= {"ln_joint", "total_rate"}
+    assert result.record["seed"] == 3 and result.record["method"] == "private"
+
+    idata = result.to_arviz()
+    assert idata.posterior["total_rate"].shape == (2, 15)
+    assert idata.observed_data["release"].shape == (12, 8)
+    summary = az.summary(idata)
+    assert "total_rate" in summary.index
+    # ArviZ's R̂ of the total is the one lppf reports (both rank-normalised split-R̂).
+    ours = result.diagnostics.set_index("quantity").loc["total_rate", "rhat"]
+    assert float(az.rhat(idata)["total_rate"]) == pytest.approx(ours, rel=1e-6)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    az.plot_trace(idata, var_names=["total_rate"])
+
+
+def test_the_same_seed_gives_the_cli_numbers(tmp_path, cli):
+    counts = tmp_path / "counts.csv"
+    counts_frame().to_csv(counts, index=False)
+    run(cli, "privatize", "--input", counts, "--output", tmp_path / "cli.csv", "--epsilon", 1, "--seed", 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = lppf.privatize(counts, epsilon=1.0, seed=5, output=tmp_path / "py.csv")
+    theirs = lppf.read_release(tmp_path / "cli.csv")
+    assert np.array_equal(ours.values, theirs.values) and ours.rows == theirs.rows and ours.cols == theirs.cols
+    assert ours.privacy["alpha"] == theirs.privacy["alpha"]
+
+    run(cli, "fit", "--input", tmp_path / "cli.csv", "--model", "topic", "--components", 2, "--method", "private",
+        "--output", tmp_path / "cli-fit", *small_fit_flags(9))
+    mine = lppf.fit(tmp_path / "cli.csv", model="topic", components=2, seed=9, output=tmp_path / "py-fit", **SMALL)
+    one = lppf.fit(theirs, model="topic", components=2, seed=9, output=tmp_path / "one", threads=1, **SMALL)
+    cli_fit = lppf.read_fit(tmp_path / "cli-fit")
+    for table in ("rates", "factors", "trace"):
+        pd.testing.assert_frame_equal(getattr(mine, table), getattr(cli_fit, table), check_exact=True)
+        pd.testing.assert_frame_equal(getattr(one, table), getattr(cli_fit, table), check_exact=True)
+
+
+def test_bad_input_raises_the_commands_message(tmp_path):
+    frame = counts_frame()
+    with pytest.raises(lppf.InputError, match=r"--epsilon -1"):
+        lppf.privatize(frame, epsilon=-1.0)
+    with pytest.raises(ValueError, match="exactly one of epsilon and alpha"):
+        lppf.privatize(frame, epsilon=1.0, alpha=0.5)
+    bad = frame.assign(count=frame["count"] + 0.5)
+    with pytest.raises(lppf.InputError, match=r"counts \(as a CSV: line 2 is the first row\), line 2: \(d0, w0\): count \"2.5\" is not allowed"):
+        lppf.privatize(bad, alpha=0.5, seed=1)
+    with pytest.raises(lppf.InputError, match="no column 'n'"):
+        lppf.privatize(frame, alpha=0.5, count_column="n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release = lppf.privatize(frame, alpha=0.5, seed=1, output=tmp_path / "r.csv")
+        with pytest.raises(lppf.InputError, match="already"):
+            lppf.privatize(frame, alpha=0.5, seed=1, output=tmp_path / "r.csv")
+    with pytest.raises(lppf.InputError, match='model "topics" is not allowed'):
+        lppf.fit(release, model="topics", components=2)
+    with pytest.raises(lppf.InputError, match="threads = 0 is not allowed"):
+        lppf.fit(release, model="topic", components=2, threads=0, **SMALL)
+    with pytest.raises(lppf.InputError, match='--weights = "heavy" is not allowed'):
+        lppf.fit(release, model="topic", components=2, weights="heavy", **SMALL)
+    lppf.fit(release, model="topic", components=2, seed=1, output=tmp_path / "f", **SMALL)
+    with pytest.raises(lppf.InputError, match="already holds a fit"):
+        lppf.fit(release, model="topic", components=2, seed=1, output=tmp_path / "f", **SMALL)
+    with pytest.raises(lppf.InputError, match="CAVI fit"):
+        lppf.fit(release, model="topic", components=2, method="private-cavi", seed=1, max_iterations=20).to_arviz()
+
+
+def test_an_array_states_its_grid_so_empty_rows_and_columns_are_kept():
+    counts = np.zeros((4, 5), dtype=np.int64)
+    counts[0, 1], counts[2, 3] = 3, 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        release = lppf.privatize(counts, alpha=0.5, seed=2, rows=list("abcd"), cols=list("vwxyz"))
+    assert release.values.shape == (4, 5) and release.rows == list("abcd") and release.cols == list("vwxyz")
+    assert [w.category for w in caught] == [lppf.NotPrivateWarning]
+
+
+def test_each_row_may_have_its_own_level():
+    frame = counts_frame(rows=3, cols=4)
+    with pytest.warns(lppf.NotPrivateWarning):
+        release = lppf.privatize(frame, alpha={"d0": 0.2, "d1": 0.5, "d2": 0.8}, seed=3)
+    assert release.alpha is None
+    assert [r["alpha"] for r in release.privacy["row"]] == pytest.approx([0.2, 0.5, 0.8])
+
+
+def test_a_pandas_snappy_parquet_file_is_read_here_and_by_the_cli(tmp_path, cli):
+    pytest.importorskip("pyarrow")
+    source = tmp_path / "counts.parquet"
+    counts_frame().to_parquet(source)  # pandas' default codec: snappy
+    assert lppf.read_table(source)["count"].sum() == counts_frame()["count"].sum()
+    run(cli, "privatize", "--input", source, "--output", tmp_path / "cli.csv", "--alpha", 0.5, "--seed", 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = lppf.privatize(source, alpha=0.5, seed=4, output=tmp_path / "py.parquet")
+    assert np.array_equal(ours.values, lppf.read_release(tmp_path / "cli.csv").values)
+
+
+def test_a_sweeps_results_are_a_dataframe(tmp_path, cli):
+    run(cli, "run", REPO / "experiments" / "smoke.toml", "--quiet", cwd=tmp_path)
+    results = lppf.read_results(tmp_path / "results" / "smoke")
+    assert len(results) == 20 and {"method", "alpha"} <= set(results.columns)
+    # CAVI rows have no burn-in: a nullable integer column.
+    assert results["burn_in"].isna().any() and results["burn_in"].dtype == "Int64"
