@@ -75,16 +75,22 @@ class Release:
         """The noise level of every row, or None when the rows have their own."""
         return self.privacy.get("alpha")
 
+    @property
+    def symmetric(self) -> bool:
+        """An undirected release: each pair once (``values`` is then a symmetric matrix, its
+        diagonal 0 unless released)."""
+        return bool(self.privacy.get("symmetric", False))
+
     def to_frame(self) -> pd.DataFrame:
-        """The release in long form: ``row, col, value``, one line per cell."""
+        """The release in long form as it was released: ``row, col, value``, one line per cell
+        (for an undirected release, one per pair, the first label first)."""
         r, c = len(self.rows), len(self.cols)
-        return pd.DataFrame(
-            {
-                "row": np.repeat(np.asarray(self.rows, dtype=object), c),
-                "col": np.tile(np.asarray(self.cols, dtype=object), r),
-                "value": self.values.reshape(-1),
-            }
-        )
+        i, j = np.divmod(np.arange(r * c), c)
+        if self.symmetric:
+            keep = j >= i if self.privacy.get("diagonal", False) else j > i
+            i, j = i[keep], j[keep]
+        rows, cols = np.asarray(self.rows, dtype=object), np.asarray(self.cols, dtype=object)
+        return pd.DataFrame({"row": rows[i], "col": cols[j], "value": self.values[i, j]})
 
     def __repr__(self) -> str:
         level = f"epsilon={self.epsilon:g}" if self.epsilon is not None else "per-row levels"
@@ -159,6 +165,8 @@ def privatize(
     precision: float = 1.0,
     seed: Optional[int] = None,
     square: bool = False,
+    symmetric: bool = False,
+    diagonal: bool = False,
     rows: Optional[Sequence] = None,
     cols: Optional[Sequence] = None,
     output: Union[str, os.PathLike, None] = None,
@@ -184,6 +192,11 @@ def privatize(
         For demonstrations and tests only: the release is then NOT private.
     square
         A network: the grid is rows × rows, the union of the labels on both axes.
+    symmetric
+        An undirected network (implies ``square``): each unordered pair is released once (at one
+        level for every row), the diagonal not at all
+        unless ``diagonal``; a pair may be listed either way or both (with the same count). Fit
+        it with ``model="undirected"``.
     rows, cols
         The grid's labels, so empty rows and columns are kept and the grid is public (for a
         network, ``rows`` states both axes). An array's labels always state the grid.
@@ -206,6 +219,7 @@ def privatize(
         source, rows, cols = _counts_file(counts, work, (row_column, col_column, count_column), rows, cols)
         given = source
         row_column, col_column, count_column = "row", "col", "count"
+    square = square or symmetric
     if square and cols is not None and [str(x) for x in rows or []] != [str(x) for x in cols]:
         raise _core.InputError("square=True: a network has one set of labels; give rows (both axes), not cols")
     if rows is not None:
@@ -220,6 +234,8 @@ def privatize(
             str(target),
             precision=precision,
             square=square,
+            symmetric=symmetric,
+            diagonal=diagonal,
             seed=seed,
             force=force,
             delimiter=delimiter,

@@ -1,8 +1,8 @@
 //! `lppf._core`: the Python package's bridge to the Rust library, through the `lppf` facade only.
 //!
 //! Each function is one library call with the options of the matching CLI command, by the same
-//! names and defaults: [`privatize`] is [`lppf::release::privatize_file`] (`lppf privatize`),
-//! [`fit`] is [`lppf::analysis::plan_fit`] and [`lppf::analysis::run_fit`] (`lppf fit`), and the
+//! names and defaults: `privatize` is [`lppf::release::privatize_file`] (`lppf privatize`),
+//! `fit` is [`lppf::analysis::plan_fit`] and [`lppf::analysis::run_fit`] (`lppf fit`), and the
 //! readers return plain Python values that `lppf/*.py` turns into NumPy arrays and DataFrames.
 //! Errors keep the library's messages: the user's input or options raise `InputError` (a
 //! `ValueError`), failures while running or writing raise `RunError` (a `RuntimeError`). Fits release the GIL.
@@ -79,7 +79,7 @@ fn counts_format(delimiter: Option<&str>, columns: [String; 3]) -> PyResult<Coun
 /// release says about itself: `rows`, `cols`, `private`, `report`, `warnings`.
 #[pyfunction]
 #[pyo3(signature = (input, output, *, epsilon=None, alpha=None, alpha_file=None, precision=1.0, square=false,
-    rows=None, cols=None, labels=None, seed=None, force=false, delimiter=None, row_column="row".to_owned(),
+    symmetric=false, diagonal=false, rows=None, cols=None, labels=None, seed=None, force=false, delimiter=None, row_column="row".to_owned(),
     col_column="col".to_owned(), count_column="count".to_owned()))]
 #[allow(clippy::too_many_arguments)]
 fn privatize<'py>(
@@ -91,6 +91,8 @@ fn privatize<'py>(
     alpha_file: Option<PathBuf>,
     precision: f64,
     square: bool,
+    symmetric: bool,
+    diagonal: bool,
     rows: Option<PathBuf>,
     cols: Option<PathBuf>,
     labels: Option<PathBuf>,
@@ -111,6 +113,8 @@ fn privatize<'py>(
         format: counts_format(delimiter, [row_column, col_column, count_column])?,
         precision,
         square,
+        symmetric,
+        diagonal,
         rows,
         cols,
         labels,
@@ -253,11 +257,12 @@ fn read_table<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Vec<(String, Boun
         .collect()
 }
 
-/// A release (`row,col,value`, any format `lppf fit` reads): its row labels, column labels, and
-/// the values row by row as little-endian 64-bit integers (for `numpy.frombuffer`).
+/// A release (`row,col,value`, any format `lppf fit` reads; an undirected one as a symmetric
+/// matrix): its row labels, column labels, and the values row by row as little-endian 64-bit
+/// integers (for `numpy.frombuffer`).
 #[pyfunction]
 fn read_release<'py>(py: Python<'py>, path: PathBuf) -> PyResult<(Vec<String>, Vec<String>, Bound<'py, PyBytes>)> {
-    let table = py.detach(|| lppf::tables::read_released(&path)).map_err(input_error)?;
+    let table = py.detach(|| lppf::tables::read_release_as_stated(&path)).map_err(input_error)?;
     let bytes: Vec<u8> = table.values.iter().flat_map(|v| v.to_le_bytes()).collect();
     Ok((table.rows.names, table.cols.names, PyBytes::new(py, &bytes)))
 }

@@ -164,3 +164,19 @@ def test_a_sweeps_results_are_a_dataframe(tmp_path, cli):
     assert len(results) == 20 and {"method", "alpha"} <= set(results.columns)
     # CAVI rows have no burn-in: a nullable integer column.
     assert results["burn_in"].isna().any() and results["burn_in"].dtype == "Int64"
+
+
+def test_an_undirected_network_is_released_once_per_pair_and_fitted():
+    names = [f"a{i}" for i in range(6)]
+    pairs = [(a, b) for i, a in enumerate(names) for j, b in enumerate(names) if i != j and (i < 3) == (j < 3)]
+    frame = pd.DataFrame({"row": [a for a, _ in pairs], "col": [b for _, b in pairs], "count": 4})
+    with pytest.warns(lppf.NotPrivateWarning):
+        release = lppf.privatize(frame, epsilon=1.0, symmetric=True, seed=2)
+    assert release.symmetric and release.privacy["square"]
+    assert len(release.to_frame()) == 15 and np.array_equal(release.values, release.values.T)
+    result = lppf.fit(release, model="undirected", components=2, seed=1, **SMALL)
+    assert len(result.rates) == 15 and "each pair once" in result.summary
+    with pytest.raises(lppf.InputError, match="fit it with --model undirected"):
+        lppf.fit(release, model="block", components=2, **SMALL)
+    with pytest.raises(lppf.InputError, match="one level for every row"):
+        lppf.privatize(frame, alpha={n: 0.5 for n in names}, symmetric=True, seed=2)

@@ -134,7 +134,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     },
                     levels: None,
                     overrides_sidecar: None,
-                    excludes_diagonal: block,
+                    modelled: if block { models::ModelledCells::OffDiagonal } else { models::ModelledCells::All },
                     heldout: Vec::new(),
                 };
                 let settings = FitSettings {

@@ -444,7 +444,7 @@ impl FamilyVisitor for Chains<'_> {
             };
             // Co-clustering of the rows (a network's actors, a topic model's documents), for the
             // label-invariant partition and the stability of the communities listed.
-            let assignments = self.settings.model == ModelKind::Block || self.rows <= MAX_PARTITION_ROWS;
+            let assignments = self.settings.model.square() || self.rows <= MAX_PARTITION_ROWS;
             let pointwise = |rates: &[f64]| self.loo_cells.map_or_else(Vec::new, |c| c.ln_likelihood(rates));
             let monitor = Monitor {
                 statistics: self.check.map(|_| &statistics as _),
@@ -692,7 +692,7 @@ mod tests {
             input: Input::Released { privatized: released, alphas: vec![alpha; rows], heldout_values: Vec::new() },
             levels: None,
             overrides_sidecar: None,
-            excludes_diagonal: false,
+            modelled: models::ModelledCells::All,
             heldout: Vec::new(),
         };
         let settings = FitSettings {

@@ -4,12 +4,12 @@ use crate::error::FitError;
 use distributions::Streams;
 use inference::Method;
 use mechanism::{Noise, Privatized};
-use models::ModelKind;
+use models::{ModelKind, ModelledCells};
 use rand::RngExt;
 use std::path::{Path, PathBuf};
 use tables::{
-    CountsFormat, GridLabels, Labels, Level, PrivacySidecar, read_counts_as, read_levels, read_released,
-    recover_release, sidecar_path,
+    CountsFormat, GridLabels, Labels, Layout, Level, PrivacySidecar, read_counts_as, read_levels,
+    read_release_as_stated, recover_release, sidecar_path,
 };
 
 /// Where a released table's noise levels come from.
@@ -49,8 +49,9 @@ pub struct FitData {
     /// What the stated levels (`--alpha`, `--alpha-file`) override: the sidecar's own levels,
     /// which the release contradicts only when asked to (`--override-sidecar`).
     pub overrides_sidecar: Option<String>,
-    /// Whether the diagonal is outside the model (the block model's self-loops).
-    pub excludes_diagonal: bool,
+    /// The cells the model describes (the block model leaves out the diagonal, the undirected
+    /// one the lower triangle too).
+    pub modelled: ModelledCells,
     /// Row-major indices of the held-out cells (sorted).
     pub heldout: Vec<usize>,
 }
@@ -63,7 +64,7 @@ impl FitData {
 
     /// Whether cell `n` is part of the model.
     pub fn is_modelled(&self, n: usize) -> bool {
-        !(self.excludes_diagonal && n / self.cols.len() == n % self.cols.len())
+        !self.modelled.excludes(n, self.cols.len())
     }
 }
 
@@ -84,9 +85,12 @@ pub fn load(
     override_sidecar: bool,
     counts_format: &CountsFormat,
 ) -> Result<FitData, FitError> {
-    let excludes_diagonal = kind.excludes_diagonal();
+    let modelled = kind.modelled_cells();
     if !method.reads_released() {
-        let table = read_counts_as(path, kind.square(), &GridLabels::default(), counts_format)?;
+        let mut table = read_counts_as(path, kind.square(), &GridLabels::default(), counts_format)?;
+        if kind == ModelKind::Undirected {
+            table = table.undirected(path)?;
+        }
         let counts = table
             .counts
             .iter()
@@ -107,12 +111,29 @@ pub fn load(
             input,
             levels: None,
             overrides_sidecar: None,
-            excludes_diagonal,
+            modelled,
             heldout: Vec::new(),
         });
     }
     recover_release(path)?;
-    let mut table = read_released(path)?;
+    let mut table = read_release_as_stated(path)?;
+    match (table.layout, kind) {
+        (Layout::Pairs { .. }, ModelKind::Undirected) | (Layout::Grid, ModelKind::Topic | ModelKind::Block) => {}
+        (Layout::Pairs { .. }, _) => {
+            return Err(FitError::Input(format!(
+                "{}: is an undirected release (privatized with --symmetric: each pair once); fit it with --model \
+                 undirected",
+                path.display()
+            )));
+        }
+        (Layout::Grid, ModelKind::Undirected) => {
+            return Err(FitError::Input(format!(
+                "{}: the undirected model reads an undirected release (lppf privatize --symmetric, which its \
+                 sidecar records); this release lists every cell of a directed grid: fit it with --model block",
+                path.display()
+            )));
+        }
+    }
     let sidecar = load_sidecar(path, &table)?;
     if kind.square() {
         let (rows, cols) = (table.rows.len(), table.cols.len());
@@ -172,7 +193,7 @@ pub fn load(
         input: Input::Released { privatized, alphas, heldout_values: Vec::new() },
         levels: Some(described),
         overrides_sidecar,
-        excludes_diagonal,
+        modelled,
         heldout: Vec::new(),
     })
 }

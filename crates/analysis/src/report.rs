@@ -132,7 +132,11 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
         settings.likelihood.name(),
         settings.method.name(),
         data.file.display(),
-        if data.excludes_diagonal { ", diagonal not modelled" } else { "" }
+        match data.modelled {
+            models::ModelledCells::All => "",
+            models::ModelledCells::OffDiagonal => ", diagonal not modelled",
+            models::ModelledCells::Pairs => ", each pair once (undirected), diagonal not modelled",
+        }
     );
     if let Some(levels) = &data.levels {
         let _ = writeln!(s, "noise levels: {levels}");
@@ -270,7 +274,7 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
     };
     if findings {
         match settings.model {
-            ModelKind::Block => block_summary(&mut s, data, result, &source),
+            ModelKind::Block | ModelKind::Undirected => block_summary(&mut s, data, result, &source),
             ModelKind::Topic => topic_summary(&mut s, data, result, &source),
         }
         partition_text(&mut s, data, result);
@@ -356,7 +360,7 @@ fn modes_text(s: &mut String, result: &FitResult) {
 /// The "no structure" verdict in words; returns whether the components are worth listing as
 /// findings (not when the independence model predicts the held-out cells as well).
 fn verdict_text(s: &mut String, settings: &FitSettings, result: &FitResult) -> bool {
-    let what = if settings.model == ModelKind::Block { "communities" } else { "topics" };
+    let what = if settings.model.square() { "communities" } else { "topics" };
     let k = settings.components;
     match &result.verdict {
         Some(v) if v.structure() => {
@@ -508,13 +512,16 @@ pub(crate) type FigureMatrix = (Vec<f64>, usize, usize, [String; 4], [Vec<String
 pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &FitResult) -> Option<FigureMatrix> {
     let theta = factor(result, "theta")?;
     match settings.model {
-        ModelKind::Block => {
+        ModelKind::Block | ModelKind::Undirected => {
             let n = data.rows.len();
             let order = by_component(theta);
+            // An undirected network's rate of a pair sits at (min, max): shown both ways.
+            let undirected = settings.model == ModelKind::Undirected;
+            let at = |i: usize, j: usize| if undirected { i.min(j) * n + i.max(j) } else { i * n + j };
             let values: Vec<f64> = order
                 .iter()
                 .flat_map(|&i| order.iter().map(move |&j| (i, j)))
-                .map(|(i, j)| result.mean_rates[i * n + j].ln_1p())
+                .map(|(i, j)| result.mean_rates[at(i, j)].ln_1p())
                 .collect();
             let (m, r, c) = shrink(&values, n, n);
             let title = format!(
@@ -526,7 +533,8 @@ pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &Fit
             let ticks = [bin_labels(&names, c), bin_labels(&names, r)];
             let axes = ["actor j, ordered by community".into(), "actor i, ordered by community".into()];
             let [x, y] = axes;
-            Some((m, r, c, [title, x, y, "ln(1 + rate of i → j)".into()], ticks))
+            let scale = if undirected { "ln(1 + rate of the pair {i, j})" } else { "ln(1 + rate of i → j)" };
+            Some((m, r, c, [title, x, y, scale.into()], ticks))
         }
         ModelKind::Topic => {
             let phi = factor(result, "phi")?;

@@ -257,6 +257,13 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
         let schedule = Schedule::new(request.iterations, request.burn_in, request.thin).map_err(|e| input(&e))?;
         Algorithm::Gibbs(schedule.with_private_step(request.private_step))
     };
+    if request.method.is_cavi() && !request.model.has_cavi() {
+        return Err(input(&format!(
+            "--method {} is not allowed with --model {}: it has no CAVI; use private, naive or non-private",
+            request.method.name(),
+            request.model.name()
+        )));
+    }
     prepare_output(&request.output, request.force)?;
     if !request.method.reads_released() && request.levels != LevelSource::Sidecar {
         return Err(input(&format!(

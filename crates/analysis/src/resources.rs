@@ -122,7 +122,7 @@ pub fn chain_bytes(
     kept: f64,
     heldout: f64,
 ) -> f64 {
-    let derived = if model == models::ModelKind::Block { rows * k * k } else { 0.0 };
+    let derived = if model.square() { rows * k * k } else { 0.0 };
     let per_cell = CHAIN_BYTES_PER_CELL + if likelihood == models::Likelihood::Poisson { 0.0 } else { 32.0 };
     per_cell * (rows * cols)
         + CHAIN_BYTES_PER_FACTOR * ((rows + cols + k) * k)

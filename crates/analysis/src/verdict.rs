@@ -74,11 +74,13 @@ pub fn independence_verdict(
         return Ok(None);
     }
     let mut baseline_data = data.clone();
-    if data.excludes_diagonal {
-        // The topic model models every cell: leave the network's diagonal out as missing.
-        let cols = data.cols.len();
-        let with_diagonal =
-            |mask: &[bool]| -> Vec<bool> { mask.iter().enumerate().map(|(n, &m)| m || n / cols == n % cols).collect() };
+    if data.modelled != models::ModelledCells::All {
+        // The topic model models every cell: leave the cells outside the network's model (its
+        // diagonal; undirected, the lower triangle too) out as missing.
+        let (cols, modelled) = (data.cols.len(), data.modelled);
+        let with_diagonal = |mask: &[bool]| -> Vec<bool> {
+            mask.iter().enumerate().map(|(n, &m)| m || modelled.excludes(n, cols)).collect()
+        };
         match &mut baseline_data.input {
             Input::Released { privatized, .. } => {
                 let mask = with_diagonal(privatized.missing());
@@ -86,7 +88,7 @@ pub fn independence_verdict(
             }
             Input::Counts { missing, .. } => *missing = with_diagonal(missing),
         }
-        baseline_data.excludes_diagonal = false;
+        baseline_data.modelled = models::ModelledCells::All;
     }
     let baseline = FitSettings {
         model: ModelKind::Topic,

@@ -35,8 +35,17 @@ pub fn combine(args: &CombineArgs) -> Result<(), Failure> {
     let mut owner: Vec<usize> = Vec::new();
     for (k, path) in args.inputs.iter().enumerate() {
         recover_release(path).map_err(|e| failed(format!("{}: {e}", path.display())))?;
-        let table = read_released(path).map_err(bad_input)?;
         let sidecar_file = sidecar_path(path);
+        // An undirected release (each pair once, by one of its two people) has no rows of its own
+        // to combine: refused before reading it as a grid.
+        if sidecar_file.exists() && PrivacySidecar::load(&sidecar_file).is_ok_and(|s| s.symmetric) {
+            return Err(bad_input(format!(
+                "{}: is an undirected release (--symmetric); lppf combine assembles releases of rows, each \
+                 person's own, and an undirected network's pairs are not split by rows",
+                path.display()
+            )));
+        }
+        let table = read_released(path).map_err(bad_input)?;
         if !sidecar_file.exists() {
             return Err(bad_input(format!(
                 "{}: no sidecar {}; combine releases made by lppf privatize, each with its levels",
@@ -125,10 +134,12 @@ pub fn combine(args: &CombineArgs) -> Result<(), Failure> {
         rows: rows.len(),
         cols: cols.len(),
         square,
+        symmetric: false,
+        diagonal: false,
         ..first
     };
     sidecar.set_levels(&rows, &alphas);
-    let released = ReleasedTable { rows, cols, values };
+    let released = ReleasedTable::grid(rows, cols, values);
     let text = toml::to_string(&sidecar).map_err(failed)?;
     let header = format!(
         "# What this release states about itself (lppf combine of {} releases; values copied, not re-noised).\n\

@@ -39,6 +39,15 @@ pub struct PrivatizeArgs {
     /// A network: the grid is the union of all labels on both axes (rows × rows).
     #[arg(long)]
     square: bool,
+    /// An undirected network (implies --square): each unordered pair is released once (at the
+    /// one level of --epsilon or --alpha), so a tie costs one release instead of two; the
+    /// diagonal is not released (unless --diagonal). The counts may
+    /// list a pair either way or both (with the same count). Fit it with --model undirected.
+    #[arg(long)]
+    symmetric: bool,
+    /// With --symmetric: release the self-pairs (the diagonal) too.
+    #[arg(long, requires = "symmetric")]
+    diagonal: bool,
     /// The row labels of the grid, in the order to release them: a CSV with the header `label`
     /// (or Parquet), one per line. The label set should be public: without it the grid is built
     /// from the labels in --input (sorted), and a label seen only in non-zero cells reveals them.
@@ -47,8 +56,8 @@ pub struct PrivatizeArgs {
     /// The column labels of the grid (as --rows).
     #[arg(long, value_name = "FILE", conflicts_with = "square")]
     cols: Option<PathBuf>,
-    /// With --square: the labels of both axes of the network (as --rows).
-    #[arg(long, value_name = "FILE", requires = "square")]
+    /// With --square or --symmetric: the labels of both axes of the network (as --rows).
+    #[arg(long, value_name = "FILE")]
     labels: Option<PathBuf>,
     /// Seed the noise — for demonstrations and tests only: the release is then NOT private.
     #[arg(long)]
@@ -74,6 +83,8 @@ impl PrivatizeArgs {
             format: self.layout.format(),
             precision: self.precision,
             square: self.square,
+            symmetric: self.symmetric,
+            diagonal: self.diagonal,
             rows: self.rows.clone(),
             cols: self.cols.clone(),
             labels: self.labels.clone(),

@@ -395,6 +395,84 @@ fn a_network_fit_labels_communities() {
     assert_eq!(texts(&rates, "row").len(), 8 * 7, "the diagonal is not modelled");
 }
 
+/// An undirected network (issue 35, item 3): privatized with --symmetric each pair is released
+/// once (the diagonal not at all), and fitted with the undirected block model, whose rates are of
+/// the pairs; the other models refuse the release, and a pair with two different counts, or
+/// --diagonal without --symmetric, is refused.
+#[test]
+fn an_undirected_network_is_released_and_fitted_once_per_pair() {
+    let dir = scratch("undirected");
+    let names = ["ann", "bob", "cid", "dee", "eve", "fay"];
+    let mut text = String::from("row,col,count\n");
+    for (i, a) in names.iter().enumerate() {
+        for (j, b) in names.iter().enumerate() {
+            // Both orientations listed with the same count (as a co-occurrence table is), and a
+            // self-pair that is not released.
+            if i != j && (i < 3) == (j < 3) || i == j && i == 0 {
+                text.push_str(&format!("{a},{b},{}\n", 4 + (i + j) % 3));
+            }
+        }
+    }
+    let counts = dir.join("net.csv");
+    std::fs::write(&counts, &text).unwrap();
+    let released = dir.join("released.csv");
+    let out = lppf(["privatize", "--input", s(&counts), "--output", s(&released), "--alpha", "0.3", "--symmetric"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stderr.contains("the 15 pairs of 6 labels") && stderr.contains("1 non-zero self-pairs"),
+        "{stderr}"
+    );
+    let lines = std::fs::read_to_string(&released).unwrap();
+    assert_eq!(lines.lines().count(), 1 + 15, "{lines}");
+    let sidecar: toml::Table = std::fs::read_to_string(dir.join("released.csv.privacy.toml")).unwrap().parse().unwrap();
+    assert_eq!((sidecar["symmetric"].as_bool(), sidecar.get("diagonal")), (Some(true), None));
+    assert_eq!(sidecar["private"].as_bool(), Some(true));
+
+    let fit = dir.join("fit");
+    let args = fit_args(
+        &released,
+        "undirected",
+        "2",
+        "private",
+        ["200", "100", "2"],
+        &["--chains", "2", "--seed", "3", "--output", s(&fit)],
+    );
+    let o = lppf(&args);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && stderr.contains("each pair once (undirected)"), "{stderr}");
+    let rates = read_table(&fit.join("rates.parquet")).unwrap();
+    let (rows, cols) = (texts(&rates, "row"), texts(&rates, "col"));
+    assert_eq!(rows.len(), 15, "one rate per pair");
+    let order = |x: &str| names.iter().position(|n| *n == x).unwrap();
+    assert!(rows.iter().zip(&cols).all(|(r, c)| order(r) < order(c)), "{rows:?} {cols:?}");
+    assert!(fit.join("figure.png").exists());
+
+    for (model, method, expected) in [
+        ("block", "private", "fit it with --model undirected"),
+        ("topic", "naive", "fit it with --model undirected"),
+        ("undirected", "private-cavi", "has no CAVI"),
+    ] {
+        let out = dir.join(format!("refused-{model}-{method}"));
+        let o = lppf(fit_args(&released, model, "2", method, ["20", "10", "1"], &["--output", s(&out)]));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.code() == Some(2) && stderr.contains(expected) && !out.exists(), "{model} {method}: {stderr}");
+    }
+    let directed = dir.join("directed.csv");
+    privatize(&counts, &directed, &["--alpha", "0.3", "--square", "--seed", "1"]);
+    let o =
+        lppf(fit_args(&directed, "undirected", "2", "private", ["20", "10", "1"], &["--output", s(&dir.join("x"))]));
+    assert!(o.status.code() == Some(2) && String::from_utf8_lossy(&o.stderr).contains("--model block"));
+
+    std::fs::write(&counts, "row,col,count\nann,bob,2\nbob,ann,3\n").unwrap();
+    let o =
+        lppf(["privatize", "--input", s(&counts), "--output", s(&dir.join("y.csv")), "--alpha", "0.3", "--symmetric"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.code() == Some(2) && stderr.contains("(ann, bob) counts 2 and (bob, ann) counts 3"), "{stderr}");
+    let o =
+        lppf(["privatize", "--input", s(&counts), "--output", s(&dir.join("z.csv")), "--alpha", "0.3", "--diagonal"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
 #[test]
 fn refusals_exit_2_and_write_no_fit() {
     let (dir, _, released) = generated_release("refusals", "released.csv", &["--alpha", "0.5", "--seed", "1"]);

@@ -12,6 +12,9 @@ pub enum InferenceError {
     /// A sampler parameter left its valid range (e.g. a Bessel argument above 1e15 from
     /// astronomically large counts).
     Numerical(String),
+    /// A combination of model and algorithm that does not exist (CAVI of the undirected block
+    /// model).
+    Unsupported(String),
 }
 
 impl fmt::Display for InferenceError {
@@ -22,6 +25,7 @@ impl fmt::Display for InferenceError {
             }
             Self::Length { what, expected, found } => write!(f, "{what} has {found} values, expected {expected}"),
             Self::Numerical(msg) => write!(f, "numerical range exceeded: {msg}"),
+            Self::Unsupported(msg) => f.write_str(msg),
         }
     }
 }

@@ -138,6 +138,10 @@ pub fn fit_watching<F: ModelFamily>(
                 }
             }
         }
+        Algorithm::Cavi(_) if !family.kind().has_cavi() => Err(InferenceError::Unsupported(format!(
+            "the {} model has no CAVI; use a Gibbs method (private, naive, non-private)",
+            family.kind().name()
+        ))),
         Algorithm::Cavi(settings) => {
             let q = family.variational(streams.child(0));
             let (cavi_streams, start) = (streams.child(1), Instant::now());

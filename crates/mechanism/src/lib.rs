@@ -24,4 +24,4 @@ pub use noise::{Noise, NoiseError};
 /// and the private sampler's Bessel arguments leave the range they are computed in.
 pub const MAX_SWEEP_ALPHA: f64 = 1.0 - 1e-6;
 pub use privatized::{Privatized, privatize};
-pub use release::{Randomness, ReleaseError, release};
+pub use release::{Randomness, ReleaseError, release, release_cells};

@@ -80,17 +80,36 @@ pub fn release(
         if expected == found { Ok(()) } else { Err(ReleaseError::Length { what, expected, found }) }
     };
     length("counts", rows.saturating_mul(cols), counts.len())?;
-    length("noise levels (one per row)", rows, levels.len())?;
+    let cells = counts.iter().enumerate().map(|(n, &y)| (n / cols, n % cols, y));
+    release_cells(cells, rows, levels, randomness)
+}
+
+/// Releases the cells `(row, col, y)` in the order given: `ỹ = y + τ`, `τ ~ 2Geo(α_row)` exactly,
+/// one generator for all (an undirected network's pairs, each once: `lppf privatize
+/// --symmetric`). [`release`] is this over every cell of a grid in row-major order.
+pub fn release_cells(
+    cells: impl Iterator<Item = (usize, usize, u64)>,
+    rows: usize,
+    levels: &[ExactTwoSidedGeometric],
+    randomness: Randomness,
+) -> Result<Vec<i64>, ReleaseError> {
+    if levels.len() != rows {
+        return Err(ReleaseError::Length { what: "noise levels (one per row)", expected: rows, found: levels.len() });
+    }
     let mut rng = match randomness {
         Randomness::OsEntropy => {
             ChaCha20Rng::try_from_rng(&mut rand::rngs::SysRng).map_err(|e| ReleaseError::Entropy(e.to_string()))?
         }
         Randomness::Seeded(seed) => ChaCha20Rng::seed_from_u64(seed),
     };
-    let mut values = Vec::with_capacity(counts.len());
-    for (n, &y) in counts.iter().enumerate() {
-        let (row, col) = (n / cols, n % cols);
-        let tau = levels[row].sample(&mut rng);
+    let mut values = Vec::with_capacity(cells.size_hint().0);
+    for (row, col, y) in cells {
+        let level = levels.get(row).ok_or(ReleaseError::Length {
+            what: "noise levels (one per row)",
+            expected: row + 1,
+            found: levels.len(),
+        })?;
+        let tau = level.sample(&mut rng);
         let value =
             i64::try_from(y).ok().and_then(|y| y.checked_add(tau)).ok_or(ReleaseError::TooLarge { row, col })?;
         values.push(value);
@@ -141,5 +160,21 @@ mod tests {
         assert!(matches!(e, ReleaseError::Length { what: "noise levels (one per row)", .. }));
         let e = release(&[u64::MAX], 1, 1, &levels(1, 0.5), Randomness::Seeded(1)).unwrap_err();
         assert_eq!(e, ReleaseError::TooLarge { row: 0, col: 0 });
+    }
+
+    /// The cells of a grid in row-major order release as the grid does (one generator, the same
+    /// order); a subset (the upper triangle) draws the noise of just those cells, and a row with
+    /// no level is an error, not a panic.
+    #[test]
+    fn released_cells_are_the_grids_in_the_same_order() {
+        let counts: Vec<u64> = (0..12).collect();
+        let grid = release(&counts, 3, 4, &levels(3, 0.6), Randomness::Seeded(4)).unwrap();
+        let cells = counts.iter().enumerate().map(|(n, &y)| (n / 4, n % 4, y));
+        assert_eq!(release_cells(cells, 3, &levels(3, 0.6), Randomness::Seeded(4)).unwrap(), grid);
+        let upper = [(0, 1, 5u64), (0, 2, 0), (1, 2, 7)];
+        let v = release_cells(upper.into_iter(), 3, &levels(3, 0.6), Randomness::Seeded(4)).unwrap();
+        assert_eq!(v.len(), 3);
+        let e = release_cells([(3, 0, 1u64)].into_iter(), 3, &levels(3, 0.6), Randomness::Seeded(4)).unwrap_err();
+        assert!(matches!(e, ReleaseError::Length { what: "noise levels (one per row)", .. }));
     }
 }

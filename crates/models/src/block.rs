@@ -8,7 +8,7 @@ use crate::error::{ModelError, check_factor};
 use crate::hierarchy::RateGroup;
 use crate::overdispersion::Overdispersion;
 use crate::tempering::{count_log_sum, energy, powered};
-use crate::{FactorBlock, GammaPrior, Likelihood, PoissonFactorization, ScalePrior};
+use crate::{FactorBlock, GammaPrior, Likelihood, ModelledCells, PoissonFactorization, ScalePrior};
 use distributions::Streams;
 use rayon::prelude::*;
 
@@ -42,6 +42,14 @@ const PRIOR_DISPERSION: u64 = 7;
 /// `ξ_i, λ ~ Gamma(a', a'/b')` ([`ScalePrior`]); `ξ_i` and `λ` replace `b₀` in the conditionals
 /// above and are drawn after them: `ξ_i ~ Gamma(a' + C a₀, a'/b' + Σ_c θ_ic)`,
 /// `λ ~ Gamma(a' + C² a₀, a'/b' + Σ_cd π_cd)`.
+///
+/// The undirected form ([`BlockModel::undirected`]) models an undirected network, one count per
+/// unordered pair: `y_ij ~ Pois(μ_ij)` for `i < j` only (the lower triangle and the diagonal are
+/// excluded) with `π` symmetric, so `μ_ij = μ_ji` whichever way the pair is written. Its sweep is
+/// the one above restricted to `i < j`: the allocation of `y_ij` is the same; `θ_ic`'s exposure
+/// is `Σ_d π_cd (Σ_{j>i} θ_jd + Σ_{j<i} θ_jd)`; and, with `E_cd = Σ_{i<j} θ_ic θ_jd`, each free
+/// `π_cd = π_dc` (`c ≤ d`) is drawn from `Gamma(a₀ + n_cd + n_dc, b₀ + E_cd + E_dc)` (for `c = d`:
+/// `Gamma(a₀ + n_cc, b₀ + E_cc)`), its prior `Gamma(a₀, b₀)` on the `C(C+1)/2` free entries.
 ///
 /// With the negative-binomial likelihood ([`BlockModel::with_likelihood`]) the cell's Poisson rate
 /// is `μ_ij δ_ij` and every exposure is weighted by `δ`: `θ_ic`'s is
@@ -82,6 +90,12 @@ pub struct BlockModel {
     /// The inverse temperature `β` of the complete-data likelihood (1: the model itself;
     /// `crate::tempering`). `w` and `recipient_sums` are of the factors raised to `β`.
     beta: f64,
+    /// The undirected form: pairs `i < j` only, `π` symmetric.
+    undirected: bool,
+    /// A planted bug for the mutation test of the undirected sampler
+    /// ([`BlockModel::plant_directed_exposure_bug`]): `θ`'s exposure counts every other actor
+    /// twice, as in a directed network. Always false outside that test.
+    planted_directed_exposure: bool,
 }
 
 /// A hierarchical prior's state: `ξ_i` per actor and one `λ` for `π` (each with its `κ`).
@@ -95,6 +109,16 @@ impl BlockModel {
     /// A network of `actors` actors with `communities` communities, factors drawn from the prior.
     /// Panics if a dimension is 0 (a programming error; the pipeline validates shapes first).
     pub fn new(actors: usize, communities: usize, prior: GammaPrior, streams: Streams) -> Self {
+        Self::build(actors, communities, prior, false, streams)
+    }
+
+    /// The undirected form of an undirected network of `actors` actors: one count per pair
+    /// `i < j`, `π` symmetric (see the type's documentation); factors drawn from the prior.
+    pub fn undirected(actors: usize, communities: usize, prior: GammaPrior, streams: Streams) -> Self {
+        Self::build(actors, communities, prior, true, streams)
+    }
+
+    fn build(actors: usize, communities: usize, prior: GammaPrior, undirected: bool, streams: Streams) -> Self {
         assert!(actors > 0 && communities > 0, "BlockModel dimensions must be positive");
         let (v, c) = (actors, communities);
         let chunks = chunk_count(v);
@@ -116,15 +140,40 @@ impl BlockModel {
             hierarchy: None,
             overdispersion: None,
             beta: 1.0,
+            undirected,
+            planted_directed_exposure: false,
         };
         model.sample_prior(streams);
         model
     }
 
+    /// For the Geweke mutation test only: the undirected model with a planted bug, `θ` drawn with
+    /// the directed exposure `Σ_d π_cd 2 Σ_{j≠i} θ_jd` (both orientations of every pair, while
+    /// only `i < j` are modelled). The test must reject it.
+    #[doc(hidden)]
+    pub fn plant_directed_exposure_bug(mut self) -> Self {
+        self.planted_directed_exposure = true;
+        self
+    }
+
+    /// The cells the model describes.
+    fn modelled(&self) -> ModelledCells {
+        if self.undirected { ModelledCells::Pairs } else { ModelledCells::OffDiagonal }
+    }
+
+    /// The free entries of `π`: all of them, or (undirected) those with `c ≤ d`.
+    fn free_pi(&self) -> Vec<f64> {
+        let c = self.communities;
+        match self.undirected {
+            false => self.pi.clone(),
+            true => (0..c).flat_map(|cc| (cc..c).map(move |d| (cc, d))).map(|(cc, d)| self.pi[cc * c + d]).collect(),
+        }
+    }
+
     /// The model with the given likelihood (the negative binomial adds a multiplier `δ_ij` per
     /// modelled cell, see [`Likelihood`]); every factor is redrawn from the prior with `streams`.
     pub fn with_likelihood(mut self, likelihood: Likelihood, streams: Streams) -> Self {
-        self.overdispersion = Overdispersion::for_likelihood(likelihood, self.actors, self.actors, true);
+        self.overdispersion = Overdispersion::for_likelihood(likelihood, self.actors, self.actors, self.modelled());
         self.sample_prior(streams);
         self
     }
@@ -149,23 +198,30 @@ impl BlockModel {
     /// then `λ` from one stream.
     fn draw_rates(&mut self, given: bool, streams: Streams) {
         let (c, a0) = (self.communities, self.prior.shape());
+        let free_pi = self.free_pi();
         let Some(h) = &mut self.hierarchy else { return };
         let mut rng = streams.rng();
         if given {
             h.xi.update(a0, &self.theta, c, &mut rng);
-            h.lambda.update(a0, &self.pi, c * c, &mut rng);
+            h.lambda.update(a0, &free_pi, free_pi.len(), &mut rng);
         } else {
             h.xi.sample_prior(&mut rng);
             h.lambda.sample_prior(&mut rng);
         }
     }
 
-    /// Replaces the factors (`theta` is `V × C`, `pi` is `C × C`). Errors on a wrong length or a
-    /// value that is not finite and `> 0`.
+    /// Replaces the factors (`theta` is `V × C`, `pi` is `C × C`). Errors on a wrong length, a
+    /// value that is not finite and `> 0`, or (undirected) a `pi` that is not symmetric.
     pub fn set_factors(&mut self, theta: &[f64], pi: &[f64]) -> Result<(), ModelError> {
         let (v, c) = (self.actors, self.communities);
         check_factor("theta", theta, v, c)?;
         check_factor("pi", pi, c, c)?;
+        if self.undirected
+            && let Some((row, col)) =
+                (0..c).flat_map(|r| (r + 1..c).map(move |d| (r, d))).find(|&(r, d)| pi[r * c + d] != pi[d * c + r])
+        {
+            return Err(ModelError::Asymmetric { factor: "pi", row, col });
+        }
         self.theta.copy_from_slice(theta);
         self.pi.copy_from_slice(pi);
         self.refresh_w();
@@ -213,7 +269,7 @@ impl BlockModel {
         // At a temperature 1/β the weights are θ_ic^β θ_jd^β π_cd^β (`w` already holds them).
         let tempered = (self.beta != 1.0).then(|| powered(&self.theta, self.beta));
         let theta = tempered.as_deref().unwrap_or(&self.theta);
-        let (w, recipient_sums) = (&self.w, &self.recipient_sums);
+        let (w, recipient_sums, undirected) = (&self.w, &self.recipient_sums, self.undirected);
         self.actor_counts
             .par_chunks_mut(per_chunk * c)
             .zip(self.chunks.par_iter_mut().zip(self.chunk_pairs.par_iter_mut()))
@@ -232,7 +288,10 @@ impl BlockModel {
                     // The row's non-zero counts four at a time: the running sums of their first-stage
                     // weights θ_ic w_jc are formed together, then each count is allocated in column order.
                     nonzero.clear();
-                    nonzero.extend(y_i.iter().enumerate().filter(|&(j, n)| j != i && *n > 0).map(|(j, _)| j));
+                    // The modelled cells of the row: j ≠ i, or (undirected) j > i.
+                    let first = if undirected { i + 1 } else { 0 };
+                    let modelled = y_i.iter().enumerate().skip(first).filter(|&(j, n)| j != i && *n > 0);
+                    nonzero.extend(modelled.map(|(j, _)| j));
                     for group in nonzero.chunks(4) {
                         cumulative_products_group(batch, theta_i, group, |j| &w[j * c..(j + 1) * c]);
                         for (weights, &j) in batch.chunks_exact_mut(c).zip(group) {
@@ -280,16 +339,23 @@ impl BlockModel {
         let delta = self.overdispersion.as_ref().map(Overdispersion::scales);
         let (sums, exposure) = (&mut self.sums, &mut self.exposure);
         let (mut sent_to, mut received_from) = (vec![0.0; c], vec![0.0; c]);
+        // Undirected: Σ_{j<i} θ_jd of the current memberships (rows before i are already redrawn).
+        let mut before = vec![0.0; c];
+        let undirected = self.undirected && !self.planted_directed_exposure;
         for i in 0..self.actors {
             // The other actors' memberships as the recipients (A) and the senders (B) of actor i's
-            // cells: Σ_{j≠i} θ_jd = S_d − θ_id, or with the cells' multipliers δ.
+            // cells: Σ_{j≠i} θ_jd = S_d − θ_id, or with the cells' multipliers δ. Undirected, the
+            // pairs (i, j) have j > i and (j, i) have j < i.
             match delta {
                 None => {
                     for (d, (a, b)) in sent_to.iter_mut().zip(&mut received_from).enumerate() {
-                        (*a, *b) = (sums[d] - self.theta[i * c + d], sums[d] - self.theta[i * c + d]);
+                        let others = sums[d] - self.theta[i * c + d];
+                        (*a, *b) = if undirected { (others - before[d], before[d]) } else { (others, others) };
                     }
                 }
-                Some(delta) => weighted_partners(&self.theta, delta, i, c, &mut sent_to, &mut received_from),
+                Some(delta) => {
+                    weighted_partners(&self.theta, delta, i, c, undirected, &mut sent_to, &mut received_from)
+                }
             }
             let theta_i = &mut self.theta[i * c..(i + 1) * c];
             for (cc, e) in exposure.iter_mut().enumerate() {
@@ -307,22 +373,68 @@ impl BlockModel {
                 sums[cc] += new - theta_i[cc];
                 theta_i[cc] = new;
             }
+            for (b, &t) in before.iter_mut().zip(theta_i.iter()) {
+                *b += t;
+            }
         }
         let mut rng = streams.child(PI).rng();
         let lambda = self.hierarchy.as_ref().map(|h| h.lambda.rates[0]);
-        let exposures = match delta {
-            None => pair_exposures(&self.theta, c),
-            Some(delta) => weighted_pair_exposures(&self.theta, delta, c),
+        let exposures = self.pi_exposures();
+        let (beta, prior) = (self.beta, self.prior);
+        let draw = |n: u32, exposure: f64, rng: &mut distributions::StreamRng| {
+            let (n, exposure) = (beta * f64::from(n), beta * exposure);
+            match lambda {
+                None => prior.draw(n, exposure, rng),
+                Some(rate) => prior.draw_at_rate(n, rate, exposure, rng),
+            }
         };
-        for (cd, exposure) in exposures.into_iter().enumerate() {
-            let (n, exposure) = (self.beta * f64::from(self.pair_counts[cd]), self.beta * exposure);
-            self.pi[cd] = match lambda {
-                None => self.prior.draw(n, exposure, &mut rng),
-                Some(rate) => self.prior.draw_at_rate(n, rate, exposure, &mut rng),
-            };
+        if self.undirected {
+            // π_cd = π_dc: the free entries c ≤ d, each with both orientations' counts and exposures.
+            for cc in 0..c {
+                for d in cc..c {
+                    let (cd, dc) = (cc * c + d, d * c + cc);
+                    let (n, e) = match cc == d {
+                        true => (self.pair_counts[cd], exposures[cd]),
+                        false => (self.pair_counts[cd] + self.pair_counts[dc], exposures[cd] + exposures[dc]),
+                    };
+                    let value = draw(n, e, &mut rng);
+                    (self.pi[cd], self.pi[dc]) = (value, value);
+                }
+            }
+        } else {
+            for (cd, exposure) in exposures.into_iter().enumerate() {
+                self.pi[cd] = draw(self.pair_counts[cd], exposure, &mut rng);
+            }
         }
         self.draw_rates(true, streams.child(RATES));
         self.refresh_w();
+    }
+
+    /// The exposure of every `π_cd` (row-major `C × C`): `Σ_{(i, j) modelled} δ_ij θ_ic θ_jd` over
+    /// the modelled pairs (`i ≠ j`, or undirected `i < j`), `δ = 1` for the Poisson.
+    fn pi_exposures(&self) -> Vec<f64> {
+        let c = self.communities;
+        let delta = self.overdispersion.as_ref().map(Overdispersion::scales);
+        match (delta, self.undirected) {
+            (None, false) => pair_exposures(&self.theta, c),
+            (Some(delta), undirected) => weighted_pair_exposures(&self.theta, delta, c, undirected),
+            (None, true) => {
+                // E_cd = Σ_i θ_ic Σ_{j>i} θ_jd, with the sums over j > i kept as i goes down.
+                let mut after = vec![0.0; c];
+                let mut exposures = vec![0.0; c * c];
+                for theta_i in self.theta.chunks_exact(c).rev() {
+                    for (row, &t) in exposures.chunks_exact_mut(c).zip(theta_i) {
+                        for (e, &a) in row.iter_mut().zip(&after) {
+                            *e += t * a;
+                        }
+                    }
+                    for (a, &t) in after.iter_mut().zip(theta_i) {
+                        *a += t;
+                    }
+                }
+                exposures
+            }
+        }
     }
 }
 
@@ -342,13 +454,26 @@ pub(crate) fn pair_exposures(theta: &[f64], c: usize) -> Vec<f64> {
 }
 
 /// `A_id = Σ_{j≠i} δ_ij θ_jd` (into `sent_to`) and `B_id = Σ_{j≠i} δ_ji θ_jd` (into
-/// `received_from`) for actor `i` of a `V × C` `theta` and `V × V` multipliers `delta`.
-fn weighted_partners(theta: &[f64], delta: &[f64], i: usize, c: usize, sent_to: &mut [f64], received_from: &mut [f64]) {
+/// `received_from`) for actor `i` of a `V × C` `theta` and `V × V` multipliers `delta`; for an
+/// undirected network only the modelled cells: `A` over `j > i`, `B` over `j < i`.
+fn weighted_partners(
+    theta: &[f64],
+    delta: &[f64],
+    i: usize,
+    c: usize,
+    undirected: bool,
+    sent_to: &mut [f64],
+    received_from: &mut [f64],
+) {
     let v = theta.len() / c;
     sent_to.fill(0.0);
     received_from.fill(0.0);
     for (j, theta_j) in theta.chunks_exact(c).enumerate().filter(|(j, _)| *j != i) {
-        let (out, into) = (delta[i * v + j], delta[j * v + i]);
+        let (out, into) = match undirected {
+            false => (delta[i * v + j], delta[j * v + i]),
+            true if j > i => (delta[i * v + j], 0.0),
+            true => (0.0, delta[j * v + i]),
+        };
         for ((a, b), &t) in sent_to.iter_mut().zip(received_from.iter_mut()).zip(theta_j) {
             *a += out * t;
             *b += into * t;
@@ -357,12 +482,12 @@ fn weighted_partners(theta: &[f64], delta: &[f64], i: usize, c: usize, sent_to: 
 }
 
 /// The exposure of every `π_cd` under the negative-binomial likelihood:
-/// `Σ_{i≠j} δ_ij θ_ic θ_jd = Σ_i θ_ic A_id` (row-major `C × C`).
-fn weighted_pair_exposures(theta: &[f64], delta: &[f64], c: usize) -> Vec<f64> {
+/// `Σ_{i≠j} δ_ij θ_ic θ_jd = Σ_i θ_ic A_id` (row-major `C × C`; undirected, over `i < j`).
+fn weighted_pair_exposures(theta: &[f64], delta: &[f64], c: usize, undirected: bool) -> Vec<f64> {
     let (mut sent_to, mut received_from) = (vec![0.0; c], vec![0.0; c]);
     let mut exposures = vec![0.0; c * c];
     for (i, theta_i) in theta.chunks_exact(c).enumerate() {
-        weighted_partners(theta, delta, i, c, &mut sent_to, &mut received_from);
+        weighted_partners(theta, delta, i, c, undirected, &mut sent_to, &mut received_from);
         for (row, &t) in exposures.chunks_exact_mut(c).zip(theta_i) {
             for (e, &a) in row.iter_mut().zip(&sent_to) {
                 *e += t * a;
@@ -388,25 +513,30 @@ impl BlockModel {
     /// `μ_ij = Σ_c θ_ic w_jc` for every cell (0 on the diagonal), from memberships `theta` and
     /// sums `w_jc = Σ_d π_cd θ_jd` of the same temperature.
     fn rates_from(&self, theta: &[f64], w: &[f64], out: &mut [f64]) {
-        let (v, c) = (self.actors, self.communities);
+        let (v, c, undirected) = (self.actors, self.communities, self.undirected);
         let per_chunk = chunk_rows(v);
         out.par_chunks_mut(per_chunk * v).enumerate().for_each(|(chunk, out)| {
             for (local, out_i) in out.chunks_exact_mut(v).enumerate() {
                 let i = chunk * per_chunk + local;
                 dot_rows(out_i, &theta[i * c..(i + 1) * c], w, c);
-                // The diagonal is not modelled.
-                out_i[i] = 0.0;
+                // The diagonal is not modelled, nor (undirected) the lower triangle.
+                if undirected {
+                    out_i[..=i].fill(0.0);
+                } else {
+                    out_i[i] = 0.0;
+                }
             }
         });
     }
 
     /// `ln p(θ, π, ξ, λ)`: the factors' prior (with the hierarchy's rates, if any).
     fn ln_factor_prior(&self) -> f64 {
+        let free_pi = self.free_pi();
         let Some(h) = &self.hierarchy else {
-            return self.theta.iter().chain(&self.pi).map(|&x| self.prior.ln_pdf(x)).sum();
+            return self.theta.iter().chain(&free_pi).map(|&x| self.prior.ln_pdf(x)).sum();
         };
         let c = self.communities;
-        h.xi.ln_prior(self.prior, &self.theta, c) + h.lambda.ln_prior(self.prior, &self.pi, c * c)
+        h.xi.ln_prior(self.prior, &self.theta, c) + h.lambda.ln_prior(self.prior, &free_pi, free_pi.len())
     }
 }
 
@@ -416,7 +546,7 @@ impl PoissonFactorization for BlockModel {
     }
 
     fn is_excluded(&self, n: usize) -> bool {
-        n / self.actors == n % self.actors
+        self.modelled().excludes(n, self.actors)
     }
 
     fn cell_multipliers(&self) -> Option<&[f64]> {
@@ -452,8 +582,9 @@ impl PoissonFactorization for BlockModel {
         // received); then − Σ_n μ_n = − Σ_cd π_cd Σ_{i≠j} θ_ic θ_jd, or with the negative binomial
         // + Σ_n y_n ln δ_n − Σ_n μ_n δ_n (kept by its last update).
         let counts = count_log_sum(&self.actor_counts, &self.theta) + count_log_sum(&self.pair_counts, &self.pi);
+        // (The total is needed for the Poisson only, whose exposures `pi_exposures` gives.)
         energy(counts, self.overdispersion.as_ref(), || {
-            pair_exposures(&self.theta, self.communities).iter().zip(&self.pi).map(|(e, p)| e * p).sum()
+            self.pi_exposures().iter().zip(&self.pi).map(|(e, p)| e * p).sum()
         })
     }
 
@@ -482,6 +613,14 @@ impl PoissonFactorization for BlockModel {
                 }
                 for x in self.pi.iter_mut() {
                     *x = self.prior.draw_at_rate(0.0, h.lambda.rates[0], 0.0, &mut rng);
+                }
+            }
+        }
+        if self.undirected {
+            // The free entries are those drawn above with c ≤ d; the rest mirror them.
+            for cc in 0..c {
+                for d in 0..cc {
+                    self.pi[cc * c + d] = self.pi[d * c + cc];
                 }
             }
         }
@@ -514,5 +653,52 @@ impl PoissonFactorization for BlockModel {
         }
         blocks.extend(self.overdispersion.iter().flat_map(Overdispersion::blocks));
         blocks
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The undirected form models the pairs `i < j` only, keeps `π` symmetric through prior draws
+    /// and sweeps, and refuses an asymmetric `π`.
+    #[test]
+    fn the_undirected_form_models_each_pair_once_with_a_symmetric_pi() {
+        let prior = GammaPrior::new(1.0, 1.0).unwrap();
+        let mut model = BlockModel::undirected(5, 3, prior, Streams::new(1));
+        let symmetric = |pi: &[f64]| (0..3).all(|c| (0..3).all(|d| pi[c * 3 + d] == pi[d * 3 + c]));
+        assert!(symmetric(model.pi()));
+        let mut rates = vec![0.0; 25];
+        model.rates_into(&mut rates);
+        for (n, &rate) in rates.iter().enumerate() {
+            let (i, j) = (n / 5, n % 5);
+            assert_eq!(model.is_excluded(n), i >= j);
+            assert_eq!(rate == 0.0, i >= j, "cell ({i}, {j})");
+        }
+        let y: Vec<u32> = (0..25).map(|n| if n / 5 < n % 5 { (n % 4) as u32 } else { 0 }).collect();
+        for s in 0..5 {
+            model.gibbs_update(&y, Streams::new(10 + s));
+            assert!(symmetric(model.pi()));
+        }
+        let theta = model.theta().to_vec();
+        let asymmetric = [1.0, 2.0, 3.0, 2.0, 1.0, 2.0, 3.0, 2.5, 1.0];
+        assert_eq!(
+            model.set_factors(&theta, &asymmetric),
+            Err(ModelError::Asymmetric { factor: "pi", row: 1, col: 2 })
+        );
+        // The directed model's rate of (i, j) with a symmetric π is the undirected one's.
+        let pi = [1.0, 2.0, 3.0, 2.0, 1.0, 2.5, 3.0, 2.5, 1.0];
+        model.set_factors(&theta, &pi).unwrap();
+        let mut directed = BlockModel::new(5, 3, prior, Streams::new(2));
+        directed.set_factors(&theta, &pi).unwrap();
+        let mut both = vec![0.0; 25];
+        directed.rates_into(&mut both);
+        model.rates_into(&mut rates);
+        for n in (0..25).filter(|n| n / 5 < n % 5) {
+            assert_eq!(rates[n], both[n]);
+            // μ_ji sums the same products in another order: equal up to rounding.
+            let back = both[(n % 5) * 5 + n / 5];
+            assert!((both[n] - back).abs() <= 1e-14 * back, "{} vs {back}", both[n]);
+        }
     }
 }

@@ -13,6 +13,9 @@ pub enum ModelError {
     FactorValue { factor: &'static str, index: usize, value: f64 },
     /// An inverse temperature the model cannot take (replica exchange).
     Temperature(String),
+    /// `factor` must be symmetric (the undirected block model's `π`) but entry `(row, col)` differs
+    /// from `(col, row)`.
+    Asymmetric { factor: &'static str, row: usize, col: usize },
 }
 
 impl fmt::Display for ModelError {
@@ -26,6 +29,11 @@ impl fmt::Display for ModelError {
                 write!(f, "factor `{factor}` entry {index} (row-major) is {value}; every value must be finite and > 0")
             }
             Self::Temperature(message) => write!(f, "temperature: {message}"),
+            Self::Asymmetric { factor, row, col } => write!(
+                f,
+                "factor `{factor}` must be symmetric (an undirected network's community rates), but entry ({row}, {col}) \
+                 differs from ({col}, {row})"
+            ),
         }
     }
 }

@@ -20,6 +20,33 @@ pub enum ModelKind {
     Topic,
     /// Overlapping-community block model (`rows × rows`, `components` communities): [`BlockFamily`].
     Block,
+    /// Its symmetric form for undirected networks: one count per unordered pair, `π` symmetric
+    /// ([`BlockModel::undirected`]); Gibbs methods only.
+    Undirected,
+}
+
+/// Which cells of the count matrix a model describes; the rest are outside it (rate 0, count
+/// ignored).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelledCells {
+    /// Every cell (the topic model).
+    All,
+    /// Every cell but the diagonal (a directed network without self-loops).
+    OffDiagonal,
+    /// The cells `(i, j)` with `i < j` (an undirected network, each pair once).
+    Pairs,
+}
+
+impl ModelledCells {
+    /// Whether cell `n` of a row-major matrix `cols` wide is outside the model.
+    pub fn excludes(self, n: usize, cols: usize) -> bool {
+        let (i, j) = (n / cols, n % cols);
+        match self {
+            Self::All => false,
+            Self::OffDiagonal => i == j,
+            Self::Pairs => i >= j,
+        }
+    }
 }
 
 /// A dimension of a model: the count matrix's rows or columns, or the number of components.
@@ -43,13 +70,14 @@ const THETA: FactorLayout = FactorLayout { name: "theta", rows: Axis::Rows, cols
 
 impl ModelKind {
     /// Every registered kind.
-    pub const ALL: [ModelKind; 2] = [ModelKind::Topic, ModelKind::Block];
+    pub const ALL: [ModelKind; 3] = [ModelKind::Topic, ModelKind::Block, ModelKind::Undirected];
 
     /// The name manifests and base files use.
     pub fn name(self) -> &'static str {
         match self {
             Self::Topic => "topic",
             Self::Block => "block",
+            Self::Undirected => "undirected",
         }
     }
 
@@ -58,19 +86,30 @@ impl ModelKind {
     pub fn factors(self) -> &'static [FactorLayout] {
         match self {
             Self::Topic => &[THETA, FactorLayout { name: "phi", rows: Axis::Components, cols: Axis::Cols }],
-            Self::Block => &[THETA, FactorLayout { name: "pi", rows: Axis::Components, cols: Axis::Components }],
+            Self::Block | Self::Undirected => {
+                &[THETA, FactorLayout { name: "pi", rows: Axis::Components, cols: Axis::Components }]
+            }
         }
     }
 
     /// Whether the count matrix is square with the same labels on both axes (a network).
     pub fn square(self) -> bool {
-        matches!(self, Self::Block)
+        matches!(self, Self::Block | Self::Undirected)
     }
 
-    /// Whether the diagonal of the count matrix is left out of the model (the block model's
-    /// self-loops: [`PoissonFactorization::is_excluded`] is true exactly there).
-    pub fn excludes_diagonal(self) -> bool {
-        matches!(self, Self::Block)
+    /// The cells the model describes ([`PoissonFactorization::is_excluded`] is true exactly at
+    /// the others): all (topic), all but the diagonal (block), the upper triangle (undirected).
+    pub fn modelled_cells(self) -> ModelledCells {
+        match self {
+            Self::Topic => ModelledCells::All,
+            Self::Block => ModelledCells::OffDiagonal,
+            Self::Undirected => ModelledCells::Pairs,
+        }
+    }
+
+    /// Whether the model has a mean-field family for CAVI (the undirected block model has none).
+    pub fn has_cavi(self) -> bool {
+        !matches!(self, Self::Undirected)
     }
 }
 
@@ -101,8 +140,9 @@ pub fn with_family<V: FamilyVisitor>(kind: ModelKind, shape: FamilyShape, visito
         ModelKind::Topic => {
             visitor.visit(&TopicFamily { docs: rows, words: cols, topics: components, prior, scale, likelihood })
         }
-        ModelKind::Block => {
-            visitor.visit(&BlockFamily { actors: rows, communities: components, prior, scale, likelihood })
+        ModelKind::Block | ModelKind::Undirected => {
+            let undirected = kind == ModelKind::Undirected;
+            visitor.visit(&BlockFamily { actors: rows, communities: components, prior, scale, likelihood, undirected })
         }
     }
 }
@@ -235,6 +275,10 @@ pub struct BlockFamily {
     pub scale: Option<ScalePrior>,
     /// The likelihood of the Gibbs model ([`BlockModel::with_likelihood`]); CAVI ignores it.
     pub likelihood: Likelihood,
+    /// The symmetric form for undirected networks ([`BlockModel::undirected`]). It has no
+    /// mean-field family: `inference::fit` refuses CAVI for it ([`ModelKind::has_cavi`]), and
+    /// [`ModelFamily::variational`] panics.
+    pub undirected: bool,
 }
 
 impl ModelFamily for BlockFamily {
@@ -242,7 +286,10 @@ impl ModelFamily for BlockFamily {
     type Variational = BlockVariational;
 
     fn gibbs(&self, streams: Streams) -> BlockModel {
-        let model = BlockModel::new(self.actors, self.communities, self.prior, streams);
+        let model = match self.undirected {
+            true => BlockModel::undirected(self.actors, self.communities, self.prior, streams),
+            false => BlockModel::new(self.actors, self.communities, self.prior, streams),
+        };
         let model = match self.scale {
             Some(scale) => model.with_hierarchy(scale, streams),
             None => model,
@@ -254,6 +301,8 @@ impl ModelFamily for BlockFamily {
     }
 
     fn variational(&self, streams: Streams) -> BlockVariational {
+        // A programming error: every caller checks `ModelKind::has_cavi` first (inference::fit).
+        assert!(!self.undirected, "the undirected block model has no mean-field family (CAVI)");
         let q = BlockVariational::new(self.actors, self.communities, self.prior, streams);
         match self.scale {
             Some(scale) => q.with_hierarchy(scale),
@@ -271,7 +320,7 @@ impl ModelFamily for BlockFamily {
     }
 
     fn kind(&self) -> ModelKind {
-        ModelKind::Block
+        if self.undirected { ModelKind::Undirected } else { ModelKind::Block }
     }
 
     fn components(&self) -> usize {
@@ -325,21 +374,29 @@ mod tests {
             FamilyShape { rows: 3, cols: 4, components: 2, prior, scale: None, likelihood: Likelihood::Poisson },
             RoundTrip,
         );
-        with_family(
-            ModelKind::Block,
-            FamilyShape { rows: 3, cols: 3, components: 2, prior, scale: None, likelihood: Likelihood::Poisson },
-            RoundTrip,
-        );
+        for kind in [ModelKind::Block, ModelKind::Undirected] {
+            with_family(
+                kind,
+                FamilyShape { rows: 3, cols: 3, components: 2, prior, scale: None, likelihood: Likelihood::Poisson },
+                RoundTrip,
+            );
+        }
     }
 
     #[test]
-    fn excludes_diagonal_says_what_the_models_exclude() {
+    fn modelled_cells_say_what_the_models_exclude() {
         let prior = GammaPrior::new(1.0, 1.0).unwrap();
         for kind in ModelKind::ALL {
             let shape =
                 FamilyShape { rows: 4, cols: 4, components: 2, prior, scale: None, likelihood: Likelihood::Poisson };
-            let expected: Vec<usize> = if kind.excludes_diagonal() { vec![0, 5, 10, 15] } else { Vec::new() };
+            let expected: Vec<usize> = match kind.modelled_cells() {
+                ModelledCells::All => Vec::new(),
+                ModelledCells::OffDiagonal => vec![0, 5, 10, 15],
+                ModelledCells::Pairs => vec![0, 4, 5, 8, 9, 10, 12, 13, 14, 15],
+            };
             assert_eq!(with_family(kind, shape, Excluded), expected, "{}", kind.name());
+            let excluded: Vec<usize> = (0..16).filter(|&n| kind.modelled_cells().excludes(n, 4)).collect();
+            assert_eq!(excluded, expected, "{}", kind.name());
         }
     }
 }

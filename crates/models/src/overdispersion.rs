@@ -19,7 +19,7 @@
 //! truncated there; the prior puts less than `1e-4` of its mass outside at the default).
 
 use crate::chunks::chunk_rows;
-use crate::{FactorBlock, GammaPrior};
+use crate::{FactorBlock, GammaPrior, ModelledCells};
 use distributions::{Gamma, Streams, ln_gamma};
 use rand::Rng;
 use rand::distr::Distribution;
@@ -106,8 +106,9 @@ pub(crate) struct Overdispersion {
     /// `δ_n`, row-major `rows × cols`; 1 at excluded cells (not part of the model).
     scales: Vec<f64>,
     cols: usize,
-    /// The diagonal is excluded (the block model).
-    excludes_diagonal: bool,
+    /// Which cells are modelled (the block model leaves out the diagonal, its undirected form the
+    /// lower triangle too).
+    modelled: ModelledCells,
     /// Under replica exchange (`crate::tempering`): the inverse temperature, and the last update's
     /// `Σ_n y_n ln δ_n − Σ_n μ_n δ_n` (the multipliers' part of the energy), tracked once a
     /// temperature is set.
@@ -122,36 +123,27 @@ impl Overdispersion {
         likelihood: Likelihood,
         rows: usize,
         cols: usize,
-        excludes_diagonal: bool,
+        modelled: ModelledCells,
     ) -> Option<Self> {
         match likelihood {
             Likelihood::Poisson => None,
-            Likelihood::NegativeBinomial(d) => Some(Self::new(d, rows, cols, excludes_diagonal)),
+            Likelihood::NegativeBinomial(d) => Some(Self::new(d, rows, cols, modelled)),
         }
     }
 
     /// A `rows × cols` table's multipliers, all 1 until [`Self::sample_prior`].
-    fn new(dispersion: Dispersion, rows: usize, cols: usize, excludes_diagonal: bool) -> Self {
+    fn new(dispersion: Dispersion, rows: usize, cols: usize, modelled: ModelledCells) -> Self {
         let shape = match dispersion {
             Dispersion::Given(r) => r,
             Dispersion::Learned(prior) => prior.shape() / prior.rate(),
         };
         let scales = vec![1.0; rows * cols];
         let (beta, tracks_energy, energy_terms) = (1.0, false, 0.0);
-        Self {
-            dispersion,
-            shape: shape.clamp(R_MIN, R_MAX),
-            scales,
-            cols,
-            excludes_diagonal,
-            beta,
-            tracks_energy,
-            energy_terms,
-        }
+        Self { dispersion, shape: shape.clamp(R_MIN, R_MAX), scales, cols, modelled, beta, tracks_energy, energy_terms }
     }
 
     fn excluded(&self, n: usize) -> bool {
-        self.excludes_diagonal && n / self.cols == n % self.cols
+        self.modelled.excludes(n, self.cols)
     }
 
     /// `r`.
@@ -189,12 +181,12 @@ impl Overdispersion {
     fn draw_scales(&mut self, streams: Streams, shape_rate: impl Fn(usize) -> (f64, f64) + Sync) {
         let cols = self.cols;
         let per_chunk = chunk_rows(self.scales.len() / cols.max(1)) * cols;
-        let excludes_diagonal = self.excludes_diagonal;
+        let modelled = self.modelled;
         self.scales.par_chunks_mut(per_chunk.max(1)).enumerate().for_each(|(chunk, scales)| {
             let mut rng = streams.child(chunk as u64).rng();
             for (i, delta) in scales.iter_mut().enumerate() {
                 let n = chunk * per_chunk + i;
-                if excludes_diagonal && n / cols == n % cols {
+                if modelled.excludes(n, cols) {
                     continue;
                 }
                 let (shape, rate) = shape_rate(n);
@@ -280,7 +272,8 @@ struct ShapeTarget<'a> {
     y: &'a [u32],
     mean_rates: &'a [f64],
     /// The table's columns, when its diagonal is not modelled (the block model).
-    diagonal_of: Option<usize>,
+    modelled: ModelledCells,
+    cols: usize,
     /// The inverse temperature: counts and rates enter as `β y`, `β μ` (1 for the model itself).
     beta: f64,
 }
@@ -296,8 +289,7 @@ impl<'a> ShapeTarget<'a> {
                 _ => large.push(count),
             }
         }
-        let diagonal_of = od.excludes_diagonal.then_some(od.cols);
-        Self { prior, histogram, large, cells, y, mean_rates, diagonal_of, beta: od.beta }
+        Self { prior, histogram, large, cells, y, mean_rates, modelled: od.modelled, cols: od.cols, beta: od.beta }
     }
 
     fn ln_density(&self, u: f64) -> f64 {
@@ -318,7 +310,7 @@ impl<'a> ShapeTarget<'a> {
         sum += self.cells * r * u;
         // Σ (r + y_n) ln(r + μ_n) in fixed chunks summed in order (the same at any thread count).
         const CHUNK: usize = 4096;
-        let (diagonal_of, beta) = (self.diagonal_of, self.beta);
+        let (modelled, cols, beta) = (self.modelled, self.cols, self.beta);
         let parts: Vec<f64> = self
             .y
             .par_chunks(CHUNK)
@@ -328,7 +320,7 @@ impl<'a> ShapeTarget<'a> {
                 y.iter()
                     .zip(mu)
                     .enumerate()
-                    .filter(|(i, _)| diagonal_of.is_none_or(|cols| !(chunk * CHUNK + i).is_multiple_of(cols + 1)))
+                    .filter(|(i, _)| !modelled.excludes(chunk * CHUNK + i, cols))
                     .map(|(_, (&y, &mu))| (r + beta * f64::from(y)) * (r + beta * mu).ln())
                     .sum::<f64>()
             })

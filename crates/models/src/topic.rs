@@ -112,7 +112,8 @@ impl TopicModel {
     /// The model with the given likelihood (the negative binomial adds a multiplier `δ_dv` per
     /// cell, see [`Likelihood`]); every factor is redrawn from the prior with `streams`.
     pub fn with_likelihood(mut self, likelihood: Likelihood, streams: Streams) -> Self {
-        self.overdispersion = Overdispersion::for_likelihood(likelihood, self.docs, self.words, false);
+        self.overdispersion =
+            Overdispersion::for_likelihood(likelihood, self.docs, self.words, crate::ModelledCells::All);
         self.sample_prior(streams);
         self
     }

@@ -543,6 +543,12 @@ impl Manifest {
             let (lo, hi) = models::HYPERPARAMETER_RANGE;
             invalid(field, e.value.to_string(), &format!("a number from {lo:e} to {hi:e}"))
         })?;
+        if !self.model.kind.has_cavi()
+            && let Some(m) = self.methods.iter().find(|m| m.is_cavi())
+        {
+            let allowed = "Gibbs methods only with model.kind = \"undirected\" (it has no CAVI)";
+            return Err(invalid("methods", format!("{:?}", m.name()), allowed));
+        }
         if self.model.likelihood().resolve(file)? != models::Likelihood::Poisson
             && let Some(m) = self.methods.iter().find(|m| m.is_cavi())
         {

@@ -12,12 +12,12 @@
 //! Nothing here reads a fit or a model: inference takes the release only.
 
 use distributions::{ExactTwoSidedGeometric, MAX_DECAY};
-use mechanism::{Randomness, ReleaseError, release};
+use mechanism::{Randomness, ReleaseError, release_cells};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use tables::{
-    CommitError, CountsFormat, GridLabels, Level, PrivacySidecar, ReleasedTable, check_release_free, commit_release,
-    read_counts_as, read_labels, read_levels, recover_release, sidecar_path,
+    CommitError, CountsFormat, GridLabels, Layout, Level, PrivacySidecar, ReleasedTable, check_release_free,
+    commit_release, read_counts_as, read_labels, read_levels, recover_release, sidecar_path,
 };
 
 /// How much noise.
@@ -44,6 +44,13 @@ pub struct PrivatizeRequest {
     pub precision: f64,
     /// A network: the grid is the union of all labels on both axes.
     pub square: bool,
+    /// An undirected network (implies `square`): each unordered pair released once, listed with
+    /// the first of its two labels in the grid's order, at the one level of every row (a pair
+    /// belongs to two people, so per-row levels are refused); the diagonal not at all unless
+    /// `diagonal`. The input may list a pair either way or both (with the same count).
+    pub symmetric: bool,
+    /// With `symmetric`: release the self-pairs (the diagonal) too.
+    pub diagonal: bool,
     /// Files stating the grid's row and column labels (`rows`, `cols`), or with `square` both axes'
     /// (`labels`), so empty rows and columns are kept and the grid is public.
     pub rows: Option<PathBuf>,
@@ -66,6 +73,8 @@ impl PrivatizeRequest {
             levels,
             precision: 1.0,
             square: false,
+            symmetric: false,
+            diagonal: false,
             rows: None,
             cols: None,
             labels: None,
@@ -153,7 +162,8 @@ fn inputs(request: &PrivatizeRequest) -> Vec<(&'static str, &Path)> {
 /// The stated grid labels (`rows`, `cols`, `labels`).
 fn grid_labels(request: &PrivatizeRequest) -> Result<GridLabels, PrivatizeError> {
     let read = |p: &Option<PathBuf>| p.as_deref().map(read_labels).transpose().map_err(bad_input);
-    if request.square && (request.rows.is_some() || request.cols.is_some()) {
+    let square = request.square || request.symmetric;
+    if square && (request.rows.is_some() || request.cols.is_some()) {
         return Err(bad_input("--rows and --cols are for a rows × columns table; a network (--square) takes --labels"));
     }
     if !request.square && request.labels.is_some() {
@@ -252,22 +262,68 @@ pub fn privatize_file(request: &PrivatizeRequest) -> Result<Released, PrivatizeE
     if !request.force {
         check_release_free(output).map_err(bad_input)?;
     }
+    if request.symmetric && matches!(request.levels, Levels::File(_)) {
+        return Err(bad_input(
+            "--symmetric takes one level for every row (--epsilon or --alpha), not --alpha-file: each pair belongs \
+             to two people, and is released once at the level both chose",
+        ));
+    }
+    if request.diagonal && !request.symmetric {
+        return Err(bad_input(
+            "--diagonal applies to --symmetric releases (a directed release already lists every cell, the diagonal included)",
+        ));
+    }
+    let square = request.square || request.symmetric;
     let given = grid_labels(request)?;
-    let table = read_counts_as(&request.input, request.square, &given, &request.format).map_err(bad_input)?;
+    let mut table = read_counts_as(&request.input, square, &given, &request.format).map_err(bad_input)?;
+    let layout = if request.symmetric {
+        if table.rows.len() < 2 {
+            return Err(bad_input(format!(
+                "{}: an undirected network needs at least two labels (one pair)",
+                request.input.display()
+            )));
+        }
+        table = table.undirected(&request.input).map_err(bad_input)?;
+        Layout::Pairs { diagonal: request.diagonal }
+    } else {
+        Layout::Grid
+    };
     let levels = row_levels(request, &table.rows, n)?;
     let randomness = request.seed.map_or(Randomness::OsEntropy, Randomness::Seeded);
-    let values =
-        release(&table.counts, table.rows.len(), table.cols.len(), &levels, randomness).map_err(|e| match e {
-            ReleaseError::TooLarge { row, col } => bad_input(format!(
-                "{}: the count of ({}, {}) plus its noise leaves the 64-bit range",
-                request.input.display(),
-                table.rows.names[row],
-                table.cols.names[col]
-            )),
-            e => failed(e),
-        })?;
+    let (v, cols) = (table.rows.len(), table.cols.len());
+    let cells = (0..v).flat_map(|i| layout.columns(i, cols).map(move |j| (i, j)));
+    let listed = cells.clone().map(|(i, j)| (i, j, table.counts[i * cols + j]));
+    let drawn = release_cells(listed, v, &levels, randomness).map_err(|e| match e {
+        ReleaseError::TooLarge { row, col } => bad_input(format!(
+            "{}: the count of ({}, {}) plus its noise leaves the 64-bit range",
+            request.input.display(),
+            table.rows.names[row],
+            table.cols.names[col]
+        )),
+        e => failed(e),
+    })?;
+    // The released values on the grid; an undirected release's matrix is symmetric, its
+    // unreleased diagonal 0.
+    let values = match layout {
+        Layout::Grid => drawn,
+        Layout::Pairs { .. } => {
+            let mut values = vec![0; v * v];
+            for ((i, j), value) in cells.zip(drawn) {
+                (values[i * v + j], values[j * v + i]) = (value, value);
+            }
+            let unreleased = (0..v).filter(|&i| table.counts[i * v + i] > 0).count();
+            if unreleased > 0 && !request.diagonal {
+                warnings.push(format!(
+                    "NOTE: {unreleased} non-zero self-pairs (the diagonal) of {} are not released; pass \
+                     --diagonal to release them",
+                    request.input.display()
+                ));
+            }
+            values
+        }
+    };
     let alphas: Vec<f64> = levels.iter().map(ExactTwoSidedGeometric::alpha).collect();
-    let released = ReleasedTable { rows: table.rows, cols: table.cols, values };
+    let released = ReleasedTable { rows: table.rows, cols: table.cols, values, layout };
 
     let mut sidecar = PrivacySidecar {
         mechanism: "two-sided geometric (discrete Laplace) noise on every cell, zeros included; exact integer sampler \
@@ -278,7 +334,9 @@ pub fn privatize_file(request: &PrivatizeRequest) -> Result<Released, PrivatizeE
         precision: n,
         rows: released.rows.len(),
         cols: released.cols.len(),
-        square: request.square,
+        square,
+        symmetric: request.symmetric,
+        diagonal: request.diagonal,
         alpha: None,
         epsilon: None,
         row: Vec::new(),
@@ -297,17 +355,27 @@ pub fn privatize_file(request: &PrivatizeRequest) -> Result<Released, PrivatizeE
     } else {
         format!("alpha from {lo:.6} to {hi:.6} (epsilon {:.6} to {:.6}) at precision N = {n}", eps(hi), eps(lo))
     };
+    let what = match layout {
+        Layout::Grid => format!(
+            "{} × {} = {} cells (every cell, zeros included)",
+            released.rows.len(),
+            released.cols.len(),
+            released.values.len()
+        ),
+        Layout::Pairs { diagonal } => format!(
+            "the {} pairs of {v} labels of an undirected network (each pair once, zeros included; the diagonal {})",
+            v * (v - 1) / 2,
+            if diagonal { "too" } else { "not released" }
+        ),
+    };
     let report = format!(
-        "released {} × {} = {} cells (every cell, zeros included) to {}\n  {level}\n  randomness: {}\n  sidecar: {}",
-        released.rows.len(),
-        released.cols.len(),
-        released.values.len(),
+        "released {what} to {}\n  {level}\n  randomness: {}\n  sidecar: {}",
         output.display(),
         randomness.describe(),
         sidecar_file.display()
     );
-    if !given.complete(request.square) {
-        let flags = if request.square { "--labels FILE" } else { "--rows FILE and --cols FILE" };
+    if !given.complete(square) {
+        let flags = if square { "--labels FILE" } else { "--rows FILE and --cols FILE" };
         warnings.push(format!(
             "NOTE: the grid's labels were taken from {} (sorted, so their order reveals nothing). If that file \
              lists only non-zero cells, a label that appears nowhere else reveals that its cells are non-zero: \

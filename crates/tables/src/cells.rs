@@ -73,9 +73,19 @@ impl<T: Copy + Default> Cells<T> {
 
     /// The first cell of the `rows × cols` grid that was not read, if any.
     pub(crate) fn first_missing(&self, rows: usize, cols: usize) -> Option<(usize, usize)> {
+        self.first_missing_of(rows, |_| 0..cols)
+    }
+
+    /// The first cell not read among columns `columns(i)` of each row `i < rows` (an undirected
+    /// network's upper triangle: `i + 1..rows`).
+    pub(crate) fn first_missing_of(
+        &self,
+        rows: usize,
+        columns: impl Fn(usize) -> std::ops::Range<usize>,
+    ) -> Option<(usize, usize)> {
         (0..rows).find_map(|i| {
             let bits = self.seen.get(i).map_or(&[][..], Vec::as_slice);
-            (0..cols).find(|&j| bits.get(j / 64).is_none_or(|b| b >> (j % 64) & 1 == 0)).map(|j| (i, j))
+            columns(i).find(|&j| bits.get(j / 64).is_none_or(|b| b >> (j % 64) & 1 == 0)).map(|j| (i, j))
         })
     }
 

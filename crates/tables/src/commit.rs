@@ -148,7 +148,7 @@ mod tests {
 
     fn table() -> ReleasedTable {
         let labels = Labels::from_names(["a".to_string(), "b".to_string()]);
-        ReleasedTable { rows: labels.clone(), cols: labels, values: vec![1, -2, 0, 3] }
+        ReleasedTable::grid(labels.clone(), labels, vec![1, -2, 0, 3])
     }
 
     fn scratch(name: &str) -> std::path::PathBuf {

@@ -67,6 +67,38 @@ pub struct CountTable {
     pub counts: Vec<u64>,
 }
 
+impl CountTable {
+    /// An undirected network's counts from a square table that lists each pair in either
+    /// orientation or both (as co-occurrence tables do): the pair `{i, j}` counts `y_ij` if
+    /// `y_ji` is 0, `y_ji` if `y_ij` is 0, and either if they agree; the result is symmetric.
+    /// Two different non-zero counts of one pair are an error naming both (`path` is the file
+    /// they came from). The diagonal is left as it is.
+    pub fn undirected(mut self, path: &Path) -> Result<CountTable, TableError> {
+        let v = self.rows.len();
+        if self.cols.len() != v {
+            return Err(TableError::file(path, "an undirected network needs the same labels on both axes"));
+        }
+        for i in 0..v {
+            for j in i + 1..v {
+                let (a, b) = (self.counts[i * v + j], self.counts[j * v + i]);
+                if a != 0 && b != 0 && a != b {
+                    let (r, c) = (&self.rows.names[i], &self.rows.names[j]);
+                    return Err(TableError::file(
+                        path,
+                        format!(
+                            "({r}, {c}) counts {a} and ({c}, {r}) counts {b}: an undirected network has one count \
+                             per pair; list it once, or the same both ways"
+                        ),
+                    ));
+                }
+                let y = a.max(b);
+                (self.counts[i * v + j], self.counts[j * v + i]) = (y, y);
+            }
+        }
+        Ok(self)
+    }
+}
+
 /// Checks `rows × cols` against [`MAX_CELLS`].
 pub(crate) fn check_grid(path: &Path, rows: usize, cols: usize) -> Result<usize, TableError> {
     match rows.checked_mul(cols) {

@@ -28,5 +28,5 @@ pub use grid::{
     CountTable, CountsFormat, GridLabels, Labels, MAX_CELLS, MAX_COUNT, read_counts, read_counts_as, read_labels,
 };
 pub use levels::{Level, read_levels};
-pub use released::{ReleasedTable, read_released, write_counts, write_released};
-pub use sidecar::{PrivacySidecar, sidecar_path};
+pub use released::{Layout, ReleasedTable, read_released, read_released_pairs, write_counts, write_released};
+pub use sidecar::{PrivacySidecar, read_release_as_stated, sidecar_path};

@@ -1,4 +1,5 @@
-//! Released values `row,col,value`: every cell of the grid, once.
+//! Released values `row,col,value`: every cell of the grid once, or for an undirected network
+//! (`lppf privatize --symmetric`) every unordered pair once.
 
 use crate::cells::Cells;
 use crate::error::TableError;
@@ -12,10 +13,40 @@ use std::path::Path;
 pub struct ReleasedTable {
     pub rows: Labels,
     pub cols: Labels,
+    /// Every cell's value; with [`Layout::Pairs`] the matrix is symmetric (each pair's one
+    /// released value at `(i, j)` and `(j, i)`) and the diagonal 0 unless released.
     pub values: Vec<i64>,
+    pub layout: Layout,
+}
+
+/// Which cells a release lists.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// Every cell of the grid.
+    #[default]
+    Grid,
+    /// An undirected network: each unordered pair `{i, j}` once, as `(i, j)` with `i` before `j`
+    /// in the grid's order, and the diagonal `(i, i)` only if `diagonal`.
+    Pairs { diagonal: bool },
+}
+
+impl Layout {
+    /// The columns listed in row `i` of a `v`-row grid: every one, or those from `i + 1` (from
+    /// `i` with the diagonal).
+    pub fn columns(self, i: usize, v: usize) -> std::ops::Range<usize> {
+        match self {
+            Layout::Grid => 0..v,
+            Layout::Pairs { diagonal } => (if diagonal { i } else { i + 1 })..v,
+        }
+    }
 }
 
 impl ReleasedTable {
+    /// A release of every cell of the grid.
+    pub fn grid(rows: Labels, cols: Labels, values: Vec<i64>) -> Self {
+        Self { rows, cols, values, layout: Layout::Grid }
+    }
+
     /// Whether both axes hold the same labels (a network), in any order.
     pub fn is_square(&self) -> bool {
         self.cols.len() == self.rows.len() && self.rows.names.iter().all(|r| self.cols.get(r).is_some())
@@ -37,14 +68,16 @@ impl ReleasedTable {
         for i in 0..n {
             values.extend(order.iter().map(|&j| self.values[i * n + j]));
         }
-        Some(ReleasedTable { cols: self.rows.clone(), rows: self.rows, values })
+        Some(ReleasedTable { cols: self.rows.clone(), rows: self.rows, values, layout: self.layout })
     }
 }
 
-/// Writes every cell as `row,col,value` (Parquet when the name ends in `.parquet`), atomically.
+/// Writes the cells of its layout as `row,col,value` (Parquet when the name ends in `.parquet`),
+/// atomically, in row-major order.
 pub fn write_released(path: &Path, table: &ReleasedTable) -> Result<(), TableError> {
-    let cols = table.cols.len();
-    let cells = table.values.iter().enumerate().map(|(n, &v)| (n / cols, n % cols, v));
+    let (rows, cols, layout) = (table.rows.len(), table.cols.len(), table.layout);
+    let cells = (0..rows).flat_map(|i| layout.columns(i, cols).map(move |j| (i, j)));
+    let cells = cells.map(|(i, j)| (i, j, table.values[i * cols + j]));
     write_cells(path, (&table.rows, &table.cols), "value", cells)
 }
 
@@ -131,7 +164,61 @@ pub fn read_released(path: &Path) -> Result<ReleasedTable, TableError> {
         ));
     }
     let values = cells.into_grid((rows.len(), cols.len()), None);
-    Ok(ReleasedTable { rows, cols, values })
+    Ok(ReleasedTable::grid(rows, cols, values))
+}
+
+/// Reads an undirected network's release (`lppf privatize --symmetric`): `row,col,value` with
+/// each unordered pair once, in either orientation, and the diagonal only if `diagonal`. The
+/// labels of both axes are one set, in order of first appearance; a pair listed twice (also as
+/// `(a, b)` and `(b, a)`), a pair missing, or a diagonal cell that was not released is an error
+/// naming it. The values come back as a symmetric matrix ([`Layout::Pairs`]).
+pub fn read_released_pairs(path: &Path, diagonal: bool) -> Result<ReleasedTable, TableError> {
+    let mut labels = Labels::default();
+    let mut cells = Cells::<i64>::new();
+    for_each_record(path, &["row", "col", "value"], None, |place, record| {
+        let value: i64 = record[2].parse().map_err(|_| {
+            TableError::at(path, place, format!("value {:?} is not allowed: it must be an integer", record[2]))
+        })?;
+        let (r, c) = (record[0], record[1]);
+        let (i, j) = (labels.intern(r), labels.intern(c));
+        if i == j && !diagonal {
+            return Err(TableError::at(
+                path,
+                place,
+                format!("the self-pair ({r}, {c}) is listed, but the sidecar says the diagonal was not released"),
+            ));
+        }
+        cells.push((i.min(j), i.max(j)), value).map_err(|_| {
+            TableError::at(
+                path,
+                place,
+                format!("the pair {{{r}, {c}}} is listed twice (an undirected release lists each once)"),
+            )
+        })?;
+        check_grid(path, labels.len(), labels.len())?;
+        Ok(())
+    })?;
+    let v = labels.len();
+    if v < 2 {
+        return Err(TableError::file(path, "an undirected release needs at least two labels (one pair)"));
+    }
+    let layout = Layout::Pairs { diagonal };
+    if let Some((i, j)) = cells.first_missing_of(v, |i| layout.columns(i, v)) {
+        return Err(TableError::file(
+            path,
+            format!(
+                "the pair {{{}, {}}} is missing; an undirected release lists every pair of its {v} labels once",
+                labels.names[i], labels.names[j]
+            ),
+        ));
+    }
+    let mut values = cells.into_grid((v, v), None);
+    for i in 0..v {
+        for j in i + 1..v {
+            values[j * v + i] = values[i * v + j];
+        }
+    }
+    Ok(ReleasedTable { rows: labels.clone(), cols: labels, values, layout })
 }
 
 #[cfg(test)]
@@ -145,7 +232,7 @@ mod tests {
     fn tables_round_trip_in_both_formats() {
         let labels = Labels::from_names(["a, the first".to_string(), "b".to_string(), "c".to_string()]);
         let counts = CountTable { rows: labels.clone(), cols: labels.clone(), counts: vec![0, 2, 0, 1, 0, 7, 3, 0, 0] };
-        let released = ReleasedTable { rows: labels.clone(), cols: labels, values: vec![-1, 2, 0, 1, -5, 7, 3, 0, 4] };
+        let released = ReleasedTable::grid(labels.clone(), labels, vec![-1, 2, 0, 1, -5, 7, 3, 0, 4]);
         let dir = std::env::temp_dir().join(format!("lppf-tables-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         for ext in ["csv", "parquet"] {
@@ -205,7 +292,7 @@ mod tests {
         let cols = Labels::from_names((0..n_cols).map(|j| format!("c{j:03}")));
         // 400,000 cells, 285,714 of them non-zero counts: both above a part.
         let values: Vec<i64> = (0..n_rows * n_cols).map(|n| (n as i64 % 7) - 1).collect();
-        let released = ReleasedTable { rows: rows.clone(), cols: cols.clone(), values };
+        let released = ReleasedTable::grid(rows.clone(), cols.clone(), values);
         let counts = CountTable { rows, cols, counts: released.values.iter().map(|&v| v.max(0) as u64).collect() };
         let dir = std::env::temp_dir().join(format!("lppf-tables-parts-{}", std::process::id()));
         for ext in ["csv", "parquet"] {
@@ -239,6 +326,51 @@ mod tests {
             assert_eq!(table.counts, vec![2, 0, 0, 1], "{name}");
             assert_eq!(table.rows.names, vec!["b", "a"], "{name}");
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// An undirected release lists each pair once; it reads back symmetric, in CSV and Parquet,
+    /// with the diagonal when released; a pair twice (either way), a missing pair or an
+    /// unreleased self-pair are refused by name.
+    #[test]
+    fn undirected_releases_list_each_pair_once() {
+        let labels = Labels::from_names(["a".to_string(), "b".to_string(), "c".to_string()]);
+        let dir = std::env::temp_dir().join(format!("lppf-pairs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for diagonal in [false, true] {
+            let d = if diagonal { 9 } else { 0 };
+            let values = vec![d, 2, -1, 2, d, 5, -1, 5, d];
+            let table = ReleasedTable {
+                rows: labels.clone(),
+                cols: labels.clone(),
+                values,
+                layout: Layout::Pairs { diagonal },
+            };
+            for ext in ["csv", "parquet"] {
+                let path = dir.join(format!("pairs-{diagonal}.{ext}"));
+                write_released(&path, &table).unwrap();
+                assert_eq!(read_released_pairs(&path, diagonal).unwrap(), table, "{ext}");
+            }
+            let text = std::fs::read_to_string(dir.join(format!("pairs-{diagonal}.csv"))).unwrap();
+            assert_eq!(text.lines().count(), 1 + if diagonal { 6 } else { 3 }, "{text}");
+        }
+        let refused = |text: &str, diagonal: bool| {
+            let path = dir.join("bad.csv");
+            std::fs::write(&path, text).unwrap();
+            read_released_pairs(&path, diagonal).unwrap_err().to_string()
+        };
+        let twice = refused("row,col,value\na,b,1\nb,a,1\na,c,0\nb,c,2\n", false);
+        assert!(twice.contains("{b, a} is listed twice"), "{twice}");
+        let missing = refused("row,col,value\na,b,1\na,c,0\n", false);
+        assert!(missing.contains("{b, c} is missing"), "{missing}");
+        let diagonal = refused("row,col,value\na,a,1\na,b,1\na,c,0\nb,c,2\n", false);
+        assert!(diagonal.contains("self-pair (a, a)"), "{diagonal}");
+        // Either orientation of a pair is read as the pair.
+        let path = dir.join("either.csv");
+        std::fs::write(&path, "row,col,value\nb,a,1\na,c,0\nc,b,2\n").unwrap();
+        let read = read_released_pairs(&path, false).unwrap();
+        assert_eq!(read.rows.names, ["b", "a", "c"]);
+        assert_eq!(read.values, vec![0, 1, 2, 1, 0, 0, 2, 0, 0]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

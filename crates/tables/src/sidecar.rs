@@ -23,6 +23,13 @@ pub struct PrivacySidecar {
     pub rows: usize,
     pub cols: usize,
     pub square: bool,
+    /// An undirected network (`lppf privatize --symmetric`): each unordered pair released once,
+    /// listed with the first of its two labels in the grid's order, at the one level of all rows.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub symmetric: bool,
+    /// With `symmetric`: whether the diagonal (self-pairs) was released too.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub diagonal: bool,
     /// One level for every row, when all rows share it: `α` and `ε = N ln(1/α)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
@@ -42,6 +49,10 @@ pub struct RowLevel {
     pub label: String,
     pub alpha: f64,
     pub epsilon: f64,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// `released.csv` → `released.csv.privacy.toml`.
@@ -74,7 +85,7 @@ impl PrivacySidecar {
 
     /// Reads and checks a sidecar: every field in range and the fields consistent with each other
     /// (issue 31) — the precision finite and > 0; a grid of at least one cell, square only if it
-    /// has as many rows as columns; either one level for all rows (`alpha` with `epsilon`) or a
+    /// has as many rows as columns, symmetric only if square, a diagonal only if symmetric; either one level for all rows (`alpha` with `epsilon`) or a
     /// table of every row (`[[row]]`, each label once), never both; every `α` a normal double in
     /// (0, 1) and every `ε` finite, > 0 and equal to `N ln(1/α)` to within rounding (relative
     /// 1e-9). Errors name the file, the field, the value and what is allowed.
@@ -102,6 +113,12 @@ impl PrivacySidecar {
                 "square = true with rows = {} and cols = {}: a network has the same labels on both axes",
                 self.rows, self.cols
             ));
+        }
+        if self.symmetric && !self.square {
+            return Err("symmetric = true with square = false: an undirected network is square".into());
+        }
+        if self.diagonal && !self.symmetric {
+            return Err("diagonal = true without symmetric = true: only a symmetric release states its diagonal".into());
         }
         let level = |what: &str, alpha: f64, epsilon: f64| -> Result<(), String> {
             if !(alpha > 0.0 && alpha < 1.0 && alpha.is_normal()) {
@@ -166,5 +183,17 @@ impl PrivacySidecar {
                 })
             })
             .collect()
+    }
+}
+
+/// Reads a release as its sidecar says it lists its cells: every cell of the grid
+/// ([`crate::read_released`]), or for a symmetric release each pair once
+/// ([`crate::read_released_pairs`]); every cell when there is no sidecar.
+pub fn read_release_as_stated(path: &Path) -> Result<crate::ReleasedTable, TableError> {
+    let sidecar = sidecar_path(path);
+    let stated = if sidecar.exists() { Some(PrivacySidecar::load(&sidecar)?) } else { None };
+    match stated {
+        Some(s) if s.symmetric => crate::read_released_pairs(path, s.diagonal),
+        _ => crate::read_released(path),
     }
 }

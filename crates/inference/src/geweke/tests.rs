@@ -2,8 +2,8 @@
 //! layer with per-entry noise, an exact (α = 0) entry and a missing entry.
 //!
 //! False-alarm rate: each Geweke run rejects at family-wise level 1e-3 (Bonferroni over its test
-//! functions), so the twenty-three runs that must pass (in twenty-one tests) together have a
-//! false-alarm rate ≤ 2.3e-2 — and, with fixed seeds, they are deterministic. Power (mutation tests, each must be
+//! functions), so the twenty-seven runs that must pass (in twenty-five tests) together have a
+//! false-alarm rate ≤ 2.7e-2 — and, with fixed seeds, they are deterministic. Power (mutation tests, each must be
 //! rejected): `wrong_lambda_rate_is_rejected` runs the test with the rate printed in eq. 16
 //! (`α/(1−α) + 1` instead of `1/α`); `swapped_noise_counts_are_rejected` with a sampler that
 //! draws `λ₁` from `g₂` and `λ₂` from `g₁` (every marginal stays right: only the cross moments
@@ -13,7 +13,9 @@
 //! actors; `rotated_cell_multipliers_are_rejected` with the negative binomial's cell multipliers
 //! paired with the wrong cells; `wrong_kappa_conditional_is_rejected` with a learned `κ` of the
 //! document rates drawn given one rate instead of all of them; `collapsed_wrong_upper_piece_is_rejected`
-//! with the collapsed private step's upper piece at `α²` instead of `α`.
+//! with the collapsed private step's upper piece at `α²` instead of `α`;
+//! `undirected_with_directed_exposure_is_rejected` with the undirected block model's memberships
+//! drawn with the directed exposure (every other actor counted twice).
 
 use super::*;
 use crate::PrivateStep;
@@ -450,4 +452,48 @@ fn swapped_noise_counts_are_rejected() {
     let report = geweke_test(&mut Mutant { inner, after: swapped_noise_counts }, CONFIG, Streams::new(13));
     let rejected: Vec<&str> = report.rejected(FAMILY_ALPHA).iter().map(|c| c.name.as_str()).collect();
     assert!(rejected.contains(&"sum lambda1·g1"), "the swapped noise counts went undetected\n{report}");
+}
+
+/// The undirected block model (issue 35): one count per pair `i < j`, `π` symmetric.
+fn undirected() -> BlockModel {
+    BlockModel::undirected(4, 2, prior(), Streams::new(51))
+}
+
+#[test]
+fn undirected_block_model_non_private() {
+    let mut sim = NonPrivate::new(undirected(), vec![0; 16]).unwrap();
+    assert_passes("undirected block, non-private", &mut sim, 51);
+}
+
+#[test]
+fn undirected_block_model_locally_private_per_row() {
+    let rows = released(4, 4, Noise::PerRow(vec![0.2, 0.0, 0.5, 0.7]));
+    let mut sim = LocallyPrivate::new(undirected(), &rows, Streams::new(52)).unwrap();
+    assert_passes("undirected block, private, per-row α", &mut sim, 52);
+}
+
+#[test]
+fn undirected_block_model_locally_private_collapsed() {
+    let data = released(4, 4, Noise::Scalar(ALPHA));
+    let sim = LocallyPrivate::with_private_step(undirected(), &data, Streams::new(53), PrivateStep::Collapsed);
+    assert_passes("undirected block, private, collapsed", &mut sim.unwrap(), 53);
+}
+
+/// The hierarchical prior (its `λ` over the free entries of `π` only) with the negative binomial.
+#[test]
+fn undirected_hierarchical_negative_binomial_locally_private() {
+    let model =
+        undirected().with_hierarchy(scale(), Streams::new(54)).with_likelihood(negative_binomial(), Streams::new(55));
+    let data = released(4, 4, Noise::Scalar(ALPHA));
+    let mut sim = LocallyPrivate::new(model, &data, Streams::new(56)).unwrap();
+    assert_passes("undirected hierarchical NB block, private", &mut sim, 54);
+}
+
+/// Power: the memberships drawn with the directed exposure are rejected.
+#[test]
+fn undirected_with_directed_exposure_is_rejected() {
+    let mut sim = NonPrivate::new(undirected().plant_directed_exposure_bug(), vec![0; 16]).unwrap();
+    let report = geweke_test(&mut sim, CONFIG, Streams::new(57));
+    assert!(!report.rejected(FAMILY_ALPHA).is_empty(), "the directed exposure went undetected\n{report}");
+    println!("{report}");
 }
