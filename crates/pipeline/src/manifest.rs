@@ -206,6 +206,15 @@ pub struct DataSpec {
     pub rescale: Option<Vec<RescaleAxis>>,
 }
 
+impl DataSpec {
+    /// Whether the data are drawn from the model's own prior without conditioning (no
+    /// `mean_count_range`, no `mean_rate`): then an exact posterior is calibrated, and the
+    /// simulation-based-calibration ranks must be uniform.
+    pub fn is_unconditioned_prior(&self) -> bool {
+        self.source == DataSource::Prior && self.mean_count_range.is_none() && self.mean_rate.is_none()
+    }
+}
+
 /// An axis of the count matrix whose factor the semi-synthetic design re-scales.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]

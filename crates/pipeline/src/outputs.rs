@@ -19,6 +19,8 @@ use std::path::Path;
 /// File names inside the output directory.
 pub use runner::{MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE};
 pub const SUMMARY_FILE: &str = "summary.csv";
+/// The simulation-based calibration of a sweep on data from the prior ([`write_sbc`]).
+pub const SBC_FILE: &str = "sbc.csv";
 pub const FIGURE_SVG: &str = "figure.svg";
 pub const FIGURE_PNG: &str = "figure.png";
 /// The figure of true vs recovered topics (`lppf topics`).
@@ -67,6 +69,7 @@ pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow>
             coverage: r.coverage,
             convergence: r.convergence.clone(),
             stacking: r.stacking.clone(),
+            sbc: r.sbc,
         })
         .collect()
 }
@@ -77,6 +80,7 @@ pub fn write_outputs(manifest: &Manifest, dir: &Path, rows: &[MethodResult]) -> 
     write_results(&dir.join(RESULTS_FILE), &table, &runner::results_metadata(dir, &manifest.text))?;
     runner::record_results_checksum(dir)?;
     let summary = write_summary(dir, &table)?;
+    write_sbc(manifest, dir, &table)?;
     let text = FigureText {
         title: manifest.experiment.name.clone(),
         note: manifest.experiment.description.clone(),
@@ -84,6 +88,24 @@ pub fn write_outputs(manifest: &Manifest, dir: &Path, rows: &[MethodResult]) -> 
     };
     write_summary_figure(dir, &summary, &text)?;
     Ok(summary)
+}
+
+/// With data from the model's prior (`DataSpec::is_unconditioned_prior`) and Gibbs fits:
+/// `sbc.csv` and `sbc.svg`/`sbc.png`, the rank histograms of the true total rate per (e₀, level,
+/// method) with their χ² tests ([`results::sbc_summary`]; docs/calibration.md). Nothing otherwise:
+/// on conditioned or semi-synthetic data uniform ranks are not the target.
+pub fn write_sbc(manifest: &Manifest, dir: &Path, table: &[ResultRow]) -> Result<(), RunError> {
+    if !manifest.data.is_unconditioned_prior() {
+        return Ok(());
+    }
+    let groups = results::sbc_summary(table);
+    if groups.is_empty() {
+        return Ok(());
+    }
+    write_atomic(&dir.join(SBC_FILE), results::sbc_csv(&groups).as_bytes())?;
+    let title = &manifest.experiment.name;
+    runner::write_figure(dir, "sbc", |svg, png| results::plot_sbc(&groups, title, Some(svg), Some(png)))?;
+    Ok(())
 }
 
 /// `summary.csv` in `dir` from the rows of `results.parquet`. Returns the summary.

@@ -11,7 +11,7 @@ use inference::{Algorithm, Observation};
 use mechanism::{Noise, Privatized, privatize};
 use models::{FamilyShape, FamilyVisitor, GammaPrior, ModelFamily, PoissonFactorization};
 use rand::distr::Distribution;
-use results::{Coverage, RowDiagnostics as FitDiagnostics, Stacking, TraceDiagnostics};
+use results::{Coverage, RowDiagnostics as FitDiagnostics, Sbc, Stacking, TraceDiagnostics};
 
 /// Stream purposes under a replication.
 const TRUTH: u64 = 0;
@@ -74,7 +74,16 @@ pub struct MethodResult {
     /// Gibbs with several chains: the chains stacked by PSIS-LOO (`inference::stacking::loo_by_chain`).
     #[serde(default)]
     pub stacking: Option<Stacking>,
+    /// Gibbs: the simulation-based-calibration rank of the true total rate ([`SBC_DRAWS`]
+    /// thinned draws; docs/calibration.md).
+    #[serde(default)]
+    pub sbc: Option<Sbc>,
 }
+
+/// The draws, in all, that the true total rate is ranked among: thinned evenly from each chain's
+/// kept samples (`⌈19 / chains⌉` per chain), so that they are close to independent. 19 draws give
+/// 20 equally likely ranks for one chain.
+pub const SBC_DRAWS: usize = 19;
 
 fn one() -> usize {
     1
@@ -193,6 +202,26 @@ impl TrueData {
             rows_50: fraction(&mut rows.iter().copied(), 0.5),
             rows_90: fraction(&mut rows.iter().copied(), 0.9),
         })
+    }
+
+    /// The rank of the true total rate `Σ_n μ_n` (modelled cells) among draws thinned evenly
+    /// from each chain's kept totals ([`SBC_DRAWS`] in all, fewer when a chain kept fewer); `None`
+    /// without kept totals (CAVI).
+    fn sbc(&self, chains: &[inference::Posterior]) -> Option<Sbc> {
+        if chains.is_empty() || chains.iter().any(|c| c.kept_total_rate.is_empty()) {
+            return None;
+        }
+        let truth: f64 = self.modelled().map(|n| self.rates[n]).sum();
+        let per_chain = SBC_DRAWS.div_ceil(chains.len());
+        let (mut total_rank, mut draws) = (0u32, 0u32);
+        for kept in chains.iter().map(|c| &c.kept_total_rate) {
+            let (s, d) = (kept.len(), per_chain.min(kept.len()));
+            for k in 0..d {
+                total_rank += u32::from(kept[(k + 1) * s / d - 1] < truth);
+                draws += 1;
+            }
+        }
+        Some(Sbc { total_rank, draws })
     }
 
     /// The mean Poisson KL of `rates` (row-major) against the true rates over the modelled
@@ -364,6 +393,7 @@ struct Fit {
     coverage: Option<Coverage>,
     convergence: Option<String>,
     stacking: Option<Stacking>,
+    sbc: Option<Sbc>,
 }
 
 /// The chains of a Gibbs fit stacked by their PSIS-LOO predictive of the scored cells
@@ -390,6 +420,7 @@ impl Fit {
         let convergence = inference::convergence::assess_pooled(&pooled).map(|a| a.verdict.name().to_string());
         let stacking = stack_chains(data, &pooled)?;
         let coverage = data.coverage(&pooled.truth_ranks, pooled.kept);
+        let sbc = data.sbc(&pooled.chains);
         let chain_mean_kl = pooled.chains.iter().map(|p| data.kl(&p.mean_rates)).collect::<Result<Vec<_>, _>>()?;
         let seconds = pooled.chains.iter().map(|p| p.seconds).sum();
         let chains = pooled.chains.len();
@@ -421,6 +452,7 @@ impl Fit {
             coverage,
             convergence,
             stacking,
+            sbc,
         })
     }
 }
@@ -575,6 +607,7 @@ impl FitOutput {
             coverage: fit.coverage,
             convergence: fit.convergence,
             stacking: fit.stacking,
+            sbc: fit.sbc,
         };
         FitOutput { result, topics: fit.topics, rates: fit.rates }
     }

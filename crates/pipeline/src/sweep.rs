@@ -174,7 +174,9 @@ impl Loaded for Manifest {
 
     fn summarize(&self, dir: &Path) -> Result<String, ExperimentError> {
         let rows = runner::collect(&FactorizationSweep(self), dir)?;
-        let summary = write_summary(dir, &result_rows(self, &rows))?;
+        let table = result_rows(self, &rows);
+        let summary = write_summary(dir, &table)?;
+        crate::outputs::write_sbc(self, dir, &table)?;
         Ok(results::summary_table(&summary))
     }
 

@@ -15,6 +15,7 @@ mod paired;
 mod parquet_file;
 mod recovery_figure;
 mod row;
+mod sbc;
 mod summary;
 mod table;
 mod topics_figure;
@@ -31,7 +32,8 @@ pub use files::{
 pub use paired::{Paired, paired};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
 pub use recovery_figure::{GridPanel, PanelGrid, Shading, count_scale, level_scale, plot_panel_grid};
-pub use row::{Coverage, ResultRow, RowDiagnostics, Stacking, TraceDiagnostics, diagnostics_columns, schema};
+pub use row::{Coverage, ResultRow, RowDiagnostics, Sbc, Stacking, TraceDiagnostics, diagnostics_columns, schema};
+pub use sbc::{SBC_FAMILY_ALPHA, SbcGroup, plot_sbc, sbc_csv, sbc_summary};
 pub use summary::{SummaryRow, distinct, mean_sd, summarize, summary_csv, summary_table};
 pub use table::{Values, for_each_batch, read_table, write_table, write_table_parts};
 pub use topics_figure::{HeatmapText, TopicPanel, plot_heatmaps, plot_topics};

@@ -3,7 +3,7 @@
 //! software version) travels inside the file as well as beside it.
 
 use crate::ResultsError;
-use crate::row::{Coverage, ResultRow, RowDiagnostics, Stacking, TraceDiagnostics, diagnostics_columns, schema};
+use crate::row::{Coverage, ResultRow, RowDiagnostics, Sbc, Stacking, TraceDiagnostics, diagnostics_columns, schema};
 use crate::table::write_batch;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type, UInt64Type};
@@ -73,6 +73,11 @@ pub fn write_results(path: &Path, rows: &[ResultRow], metadata: &[(&str, String)
     )));
     columns.push(nullable_from(rows, |r| r.stacking.as_ref().map(|s| s.mean_kl)));
     columns.push(nullable_from(rows, |r| r.stacking.as_ref().map(|s| s.unreliable_share)));
+    for get in [|s: &Sbc| s.total_rank, |s: &Sbc| s.draws] {
+        columns.push(Arc::new(Int64Array::from(
+            rows.iter().map(|r| r.sbc.as_ref().map(get).map(i64::from)).collect::<Vec<_>>(),
+        )));
+    }
     let batch = RecordBatch::try_new(schema(), columns).map_err(|e| ResultsError::new(path, e))?;
     write_batch(path, &batch, metadata)
 }
@@ -168,6 +173,14 @@ fn batch_rows(batch: &RecordBatch) -> Result<Vec<ResultRow>, &'static str> {
         let weights = values.as_primitive_opt::<Float64Type>()?.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
         Some(Stacking { weights, mean_kl: opt(stacked_kl?, i)?, unreliable_share: opt(unreliable?, i)? })
     };
+    // Columns added with simulation-based calibration of the total (issue 36).
+    let sbc_column = |name: &'static str| batch.column_by_name(name).and_then(|c| c.as_primitive_opt::<Int64Type>());
+    let (sbc_rank, sbc_draws) = (sbc_column(Sbc::COLUMNS[0]), sbc_column(Sbc::COLUMNS[1]));
+    let sbc_of = |i: usize| -> Option<Sbc> {
+        let value =
+            |a: Option<&arrow_array::Int64Array>| a.and_then(|a| opt_int(a, i)).and_then(|x| u32::try_from(x).ok());
+        Some(Sbc { total_rank: value(sbc_rank)?, draws: value(sbc_draws)? })
+    };
     let mut chain_kls = Vec::with_capacity(batch.num_rows());
     for i in 0..batch.num_rows() {
         chain_kls.push(chain_kl_of(i)?);
@@ -201,6 +214,7 @@ fn batch_rows(batch: &RecordBatch) -> Result<Vec<ResultRow>, &'static str> {
             coverage: coverage_of(i),
             convergence: convergence.and_then(|c| c.is_valid(i).then(|| c.value(i).to_string())),
             stacking: stacking_of(i),
+            sbc: sbc_of(i),
         })
         .collect())
 }

@@ -67,6 +67,26 @@ pub struct ResultRow {
     pub convergence: Option<String>,
     /// Gibbs with several chains: the chains stacked by their PSIS-LOO predictive; null otherwise.
     pub stacking: Option<Stacking>,
+    /// Gibbs with known true rates: the simulation-based-calibration rank of the true total rate
+    /// among thinned draws; null otherwise and in files written before it existed.
+    pub sbc: Option<Sbc>,
+}
+
+/// Simulation-based calibration of one fit (Talts et al. 2018; docs/calibration.md): the rank
+/// of the true total rate `Σ_n μ_n` (over the modelled cells) among `draws` posterior draws,
+/// thinned evenly from each chain's kept samples so that they are close to independent. Under
+/// an exact posterior and data drawn from the prior, the rank is uniform on `0..=draws`.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Sbc {
+    /// How many of the draws are below the truth.
+    pub total_rank: u32,
+    /// The number of draws ranked against.
+    pub draws: u32,
+}
+
+impl Sbc {
+    /// The column names, in order.
+    pub const COLUMNS: [&'static str; 2] = ["sbc_total_rank", "sbc_draws"];
 }
 
 /// The chains of a fit stacked by their leave-one-out predictive of the data the fit sees (Yao,
@@ -196,5 +216,6 @@ pub fn schema() -> Arc<Schema> {
         true,
     ));
     fields.extend(Stacking::COLUMNS[1..].iter().map(|name| f(name, DataType::Float64, true)));
+    fields.extend(Sbc::COLUMNS.iter().map(|name| f(name, DataType::Int64, true)));
     Arc::new(Schema::new(fields))
 }

@@ -128,6 +128,12 @@ fn write_cells(
     })?)
 }
 
+/// A released value as written: an integer, or the error naming its place.
+fn released_value(path: &Path, place: crate::records::Place, text: &str) -> Result<i64, TableError> {
+    text.parse()
+        .map_err(|_| TableError::at(path, place, format!("value {text:?} is not allowed: it must be an integer")))
+}
+
 /// Reads `row,col,value`: labels in order of first appearance; every cell of the grid must
 /// appear exactly once (a missing cell or one listed twice is an error naming it). Streams the
 /// file: memory is the grid's values, plus 8 bytes a cell when the lines are not in row-major
@@ -136,9 +142,7 @@ pub fn read_released(path: &Path) -> Result<ReleasedTable, TableError> {
     let (mut rows, mut cols) = (Labels::default(), Labels::default());
     let mut cells = Cells::<i64>::new();
     for_each_record(path, &["row", "col", "value"], None, |place, record| {
-        let value: i64 = record[2].parse().map_err(|_| {
-            TableError::at(path, place, format!("value {:?} is not allowed: it must be an integer", record[2]))
-        })?;
+        let value = released_value(path, place, record[2])?;
         let (r, c) = (record[0], record[1]);
         cells
             .push((rows.intern(r), cols.intern(c)), value)
@@ -176,9 +180,7 @@ pub fn read_released_pairs(path: &Path, diagonal: bool) -> Result<ReleasedTable,
     let mut labels = Labels::default();
     let mut cells = Cells::<i64>::new();
     for_each_record(path, &["row", "col", "value"], None, |place, record| {
-        let value: i64 = record[2].parse().map_err(|_| {
-            TableError::at(path, place, format!("value {:?} is not allowed: it must be an integer", record[2]))
-        })?;
+        let value = released_value(path, place, record[2])?;
         let (r, c) = (record[0], record[1]);
         let (i, j) = (labels.intern(r), labels.intern(c));
         if i == j && !diagonal {

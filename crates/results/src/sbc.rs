@@ -1,0 +1,220 @@
+//! Simulation-based calibration of a sweep (Talts, Betancourt, Simpson, Vehtari & Gelman 2018):
+//! the rank histogram of the true total rate among each fit's thinned draws, per (e₀, level,
+//! method), with a χ² test of uniformity and Holm's adjustment over the groups of the file.
+//!
+//! Under an exact posterior and data drawn from the model's prior, the rank `r` of the truth among
+//! `L` independent draws is uniform on `0..=L`. Ranks are binned into `B = min(10, ⌊fits/5⌋)` bins,
+//! bin `b` holding the ranks with `⌊r B/(L + 1)⌋ = b`, whose exact probability is their number
+//! over `L + 1`; `χ² = Σ_b (O_b − E_b)²/E_b` with `B − 1` degrees of freedom. A group is flagged
+//! when its Holm-adjusted p-value is below [`SBC_FAMILY_ALPHA`] (the false-alarm rate of the whole
+//! file's verdicts together).
+
+use crate::ResultsError;
+use crate::figure::{Curve, CurveLabels, CurvePanel, plot_curves};
+use crate::row::ResultRow;
+use crate::summary::distinct;
+use statrs::distribution::{ChiSquared, ContinuousCDF};
+use std::fmt::Write;
+use std::path::Path;
+
+/// The family-wise false-alarm rate of a file's "not uniform" verdicts (Holm over its groups).
+pub const SBC_FAMILY_ALPHA: f64 = 0.01;
+
+/// The rank histogram of one group and its test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SbcGroup {
+    pub e0: Option<f64>,
+    /// The noise level (α, or ε when the sweep is over ε); `None` for the non-private reference.
+    pub level: Option<f64>,
+    pub method: String,
+    pub fits: usize,
+    /// Draws each rank is among (`L`).
+    pub draws: u32,
+    /// Fits per bin, and each bin's probability under uniform ranks.
+    pub counts: Vec<u64>,
+    pub probabilities: Vec<f64>,
+    pub chi2: f64,
+    pub p: f64,
+    /// `p` adjusted by Holm's step-down over every group of the file.
+    pub p_holm: f64,
+}
+
+impl SbcGroup {
+    /// Whether the ranks are compatible with uniform at the file's family-wise level.
+    pub fn uniform(&self) -> bool {
+        self.p_holm >= SBC_FAMILY_ALPHA
+    }
+}
+
+/// The bins of ranks `0..=draws` for `fits` fits: `min(10, ⌊fits/5⌋)` (at least 2), and each
+/// bin's probability under uniform ranks.
+fn bins(draws: u32, fits: usize) -> Vec<f64> {
+    let values = u64::from(draws) + 1;
+    let b = (fits / 5).clamp(2, 10).min(values as usize) as u64;
+    let mut sizes = vec![0u64; b as usize];
+    for r in 0..values {
+        sizes[(r * b / values) as usize] += 1;
+    }
+    sizes.into_iter().map(|n| n as f64 / values as f64).collect()
+}
+
+/// Holm's step-down adjustment of `p` (in the input order).
+fn holm(p: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..p.len()).collect();
+    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
+    let m = p.len();
+    let mut adjusted = vec![0.0; m];
+    let mut running: f64 = 0.0;
+    for (k, &i) in order.iter().enumerate() {
+        running = running.max(((m - k) as f64 * p[i]).min(1.0));
+        adjusted[i] = running;
+    }
+    adjusted
+}
+
+/// The rank histogram and χ² test of every (e₀, level, method) group whose fits carry ranks
+/// among the same number of draws (groups with mixed `draws` or fewer than 10 fits are left out).
+pub fn sbc_summary(rows: &[ResultRow]) -> Vec<SbcGroup> {
+    let by_epsilon = rows.iter().any(|r| r.epsilon.is_some());
+    let level = |r: &ResultRow| if by_epsilon { r.epsilon } else { r.alpha };
+    let ranked: Vec<&ResultRow> = rows.iter().filter(|r| r.sbc.is_some()).collect();
+    let key = |r: &ResultRow| (r.e0.map(f64::to_bits), level(r).map(f64::to_bits), r.method.clone());
+    let mut groups: Vec<SbcGroup> = distinct(ranked.iter().map(|r| key(r)))
+        .into_iter()
+        .filter_map(|k| {
+            let members: Vec<_> = ranked.iter().filter(|r| key(r) == k).filter_map(|r| r.sbc).collect();
+            let draws = members.first()?.draws;
+            if members.len() < 10 || members.iter().any(|s| s.draws != draws) {
+                return None;
+            }
+            let probabilities = bins(draws, members.len());
+            let b = probabilities.len() as u64;
+            let mut counts = vec![0u64; probabilities.len()];
+            for s in &members {
+                counts[(u64::from(s.total_rank.min(draws)) * b / (u64::from(draws) + 1)) as usize] += 1;
+            }
+            let n = members.len() as f64;
+            let chi2 = counts.iter().zip(&probabilities).map(|(&o, &q)| (o as f64 - n * q).powi(2) / (n * q)).sum();
+            let p = ChiSquared::new((probabilities.len() - 1) as f64).map_or(f64::NAN, |d| d.sf(chi2));
+            Some(SbcGroup {
+                e0: k.0.map(f64::from_bits),
+                level: k.1.map(f64::from_bits),
+                method: k.2,
+                fits: members.len(),
+                draws,
+                counts,
+                probabilities,
+                chi2,
+                p,
+                p_holm: p,
+            })
+        })
+        .collect();
+    let adjusted = holm(&groups.iter().map(|g| g.p).collect::<Vec<_>>());
+    for (g, p) in groups.iter_mut().zip(adjusted) {
+        g.p_holm = p;
+    }
+    groups
+}
+
+/// `sbc.csv`: one line per group — its key, fits, draws, bins, χ², p, Holm's p, the verdict and
+/// the counts per bin (space-separated).
+pub fn sbc_csv(groups: &[SbcGroup]) -> String {
+    let mut s = String::from("e0,level,method,fits,draws,bins,chi2,p,p_holm,uniform,counts\n");
+    let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+    for g in groups {
+        let counts: Vec<String> = g.counts.iter().map(u64::to_string).collect();
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{:.4},{:.4e},{:.4e},{},{}",
+            opt(g.e0),
+            opt(g.level),
+            g.method,
+            g.fits,
+            g.draws,
+            g.counts.len(),
+            g.chi2,
+            g.p,
+            g.p_holm,
+            g.uniform(),
+            counts.join(" ")
+        );
+    }
+    s
+}
+
+/// The rank histograms, a panel per (e₀, level): fits per bin for each method, against the
+/// uniform expectation with its 99 % band (normal approximation to each bin's binomial).
+pub fn plot_sbc(groups: &[SbcGroup], title: &str, svg: Option<&Path>, png: Option<&Path>) -> Result<(), ResultsError> {
+    let panels_of = distinct(groups.iter().map(|g| (g.e0.map(f64::to_bits), g.level.map(f64::to_bits))));
+    let panels: Vec<CurvePanel> = panels_of
+        .into_iter()
+        .map(|(e0, level)| {
+            let members: Vec<&SbcGroup> =
+                groups.iter().filter(|g| (g.e0.map(f64::to_bits), g.level.map(f64::to_bits)) == (e0, level)).collect();
+            let mut curves: Vec<Curve> = members
+                .iter()
+                .map(|g| Curve {
+                    // The method's own name, so it keeps its colour in every panel and figure.
+                    label: g.method.clone(),
+                    points: g
+                        .counts
+                        .iter()
+                        .enumerate()
+                        .map(|(b, &c)| ((b as f64 + 0.5) / g.counts.len() as f64, c as f64, 0.0))
+                        .collect(),
+                    reference: None,
+                })
+                .collect();
+            if let Some(g) = members.first() {
+                // The expectation of the (near) equal bins, and its 99 % band.
+                let q = g.probabilities.iter().sum::<f64>() / g.probabilities.len() as f64;
+                let n = g.fits as f64;
+                curves.push(Curve {
+                    label: "uniform (99 % band)".into(),
+                    points: Vec::new(),
+                    reference: Some((n * q, 2.576 * (n * q * (1.0 - q)).sqrt())),
+                });
+            }
+            let at = match (e0, level) {
+                (_, None) => "true counts".to_string(),
+                (None, Some(l)) => format!("level {}", f64::from_bits(l)),
+                (Some(e), Some(l)) => format!("e0 {}, level {}", f64::from_bits(e), f64::from_bits(l)),
+            };
+            let tests: Vec<String> = members.iter().map(|g| format!("{} {:.2}", g.method, g.p_holm)).collect();
+            let caption = format!("{at} (p: {})", tests.join(", "));
+            CurvePanel { caption, curves }
+        })
+        .collect();
+    let labels = CurveLabels {
+        x: "rank of the true total rate / (draws + 1)".into(),
+        y: "fits".into(),
+        y_from_zero: true,
+        log_x: false,
+        log_y: false,
+        note: Some("p: Holm-adjusted χ² test that the ranks are uniform (simulation-based calibration)".into()),
+    };
+    plot_curves(&panels, &labels, &format!("{title}: ranks of the true total rate"), svg, png)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bins partition the ranks with their exact probabilities; Holm's adjustment is monotone in
+    /// the sorted p-values and capped at 1.
+    #[test]
+    fn bins_and_holm() {
+        let q = bins(19, 200);
+        assert_eq!(q.len(), 10);
+        assert!(q.iter().all(|&x| (x - 0.1).abs() < 1e-12));
+        let q = bins(23, 200);
+        assert!((q.iter().sum::<f64>() - 1.0).abs() < 1e-12 && q.len() == 10);
+        assert_eq!(bins(3, 200).len(), 4);
+        let adjusted = holm(&[0.01, 0.04, 0.03, 0.5]);
+        for (a, b) in adjusted.iter().zip([0.04, 0.09, 0.09, 0.5]) {
+            assert!((a - b).abs() < 1e-12, "{adjusted:?}");
+        }
+        assert_eq!(holm(&[0.9, 0.8]), vec![1.0, 1.0]);
+    }
+}
