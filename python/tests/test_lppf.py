@@ -49,7 +49,7 @@ def small_fit_flags(seed):
 
 
 def test_a_dataframe_is_privatized_fitted_and_opened_in_arviz(tmp_path):
-    az = pytest.importorskip("arviz")
+    import arviz as az
     with pytest.warns(lppf.NotPrivateWarning):
         release = lppf.privatize(counts_frame(), epsilon=1.0, seed=1)
     assert release.values.shape == (12, 8) and release.values.dtype == np.int64
@@ -147,7 +147,7 @@ def test_each_row_may_have_its_own_level():
 
 
 def test_a_pandas_snappy_parquet_file_is_read_here_and_by_the_cli(tmp_path, cli):
-    pytest.importorskip("pyarrow")
+    import pyarrow  # noqa: F401  (pandas writes Parquet through it)
     source = tmp_path / "counts.parquet"
     counts_frame().to_parquet(source)  # pandas' default codec: snappy
     assert lppf.read_table(source)["count"].sum() == counts_frame()["count"].sum()
@@ -180,3 +180,13 @@ def test_an_undirected_network_is_released_once_per_pair_and_fitted():
         lppf.fit(release, model="block", components=2, **SMALL)
     with pytest.raises(lppf.InputError, match="one level for every row"):
         lppf.privatize(frame, alpha={n: 0.5 for n in names}, symmetric=True, seed=2)
+
+
+def test_a_polars_frame_releases_as_the_same_pandas_frame_does():
+    import polars as pl
+    frame = counts_frame(rows=4, cols=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from_pandas = lppf.privatize(frame, alpha=0.5, seed=8)
+        from_polars = lppf.privatize(pl.from_dict(frame.to_dict("list")), alpha=0.5, seed=8)
+    assert np.array_equal(from_pandas.values, from_polars.values) and from_pandas.rows == from_polars.rows
