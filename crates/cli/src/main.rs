@@ -13,6 +13,7 @@ mod privatize;
 mod progress;
 mod recovery;
 mod score;
+mod slurm;
 
 use clap::{Parser, Subcommand};
 use pipeline::{
@@ -72,6 +73,10 @@ enum Command {
         /// this machine has available (e.g. on a cluster node whose memory is reserved for you).
         #[arg(long)]
         allow_memory: bool,
+        /// Merge the shards only: compute nothing, refuse (listing them, exit 1) while units are
+        /// missing, else write the results (the merge job of `lppf slurm`).
+        #[arg(long, conflicts_with_all = ["shard", "force"])]
+        merge_only: bool,
     },
     /// Print the summary table (mean and sd over replications) of a results directory and
     /// (re)write its summary.csv.
@@ -152,6 +157,17 @@ enum Command {
     /// with --reference the correlation of rates and the agreement of communities with another
     /// fit. Prints TOML. Example: `lppf score --fit fit/ --truth counts.csv`.
     Score(score::ScoreArgs),
+    /// Write a sweep as a Slurm array job and a merge job that waits for it, with per-task time
+    /// and memory from the design's estimate (docs/cluster.md); submit with the submit.sh it
+    /// writes.
+    Slurm(slurm::SlurmArgs),
+    /// Remove the unit claims and the directory lock that killed runs of a manifest left (a run
+    /// killed on another machine cannot be checked, so its claims count as alive). Only when no
+    /// run of this manifest is alive anywhere, e.g. when squeue shows none of its jobs.
+    ReleaseClaims {
+        /// The manifest whose output directory to release.
+        manifest: PathBuf,
+    },
     /// Build the Fig. 5 base parameters from real Enron e-mail bodies (AESLC, sent mail): fit a
     /// non-private topic model with CAVI, keep the most used topics, their top words and top
     /// documents, write θ*, φ* with document and word labels. Same input and seed ⇒ same file.
@@ -224,8 +240,8 @@ fn main() -> ExitCode {
     }
     let outcome = match cli.command {
         Command::Validate { manifest } => validate(&manifest),
-        Command::Run { manifest, force, quiet, shard, allow_memory } => {
-            run(&manifest, RunFlags { force, quiet, shard, allow_memory })
+        Command::Run { manifest, force, quiet, shard, allow_memory, merge_only } => {
+            run(&manifest, RunFlags { force, quiet, shard, allow_memory, merge_only })
         }
         Command::Summarize { results } => summarize(&results),
         Command::Plot { results, log_y } => plot(&results, log_y),
@@ -238,6 +254,8 @@ fn main() -> ExitCode {
         Command::Combine(args) => combine::combine(&args),
         Command::Fit(args) => fit::fit(&args),
         Command::Score(args) => score::score_fit(&args),
+        Command::Slurm(args) => slurm::slurm(&args),
+        Command::ReleaseClaims { manifest } => slurm::release_claims(&manifest),
         Command::Epsilon(args) => budget::budget(&args).map(|lines| lines.iter().for_each(|l| println!("{l}"))),
         Command::PrepareEnronNetwork(args) => enron_network::prepare_network(&args),
         Command::PrepareEnronTopics { input, output, seed, docs_per_topic, word_mass } => {
@@ -274,11 +292,26 @@ struct RunFlags {
     quiet: bool,
     shard: Option<(usize, usize)>,
     allow_memory: bool,
+    merge_only: bool,
 }
 
 fn run(path: &Path, flags: RunFlags) -> Result<(), Failure> {
-    let RunFlags { force, quiet, shard, allow_memory } = flags;
+    let RunFlags { force, quiet, shard, allow_memory, merge_only } = flags;
     let loaded = load_experiment(path).map_err(bad_input)?;
+    if merge_only {
+        let missing = loaded.missing_units();
+        if let Some(first) = missing.first() {
+            let shown: Vec<&str> = missing.iter().take(10).map(String::as_str).collect();
+            let more = if missing.len() > 10 { format!(" and {} more", missing.len() - 10) } else { String::new() };
+            return Err(failed(format!(
+                "{}: {} unit(s) are not done, so there is nothing to merge yet: {}{more}; run the shards that hold \
+                 them again (after a killed Slurm task: submit.sh again), then merge (first missing: {first})",
+                path.display(),
+                missing.len(),
+                shown.join(", ")
+            )));
+        }
+    }
     let experiment = loaded.experiment().clone();
     // Before anything is allocated for the sweep: would it fit in memory?
     if let (Some(cost), Some(available)) = (loaded.cost(), pipeline::available_memory())

@@ -514,3 +514,46 @@ fn the_full_list_of_malformed_corpus_items_is_written() {
     assert_eq!(std::fs::read_to_string(&report).unwrap().lines().count(), 7, "{log}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `lppf slurm` (issue 37; tools/slurm/ci.sh runs the scripts under a real Slurm): the array
+/// covers the shards, each task runs its shard, the merge waits for the array and merges only;
+/// `--merge-only` refuses while units are missing and lists them, and merges once they are all
+/// there; `release-claims` removes a claim a killed run on another host left.
+#[test]
+fn slurm_scripts_shards_and_the_merge() {
+    let dir = scratch("slurm");
+    let m = manifest(&dir, 20);
+    let scripts = dir.join("scripts");
+    let out = lppf()
+        .args(["slurm", m.to_str().unwrap(), "--tasks", "5", "--cpus-per-task", "1", "--account", "lab"])
+        .args(["--dir", scripts.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let array = std::fs::read_to_string(scripts.join("array.sbatch")).unwrap();
+    assert!(array.contains("#SBATCH --array=0-4") && array.contains("--shard \"$SLURM_ARRAY_TASK_ID/5\""), "{array}");
+    assert!(array.contains("#SBATCH --account=lab") && array.contains("#SBATCH --time=0-00:10:00"), "{array}");
+    let merge = std::fs::read_to_string(scripts.join("merge.sbatch")).unwrap();
+    assert!(merge.contains("--merge-only") && merge.contains("--kill-on-invalid-dep=yes"), "{merge}");
+    let submit = std::fs::read_to_string(scripts.join("submit.sh")).unwrap();
+    assert!(submit.contains("--dependency=afterok:") && submit.contains("release-claims"), "{submit}");
+    // Refuses while units are missing, naming them (exit 1: not the user's input).
+    let merge_only = || lppf().args(["run", m.to_str().unwrap(), "--merge-only", "--quiet"]).output().unwrap();
+    let refused = merge_only();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(refused.status.code() == Some(1) && stderr.contains("14 unit(s) are not done"), "{stderr}");
+    for shard in 0..5 {
+        let s = format!("{shard}/5");
+        let o = lppf().args(["run", m.to_str().unwrap(), "--shard", &s, "--quiet"]).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    // A claim left by a run killed on another node.
+    let units = dir.join("out").join("units");
+    std::fs::write(units.join("x.claim"), "pid = 7\nhost = \"node-3.elsewhere\"\nmanifest = \"\"\n").unwrap();
+    let o = lppf().args(["release-claims", m.to_str().unwrap()]).output().unwrap();
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stderr).contains("released 1"));
+    assert!(!units.join("x.claim").exists());
+    let merged = merge_only();
+    assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
+    assert!(dir.join("out").join("results.parquet").exists());
+}

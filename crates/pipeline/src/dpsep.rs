@@ -475,6 +475,10 @@ impl Loaded for DpSepManifest {
         Ok((rows.len(), Some(dpsep_table_text(&table))))
     }
 
+    fn missing_units(&self) -> Vec<String> {
+        runner::missing_units(&DpSepSweep(self))
+    }
+
     fn summarize(&self, dir: &Path) -> Result<String, ExperimentError> {
         let rows = runner::collect(&DpSepSweep(self), dir)?;
         Ok(dpsep_table_text(&write_dpsep_summary(dir, &rows)?))

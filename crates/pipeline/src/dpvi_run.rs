@@ -280,6 +280,10 @@ impl Loaded for DpviManifest {
         Ok((rows.len(), Some(dpvi_summary_table(&summary))))
     }
 
+    fn missing_units(&self) -> Vec<String> {
+        runner::missing_units(&DpviSweep { manifest: self, data: Vec::new() })
+    }
+
     fn summarize(&self, dir: &Path) -> Result<String, ExperimentError> {
         let rows = runner::collect(&DpviSweep { manifest: self, data: Vec::new() }, dir)?;
         let summary = summarize_dpvi(&rows);

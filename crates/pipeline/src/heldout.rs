@@ -620,6 +620,10 @@ impl Loaded for HeldOutManifest {
         Ok((rows.len(), Some(text)))
     }
 
+    fn missing_units(&self) -> Vec<String> {
+        runner::missing_units(&HeldOutSweep(self))
+    }
+
     fn summarize(&self, dir: &Path) -> Result<String, ExperimentError> {
         let rows = runner::collect(&HeldOutSweep(self), dir)?;
         Ok(write_heldout_summary(self, dir, &rows)?)

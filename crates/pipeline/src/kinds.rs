@@ -26,6 +26,9 @@ pub trait Loaded: Send + Sync {
     /// the output directory. Returns the rows computed or read and, after a full run, the summary
     /// table to print.
     fn run(&self, options: RunOptions, progress: &dyn Progress) -> Result<(usize, Option<String>), ExperimentError>;
+    /// The units whose files are not in the output directory yet ([`runner::missing_units`]):
+    /// what a merge of shards (`lppf run --merge-only`) waits for.
+    fn missing_units(&self) -> Vec<String>;
     /// Rewrites `dir`'s summary.csv from its unit files; returns the table to print.
     fn summarize(&self, dir: &Path) -> Result<String, ExperimentError>;
     /// Redraws `dir`'s figures from its unit files.

@@ -172,6 +172,10 @@ impl Loaded for Manifest {
         Ok((rows.len(), Some(results::summary_table(&summary))))
     }
 
+    fn missing_units(&self) -> Vec<String> {
+        runner::missing_units(&FactorizationSweep(self))
+    }
+
     fn summarize(&self, dir: &Path) -> Result<String, ExperimentError> {
         let rows = runner::collect(&FactorizationSweep(self), dir)?;
         let table = result_rows(self, &rows);

@@ -343,6 +343,48 @@ pub fn units_dir(output: &Path) -> PathBuf {
     output.join("units")
 }
 
+/// The units of `experiment` whose unit file is not in its output directory yet, by name, in unit
+/// order: what a merge (`lppf run --merge-only`) waits for. A damaged file counts as present here
+/// (the run that reads it sets it aside and computes the unit again).
+pub fn missing_units<E: Experiment>(experiment: &E) -> Vec<String> {
+    let dir = units_dir(&experiment.output_dir());
+    experiment
+        .units()
+        .into_iter()
+        .map(|unit| experiment.unit_name(unit))
+        .filter(|name| !dir.join(format!("{name}.toml")).exists())
+        .collect()
+}
+
+/// Removes every unit claim (`units/*.claim`) and the directory lock (`lppf.lock`) in `output`,
+/// returning how many files were removed. For claims left by runs that were killed on other
+/// machines (a killed process cannot remove its claims, and a holder on another host cannot be
+/// checked): call it only when no run of this manifest is alive anywhere, e.g. when the
+/// scheduler shows none of its jobs. Unit files are never touched.
+pub fn release_claims(output: &Path) -> Result<usize, RunnerError> {
+    let mut removed = 0;
+    let lock = output.join(LOCK_FILE);
+    match std::fs::remove_file(&lock) {
+        Ok(()) => removed += 1,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_error(&lock, e)),
+    }
+    let dir = units_dir(output);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(removed),
+        Err(e) => return Err(io_error(&dir, e)),
+    };
+    for entry in entries {
+        let path = entry.map_err(|e| io_error(&dir, e))?.path();
+        if path.extension().is_some_and(|e| e == "claim") {
+            std::fs::remove_file(&path).map_err(|e| io_error(&path, e))?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// Runs every unit (of the shard, if any) not yet on disk (all with `force`) in parallel,
 /// persisting each as it finishes, and returns all rows of the run in unit order. A failed unit
 /// does not stop the others; the first error (in unit order) is returned after all units ran,

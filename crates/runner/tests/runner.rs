@@ -182,3 +182,31 @@ fn damaged_unit_files_are_set_aside_and_recomputed() {
     assert!(dir.join("units/toy-3.toml.corrupt").exists() && dir.join("units/toy-5.toml.corrupt").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A merge waits for the units a killed shard left (`missing_units` names them), and claims a
+/// killed task on another host left behind are released by `release_claims`, after which a run
+/// computes those units; unit files are never removed.
+#[test]
+fn missing_units_are_named_and_stale_claims_released() {
+    let dir = std::env::temp_dir().join(format!("runner-claims-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let t = toy(&dir, None);
+    assert_eq!(runner::missing_units(&t).len(), 9);
+    run(&t, RunOptions { force: false, shard: Some((0, 3)) }, &()).unwrap();
+    assert_eq!(runner::missing_units(&t), ["toy-1", "toy-2", "toy-4", "toy-5", "toy-7", "toy-8"]);
+    // A task killed on another node: its claim names a host this run cannot check, so it
+    // counts as alive and the unit is left to it.
+    let units = runner::units_dir(&dir);
+    let remote = "pid = 12\nhost = \"node-7.elsewhere\"\nmanifest = \"\"\n";
+    std::fs::write(units.join("toy-1.claim"), remote).unwrap();
+    std::fs::write(dir.join(runner::LOCK_FILE), remote.replace("\"\"", "\"0123456789abcdef\"")).unwrap();
+    let pending = run(&t, RunOptions::default(), &());
+    assert!(matches!(&pending, Err(RunnerError::Pending { units }) if units[0].0 == "toy-1"), "{pending:?}");
+    assert!(matches!(runner::lock_dir(&dir, "a manifest", false), Err(RunnerError::Busy { .. })));
+    assert_eq!(runner::release_claims(&dir).unwrap(), 2);
+    assert_eq!(runner::release_claims(&dir).unwrap(), 0);
+    let rows = run(&t, RunOptions::default(), &()).unwrap();
+    assert_eq!(rows.len(), 18);
+    assert!(runner::missing_units(&t).is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
