@@ -26,14 +26,20 @@ start_slurm() {
     fi
     local host
     host=$(hostname)
-    mkdir -p /etc/slurm /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
+    # A cluster of its own: fresh state directories, and any daemons of an earlier configuration
+    # stopped (this is a CI machine's throwaway Slurm).
+    pkill -x slurmctld || true
+    pkill -x slurmd || true
+    sleep 1
+    rm -rf /var/spool/lppf-slurm
+    mkdir -p /etc/slurm /var/spool/lppf-slurm/ctld /var/spool/lppf-slurm/d /var/log/slurm
     cat > /etc/slurm/slurm.conf <<EOF
 ClusterName=lppf-ci
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 AuthType=auth/munge
-StateSaveLocation=/var/spool/slurmctld
-SlurmdSpoolDir=/var/spool/slurmd
+StateSaveLocation=/var/spool/lppf-slurm/ctld
+SlurmdSpoolDir=/var/spool/lppf-slurm/d
 SlurmctldPidFile=/run/slurmctld.pid
 SlurmdPidFile=/run/slurmd.pid
 ProctrackType=proctrack/linuxproc
@@ -45,11 +51,11 @@ SelectTypeParameters=CR_Core_Memory
 ReturnToService=2
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
 SlurmdLogFile=/var/log/slurm/slurmd.log
-NodeName=$host CPUs=$(nproc) RealMemory=4000 State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=4000 State=UNKNOWN
 PartitionName=ci Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
-    pgrep -x slurmctld > /dev/null || slurmctld
-    pgrep -x slurmd > /dev/null || slurmd
+    slurmctld
+    slurmd
     for _ in $(seq 1 30); do
         sinfo -h -o %t 2>/dev/null | grep -q idle && return 0
         sleep 1
