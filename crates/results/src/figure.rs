@@ -311,6 +311,56 @@ fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
+/// The corner of a panel whose legend box would cover the fewest points of its curves (each
+/// curve's points, its segments sampled ten times, and reference lines and band edges across the
+/// width), in the order upper left, upper right, lower right, lower left on ties. The box is
+/// taken as 40 % of the width and 12 % + 7 % per curve of the height.
+fn legend_corner(
+    panel: &CurvePanel,
+    (x_lo, x_hi): (f64, f64),
+    (y_lo, y_hi): (f64, f64),
+    y_of: &dyn Fn(f64) -> f64,
+) -> SeriesLabelPosition {
+    let (w, h) = ((x_hi - x_lo).max(f64::MIN_POSITIVE), (y_hi - y_lo).max(f64::MIN_POSITIVE));
+    let mut samples: Vec<(f64, f64)> = Vec::new();
+    for curve in &panel.curves {
+        if let Some((m, sd)) = curve.reference {
+            for y in [m - sd, m, m + sd] {
+                samples.extend((0..=20).map(|k| (f64::from(k) / 20.0, (y_of(y) - y_lo) / h)));
+            }
+        }
+        let mut points: Vec<(f64, f64)> =
+            curve.points.iter().map(|&(x, m, _)| ((x - x_lo) / w, (y_of(m) - y_lo) / h)).collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        samples.extend(points.iter().copied());
+        for pair in points.windows(2) {
+            let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+            samples.extend((1..10).map(|k| {
+                let t = f64::from(k) / 10.0;
+                (x0 + t * (x1 - x0), y0 + t * (y1 - y0))
+            }));
+        }
+    }
+    let (bw, bh) = (0.4, 0.12 + 0.07 * panel.curves.len() as f64);
+    let corners = [
+        (SeriesLabelPosition::UpperLeft, (0.0, bw), (1.0 - bh, 1.0)),
+        (SeriesLabelPosition::UpperRight, (1.0 - bw, 1.0), (1.0 - bh, 1.0)),
+        (SeriesLabelPosition::LowerRight, (1.0 - bw, 1.0), (0.0, bh)),
+        (SeriesLabelPosition::LowerLeft, (0.0, bw), (0.0, bh)),
+    ];
+    let covered = |(xa, xb): (f64, f64), (ya, yb): (f64, f64)| {
+        samples.iter().filter(|&&(x, y)| x >= xa && x <= xb && y >= ya && y <= yb).count()
+    };
+    let mut best = (usize::MAX, SeriesLabelPosition::UpperLeft);
+    for (corner, xs, ys) in corners {
+        let n = covered(xs, ys);
+        if n < best.0 {
+            best = (n, corner);
+        }
+    }
+    best.1
+}
+
 fn draw_curves<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64> + ValueFormatter<f64>>(
     chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, Y>>,
     panel: &CurvePanel,
@@ -358,12 +408,44 @@ fn draw_curves<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64> + ValueFo
             .label(curve.label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
     }
+    let y_of = |y: f64| if labels.log_y { y.max(f64::MIN_POSITIVE).ln() } else { y };
+    let y_hi = chart.y_range().end;
+    let corner = legend_corner(panel, (x_lo, x_hi), (y_of(y_lo), y_of(y_hi)), &y_of);
     chart
         .configure_series_labels()
-        .position(if labels.y_from_zero { SeriesLabelPosition::UpperLeft } else { SeriesLabelPosition::LowerRight })
+        .position(corner)
         .label_font(("sans-serif", 13))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.3))
         .draw()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corner(points: Vec<(f64, f64, f64)>, reference: Option<(f64, f64)>) -> SeriesLabelPosition {
+        let curves = vec![
+            Curve { label: "a".into(), points, reference: None },
+            Curve { label: "b".into(), points: Vec::new(), reference },
+        ];
+        legend_corner(&CurvePanel { caption: String::new(), curves }, (0.0, 1.0), (0.0, 1.0), &|y| y)
+    }
+
+    /// The legend goes to the corner its box covers least of the curves: upper left when it is
+    /// free, elsewhere when a curve rises there, and away from a reference line along the top.
+    #[test]
+    fn the_legend_avoids_the_data() {
+        let low = vec![(0.0, 0.1, 0.0), (0.5, 0.2, 0.0), (1.0, 0.1, 0.0)];
+        assert!(matches!(corner(low.clone(), None), SeriesLabelPosition::UpperLeft));
+        let spike = vec![(0.05, 0.95, 0.0), (0.2, 0.1, 0.0), (1.0, 0.1, 0.0)];
+        assert!(matches!(corner(spike, None), SeriesLabelPosition::UpperRight));
+        let rising = vec![(0.0, 0.1, 0.0), (0.9, 0.95, 0.0), (1.0, 0.98, 0.0)];
+        assert!(matches!(corner(rising, None), SeriesLabelPosition::UpperLeft));
+        assert!(matches!(
+            corner(low, Some((0.9, 0.02))),
+            SeriesLabelPosition::LowerRight | SeriesLabelPosition::LowerLeft
+        ));
+    }
 }
