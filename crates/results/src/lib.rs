@@ -29,7 +29,7 @@ pub use files::{
     OutputDirError, check_output_dir, link_exclusive, pending_path, pending_path_of, process_gone, remove_entry,
     same_file, stale_entries,
 };
-pub use paired::{Paired, paired};
+pub use paired::{Paired, holm, paired};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
 pub use recovery_figure::{GridPanel, PanelGrid, Shading, count_scale, level_scale, plot_panel_grid};
 pub use row::{Coverage, ResultRow, RowDiagnostics, Sbc, Stacking, TraceDiagnostics, diagnostics_columns, schema};

@@ -46,6 +46,22 @@ pub fn paired(pairs: &[(f64, f64)], lower_is_better: bool) -> Option<Paired> {
     Some(Paired { n, wins, mean, sd, interval: test.map(|x| x.0), p_value: test.map(|x| x.1) })
 }
 
+/// Holm's step-down adjustment of the p-values `p` of a family (Holm 1979), in the input order:
+/// with `p₍₁₎ ≤ … ≤ p₍ₘ₎`, the adjusted `p̃₍ₖ₎ = max_{j ≤ k} min(1, (m − j + 1) p₍ⱼ₎)`. Rejecting where
+/// `p̃ < α` controls the family-wise error rate at `α` (docs/statistics.md).
+pub fn holm(p: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..p.len()).collect();
+    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
+    let m = p.len();
+    let mut adjusted = vec![0.0; m];
+    let mut running: f64 = 0.0;
+    for (k, &i) in order.iter().enumerate() {
+        running = running.max(((m - k) as f64 * p[i]).min(1.0));
+        adjusted[i] = running;
+    }
+    adjusted
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@
 
 use crate::ResultsError;
 use crate::figure::{Curve, CurveLabels, CurvePanel, plot_curves};
+use crate::paired::holm;
 use crate::row::ResultRow;
 use crate::summary::distinct;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
@@ -56,20 +57,6 @@ fn bins(draws: u32, fits: usize) -> Vec<f64> {
         sizes[(r * b / values) as usize] += 1;
     }
     sizes.into_iter().map(|n| n as f64 / values as f64).collect()
-}
-
-/// Holm's step-down adjustment of `p` (in the input order).
-fn holm(p: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..p.len()).collect();
-    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
-    let m = p.len();
-    let mut adjusted = vec![0.0; m];
-    let mut running: f64 = 0.0;
-    for (k, &i) in order.iter().enumerate() {
-        running = running.max(((m - k) as f64 * p[i]).min(1.0));
-        adjusted[i] = running;
-    }
-    adjusted
 }
 
 /// The rank histogram and χ² test of every (e₀, level, method) group whose fits carry ranks
@@ -201,8 +188,8 @@ pub fn plot_sbc(groups: &[SbcGroup], title: &str, svg: Option<&Path>, png: Optio
 mod tests {
     use super::*;
 
-    /// Bins partition the ranks with their exact probabilities; Holm's adjustment is monotone in
-    /// the sorted p-values and capped at 1.
+    /// Bins partition the ranks with their exact probabilities; Holm's adjustment (`crate::paired`)
+    /// is monotone in the sorted p-values and capped at 1.
     #[test]
     fn bins_and_holm() {
         let q = bins(19, 200);
@@ -216,5 +203,6 @@ mod tests {
             assert!((a - b).abs() < 1e-12, "{adjusted:?}");
         }
         assert_eq!(holm(&[0.9, 0.8]), vec![1.0, 1.0]);
+        assert!(holm(&[]).is_empty());
     }
 }

@@ -169,14 +169,23 @@ fn summary_means_and_sample_sds() {
     assert!((p.p_value.unwrap() - p_exact).abs() < 1e-9, "{:?} vs {p_exact}", p.p_value);
     // The baseline and the references carry no comparison.
     assert!(summary[8].paired_kl.is_none() && summary[5].paired_kl.is_none());
+    // Holm over the summary's paired comparisons: each adjusted p at least the raw one, at most 1,
+    // and exactly the adjustment of the raw ones.
+    let raw: Vec<f64> = summary.iter().filter_map(|s| s.paired_kl.as_ref()?.1.p_value).collect();
+    let adjusted: Vec<f64> = summary.iter().filter_map(|s| s.paired_p_holm).collect();
+    assert_eq!(adjusted, results::holm(&raw));
+    assert!(raw.iter().zip(&adjusted).all(|(r, a)| r <= a && *a <= 1.0) && !raw.is_empty());
     let csv = summary_csv(&summary);
     assert_eq!(csv.lines().count(), 11);
     assert!(csv.lines().nth(1).unwrap().starts_with("0.75,alpha,,non-private,3,"), "{csv}");
-    assert!(csv.lines().next().unwrap().ends_with(",paired_vs,paired_n,paired_wins,paired_kl_difference,paired_kl_difference_low,paired_kl_difference_high,paired_p_value,chains,mc_se_kl,max_rhat,min_ess_bulk,min_ess_tail,flagged_fits,mean_coverage_50,sd_coverage_50,mean_coverage_90,sd_coverage_90"));
+    assert!(csv.lines().next().unwrap().ends_with(",paired_vs,paired_n,paired_wins,paired_kl_difference,paired_kl_difference_low,paired_kl_difference_high,paired_p_value,chains,mc_se_kl,max_rhat,min_ess_bulk,min_ess_tail,flagged_fits,mean_coverage_50,sd_coverage_50,mean_coverage_90,sd_coverage_90,paired_p_holm"));
     let last = csv.lines().nth(10).unwrap();
     assert!(last.contains(",naive,3,3,-1.45"), "{last}");
-    // Single chains without diagnostics: no Monte Carlo error, no convergence columns.
-    assert!(last.ends_with(",1,,,,,,,,,"), "{last}");
+    // Single chains without diagnostics: no Monte Carlo error, no convergence columns; then the
+    // Holm-adjusted p over the file's comparisons.
+    assert!(last.contains(",1,,,,,,,,,,"), "{last}");
+    let holm = last.rsplit(',').next().unwrap().parse::<f64>().unwrap();
+    assert_eq!(Some(holm), summary[9].paired_p_holm, "{last}");
 }
 
 fn diagnosed(rhat: f64, ess: f64) -> RowDiagnostics {
@@ -206,7 +215,7 @@ fn summary_reports_the_monte_carlo_error_and_flags_unconverged_fits() {
     assert_eq!(s.min_ess, Some((420.0, 421.0)));
     assert_eq!(s.flagged, Some(1));
     let csv = summary_csv(&summarize(&rows));
-    assert!(csv.lines().nth(1).unwrap().ends_with(",2,0.11180339887498947,1.05,420,421,1,,,,"), "{csv}");
+    assert!(csv.lines().nth(1).unwrap().ends_with(",2,0.11180339887498947,1.05,420,421,1,,,,,"), "{csv}");
     // One fit with a single chain: the cell has no MC error from chains.
     rows[1].chain_mean_kl = vec![2.1];
     assert_eq!(summarize(&rows)[0].mc_se_kl, None);
