@@ -27,16 +27,18 @@ calibration:
     cargo run --release -p cli -- run experiments/calibration-block.toml
     cargo run --release -p cli -- run experiments/calibration-undirected.toml
 
-# Copy the calibration runs' small results into docs/evidence/ (committed) and regenerate the
-# numbers of docs/calibration.md from them; CI checks that the page agrees (issue 36).
+# Copy the small results of the runs the docs quote into docs/evidence/ (committed) and regenerate
+# the docs' numbers from them (tools/docs/generate.py); CI checks that the pages agree (issue 36).
 docs:
-    for run in calibration calibration-block calibration-undirected; do \
+    for run in calibration calibration-block calibration-undirected fig4-enron-quick-10; do \
         mkdir -p docs/evidence/$run && \
         cp results/$run/manifest.toml results/$run/provenance.toml results/$run/results.parquet \
-           results/$run/summary.csv results/$run/sbc.csv docs/evidence/$run/ && \
-        cp results/$run/sbc.png docs/figures/sbc-$run.png; \
+           results/$run/summary.csv docs/evidence/$run/ && \
+        if [ -f results/$run/sbc.csv ]; then \
+            cp results/$run/sbc.csv docs/evidence/$run/ && cp results/$run/sbc.png docs/figures/sbc-$run.png; \
+        fi; \
     done
-    python3 tools/docs/sbc_table.py
+    python3 tools/docs/generate.py
 
 # Rebuild data/enron/base.toml from the corpus: the cleaned table (default) or a maildir tree.
 prepare-enron INPUT="../shared/data/enron/Enron.csv":
