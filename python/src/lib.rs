@@ -60,18 +60,7 @@ fn detached<T: Send>(py: Python<'_>, threads: Option<usize>, work: impl FnOnce()
 /// How a counts file is laid out: the delimiter (one ASCII character, `None`: by extension) and
 /// the three columns.
 fn counts_format(delimiter: Option<&str>, columns: [String; 3]) -> PyResult<CountsFormat> {
-    let delimiter = match delimiter {
-        None => None,
-        Some("tab" | "\t") => Some(b'\t'),
-        Some(text) => match text.as_bytes() {
-            [b] if b.is_ascii() && !matches!(b, b'"' | b'\n' | b'\r') => Some(*b),
-            _ => {
-                return Err(input_error(format!(
-                    "delimiter {text:?} is not allowed: give one ASCII character (e.g. , ; |) or \"tab\""
-                )));
-            }
-        },
-    };
+    let delimiter = delimiter.map(lppf::tables::parse_delimiter).transpose().map_err(input_error)?;
     Ok(CountsFormat { delimiter, columns })
 }
 

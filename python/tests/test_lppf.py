@@ -108,6 +108,8 @@ def test_bad_input_raises_the_commands_message(tmp_path):
     bad = frame.assign(count=frame["count"] + 0.5)
     with pytest.raises(lppf.InputError, match=r"counts \(as a CSV: line 2 is the first row\), line 2: \(d0, w0\): count \"2.5\" is not allowed"):
         lppf.privatize(bad, alpha=0.5, seed=1)
+    with pytest.raises(lppf.InputError, match="not a delimiter"):
+        lppf.privatize(frame, alpha=0.5, delimiter="ab")
     with pytest.raises(lppf.InputError, match="no column 'n'"):
         lppf.privatize(frame, alpha=0.5, count_column="n")
     with warnings.catch_warnings():

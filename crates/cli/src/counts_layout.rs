@@ -8,7 +8,7 @@ use tables::CountsFormat;
 pub struct CountsLayout {
     /// The field delimiter of a CSV counts file: one character, or `tab` [default: a tab for .tsv
     /// and .tab files, else a comma].
-    #[arg(long, value_parser = parse_delimiter)]
+    #[arg(long, value_parser = tables::parse_delimiter)]
     delimiter: Option<u8>,
     /// The column of the counts file holding the row labels.
     #[arg(long, default_value = "row")]
@@ -28,16 +28,5 @@ impl CountsLayout {
             delimiter: self.delimiter,
             columns: [self.row_column.clone(), self.col_column.clone(), self.count_column.clone()],
         }
-    }
-}
-
-/// `--delimiter`: one ASCII character other than a quote or a line break, or `tab`.
-fn parse_delimiter(text: &str) -> Result<u8, String> {
-    match text {
-        "tab" | "\\t" | "\t" => Ok(b'\t'),
-        _ => match text.as_bytes() {
-            [b] if b.is_ascii() && !matches!(b, b'"' | b'\n' | b'\r') => Ok(*b),
-            _ => Err(format!("{text:?} is not a delimiter: give one ASCII character (e.g. , ; |) or `tab`")),
-        },
     }
 }

@@ -179,6 +179,18 @@ pub struct CountsFormat {
     pub columns: [String; 3],
 }
 
+/// A delimiter as a user writes it (`--delimiter`, `delimiter=` in Python): one ASCII character
+/// other than a quote or a line break, or `tab`.
+pub fn parse_delimiter(text: &str) -> Result<u8, String> {
+    match text {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        _ => match text.as_bytes() {
+            [b] if b.is_ascii() && !matches!(b, b'"' | b'\n' | b'\r') => Ok(*b),
+            _ => Err(format!("{text:?} is not a delimiter: give one ASCII character (e.g. , ; |) or `tab`")),
+        },
+    }
+}
+
 impl Default for CountsFormat {
     /// `row,col,count`, delimiter by extension.
     fn default() -> Self {

@@ -25,7 +25,8 @@ mod sidecar;
 pub use commit::{CommitError, Recovery, check_release_free, commit_release, recover_release};
 pub use error::TableError;
 pub use grid::{
-    CountTable, CountsFormat, GridLabels, Labels, MAX_CELLS, MAX_COUNT, read_counts, read_counts_as, read_labels,
+    CountTable, CountsFormat, GridLabels, Labels, MAX_CELLS, MAX_COUNT, parse_delimiter, read_counts, read_counts_as,
+    read_labels,
 };
 pub use levels::{Level, read_levels};
 pub use released::{Layout, ReleasedTable, read_released, read_released_pairs, write_counts, write_released};
