@@ -218,7 +218,8 @@ impl Tail {
 /// `u < P(0)` decided without `exp`, with the same outcome bit for bit (tested in
 /// `squeeze_never_exceeds_exp`). At the private Gibbs step's typical `r ≈ 0.26` the bound is
 /// within `2e-4` of `e^{−r}`.
-fn below_exp_minus(r: f64) -> f64 {
+#[inline(always)]
+pub fn below_exp_minus(r: f64) -> f64 {
     1.0 - r * (1.0 - 0.5 * r * (1.0 - r * (1.0 / 3.0))) - 1e-14
 }
 

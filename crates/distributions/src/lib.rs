@@ -32,7 +32,7 @@ mod rng;
 mod skellam;
 mod two_sided_geometric;
 
-pub use bessel::Bessel;
+pub use bessel::{Bessel, below_exp_minus};
 pub use bessel_i::{bessel_ratio, ln_bessel_i, ln_bessel_i_scaled};
 pub use beta::Beta;
 pub use binomial::Binomial;
