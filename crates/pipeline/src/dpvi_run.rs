@@ -13,7 +13,9 @@ use crate::run::RunError;
 use distributions::{StreamRng, Streams};
 use dpvi::{Dpvi, GaussianMixture, LogisticRegression, MeanField, Privacy, Settings, evaluate, uci};
 use rand_distr::{Distribution, StandardNormal};
-use results::{Curve, CurveLabels, CurvePanel, Values, distinct, mean_sd, plot_curves, write_atomic, write_table};
+use results::{
+    Curve, CurveLabels, CurvePanel, CurveStyle, Values, distinct, mean_sd, plot_curves, write_atomic, write_table,
+};
 use runner::{Progress, ProgressObserver, RunOptions};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -402,8 +404,9 @@ fn write_dpvi_figure(m: &DpviManifest, dir: &Path, summary: &[DpviSummary]) -> R
     write_figure(dir, |svg, png| plot_curves(&[panel], &labels, &m.experiment.name, Some(svg), Some(png)))
 }
 
-/// One curve per (method, q, c) over ε (± standard error); the non-private runs as reference
-/// lines; q and c appear in the labels only where the sweep varies them.
+/// One curve per (method, q, c) over ε (± standard error); the non-private runs as dashed
+/// reference lines; q and c appear in the labels only where the sweep varies them, and then
+/// each value of q (or c) has one colour, shared by its private curve and its reference.
 fn curves(summary: &[DpviSummary]) -> Vec<Curve> {
     let many = |f: fn(&DpviSummary) -> Option<u64>| {
         let mut v: Vec<u64> = summary.iter().filter_map(f).collect();
@@ -422,13 +425,20 @@ fn curves(summary: &[DpviSummary]) -> Vec<Curve> {
         }
         l
     };
+    let setting = |s: &DpviSummary| (s.sampling_rate.to_bits(), s.clip.map(f64::to_bits));
+    let settings = distinct(summary.iter().map(setting));
     let mut out: Vec<Curve> = Vec::new();
     for s in summary {
         let name = label(s);
         let curve = match out.iter_mut().find(|c| c.label == name) {
             Some(c) => c,
             None => {
-                out.push(Curve { label: name, points: Vec::new(), reference: None });
+                let mut curve = Curve::new(name, Vec::new());
+                curve.style = CurveStyle {
+                    colour: (many_q || many_c).then(|| settings.iter().position(|&x| x == setting(s)).unwrap_or(0)),
+                    dashed: s.target_epsilon.is_none(),
+                };
+                out.push(curve);
                 out.last_mut().expect("just pushed")
             }
         };
@@ -481,4 +491,41 @@ pub fn dpvi_summary_table(summary: &[DpviSummary]) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(method: DpviMethod, q: f64, epsilon: Option<f64>) -> DpviSummary {
+        DpviSummary {
+            method,
+            sampling_rate: q,
+            clip: Some(1.0),
+            target_epsilon: epsilon,
+            replications: 3,
+            mean: 0.8,
+            standard_error: 0.01,
+            mean_noise_multiplier: None,
+        }
+    }
+
+    /// A sweep over q: each q has its own colour, shared by its private curve and its dashed
+    /// non-private reference, and no two values of q share one.
+    #[test]
+    fn each_sampling_rate_has_one_colour_and_references_are_dashed() {
+        let mut rows = Vec::new();
+        for q in [0.002, 0.005, 0.01, 0.02, 0.05] {
+            rows.push(summary(DpviMethod::NonPrivate, q, None));
+            rows.extend([1.0, 2.0].map(|e| summary(DpviMethod::MomentsAccountant, q, Some(e))));
+        }
+        let curves = curves(&rows);
+        assert_eq!(curves.len(), 10);
+        for pair in curves.chunks(2) {
+            assert_eq!(pair[0].style.colour, pair[1].style.colour, "{pair:?}");
+            assert!(pair[0].style.dashed && pair[0].reference.is_some() && !pair[1].style.dashed);
+        }
+        let colours = distinct(curves.iter().map(|c| c.style.colour));
+        assert_eq!(colours.len(), 5, "{colours:?}");
+    }
 }

@@ -512,14 +512,13 @@ fn write_heldout_figure(m: &HeldOutManifest, dir: &Path, rows: &[HeldOutRow]) ->
         .fit
         .methods
         .iter()
-        .map(|&method| Curve {
-            label: method.name().to_string(),
-            points: lines
+        .map(|&method| {
+            let points = lines
                 .iter()
                 .filter(|l| l.method == method)
                 .map(|l| (l.components as f64, l.mean / cells, l.sd.unwrap_or(0.0) / cells))
-                .collect(),
-            reference: None,
+                .collect();
+            Curve::new(method.name(), points)
         })
         .collect();
     let panels =

@@ -90,14 +90,12 @@ fn one() -> usize {
 }
 
 /// Whether the truth lies in the central `level` credible interval of `kept` samples, given its
-/// rank `r` (the number of samples below it; Talts et al. 2018): `lo ≤ r ≤ S − lo` with
-/// `lo = round(S (1 − level) / 2)`. For a calibrated posterior and independent samples `r` is
-/// uniform on `0..=S`, so this holds with probability `(S − 2 lo + 1) / (S + 1)` (0.5025 and
-/// 0.9005 for 50 % and 90 % with `S = 200`).
+/// rank `r` (the number of samples below it; Talts et al. 2018): `lo ≤ r ≤ S − lo`
+/// ([`results::central_ranks`]). For a calibrated posterior and independent samples `r` is
+/// uniform on `0..=S`, so this holds with probability [`results::nominal_coverage`].
 pub fn covers(rank: u32, kept: usize, level: f64) -> bool {
-    let lo = (kept as f64 * (1.0 - level) / 2.0).round() as usize;
-    let r = rank as usize;
-    lo <= r && r <= kept.saturating_sub(lo)
+    let (lo, hi) = results::central_ranks(kept, level);
+    (lo..=hi).contains(&(rank as usize))
 }
 
 /// The diagnostics of a pooled Gibbs fit ([`inference::Pooled::diagnostics`]); `None` for CAVI.

@@ -24,7 +24,9 @@ pub use atomic::{write_atomic, write_atomic_with};
 pub use checks_figure::{CheckPanel, plot_checks};
 pub use compare::{Comparison, compare_files, is_timing_column};
 pub use ellipses::{EllipsePanel, Gaussian2, plot_ellipses};
-pub use figure::{Curve, CurveLabels, CurvePanel, FigureText, plot, plot_coverage, plot_curves};
+pub use figure::{
+    Curve, CurveLabels, CurvePanel, CurveRow, CurveStyle, FigureText, plot, plot_coverage, plot_curve_rows, plot_curves,
+};
 pub use files::{
     OutputDirError, check_output_dir, link_exclusive, pending_path, pending_path_of, process_gone, remove_entry,
     same_file, stale_entries,
@@ -32,7 +34,10 @@ pub use files::{
 pub use paired::{Paired, holm, paired};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
 pub use recovery_figure::{GridPanel, PanelGrid, Shading, count_scale, level_scale, plot_panel_grid};
-pub use row::{Coverage, ResultRow, RowDiagnostics, Sbc, Stacking, TraceDiagnostics, diagnostics_columns, schema};
+pub use row::{
+    Coverage, ResultRow, RowDiagnostics, Sbc, Stacking, TraceDiagnostics, central_ranks, diagnostics_columns,
+    nominal_coverage, schema,
+};
 pub use sbc::{SBC_FAMILY_ALPHA, SbcGroup, plot_sbc, sbc_csv, sbc_summary};
 pub use summary::{SummaryRow, distinct, mean_sd, summarize, summary_csv, summary_table};
 pub use table::{Values, for_each_batch, read_table, write_table, write_table_parts};

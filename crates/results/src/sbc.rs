@@ -141,27 +141,20 @@ pub fn plot_sbc(groups: &[SbcGroup], title: &str, svg: Option<&Path>, png: Optio
                 groups.iter().filter(|g| (g.e0.map(f64::to_bits), g.level.map(f64::to_bits)) == (e0, level)).collect();
             let mut curves: Vec<Curve> = members
                 .iter()
-                .map(|g| Curve {
+                .map(|g| {
                     // The method's own name, so it keeps its colour in every panel and figure.
-                    label: g.method.clone(),
-                    points: g
-                        .counts
-                        .iter()
-                        .enumerate()
-                        .map(|(b, &c)| ((b as f64 + 0.5) / g.counts.len() as f64, c as f64, 0.0))
-                        .collect(),
-                    reference: None,
+                    let bins = g.counts.len() as f64;
+                    let points =
+                        g.counts.iter().enumerate().map(|(b, &c)| ((b as f64 + 0.5) / bins, c as f64, 0.0)).collect();
+                    Curve::new(g.method.clone(), points)
                 })
                 .collect();
             if let Some(g) = members.first() {
                 // The expectation of the (near) equal bins, and its 99 % band.
                 let q = g.probabilities.iter().sum::<f64>() / g.probabilities.len() as f64;
                 let n = g.fits as f64;
-                curves.push(Curve {
-                    label: "uniform (99 % band)".into(),
-                    points: Vec::new(),
-                    reference: Some((n * q, 2.576 * (n * q * (1.0 - q)).sqrt())),
-                });
+                let band = (n * q, 2.576 * (n * q * (1.0 - q)).sqrt());
+                curves.push(Curve::reference("uniform (99 % band)", band).dashed());
             }
             let at = match (e0, level) {
                 (_, None) => "true counts".to_string(),

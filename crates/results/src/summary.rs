@@ -56,6 +56,10 @@ pub struct SummaryRow {
     /// Gibbs: mean and sd over the group's fits of the coverage of the true rates by central 50 %
     /// and 90 % credible intervals ([`crate::Coverage`]).
     pub coverage: Option<[(f64, Option<f64>); 2]>,
+    /// Gibbs: the coverage a calibrated posterior has with the group's number of pooled samples
+    /// ([`crate::nominal_coverage`]), for 50 % and 90 % (`None` when the fits kept different
+    /// numbers). Not a column of summary.csv.
+    pub coverage_nominal: Option<[f64; 2]>,
 }
 
 /// The distinct items, in order of first appearance.
@@ -140,8 +144,18 @@ pub fn summarize(rows: &[ResultRow]) -> Vec<SummaryRow> {
                     mean_sd(&covered.iter().map(|c| c.rates_90).collect::<Vec<_>>()),
                 ]
             });
+            let pooled = |r: &&ResultRow| {
+                let kept = (r.iterations - r.burn_in?) / r.thin?.max(1);
+                usize::try_from(kept * r.chains.max(1)).ok()
+            };
+            let samples = distinct(members.iter().filter(|r| r.coverage.is_some()).map(pooled));
+            let coverage_nominal = match samples[..] {
+                [Some(kept)] => Some([0.5, 0.9].map(|level| crate::nominal_coverage(kept, level))),
+                _ => None,
+            };
             SummaryRow {
                 coverage,
+                coverage_nominal,
                 chains: members.iter().map(|r| r.chains.max(1) as usize).max().unwrap_or(1),
                 mc_se_kl: monte_carlo_se(&members),
                 max_rhat,

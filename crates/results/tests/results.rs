@@ -249,6 +249,10 @@ fn figure_has_a_panel_per_e0_and_a_line_per_method() {
     for needle in ["test figure", "e₀ = 0.75", "e₀ = 1.5", "non-private", "naive", "private", "α (noise level)"] {
         assert!(drawn.contains(needle), "{needle:?} missing from the SVG");
     }
+    // The paired claims get their own row: private − naive over the same data sets, against 0.
+    for needle in ["e₀ = 0.75: paired", "private − naive", "no difference", "95 % CI"] {
+        assert!(drawn.contains(needle), "{needle:?} missing from the SVG");
+    }
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[1..4], b"PNG");
     assert!(plot(&[], &text, Some(&svg), None).is_err());
@@ -276,5 +280,38 @@ fn figure_carries_the_note_and_draws_a_log_axis() {
     rows.iter_mut().filter(|r| r.method == method).for_each(|r| r.mean_kl = 0.0);
     let e = plot(&summarize(&rows), &text, Some(&svg), None).unwrap_err();
     assert!(e.to_string().contains("log y axis"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The calibration figure: coverage against the nominal level of the fits' pooled samples
+/// (0.5025 and 0.9005 with 200), and a zoomed row of coverage − nominal that leaves out a method
+/// far from nominal (here naive) so that small deviations can be read.
+#[test]
+fn coverage_figure_zooms_on_the_deviation_from_the_nominal_level() {
+    assert_eq!(results::nominal_coverage(200, 0.5), 101.0 / 201.0);
+    assert_eq!(results::nominal_coverage(200, 0.9), 181.0 / 201.0);
+    assert_eq!(results::central_ranks(200, 0.9), (10, 190));
+    let dir = scratch("coverage");
+    let svg = dir.join("c.svg");
+    let mut rows = sweep();
+    for r in &mut rows {
+        // 200 kept samples: (1010 − 10) / 5.
+        r.iterations = 1010;
+        let naive = r.method == "naive";
+        let (c50, c90) = if naive { (0.2, 0.5) } else { (0.501, 0.899) };
+        r.coverage = Some(results::Coverage { rates_50: c50, rates_90: c90, rows_50: c50, rows_90: c90 });
+    }
+    let summary = summarize(&rows);
+    assert_eq!(summary[0].coverage_nominal, Some([101.0 / 201.0, 181.0 / 201.0]));
+    let text = FigureText { title: "calibration".into(), ..FigureText::default() };
+    results::plot_coverage(&summary, &text, Some(&svg), None).unwrap();
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    for needle in ["nominal 0.5025", "nominal 0.9005", "within 0.1 of nominal", "coverage − nominal (bars: ± 2 se)"]
+    {
+        assert!(drawn.contains(needle), "{needle:?} missing from the SVG");
+    }
+    // Naive appears in the two legends of the first row only; private in all four.
+    let count = |label: &str| drawn.matches(&format!(">\n{label}\n<")).count();
+    assert_eq!((count("naive"), count("private")), (2, 4), "{drawn}");
     let _ = std::fs::remove_dir_all(&dir);
 }
