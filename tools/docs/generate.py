@@ -67,7 +67,56 @@ def fig4_table():
     return "\n".join(lines)
 
 
-BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table), ("docs/fig4.md", "fig4-quick-10", fig4_table)]
+def holm(ps):
+    """Holm's step-down adjusted p-values, in the order given (as results::holm)."""
+    order = sorted(range(len(ps)), key=lambda i: ps[i])
+    adjusted, running = [0.0] * len(ps), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(ps) - rank) * ps[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def mean_sd(values):
+    n = len(values)
+    mean = sum(values) / n
+    sd = (sum((v - mean) ** 2 for v in values) / (n - 1)) ** 0.5 if n > 1 else float("nan")
+    return mean, sd
+
+
+def vi_table():
+    """docs/vi-vs-mcmc.md: the appendix E small demonstration, per method and paired."""
+    fits = rows("schofield-small-20", "fits.csv")
+    names = [("non-private", "non-private Gibbs"), ("cavi", "CAVI (non-private)"), ("naive", "naïve Gibbs"),
+             ("private", "private Gibbs"), ("naive-cavi", "naïve CAVI"), ("private-cavi", "private CAVI (paper's update)")]
+    lines = ["| method | fits | MAE of μ̂ (sd) | mean KL (sd) | aligned topic MAE (sd) | flagged by R̂/ESS |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for method, name in names:
+        mine = [f for f in fits if f["method"] == method]
+        stats = [mean_sd([float(f[c]) for f in mine]) for c in ("rate_mae", "mean_kl", "topic_error")]
+        flagged = sum(f["flagged"] == "true" for f in mine)
+        chains = mine[0]["chains"]
+        flags = f"{flagged} of {len(mine)}" if chains != "1" else "— (one CAVI fit)"
+        lines.append(f"| {name} | {len(mine)} × {chains} chain{'s' if chains != '1' else ''} | "
+                     + " | ".join(f"{m:.3f} ({sd:.3f})" for m, sd in stats) + f" | {flags} |")
+    paired = {(r["method"], r["versus"], r["metric"]): r for r in rows("schofield-small-20", "paired.csv")}
+    family = [("private-cavi", "naive-cavi"), ("private", "private-cavi"), ("private", "naive")]
+    tests = [(a, b, m) for a, b in family for m in ("mean_kl", "rate_mae")]
+    adjusted = holm([float(paired[t]["p"]) for t in tests])
+    lines += ["", "| comparison (A − B) | metric | mean [95 % CI] | A better | p | Holm p |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    label = dict(names)
+    for t, h in zip(tests, adjusted):
+        r = paired[t]
+        metric = {"mean_kl": "KL", "rate_mae": "MAE"}[t[2]]
+        lines.append(f"| {label[t[0]]} − {label[t[1]]} | {metric} | {float(r['mean']):+.3f} "
+                     f"[{float(r['low']):+.3f}, {float(r['high']):+.3f}] | {r['wins']}/{r['n']} | "
+                     f"{p_text(float(r['p']))} | {p_text(h)} |")
+    return "\n".join(lines)
+
+
+BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table), ("docs/fig4.md", "fig4-quick-10", fig4_table),
+          ("docs/vi-vs-mcmc.md", "schofield-small-20", vi_table)]
 
 
 def main():
@@ -77,7 +126,9 @@ def main():
         path = ROOT / page
         text = path.read_text(encoding="utf-8")
         begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
-        if begin not in text:
+        if begin not in text or end not in text:
+            # A page that lost its markers would never be checked again: that is an error too.
+            stale.append(f"{page} ({name}: markers missing)")
             continue
         head, rest = text.split(begin, 1)
         _, tail = rest.split(end, 1)

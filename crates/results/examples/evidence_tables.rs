@@ -1,0 +1,87 @@
+//! Two small CSV files of one run for the docs' generated tables (issue 36; `just docs`,
+//! `tools/docs/generate.py`), readable without a Parquet reader:
+//! - `fits.csv`: one line per fit with the columns the docs quote (errors, chains, R̂ of the log
+//!   joint, whether the diagnostics flag the fit);
+//! - `paired.csv`: for each (e₀, level) and each ordered pair of methods (A, B) fitted to the same
+//!   data sets, the paired statistics of A − B over those data sets ([`results::paired`]: wins,
+//!   mean, 95 % t-interval, two-sided p) for the mean KL and the rate MAE. Holm's adjustment is
+//!   left to the reader of the file, who knows which comparisons form a family.
+//!
+//! Usage: `cargo run -p results --example evidence_tables -- RUN/results.parquet OUT_DIR`
+
+use results::{ResultRow, distinct, paired, read_results};
+use std::fmt::Write as _;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(input), Some(output)) = (args.get(1), args.get(2)) else {
+        return Err("usage: evidence_tables RUN/results.parquet OUT_DIR".into());
+    };
+    let rows = read_results(input.as_ref())?;
+    let bits = |x: Option<f64>| x.map(f64::to_bits);
+    let level = |r: &ResultRow| r.alpha.or(r.epsilon);
+    let cells = distinct(rows.iter().map(|r| (bits(r.e0), bits(level(r)))));
+    let methods = distinct(rows.iter().map(|r| r.method.as_str()));
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
+    let mut csv = String::from("e0,level,method,versus,metric,n,wins,mean,low,high,p\n");
+    for &(e0, at) in &cells {
+        // A method without a level (non-private) is compared at every level.
+        let here = |m: &str| -> Vec<&ResultRow> {
+            rows.iter()
+                .filter(|r| r.method == m && bits(r.e0) == e0 && (bits(level(r)) == at || level(r).is_none()))
+                .collect()
+        };
+        for a in &methods {
+            for b in methods.iter().filter(|b| *b != a) {
+                let (mine, theirs) = (here(a), here(b));
+                for (metric, get) in
+                    [("mean_kl", (|r: &ResultRow| r.mean_kl) as fn(&ResultRow) -> f64), ("rate_mae", |r| r.rate_mae)]
+                {
+                    let pairs: Vec<(f64, f64)> = mine
+                        .iter()
+                        .filter_map(|x| {
+                            theirs.iter().find(|y| y.replication == x.replication).map(|y| (get(x), get(y)))
+                        })
+                        .collect();
+                    let Some(p) = paired(&pairs, true) else { continue };
+                    let (low, high) = p.interval.unzip();
+                    writeln!(
+                        csv,
+                        "{},{},{a},{b},{metric},{},{},{},{},{},{}",
+                        opt(e0.map(f64::from_bits)),
+                        opt(at.map(f64::from_bits)),
+                        p.n,
+                        p.wins,
+                        p.mean,
+                        opt(low),
+                        opt(high),
+                        opt(p.p_value)
+                    )?;
+                }
+            }
+        }
+    }
+    let dir = std::path::Path::new(output);
+    std::fs::write(dir.join("paired.csv"), csv)?;
+    let mut fits =
+        String::from("replication,e0,level,method,mean_kl,rate_mae,topic_error,chains,rhat_ln_joint,flagged\n");
+    for r in &rows {
+        let rhat = r.diagnostics.map(|d| d.ln_joint.rhat);
+        let flagged = r.warning.as_deref().map_or(String::new(), |w| (!w.is_empty()).to_string());
+        writeln!(
+            fits,
+            "{},{},{},{},{},{},{},{},{},{flagged}",
+            r.replication,
+            opt(r.e0),
+            opt(level(r)),
+            r.method,
+            r.mean_kl,
+            r.rate_mae,
+            opt(r.topic_error),
+            r.chains,
+            opt(rhat)
+        )?;
+    }
+    std::fs::write(dir.join("fits.csv"), fits)?;
+    Ok(())
+}
