@@ -120,11 +120,15 @@ fn grid(r: &Recovery, kind: ModelKind, per_row: bool, title: String) -> PanelGri
     // Rates span orders of magnitude (a few busy pairs, many quiet ones): a square-root scale
     // keeps the small rates a naïve fit invents visible. Topics are drawn on a linear scale.
     let scale = if topics { "" } else { " on a square-root scale" };
-    let mut grid = PanelGrid { title, columns, note: String::new(), sqrt_levels: !topics };
+    let level_name = if topics { "word probability" } else { "rate μ (square-root scale)" };
+    let mut grid =
+        PanelGrid { title, columns, note: String::new(), sqrt_levels: !topics, level_name: level_name.into() };
     let top = level_scale(&grid);
+    // Four significant digits: 200.2, 0.2617.
+    let decimals = (3 - top.log10().floor() as i32).clamp(0, 6) as usize;
     grid.note = format!(
         "Data: red positive, blue negative, full colour at each panel's 98th percentile of |y|.\n\
-         Parameters: white 0 to dark blue at {top:.3}{scale}. {what}"
+         Parameters: white 0 to dark blue at {top:.decimals$}{scale} (the bar on the right). {what}"
     );
     grid
 }

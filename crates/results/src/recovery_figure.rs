@@ -44,6 +44,9 @@ pub struct PanelGrid {
     /// Shade [`Shading::Level`] panels by `√(value / top)` instead of `value / top`, so that small
     /// rates beside a few large ones stay visible (say so in `note`).
     pub sqrt_levels: bool,
+    /// What the [`Shading::Level`] panels show, the description of their colour bar (drawn at
+    /// the right when there are such panels).
+    pub level_name: String,
 }
 
 const COLUMN_WIDTH: u32 = 300;
@@ -65,7 +68,7 @@ pub fn plot_panel_grid(grid: &PanelGrid, svg: Option<&Path>, png: Option<&Path>)
     register_font(file)?;
     let weights = row_weights(grid);
     let height = HEADER + FOOTER + ROW_HEIGHT * weights.iter().sum::<u32>() / 2;
-    let size = (COLUMN_WIDTH * grid.columns.len() as u32, height);
+    let size = (COLUMN_WIDTH * grid.columns.len() as u32 + bar_width(grid), height);
     if let Some(path) = svg {
         let root = SVGBackend::new(path, size).into_drawing_area();
         draw(&root, grid, &weights).map_err(|e| ResultsError::new(path, e))?;
@@ -78,6 +81,13 @@ pub fn plot_panel_grid(grid: &PanelGrid, svg: Option<&Path>, png: Option<&Path>)
     }
     Ok(())
 }
+
+/// Width of the colour bar of the [`Shading::Level`] panels (0 when there are none).
+fn bar_width(grid: &PanelGrid) -> u32 {
+    if grid.columns.iter().flatten().any(|p| p.shading == Shading::Level) { BAR_WIDTH } else { 0 }
+}
+
+const BAR_WIDTH: u32 = 110;
 
 /// Row heights in half rows: a row whose matrices are at least four times as tall as the
 /// shortest row's (documents × words above topics × words) gets double height.
@@ -132,6 +142,14 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, grid: &PanelGrid, wei
         footer.draw_text(line, &("sans-serif", 12).into_text_style(&footer), (10, 4 + 15 * i as i32)).map_err(e)?;
     }
     let level_top = level_scale(grid);
+    let (width, _) = root.dim_in_pixel();
+    let (root, bar) = root.split_horizontally(width.saturating_sub(bar_width(grid)));
+    if bar_width(grid) > 0 {
+        // The bar shows values; on a square-root scale v is drawn as √(v · top) (see draw_panel).
+        let shown = |v: f64| if grid.sqrt_levels { (v.max(0.0) * level_top).sqrt() } else { v };
+        let shade = |v: f64| colour(shown(v), level_top, Shading::Level);
+        crate::topics_figure::colour_bar(&bar, level_top, &grid.level_name, &shade).map_err(e)?;
+    }
     let (_, grid_height) = root.dim_in_pixel();
     let total: u32 = weights.iter().sum();
     let mut breaks = Vec::new();
@@ -185,7 +203,13 @@ mod tests {
 
     #[test]
     fn refuses_ragged_grids_and_panels_of_the_wrong_size() {
-        let grid = |columns| PanelGrid { title: "t".into(), columns, note: String::new(), sqrt_levels: false };
+        let grid = |columns| PanelGrid {
+            title: "t".into(),
+            columns,
+            note: String::new(),
+            sqrt_levels: false,
+            level_name: String::new(),
+        };
         let ok = panel("a", vec![1.0; 4], Shading::Level);
         let e = plot_panel_grid(&grid(vec![vec![ok.clone()], vec![]]), None, None).unwrap_err();
         assert!(e.message.contains("same"), "{}", e.message);
@@ -227,10 +251,12 @@ mod tests {
             ],
             note: "red positive, blue negative".into(),
             sqrt_levels: true,
+            level_name: "rate".into(),
         };
         plot_panel_grid(&grid, Some(&svg), None).unwrap();
         let text = std::fs::read_to_string(&svg).unwrap();
-        for needle in ["recovery", "true data", "released", "private", "red positive, blue negative"] {
+        // The estimates' colour bar is drawn and described.
+        for needle in ["recovery", "true data", "released", "private", "red positive, blue negative", ">\nrate\n<"] {
             assert!(text.contains(needle), "{needle:?} missing");
         }
         // Full red at each data panel's own maximum (2 in the first, 40 in the second), full

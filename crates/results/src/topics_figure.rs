@@ -92,6 +92,37 @@ pub fn plot_heatmaps(
     Ok(())
 }
 
+/// A vertical colour bar in `area`: values 0 to `top` coloured by `shade`, labelled on the right
+/// and described by `description` (shared by the heatmap and recovery figures).
+pub(crate) fn colour_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    top: f64,
+    description: &str,
+    shade: &dyn Fn(f64) -> RGBColor,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let mut bar = ChartBuilder::on(area)
+        .margin_top(30)
+        .margin_bottom(40)
+        .margin_left(16)
+        .margin_right(4)
+        .right_y_label_area_size(70)
+        .build_cartesian_2d(0.0..1.0, 0.0..top)?;
+    bar.configure_mesh()
+        .disable_mesh()
+        .disable_x_axis()
+        .y_labels(6)
+        .y_label_formatter(&|v| if top >= 10.0 { format!("{v:.0}") } else { format!("{v:.2}") })
+        .y_desc(description)
+        .label_style(("sans-serif", 11))
+        .axis_desc_style(("sans-serif", 12))
+        .draw()?;
+    bar.draw_series((0..SCALE_STEPS).map(|i| {
+        let (lo, hi) = (top * i as f64 / SCALE_STEPS as f64, top * (i + 1) as f64 / SCALE_STEPS as f64);
+        Rectangle::new([(0.0, lo), (1.0, hi)], shade(0.5 * (lo + hi)).filled())
+    }))?;
+    Ok(())
+}
+
 /// White (0) to dark blue (`top` and above).
 fn shade(value: f64, top: f64) -> RGBColor {
     let t = (value / top).clamp(0.0, 1.0);
@@ -111,29 +142,7 @@ fn draw<DB: DrawingBackend>(
     let root = root.titled(text.title, ("sans-serif", 18)).map_err(e)?;
     let top = panels.iter().flat_map(|p| p.topics.iter().copied()).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
     let (root, scale) = root.split_horizontally(WIDTH - SCALE_WIDTH);
-    let mut bar = ChartBuilder::on(&scale)
-        .margin_top(30)
-        .margin_bottom(40)
-        .margin_left(16)
-        .margin_right(4)
-        .right_y_label_area_size(70)
-        .build_cartesian_2d(0.0..1.0, 0.0..top)
-        .map_err(e)?;
-    bar.configure_mesh()
-        .disable_mesh()
-        .disable_x_axis()
-        .y_labels(6)
-        .y_label_formatter(&|v| if top >= 10.0 { format!("{v:.0}") } else { format!("{v:.2}") })
-        .y_desc(text.scale)
-        .label_style(("sans-serif", 11))
-        .axis_desc_style(("sans-serif", 12))
-        .draw()
-        .map_err(e)?;
-    bar.draw_series((0..SCALE_STEPS).map(|i| {
-        let (lo, hi) = (top * i as f64 / SCALE_STEPS as f64, top * (i + 1) as f64 / SCALE_STEPS as f64);
-        Rectangle::new([(0.0, lo), (1.0, hi)], shade(0.5 * (lo + hi), top).filled())
-    }))
-    .map_err(e)?;
+    colour_bar(&scale, top, text.scale, &|v| shade(v, top)).map_err(e)?;
     for (area, panel) in root.split_evenly((panels.len(), 1)).iter().zip(panels) {
         let mut chart = ChartBuilder::on(area)
             .caption(&panel.label, ("sans-serif", 14))
