@@ -30,7 +30,7 @@ calibration:
 # Copy the small results of the runs the docs quote into docs/evidence/ (committed) and regenerate
 # the docs' numbers from them (tools/docs/generate.py); CI checks that the pages agree (issue 36).
 docs:
-    for run in calibration calibration-block calibration-undirected fig4-enron-quick-10 schofield-small-20; do \
+    for run in calibration calibration-block calibration-undirected fig4-enron-quick-10 schofield-small-20 fig3-synthetic-10; do \
         mkdir -p docs/evidence/$run && \
         cp results/$run/manifest.toml results/$run/provenance.toml results/$run/results.parquet \
            results/$run/summary.csv docs/evidence/$run/ && \
@@ -39,7 +39,7 @@ docs:
         fi; \
     done
     # Per-fit and all-pairs tables, where a page's generated block needs them.
-    for run in schofield-small-20; do \
+    for run in schofield-small-20 fig3-synthetic-10; do \
         cargo run -q -p results --example evidence_tables -- results/$run/results.parquet docs/evidence/$run; \
     done
     python3 tools/docs/generate.py
@@ -68,12 +68,13 @@ validate MANIFEST:
 smoke:
     cargo run --release -p cli -- run experiments/smoke.toml --force
 
-# The Fig. 3 design (synthetic 20-actor network; seconds): results/fig3-synthetic/figure.png (KL
-# curves) and docs/figures/fig3-synthetic.png (the paper's figure: privatized data, naive and
-# private rates beside the truth, replication 0).
+# The Fig. 3 design (synthetic 20-actor network, 10 data sets, 4 chains per fit; about a minute):
+# results/fig3-synthetic-10/figure.png (KL curves and paired differences) and
+# docs/figures/fig3-synthetic.png (the paper's figure: privatized data, naive and private rates
+# beside the truth, replication 0). experiments/fig3-synthetic.toml is the 5-data-set original.
 fig3:
-    cargo run --release -p cli -- run experiments/fig3-synthetic.toml
-    cargo run --release -p cli -- recovery experiments/fig3-synthetic.toml --output docs/figures/fig3-synthetic.png
+    cargo run --release -p cli -- run experiments/fig3-synthetic-10.toml
+    cargo run --release -p cli -- recovery experiments/fig3-synthetic-10.toml --output docs/figures/fig3-synthetic.png
 
 # Fig. 1 (synthetic topics, per-document noise; about 30 s): results/fig1-topics/ and
 # docs/figures/fig1-topics.png (true data and topics, then per noise level the privatized data

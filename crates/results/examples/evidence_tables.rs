@@ -19,7 +19,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let rows = read_results(input.as_ref())?;
     let bits = |x: Option<f64>| x.map(f64::to_bits);
-    let level = |r: &ResultRow| r.alpha.or(r.epsilon);
+    // The axis the summary uses: ε where the release states it (α may differ per data set).
+    let level = |r: &ResultRow| r.epsilon.or(r.alpha);
     let cells = distinct(rows.iter().map(|r| (bits(r.e0), bits(level(r)))));
     let methods = distinct(rows.iter().map(|r| r.method.as_str()));
     let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
