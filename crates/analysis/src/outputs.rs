@@ -392,10 +392,21 @@ pub fn write_outputs(
             .map_err(|e| FitError::Output(e.to_string()))?;
     }
     // figure.svg / figure.png, through temporary names renamed into place.
-    if let Some((values, r, c, [title, x, y, scale], [x_ticks, y_ticks])) = figure_matrix(settings, data, result) {
-        let text = HeatmapText { title: &title, x: &x, y: &y, scale: &scale, x_ticks: &x_ticks, y_ticks: &y_ticks };
+    if let Some(figure) = figure_matrix(settings, data, result) {
+        let [title, x, y, scale] = &figure.text;
+        let (r, c) = (figure.rows, figure.cols);
+        let text = HeatmapText {
+            title,
+            x,
+            y,
+            scale,
+            x_ticks: &figure.ticks[0],
+            y_ticks: &figure.ticks[1],
+            x_breaks: &figure.breaks[0],
+            y_breaks: &figure.breaks[1],
+        };
         let height = if r == c { 700 } else { (r as u32 * 14).clamp(150, 700) };
-        let panel = [TopicPanel { label: String::new(), topics: values }];
+        let panel = [TopicPanel { label: String::new(), topics: figure.values }];
         runner::write_figure(dir, "figure", |svg, png| {
             plot_heatmaps(&panel, (r, c), &text, height, Some(svg), Some(png))
         })

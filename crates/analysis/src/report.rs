@@ -478,23 +478,28 @@ fn shrink(values: &[f64], rows: usize, cols: usize) -> (Vec<f64>, usize, usize) 
     (sum.iter().zip(&count).map(|(s, &n)| s / n.max(1) as f64).collect(), r, c)
 }
 
+/// Row `i`'s dominant component of `theta` and its weight.
+fn dominant(theta: &MeanMatrix, i: usize) -> (usize, f64) {
+    let c = theta.cols;
+    top(theta.values[i * c..(i + 1) * c].iter().copied(), 1).first().copied().unwrap_or((0, 0.0))
+}
+
+/// Row `i`'s dominant component of `theta`.
+fn dominant_component(theta: &MeanMatrix, i: usize) -> usize {
+    dominant(theta, i).0
+}
+
 /// The order of `theta`'s rows by dominant component, then by decreasing weight on it.
 fn by_component(theta: &MeanMatrix) -> Vec<usize> {
-    let c = theta.cols;
-    let dominant =
-        |i: usize| top(theta.values[i * c..(i + 1) * c].iter().copied(), 1).first().copied().unwrap_or((0, 0.0));
     let mut order: Vec<usize> = (0..theta.rows).collect();
     order.sort_by(|&a, &b| {
-        let (ka, va) = dominant(a);
-        let (kb, vb) = dominant(b);
+        let (ka, va) = dominant(theta, a);
+        let (kb, vb) = dominant(theta, b);
         ka.cmp(&kb).then(vb.total_cmp(&va)).then(a.cmp(&b))
     });
     order
 }
 
-/// The figure: block model, `ln(1 + μ̂)` with actors ordered by dominant community; topic model,
-/// each topic's `φ` normalized to sum 1 with columns ordered by dominant topic. Returns the
-/// matrix, its shape, and the axis names and title.
 /// The label of each bin of [`shrink`] (`n` items in order into `bins`): its first item's.
 fn bin_labels(names: &[&String], bins: usize) -> Vec<String> {
     let mut labels = vec![String::new(); bins];
@@ -504,11 +509,40 @@ fn bin_labels(names: &[&String], bins: usize) -> Vec<String> {
     labels
 }
 
-/// The fit's figure: its matrix (shrunk to at most [`FIGURE_CELLS`] a side), its shape, its
-/// title and axis texts, and the labels of its columns and rows (the user's labels; empty for
-/// topics, which are numbered).
-pub(crate) type FigureMatrix = (Vec<f64>, usize, usize, [String; 4], [Vec<String>; 2]);
+/// The fit's figure: its matrix (shrunk to at most [`FIGURE_CELLS`] a side) and shape, its title
+/// and axis texts (x, y, colour scale), the labels of its columns and rows (the user's labels;
+/// empty for topics, which are numbered), and where a new group of its ordered columns and rows
+/// starts (drawn as lines; empty for topics' rows).
+pub(crate) struct FigureMatrix {
+    pub values: Vec<f64>,
+    pub rows: usize,
+    pub cols: usize,
+    pub text: [String; 4],
+    pub ticks: [Vec<String>; 2],
+    pub breaks: [Vec<usize>; 2],
+}
 
+/// Where a new group starts in `groups` (the group of each item in order), as the bin of
+/// [`shrink`]'s `bins` that holds the group's first item.
+fn group_breaks(groups: &[usize], bins: usize) -> Vec<usize> {
+    let n = groups.len().max(1);
+    let mut breaks: Vec<usize> =
+        (1..groups.len()).filter(|&p| groups[p] != groups[p - 1]).map(|p| p * bins / n).collect();
+    breaks.dedup();
+    breaks
+}
+
+/// `true` when a Gibbs fit's chains disagree: split-R̂ of the log joint or the total above 1.01.
+fn chains_disagree(result: &FitResult) -> bool {
+    result.diagnostics.iter().any(|(_, d)| !(d.rhat <= 1.01))
+}
+
+/// The figure: block model, `ln(1 + μ)` with actors ordered by dominant community and lines between
+/// communities; topic model, each topic's `φ` normalized to sum 1 with columns ordered by
+/// dominant topic. The block model's rates are the posterior means, unless the chains disagree:
+/// then a mean over chains sitting in different modes would blur them, and the figure shows the
+/// rates `θ π θᵀ` of the sample its communities come from (the best chain's best sample), and says
+/// so in the title.
 pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &FitResult) -> Option<FigureMatrix> {
     let theta = factor(result, "theta")?;
     match settings.model {
@@ -518,23 +552,50 @@ pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &Fit
             // An undirected network's rate of a pair sits at (min, max): shown both ways.
             let undirected = settings.model == ModelKind::Undirected;
             let at = |i: usize, j: usize| if undirected { i.min(j) * n + i.max(j) } else { i * n + j };
+            let sample = factor(result, "pi").filter(|_| chains_disagree(result));
+            let rate = |i: usize, j: usize| match sample {
+                // Cells the model leaves out (a mean of exactly 0) stay 0.
+                Some(pi) if result.mean_rates[at(i, j)] > 0.0 => {
+                    let c = theta.cols;
+                    let (a, b) = (&theta.values[i * c..(i + 1) * c], &theta.values[j * c..(j + 1) * c]);
+                    (0..c).map(|k| a[k] * (0..c).map(|l| pi.values[k * c + l] * b[l]).sum::<f64>()).sum()
+                }
+                _ => result.mean_rates[at(i, j)],
+            };
             let values: Vec<f64> = order
                 .iter()
                 .flat_map(|&i| order.iter().map(move |&j| (i, j)))
-                .map(|(i, j)| result.mean_rates[at(i, j)].ln_1p())
+                .map(|(i, j)| rate(i, j).ln_1p())
                 .collect();
             let (m, r, c) = shrink(&values, n, n);
+            let what = match sample {
+                Some(_) => format!(
+                    "rates of chain {}'s best sample (the chains disagree: a mean would mix modes)",
+                    result.factors_chain
+                ),
+                None => "posterior mean rates".to_string(),
+            };
             let title = format!(
-                "{}: posterior mean rates, actors ordered by community ({} components)",
+                "{}: {what}, actors ordered by community ({} components; lines between communities)",
                 settings.method.name(),
                 settings.components
             );
             let names: Vec<&String> = order.iter().map(|&i| &data.rows.names[i]).collect();
-            let ticks = [bin_labels(&names, c), bin_labels(&names, r)];
-            let axes = ["actor j, ordered by community".into(), "actor i, ordered by community".into()];
-            let [x, y] = axes;
+            let groups: Vec<usize> = order.iter().map(|&i| dominant_component(theta, i)).collect();
             let scale = if undirected { "ln(1 + rate of the pair {i, j})" } else { "ln(1 + rate of i → j)" };
-            Some((m, r, c, [title, x, y, scale.into()], ticks))
+            Some(FigureMatrix {
+                values: m,
+                rows: r,
+                cols: c,
+                text: [
+                    title,
+                    "actor j, ordered by community".into(),
+                    "actor i, ordered by community".into(),
+                    scale.into(),
+                ],
+                ticks: [bin_labels(&names, c), bin_labels(&names, r)],
+                breaks: [group_breaks(&groups, c), group_breaks(&groups, r)],
+            })
         }
         ModelKind::Topic => {
             let phi = factor(result, "phi")?;
@@ -557,11 +618,20 @@ pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &Fit
             let values: Vec<f64> =
                 (0..k).flat_map(|t| order.iter().map(move |&j| (t, j))).map(|(t, j)| normalized[t * v + j]).collect();
             let (m, r, c) = shrink(&values, k, v);
-            let title = format!("{}: topics (φ normalized), columns ordered by dominant topic", settings.method.name());
+            let title = format!(
+                "{}: topics (φ normalized), columns ordered by dominant topic (lines between topics)",
+                settings.method.name()
+            );
             let names: Vec<&String> = order.iter().map(|&j| &data.cols.names[j]).collect();
-            let axes = ["column, ordered by dominant topic".into(), "topic".into(), "share of the topic".into()];
-            let [x, y, scale] = axes;
-            Some((m, r, c, [title, x, y, scale], [bin_labels(&names, c), Vec::new()]))
+            let groups: Vec<usize> = order.iter().map(|&j| dominant_component(&transposed, j)).collect();
+            Some(FigureMatrix {
+                values: m,
+                rows: r,
+                cols: c,
+                text: [title, "column, ordered by dominant topic".into(), "topic".into(), "share of the topic".into()],
+                ticks: [bin_labels(&names, c), Vec::new()],
+                breaks: [group_breaks(&groups, c), Vec::new()],
+            })
         }
     }
 }
@@ -569,6 +639,17 @@ pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &Fit
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A new group starts where the group changes, in the bin of its first item.
+    #[test]
+    fn breaks_fall_where_the_group_changes() {
+        let groups = [0, 0, 0, 1, 1, 2, 2];
+        assert_eq!(group_breaks(&groups, 7), vec![3, 5]);
+        // 7 items into 3 bins: items 3 and 5 are in bins 1 and 2.
+        assert_eq!(group_breaks(&groups, 3), vec![1, 2]);
+        assert!(group_breaks(&[4, 4], 2).is_empty());
+        assert!(group_breaks(&[], 1).is_empty());
+    }
 
     /// Each bin of the shrunk figure is labelled by its first item, as `shrink` bins them.
     #[test]

@@ -35,6 +35,10 @@ pub struct HeatmapText<'a> {
     /// 7 and 10, cut to 14 characters); empty: the index (about 20 and 10 ticks).
     pub x_ticks: &'a [String],
     pub y_ticks: &'a [String],
+    /// Columns and rows (top row first) where a new group starts (e.g. a community of actors
+    /// ordered by community), drawn as lines before them; empty: none.
+    pub x_breaks: &'a [usize],
+    pub y_breaks: &'a [usize],
 }
 
 /// Tick `i` of an axis: its label from `ticks` (cut to 14 characters), else the index.
@@ -55,7 +59,16 @@ pub fn plot_topics(
     svg: Option<&Path>,
     png: Option<&Path>,
 ) -> Result<(), ResultsError> {
-    let text = HeatmapText { title, x: "word", y: "topic", scale: "word probability", x_ticks: &[], y_ticks: &[] };
+    let text = HeatmapText {
+        title,
+        x: "word",
+        y: "topic",
+        scale: "word probability",
+        x_ticks: &[],
+        y_ticks: &[],
+        x_breaks: &[],
+        y_breaks: &[],
+    };
     plot_heatmaps(panels, (k, words), &text, PANEL_HEIGHT, svg, png)
 }
 
@@ -185,6 +198,14 @@ fn draw<DB: DrawingBackend>(
                 Rectangle::new([(word, row), (word + 1, row + 1)], shade(panel.topics[i], top).filled())
             }))
             .map_err(e)?;
+        // Group boundaries: a vertical line before each break column, a horizontal one above
+        // each break row (row 0 at the top).
+        let line = RGBColor(200, 40, 40).mix(0.8).stroke_width(1);
+        let vertical =
+            text.x_breaks.iter().filter(|&&b| b < words).map(|&b| PathElement::new(vec![(b, 0), (b, k)], line));
+        let horizontal =
+            text.y_breaks.iter().filter(|&&b| b < k).map(|&b| PathElement::new(vec![(0, k - b), (words, k - b)], line));
+        chart.draw_series(vertical.chain(horizontal)).map_err(e)?;
     }
     Ok(())
 }
