@@ -532,9 +532,10 @@ fn group_breaks(groups: &[usize], bins: usize) -> Vec<usize> {
     breaks
 }
 
-/// `true` when a Gibbs fit's chains disagree: split-R̂ of the log joint or the total above 1.01.
+/// `true` when a Gibbs fit's chains disagree: split-R̂ of the log joint or the total above 1.01
+/// (or undefined).
 fn chains_disagree(result: &FitResult) -> bool {
-    result.diagnostics.iter().any(|(_, d)| !(d.rhat <= 1.01))
+    result.diagnostics.iter().any(|(_, d)| d.rhat.is_nan() || d.rhat > 1.01)
 }
 
 /// The figure: block model, `ln(1 + μ)` with actors ordered by dominant community and lines between
