@@ -127,7 +127,7 @@ fn privatize<'py>(
 #[pyo3(signature = (input, output, *, model, components, method, chains=4, iterations=2000, burn_in=1000,
     thin=5, max_iterations=1000, tolerance=1e-6, a0=1.0, b0=1.0, prior="auto", scale_shape=10.0,
     scale_mean="learned", likelihood="auto", dispersion=None, alpha=None, alpha_file=None, precision=1.0,
-    holdout=None, weights="auto", replicas=1, private_step="augmented", seed=None, force=false,
+    holdout=None, weights="auto", replicas=1, private_step="collapsed", seed=None, force=false,
     override_sidecar=false, allow_memory=false, threads=None, delimiter=None, row_column="row".to_owned(),
     col_column="col".to_owned(), count_column="count".to_owned()))]
 #[allow(clippy::too_many_arguments)]

@@ -213,7 +213,10 @@ mod tests {
         let four = Machine { threads: 4, available: None };
         let cost = fit_cost(&settings, (10, 10), 0, four);
         assert!(cost.bytes > 1e20 && cost.bytes.is_finite(), "{}", cost.bytes);
-        let small = FitSettings { algorithm: Algorithm::Gibbs(Schedule::new(100, 50, 5).unwrap()), ..settings };
+        // The augmented step's chains (with the noise auxiliaries; the collapsed step's are 32 bytes
+        // a cell less, tested below).
+        let augmented = Schedule::new(100, 50, 5).unwrap().with_private_step(inference::PrivateStep::Augmented);
+        let small = FitSettings { algorithm: Algorithm::Gibbs(augmented), ..settings };
         let cost = fit_cost(&small, (10, 10), 0, four);
         // All 4 chains at once: 24·100 + 4·(84·100 + 160·(25·5) + 10·24) = 2400 + 4·(8400 +
         // 20000 + 240) = 116,960 bytes.

@@ -113,11 +113,11 @@ pub struct FitArgs {
     /// Costs this many times the sweeps. 1: plain chains.
     #[arg(long, default_value_t = 1)]
     replicas: usize,
-    /// How the private method draws the true counts each sweep. augmented: the paper's step
-    /// (a Bessel, a binomial and two gamma draws per cell, with noise auxiliaries kept between
-    /// sweeps). collapsed: one exact draw from p(y | release, rate) with the auxiliaries
-    /// integrated out (docs/inference.md).
-    #[arg(long, default_value = "augmented", value_parser = ["augmented", "collapsed"])]
+    /// How the private method draws the true counts each sweep. collapsed (the default): one
+    /// exact draw from p(y | release, rate) with the noise auxiliaries integrated out
+    /// (docs/inference.md). augmented: the paper's step (a Bessel, a binomial and two gamma
+    /// draws per cell, with the auxiliaries kept between sweeps), for comparison with the paper.
+    #[arg(long, default_value = "collapsed", value_parser = ["collapsed", "augmented"])]
     private_step: String,
     /// Seed of the chains (and the held-out cells); without it one is drawn from the operating
     /// system and written to fit.toml.

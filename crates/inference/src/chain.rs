@@ -22,11 +22,14 @@ pub struct Schedule {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PrivateStep {
     /// The paper's step (eqs. 12–16): a Bessel, a binomial and two gamma draws per entry, with
-    /// the noise auxiliaries `λ, g` kept between sweeps ([`crate::resample_entry`]).
-    #[default]
+    /// the noise auxiliaries `λ, g` kept between sweeps ([`crate::resample_entry`]). Kept for
+    /// comparison with the paper: the manifests that reproduce its figures name it.
     Augmented,
     /// The auxiliaries integrated out: one exact draw from `p(y | ỹ, μ, α) ∝ Pois(y; μ)
-    /// α^{|ỹ − y|}` per entry ([`crate::collapsed_count`]).
+    /// α^{|ỹ − y|}` per entry ([`crate::collapsed_count`]). The default since issue 34: as
+    /// much or more ESS per second of the log joint on every design measured (BENCHMARKS.md,
+    /// "The collapsed private step"), and no noise auxiliaries to store.
+    #[default]
     Collapsed,
 }
 
@@ -80,7 +83,7 @@ impl Schedule {
             let allowed = format!("between 1 and iterations − burn_in = {span}, so that a sample is kept");
             return Err(ScheduleError { field: "thin", value: thin, allowed });
         }
-        Ok(Self { iterations, burn_in, thin, private_step: PrivateStep::Augmented })
+        Ok(Self { iterations, burn_in, thin, private_step: PrivateStep::default() })
     }
 
     /// The same schedule with the locally private sampler's step `step` (the augmented step

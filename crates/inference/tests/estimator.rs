@@ -48,7 +48,9 @@ fn fit_is_the_samplers_it_dispatches_to() {
             .unwrap();
     let p = fit(&f, Observation::Naive(&released), &Algorithm::Gibbs(schedule), streams, &count).unwrap();
     assert_eq!(p.mean_rates, by_hand.mean_rates);
-    let mut private = LocallyPrivate::new(f.gibbs(streams.child(0)), &released, streams.child(u64::MAX)).unwrap();
+    let step = schedule.private_step();
+    let mut private =
+        LocallyPrivate::with_private_step(f.gibbs(streams.child(0)), &released, streams.child(u64::MAX), step).unwrap();
     let by_hand = run_chain(&mut private, &schedule, streams, go).unwrap();
     let p = fit(&f, Observation::Private(&released), &Algorithm::Gibbs(schedule), streams, &count).unwrap();
     assert_eq!(p.mean_rates, by_hand.mean_rates);

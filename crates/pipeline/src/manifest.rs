@@ -281,8 +281,8 @@ pub struct SamplerSpec {
     pub thin: usize,
     /// Chains per Gibbs fit, run in parallel and pooled (`inference::fit_chains`); absent = 1.
     pub chains: Option<usize>,
-    /// How the private method draws the true counts: `"augmented"` (the paper's eqs. 12–16, the
-    /// default) or `"collapsed"` (`inference::collapsed_count`).
+    /// How the private method draws the true counts: `"collapsed"` (`inference::collapsed_count`,
+    /// the default since issue 34) or `"augmented"` (the paper's eqs. 12–16).
     #[serde(default)]
     pub private_step: PrivateStepName,
 }
@@ -291,8 +291,8 @@ pub struct SamplerSpec {
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum PrivateStepName {
-    #[default]
     Augmented,
+    #[default]
     Collapsed,
 }
 
