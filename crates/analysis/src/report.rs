@@ -569,18 +569,13 @@ pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &Fit
                 .map(|(i, j)| rate(i, j).ln_1p())
                 .collect();
             let (m, r, c) = shrink(&values, n, n);
+            // Short enough for the figure's width; summary.txt and docs say more.
             let what = match sample {
-                Some(_) => format!(
-                    "rates of chain {}'s best sample (the chains disagree: a mean would mix modes)",
-                    result.factors_chain
-                ),
+                Some(_) => format!("rates of chain {}'s best sample (chains disagree)", result.factors_chain),
                 None => "posterior mean rates".to_string(),
             };
-            let title = format!(
-                "{}: {what}, actors ordered by community ({} components; lines between communities)",
-                settings.method.name(),
-                settings.components
-            );
+            let title =
+                format!("{}: {what}, actors by community (K = {})", settings.method.name(), settings.components);
             let names: Vec<&String> = order.iter().map(|&i| &data.rows.names[i]).collect();
             let groups: Vec<usize> = order.iter().map(|&i| dominant_component(theta, i)).collect();
             let scale = if undirected { "ln(1 + rate of the pair {i, j})" } else { "ln(1 + rate of i → j)" };
@@ -619,10 +614,7 @@ pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &Fit
             let values: Vec<f64> =
                 (0..k).flat_map(|t| order.iter().map(move |&j| (t, j))).map(|(t, j)| normalized[t * v + j]).collect();
             let (m, r, c) = shrink(&values, k, v);
-            let title = format!(
-                "{}: topics (φ normalized), columns ordered by dominant topic (lines between topics)",
-                settings.method.name()
-            );
+            let title = format!("{}: topics (φ normalized), columns ordered by dominant topic", settings.method.name());
             let names: Vec<&String> = order.iter().map(|&j| &data.cols.names[j]).collect();
             let groups: Vec<usize> = order.iter().map(|&j| dominant_component(&transposed, j)).collect();
             Some(FigureMatrix {
