@@ -5,9 +5,13 @@
 //! - `paired.csv`: for each (e₀, level) and each ordered pair of methods (A, B) fitted to the same
 //!   data sets, the paired statistics of A − B over those data sets ([`results::paired`]: wins,
 //!   mean, 95 % t-interval, two-sided p) for the mean KL and the rate MAE. Holm's adjustment is
-//!   left to the reader of the file, who knows which comparisons form a family.
+//!   left to the reader of the file, who knows which comparisons form a family;
+//! - with a second run of the same design (`OTHER`), instead of those two, `versus.csv`: for each
+//!   (e₀, level, method), the paired statistics of this run − the other over the data sets both
+//!   fitted, for the mean KL, and whether the two runs' values are identical (e.g. the collapsed
+//!   against the augmented private step, issue 34).
 //!
-//! Usage: `cargo run -p results --example evidence_tables -- RUN/results.parquet OUT_DIR`
+//! Usage: `cargo run -p results --example evidence_tables -- RUN/results.parquet OUT_DIR [OTHER/results.parquet]`
 
 use results::{ResultRow, distinct, paired, read_results};
 use std::fmt::Write as _;
@@ -63,6 +67,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let dir = std::path::Path::new(output);
+    if let Some(other) = args.get(3) {
+        return write_versus(&rows, &read_results(other.as_ref())?, &dir.join("versus.csv"));
+    }
     std::fs::write(dir.join("paired.csv"), csv)?;
     let mut fits =
         String::from("replication,e0,level,method,mean_kl,rate_mae,topic_error,chains,rhat_ln_joint,flagged\n");
@@ -84,5 +91,46 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )?;
     }
     std::fs::write(dir.join("fits.csv"), fits)?;
+    Ok(())
+}
+
+/// `versus.csv`: per (e₀, level, method), this run − the other over the data sets both fitted.
+fn write_versus(
+    rows: &[ResultRow],
+    other: &[ResultRow],
+    path: &std::path::Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let bits = |x: Option<f64>| x.map(f64::to_bits);
+    let level = |r: &ResultRow| r.epsilon.or(r.alpha);
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
+    let mut versus = String::from("e0,level,method,n,wins,mean,low,high,p,identical\n");
+    let key = |r: &ResultRow| (bits(r.e0), bits(level(r)), r.method.clone());
+    for cell in distinct(rows.iter().map(key)) {
+        let pairs: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| key(r) == cell)
+            .filter_map(|r| {
+                let twin = other.iter().find(|o| key(o) == cell && o.replication == r.replication)?;
+                Some((r.mean_kl, twin.mean_kl))
+            })
+            .collect();
+        let identical = pairs.iter().all(|(a, b)| a.to_bits() == b.to_bits());
+        let (e0, at, method) = cell;
+        let p = paired(&pairs, true);
+        let (low, high) = p.as_ref().and_then(|p| p.interval).unzip();
+        writeln!(
+            versus,
+            "{},{},{method},{},{},{},{},{},{},{identical}",
+            opt(e0.map(f64::from_bits)),
+            opt(at.map(f64::from_bits)),
+            pairs.len(),
+            p.as_ref().map_or(0, |p| p.wins),
+            opt(p.as_ref().map(|p| p.mean)),
+            opt(low),
+            opt(high),
+            opt(p.as_ref().and_then(|p| p.p_value))
+        )?;
+    }
+    std::fs::write(path, versus)?;
     Ok(())
 }
