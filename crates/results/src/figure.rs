@@ -294,7 +294,7 @@ pub fn plot_curves(
 
 /// Draws `rows` one above the other to `svg` and `png` (either may be `None`); each row has its
 /// own axes and y range, and the first row's note goes under the title. Panels with more than
-/// [`LEGEND_INSIDE`] curves get their legend beside them instead of over the data.
+/// four curves get their legend beside them instead of over the data.
 pub fn plot_curve_rows(
     rows: &[CurveRow],
     title: &str,
