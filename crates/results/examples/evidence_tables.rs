@@ -15,19 +15,44 @@
 
 use results::{ResultRow, distinct, paired, read_results};
 use std::fmt::Write as _;
+use std::path::Path;
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+type Failure = Box<dyn std::error::Error>;
+
+fn main() -> Result<(), Failure> {
     let args: Vec<String> = std::env::args().collect();
     let (Some(input), Some(output)) = (args.get(1), args.get(2)) else {
-        return Err("usage: evidence_tables RUN/results.parquet OUT_DIR".into());
+        return Err("usage: evidence_tables RUN/results.parquet OUT_DIR [OTHER/results.parquet]".into());
     };
     let rows = read_results(input.as_ref())?;
-    let bits = |x: Option<f64>| x.map(f64::to_bits);
-    // The axis the summary uses: ε where the release states it (α may differ per data set).
-    let level = |r: &ResultRow| r.epsilon.or(r.alpha);
+    let dir = Path::new(output);
+    match args.get(3) {
+        Some(other) => write_versus(&rows, &read_results(other.as_ref())?, &dir.join("versus.csv")),
+        None => {
+            write_paired(&rows, &dir.join("paired.csv"))?;
+            write_fits(&rows, &dir.join("fits.csv"))
+        }
+    }
+}
+
+fn bits(x: Option<f64>) -> Option<u64> {
+    x.map(f64::to_bits)
+}
+
+/// The axis the summary uses: ε where the release states it (α may differ per data set).
+fn level(r: &ResultRow) -> Option<f64> {
+    r.epsilon.or(r.alpha)
+}
+
+/// A CSV cell: the value, or empty.
+fn opt(v: Option<f64>) -> String {
+    v.map_or(String::new(), |v| format!("{v}"))
+}
+
+/// `paired.csv`: per (e₀, level), every ordered pair of methods over the data sets both fitted.
+fn write_paired(rows: &[ResultRow], path: &Path) -> Result<(), Failure> {
     let cells = distinct(rows.iter().map(|r| (bits(r.e0), bits(level(r)))));
     let methods = distinct(rows.iter().map(|r| r.method.as_str()));
-    let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
     let mut csv = String::from("e0,level,method,versus,metric,n,wins,mean,low,high,p\n");
     for &(e0, at) in &cells {
         // A method without a level (non-private) is compared at every level.
@@ -66,14 +91,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    let dir = std::path::Path::new(output);
-    if let Some(other) = args.get(3) {
-        return write_versus(&rows, &read_results(other.as_ref())?, &dir.join("versus.csv"));
-    }
-    std::fs::write(dir.join("paired.csv"), csv)?;
+    std::fs::write(path, csv)?;
+    Ok(())
+}
+
+/// `fits.csv`: one line per fit.
+fn write_fits(rows: &[ResultRow], path: &Path) -> Result<(), Failure> {
     let mut fits =
         String::from("replication,e0,level,method,mean_kl,rate_mae,topic_error,chains,rhat_ln_joint,flagged\n");
-    for r in &rows {
+    for r in rows {
         let rhat = r.diagnostics.map(|d| d.ln_joint.rhat);
         let flagged = r.warning.as_deref().map_or(String::new(), |w| (!w.is_empty()).to_string());
         writeln!(
@@ -90,19 +116,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             opt(rhat)
         )?;
     }
-    std::fs::write(dir.join("fits.csv"), fits)?;
+    std::fs::write(path, fits)?;
     Ok(())
 }
 
 /// `versus.csv`: per (e₀, level, method), this run − the other over the data sets both fitted.
-fn write_versus(
-    rows: &[ResultRow],
-    other: &[ResultRow],
-    path: &std::path::Path,
-) -> Result<(), Box<dyn std::error::Error>> {
-    let bits = |x: Option<f64>| x.map(f64::to_bits);
-    let level = |r: &ResultRow| r.epsilon.or(r.alpha);
-    let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
+fn write_versus(rows: &[ResultRow], other: &[ResultRow], path: &Path) -> Result<(), Failure> {
     let mut versus = String::from("e0,level,method,n,wins,mean,low,high,p,identical\n");
     let key = |r: &ResultRow| (bits(r.e0), bits(level(r)), r.method.clone());
     for cell in distinct(rows.iter().map(key)) {
