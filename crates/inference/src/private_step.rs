@@ -116,6 +116,12 @@ pub(crate) fn two_pieces<R: Rng + ?Sized>(released: i64, mu: f64, a: f64, b: f64
     if mu == 0.0 {
         return 0;
     }
+    // ỹ ≤ 0: the conditional is `∝ (bμ)^y / y!` on every y (at ỹ = 0 the lower piece is y = 0
+    // alone, with weight 1), i.e. `Pois(bμ)`, whose mode ⌊bμ⌋ is below WIDE_MODE exactly when
+    // bμ < WIDE_MODE. Decided before the window's constants, which this route does not need.
+    if released <= 0 && b * mu < WIDE_MODE as f64 {
+        return small_poisson(b * mu, rng);
+    }
     // The largest y still on the lower piece (none when ỹ < 0).
     let kink = u64::try_from(released).ok();
     let mode = match kink {
@@ -130,11 +136,6 @@ pub(crate) fn two_pieces<R: Rng + ?Sized>(released: i64, mu: f64, a: f64, b: f64
     let (mu_a, b_mu, a_mu, inv_b_mu) = (mu / a, b * mu, a / mu, 1.0 / (b * mu));
     let up = |y: u64| if on_lower(y + 1) { mu_a * reciprocal(y + 1) } else { b_mu * reciprocal(y + 1) };
     let down = |y: u64| if on_lower(y) { a_mu * y as f64 } else { y as f64 * inv_b_mu };
-    // ỹ ≤ 0: the conditional is `∝ (bμ)^y / y!` on every y (at ỹ = 0 the lower piece is y = 0
-    // alone, with weight 1), i.e. `Pois(bμ)`.
-    if released <= 0 && mode < WIDE_MODE {
-        return small_poisson(b_mu, rng);
-    }
     // A wide conditional (the terms fall slowly on both sides of a mode beyond a few counts):
     // rejection, whose work does not grow with the window's 9 sd of tails.
     if mode >= WIDE_MODE && (up(mode) >= 0.5 || down(mode) >= 0.5) {
