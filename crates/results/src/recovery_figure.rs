@@ -122,13 +122,16 @@ pub fn count_scale(values: &[f64]) -> f64 {
 }
 
 /// The colour of `value` on a scale whose full colour is at `top`.
+/// Negative counts and estimates take the heatmaps' white-to-dark-blue scale
+/// ([`crate::topics_figure::shade`]); positive counts the same scale in red.
 fn colour(value: f64, top: f64, shading: Shading) -> RGBColor {
-    let t = (value.abs() / top).clamp(0.0, 1.0);
-    let mix = |light: f64, dark: f64| (light + (dark - light) * t).round() as u8;
     match shading {
-        Shading::Counts if value < 0.0 => RGBColor(mix(255.0, 8.0), mix(255.0, 48.0), mix(255.0, 107.0)),
-        Shading::Counts => RGBColor(mix(255.0, 165.0), mix(255.0, 15.0), mix(255.0, 21.0)),
-        Shading::Level => RGBColor(mix(255.0, 8.0), mix(255.0, 48.0), mix(255.0, 107.0)),
+        Shading::Counts if value >= 0.0 => {
+            let t = (value / top).clamp(0.0, 1.0);
+            let mix = |light: f64, dark: f64| (light + (dark - light) * t).round() as u8;
+            RGBColor(mix(255.0, 165.0), mix(255.0, 15.0), mix(255.0, 21.0))
+        }
+        _ => crate::topics_figure::shade(value.abs(), top),
     }
 }
 

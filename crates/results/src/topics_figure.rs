@@ -137,7 +137,7 @@ pub(crate) fn colour_bar<DB: DrawingBackend>(
 }
 
 /// White (0) to dark blue (`top` and above).
-fn shade(value: f64, top: f64) -> RGBColor {
+pub(crate) fn shade(value: f64, top: f64) -> RGBColor {
     let t = (value / top).clamp(0.0, 1.0);
     let mix = |light: f64, dark: f64| (light + (dark - light) * t).round() as u8;
     RGBColor(mix(255.0, 8.0), mix(255.0, 48.0), mix(255.0, 107.0))
