@@ -532,10 +532,10 @@ fn group_breaks(groups: &[usize], bins: usize) -> Vec<usize> {
     breaks
 }
 
-/// `true` when a Gibbs fit's chains disagree: split-R̂ of the log joint or the total above 1.01
-/// (or undefined).
+/// `true` when a Gibbs fit's chains disagree: split-R̂ of the log joint or the total above
+/// [`RHAT_LIMIT`] (or undefined), as the fit's own warnings say.
 fn chains_disagree(result: &FitResult) -> bool {
-    result.diagnostics.iter().any(|(_, d)| d.rhat.is_nan() || d.rhat > 1.01)
+    result.diagnostics.iter().any(|(_, d)| d.rhat.is_nan() || d.rhat > RHAT_LIMIT)
 }
 
 /// The figure: block model, `ln(1 + μ)` with actors ordered by dominant community and lines between
