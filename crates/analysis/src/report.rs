@@ -633,6 +633,78 @@ pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &Fit
 mod tests {
     use super::*;
 
+    /// The block figure shows the posterior means when the chains agree and, when they disagree,
+    /// the rates θ π θᵀ of the sample its communities come from, saying which in the title;
+    /// excluded cells (the diagonal) stay 0 either way, and lines fall between communities.
+    #[test]
+    fn the_block_figure_shows_one_sample_when_the_chains_disagree() {
+        let n = 6;
+        let counts: Vec<u32> =
+            (0..n * n).map(|c| if c / n == c % n { 0 } else { ((c / n < 3) == (c % n < 3)) as u32 * 5 }).collect();
+        let released = mechanism::privatize(
+            &counts,
+            n,
+            n,
+            mechanism::Noise::Scalar(0.3),
+            &mut distributions::Streams::new(3).rng(),
+        )
+        .unwrap();
+        let labels = tables::Labels::from_names((0..n).map(|i| format!("a{i}")));
+        let data = FitData {
+            file: "simulated".into(),
+            rows: labels.clone(),
+            cols: labels,
+            input: crate::Input::Released { privatized: released, alphas: vec![0.3; n], heldout_values: Vec::new() },
+            levels: None,
+            overrides_sidecar: None,
+            modelled: models::ModelledCells::OffDiagonal,
+            heldout: Vec::new(),
+        };
+        let settings = FitSettings {
+            model: ModelKind::Block,
+            components: 2,
+            prior: models::GammaPrior::new(1.0, 1.0).unwrap(),
+            scale: None,
+            likelihood: models::Likelihood::Poisson,
+            method: inference::Method::Private,
+            chains: 2,
+            algorithm: Algorithm::Gibbs(inference::Schedule::new(20, 10, 2).unwrap()),
+            seed: 7,
+            weighting: Weighting::Equal,
+            replicas: 1,
+        };
+        let mut result = crate::fit_chains(&settings, &data, &|| {}).unwrap();
+        let settle = |result: &mut FitResult, rhat: f64| {
+            for (_, d) in &mut result.diagnostics {
+                d.rhat = rhat;
+            }
+        };
+        settle(&mut result, 1.0);
+        let agree = figure_matrix(&settings, &data, &result).unwrap();
+        settle(&mut result, 1.5);
+        let disagree = figure_matrix(&settings, &data, &result).unwrap();
+        assert!(agree.text[0].contains("posterior mean rates"), "{}", agree.text[0]);
+        assert!(disagree.text[0].contains("best sample (chains disagree)"), "{}", disagree.text[0]);
+        let (theta, pi) = (factor(&result, "theta").unwrap(), factor(&result, "pi").unwrap());
+        let order = by_component(theta);
+        for (p, &i) in order.iter().enumerate() {
+            for (q, &j) in order.iter().enumerate() {
+                let at = p * n + q;
+                assert_eq!(agree.values[at], result.mean_rates[i * n + j].ln_1p());
+                let sample: f64 = (0..2)
+                    .map(|k| {
+                        theta.values[i * 2 + k]
+                            * (0..2).map(|l| pi.values[k * 2 + l] * theta.values[j * 2 + l]).sum::<f64>()
+                    })
+                    .sum();
+                let expected = if i == j { 0.0 } else { sample.ln_1p() };
+                assert_eq!(disagree.values[at], expected, "({i}, {j})");
+            }
+        }
+        let groups: Vec<usize> = order.iter().map(|&i| dominant_component(theta, i)).collect();
+        assert_eq!(agree.breaks, [group_breaks(&groups, n), group_breaks(&groups, n)]);
+    }
+
     /// A new group starts where the group changes, in the bin of its first item.
     #[test]
     fn breaks_fall_where_the_group_changes() {
