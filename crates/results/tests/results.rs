@@ -315,3 +315,33 @@ fn coverage_figure_zooms_on_the_deviation_from_the_nominal_level() {
     assert_eq!((count("naive"), count("private")), (2, 4), "{drawn}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A panel with more than four curves gets its legend beside it (the figure is wider by the
+/// legend's strip); with four it stays inside, in the corner it covers least.
+#[test]
+fn crowded_panels_get_their_legend_beside_them() {
+    let dir = scratch("legend");
+    let width = |curves: usize| {
+        let svg = dir.join(format!("l{curves}.svg"));
+        let panel = results::CurvePanel {
+            caption: "p".into(),
+            curves: (0..curves)
+                .map(|i| results::Curve::new(format!("curve {i}"), vec![(1.0, i as f64, 0.1)]))
+                .collect(),
+        };
+        let labels = results::CurveLabels {
+            x: "x".into(),
+            y: "y".into(),
+            y_from_zero: false,
+            log_x: false,
+            log_y: false,
+            note: None,
+        };
+        results::plot_curves(&[panel], &labels, "legend", Some(&svg), None).unwrap();
+        let drawn = std::fs::read_to_string(&svg).unwrap();
+        assert!((0..curves).all(|i| drawn.contains(&format!("curve {i}"))), "a label is missing");
+        drawn.split("width=\"").nth(1).and_then(|w| w.split('"').next()).unwrap().parse::<u32>().unwrap()
+    };
+    assert_eq!((width(4), width(5)), (420, 660));
+    let _ = std::fs::remove_dir_all(&dir);
+}
