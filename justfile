@@ -30,8 +30,8 @@ calibration:
 # Copy the small results of the runs the docs quote into docs/evidence/ (committed) and regenerate
 # the docs' numbers from them (tools/docs/generate.py); CI checks that the pages agree (issue 36).
 docs:
-    for run in calibration calibration-block calibration-undirected fig4-enron-quick-10 fig4-enron-quick-10-collapsed \
-               schofield-small-20 fig3-synthetic-10; do \
+    for run in calibration calibration-4chains calibration-block calibration-undirected fig4-enron-quick-10 fig4-enron-quick-10-collapsed \
+               schofield-small-20 fig3-synthetic-10 fig1-topics-20; do \
         mkdir -p docs/evidence/$run && \
         cp results/$run/manifest.toml results/$run/provenance.toml results/$run/results.parquet \
            results/$run/summary.csv docs/evidence/$run/ && \
@@ -40,7 +40,7 @@ docs:
         fi; \
     done
     # Per-fit and all-pairs tables, where a page's generated block needs them.
-    for run in schofield-small-20 fig3-synthetic-10; do \
+    for run in schofield-small-20 fig3-synthetic-10 fig1-topics-20 calibration calibration-4chains; do \
         cargo run -q -p results --example evidence_tables -- results/$run/results.parquet docs/evidence/$run; \
     done
     cargo run -q -p results --example evidence_tables -- results/fig4-enron-quick-10-collapsed/results.parquet \
@@ -79,12 +79,13 @@ fig3:
     cargo run --release -p cli -- run experiments/fig3-synthetic-10.toml
     cargo run --release -p cli -- recovery experiments/fig3-synthetic-10.toml --output docs/figures/fig3-synthetic.png
 
-# Fig. 1 (synthetic topics, per-document noise; about 30 s): results/fig1-topics/ and
-# docs/figures/fig1-topics.png (true data and topics, then per noise level the privatized data
-# and the naive and private topics, replication 0).
+# Fig. 1 (synthetic topics, per-document noise; 20 data sets, 4 chains per fit, about 3 minutes):
+# results/fig1-topics-20/ and docs/figures/fig1-topics.png (true data and topics, then per noise
+# level the privatized data and the naive and private topics, replication 0).
+# experiments/fig1-topics.toml is the 5-data-set original.
 fig1:
-    cargo run --release -p cli -- run experiments/fig1-topics.toml
-    cargo run --release -p cli -- recovery experiments/fig1-topics.toml --output docs/figures/fig1-topics.png
+    cargo run --release -p cli -- run experiments/fig1-topics-20.toml
+    cargo run --release -p cli -- recovery experiments/fig1-topics-20.toml --output docs/figures/fig1-topics.png
 
 # Fig. 5 on real Enron e-mail bodies, reduced design and schedule (about an hour on 2 cores; the
 # deviations are printed): results/fig5-enron-topics/. docs/fig5.md has the results.

@@ -1,11 +1,13 @@
 //! Two small CSV files of one run for the docs' generated tables (issue 36; `just docs`,
 //! `tools/docs/generate.py`), readable without a Parquet reader:
 //! - `fits.csv`: one line per fit with the columns the docs quote (errors, chains, R̂ of the log
-//!   joint, whether the diagnostics flag the fit);
+//!   joint, whether the diagnostics flag the fit, the coverage of the truth by the credible
+//!   intervals and the bulk ESS of the KL trace where the fit has them);
 //! - `paired.csv`: for each (e₀, level) and each ordered pair of methods (A, B) fitted to the same
 //!   data sets, the paired statistics of A − B over those data sets ([`results::paired`]: wins,
-//!   mean, 95 % t-interval, two-sided p) for the mean KL and the rate MAE. Holm's adjustment is
-//!   left to the reader of the file, who knows which comparisons form a family;
+//!   mean, 95 % t-interval, two-sided p) for the mean KL, the rate MAE and the aligned topic MAE.
+//!   Holm's adjustment is left to the reader of the file, who knows which comparisons form a
+//!   family;
 //! - with a second run of the same design (`OTHER`), instead of those two, `versus.csv`: for each
 //!   (e₀, level, method), the paired statistics of this run − the other over the data sets both
 //!   fitted, for the mean KL, and whether the two runs' values are identical (e.g. the collapsed
@@ -49,6 +51,14 @@ fn opt(v: Option<f64>) -> String {
     v.map_or(String::new(), |v| format!("{v}"))
 }
 
+/// One metric of a fit, if the fit has it.
+type Metric = fn(&ResultRow) -> Option<f64>;
+
+/// The metrics `paired.csv` compares, where both fits have them: the mean KL, the rate MAE and
+/// (topic models) the aligned topic MAE.
+const METRICS: [(&str, Metric); 3] =
+    [("mean_kl", |r| Some(r.mean_kl)), ("rate_mae", |r| Some(r.rate_mae)), ("topic_error", |r| r.topic_error)];
+
 /// `paired.csv`: per (e₀, level), every ordered pair of methods over the data sets both fitted.
 fn write_paired(rows: &[ResultRow], path: &Path) -> Result<(), Failure> {
     let cells = distinct(rows.iter().map(|r| (bits(r.e0), bits(level(r)))));
@@ -64,13 +74,12 @@ fn write_paired(rows: &[ResultRow], path: &Path) -> Result<(), Failure> {
         for a in &methods {
             for b in methods.iter().filter(|b| *b != a) {
                 let (mine, theirs) = (here(a), here(b));
-                for (metric, get) in
-                    [("mean_kl", (|r: &ResultRow| r.mean_kl) as fn(&ResultRow) -> f64), ("rate_mae", |r| r.rate_mae)]
-                {
+                for (metric, get) in METRICS {
                     let pairs: Vec<(f64, f64)> = mine
                         .iter()
                         .filter_map(|x| {
-                            theirs.iter().find(|y| y.replication == x.replication).map(|y| (get(x), get(y)))
+                            let y = theirs.iter().find(|y| y.replication == x.replication)?;
+                            Some((get(x)?, get(y)?))
                         })
                         .collect();
                     let Some(p) = paired(&pairs, true) else { continue };
@@ -98,13 +107,15 @@ fn write_paired(rows: &[ResultRow], path: &Path) -> Result<(), Failure> {
 /// `fits.csv`: one line per fit.
 fn write_fits(rows: &[ResultRow], path: &Path) -> Result<(), Failure> {
     let mut fits =
-        String::from("replication,e0,level,method,mean_kl,rate_mae,topic_error,chains,rhat_ln_joint,flagged\n");
+        String::from("replication,e0,level,method,mean_kl,rate_mae,topic_error,chains,rhat_ln_joint,flagged,");
+    writeln!(fits, "{},ess_bulk_kl", results::Coverage::COLUMNS.join(","))?;
     for r in rows {
         let rhat = r.diagnostics.map(|d| d.ln_joint.rhat);
         let flagged = r.warning.as_deref().map_or(String::new(), |w| (!w.is_empty()).to_string());
+        let coverage = r.coverage.map(|c| c.values().map(Some)).unwrap_or_default().map(opt).join(",");
         writeln!(
             fits,
-            "{},{},{},{},{},{},{},{},{},{flagged}",
+            "{},{},{},{},{},{},{},{},{},{flagged},{coverage},{}",
             r.replication,
             opt(r.e0),
             opt(level(r)),
@@ -113,7 +124,8 @@ fn write_fits(rows: &[ResultRow], path: &Path) -> Result<(), Failure> {
             r.rate_mae,
             opt(r.topic_error),
             r.chains,
-            opt(rhat)
+            opt(rhat),
+            opt(r.diagnostics.map(|d| d.kl.ess_bulk))
         )?;
     }
     std::fs::write(path, fits)?;
