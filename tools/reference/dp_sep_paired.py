@@ -1,23 +1,63 @@
-# Paired comparisons of the DP-SEP study (docs/dp-sep.md): run in results/dp-sep-mog after
-# `lppf run experiments/dp-sep-mog.toml`; needs pandas, pyarrow and scipy.
-import pandas as pd, numpy as np
+"""Paired comparisons of the DP-SEP study (docs/dp-sep.md), written for the docs' generated tables.
+
+Usage (repository root, after `lppf run experiments/dp-sep-mog-20.toml` and `just docs`, which
+copies the run to docs/evidence/dp-sep-mog-20/): `python3 tools/reference/dp_sep_paired.py
+docs/evidence/dp-sep-mog-20`. Needs pandas, pyarrow and scipy (python/requirements-ci.txt).
+
+Writes two files in that folder. `fits.csv`: one line per fit (replication, method, clip, ε, noise
+multiplier σ, the F-norms). `paired.csv`: for each comparison, first minus second of the replication's
+F-norm average over the same data sets and starts (lower is better): n, wins (first lower), mean
+difference, 95 % t-interval, paired t-test p and Wilcoxon signed-rank p (two-sided, exact). Holm's
+adjustment over the family is left to tools/docs/generate.py, which knows the family.
+"""
+
+import csv
+import pathlib
+import sys
+
+import numpy as np
+import pandas as pd
 from scipy import stats
-df = pd.read_parquet('results.parquet')
-def paired(a, b, label):
-    a=np.asarray(a); b=np.asarray(b); d=a-b
-    t=stats.ttest_rel(a,b); w=stats.wilcoxon(a,b)
-    lo,hi = d.mean()+np.array([-1,1])*stats.t.ppf(.975,len(d)-1)*d.std(ddof=1)/np.sqrt(len(d))
-    print(f'{label}: n={len(d)} wins(first lower)={(d<0).sum()} mean diff={d.mean():.3f} [{lo:.3f},{hi:.3f}] t p={t.pvalue:.3g} wilcoxon p={w.pvalue:.3g} median diff={np.median(d):.3f}')
-def get(method, **kw):
-    x = df[df.method==method]
-    for k,v in kw.items(): x = x[x[k]==v]
-    return x.sort_values('replication').f_norm_average.values
-for eps in [50.,5.,1.]:
-    paired(get('dp-em',epsilon=eps), get('dp-sep',epsilon=eps), f'eps={eps} DP-EM - DP-SEP')
-paired(get('dp-sep',epsilon=50.), get('dp-sep',epsilon=5.), 'DP-SEP eps50 - eps5')
-paired(get('dp-sep',epsilon=5.), get('dp-sep',epsilon=1.), 'DP-SEP eps5 - eps1')
-paired(get('dp-sep',epsilon=50.), get('dp-sep',epsilon=1.), 'DP-SEP eps50 - eps1')
-for c in [20.,10.,1.]:
-    paired(get('sep'), get('clipped-sep',clip=c), f'SEP - clipped C={c}')
-paired(get('clipped-sep',clip=20.), get('clipped-sep',clip=10.), 'C20 - C10')
-paired(get('clipped-sep',clip=10.), get('clipped-sep',clip=1.), 'C10 - C1')
+
+COMPARISONS = [
+    ("SEP − clipped SEP C = 20", ("sep", None, None), ("clipped-sep", 20.0, None)),
+    ("clipped C = 20 − C = 10", ("clipped-sep", 20.0, None), ("clipped-sep", 10.0, None)),
+    ("clipped C = 10 − C = 1", ("clipped-sep", 10.0, None), ("clipped-sep", 1.0, None)),
+    ("DP-SEP ε = 50 − ε = 5", ("dp-sep", None, 50.0), ("dp-sep", None, 5.0)),
+    ("DP-SEP ε = 5 − ε = 1", ("dp-sep", None, 5.0), ("dp-sep", None, 1.0)),
+    ("DP-EM − DP-SEP, ε = 50", ("dp-em", None, 50.0), ("dp-sep", None, 50.0)),
+    ("DP-EM − DP-SEP, ε = 5", ("dp-em", None, 5.0), ("dp-sep", None, 5.0)),
+    ("DP-EM − DP-SEP, ε = 1", ("dp-em", None, 1.0), ("dp-sep", None, 1.0)),
+]
+
+
+def values(df, method, clip, epsilon):
+    x = df[df.method == method]
+    if clip is not None:
+        x = x[x["clip"] == clip]
+    if epsilon is not None:
+        x = x[x["epsilon"] == epsilon]
+    return x.sort_values("replication").set_index("replication").f_norm_average
+
+
+def main(folder):
+    folder = pathlib.Path(folder)
+    df = pd.read_parquet(folder / "results.parquet")
+    columns = ["replication", "method", "clip", "epsilon", "noise_multiplier", "f_norm_mean", "f_norm_covariance",
+               "f_norm_average"]
+    df[columns].to_csv(folder / "fits.csv", index=False, lineterminator="\n", float_format=lambda x: repr(float(x)))
+    with open(folder / "paired.csv", "w", newline="") as f:
+        out = csv.writer(f, lineterminator="\n")
+        out.writerow(["comparison", "n", "wins", "mean", "low", "high", "p_t", "p_wilcoxon"])
+        for label, first, second in COMPARISONS:
+            a, b = values(df, *first).align(values(df, *second), join="inner")
+            d = (a - b).to_numpy()
+            half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+            t = stats.ttest_rel(a, b).pvalue
+            w = stats.wilcoxon(a, b).pvalue
+            numbers = [d.mean(), d.mean() - half, d.mean() + half, t, w]
+            out.writerow([label, len(d), int((d < 0).sum())] + [repr(float(x)) for x in numbers])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "docs/evidence/dp-sep-mog-20")

@@ -1,29 +1,74 @@
-# Paired comparisons of the DPVI study (docs/dpvi.md): the moments accountant against advanced
-# composition, and DPVI at each epsilon against the non-private fit, on the same replications
-# (data split and start). Run from the repository root after `just dpvi`; needs pandas, pyarrow
-# and scipy.
+"""Per-fit and paired tables of the DPVI study (docs/dpvi.md), written for the docs' generated tables.
+
+Usage (repository root, after `just dpvi` and `just docs`, which copy the runs to
+docs/evidence/dpvi-*/): `python3 tools/reference/dpvi_paired.py docs/evidence/dpvi-*`. Needs
+pandas, pyarrow and scipy (python/requirements-ci.txt).
+
+Writes two files in each folder. `fits.csv`: one line per fit (replication, method, q, c, target
+ε, noise multiplier σ, spent ε, accuracy, test log-likelihood). `paired.csv`: comparisons over the
+same replications (data split and start), first minus second of the run's metric (accuracy;
+for the Gaussian mixture the test log-likelihood per point; higher is better): n, wins (first
+higher), mean difference, 95 % t-interval, paired t-test p. A comparison's `family` names the
+tests Holm's adjustment runs over (tools/docs/generate.py):
+- `ma-ac`: the moments accountant against advanced composition, at each ε;
+- `ma-np`: the moments accountant against the non-private fit of the same q and c, at each ε;
+- `q` / `c`: each sampling rate or clipping threshold against the next, at each ε.
+"""
+
+import csv
+import pathlib
+import sys
+
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-for name in ["abalone", "adult"]:
-    df = pd.read_parquet(f"results/dpvi-{name}/results.parquet")
-    get = lambda m, e=None: df[(df.method == m) & ((df.target_epsilon == e) if e is not None else True)].sort_values("replication").accuracy.values
-    ref = get("non-private")
-    for e in sorted(df.target_epsilon.dropna().unique()):
-        ma, ac = get("dpvi-moments-accountant", e), get("dpvi-advanced-composition", e)
-        d = ma - ac
-        half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
-        dn = ma - ref
-        halfn = stats.t.ppf(0.975, len(dn) - 1) * dn.std(ddof=1) / np.sqrt(len(dn))
-        print(f"{name} eps={e:g}: MA-AC wins {(d > 0).sum()}/{len(d)} mean {d.mean():+.4f} [{d.mean()-half:+.4f}, {d.mean()+half:+.4f}] "
-              f"t p={stats.ttest_rel(ma, ac).pvalue:.2g} | MA-nonprivate {dn.mean():+.4f} [{dn.mean()-halfn:+.4f}, {dn.mean()+halfn:+.4f}] p={stats.ttest_rel(ma, ref).pvalue:.2g}")
+MA, AC, NP = "dpvi-moments-accountant", "dpvi-advanced-composition", "non-private"
 
-# The Gaussian mixture: test log-likelihood per point of DPVI against the non-private fit.
-df = pd.read_parquet("results/dpvi-gmm/results.parquet")
-ref = df[df.method == "non-private"].sort_values("replication").test_log_likelihood.values
-for e in sorted(df.target_epsilon.dropna().unique()):
-    x = df[(df.method == "dpvi-moments-accountant") & (df.target_epsilon == e)].sort_values("replication").test_log_likelihood.values
-    d = x - ref
+
+def paired(a, b):
+    a, b = a.align(b, join="inner")
+    d = (a - b).to_numpy()
     half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
-    print(f"gmm eps={e:g}: DPVI-nonprivate {d.mean():+.3f} [{d.mean()-half:+.3f}, {d.mean()+half:+.3f}] p={stats.ttest_rel(x, ref).pvalue:.2g}")
+    p = stats.ttest_rel(a, b).pvalue
+    return [len(d), int((d > 0).sum())] + [repr(float(x)) for x in (d.mean(), d.mean() - half, d.mean() + half, p)]
+
+
+def write(folder):
+    folder = pathlib.Path(folder)
+    df = pd.read_parquet(folder / "results.parquet")
+    columns = ["replication", "method", "sampling_rate", "clip", "target_epsilon", "noise_multiplier",
+               "epsilon_spent", "accuracy", "test_log_likelihood"]
+    df[columns].to_csv(folder / "fits.csv", index=False, lineterminator="\n", float_format=lambda x: repr(float(x)))
+    metric = "test_log_likelihood" if df.dataset.iloc[0] == "gmm" else "accuracy"
+
+    def get(method, epsilon=None, q=None, c=None):
+        x = df[df.method == method]
+        if epsilon is not None:
+            x = x[x.target_epsilon == epsilon]
+        if q is not None:
+            x = x[x.sampling_rate == q]
+        if c is not None and method != NP:
+            x = x[x["clip"] == c]
+        return x.set_index("replication")[metric]
+
+    qs, cs = sorted(df.sampling_rate.dropna().unique()), sorted(df["clip"].dropna().unique())
+    lines = []
+    for e in sorted(df.target_epsilon.dropna().unique()):
+        if (df.method == AC).any():
+            lines.append(["ma-ac", e, "moments accountant", "advanced composition"] + paired(get(MA, e), get(AC, e)))
+        if len(qs) == 1 and len(cs) == 1:
+            lines.append(["ma-np", e, "moments accountant", "non-private"] + paired(get(MA, e), get(NP)))
+        for a, b in zip(qs, qs[1:]) if len(qs) > 1 else []:
+            lines.append(["q", e, f"q = {a:g}", f"q = {b:g}"] + paired(get(MA, e, q=a), get(MA, e, q=b)))
+        for a, b in zip(cs, cs[1:]) if len(cs) > 1 else []:
+            lines.append(["c", e, f"c = {a:g}", f"c = {b:g}"] + paired(get(MA, e, c=a), get(MA, e, c=b)))
+    with open(folder / "paired.csv", "w", newline="") as f:
+        out = csv.writer(f, lineterminator="\n")
+        out.writerow(["family", "epsilon", "first", "second", "n", "wins", "mean", "low", "high", "p"])
+        out.writerows(lines)
+
+
+if __name__ == "__main__":
+    for folder in sys.argv[1:]:
+        write(folder)
