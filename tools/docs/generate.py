@@ -31,7 +31,7 @@ def sbc_table():
     columns = [("", "non-private"), ("0.2", "naive"), ("0.2", "private"), ("0.5", "naive"), ("0.5", "private"),
                ("0.8", "naive"), ("0.8", "private")]
     lines = []
-    for model, run in [("topic", "calibration"), ("block", "calibration-block"),
+    for model, run in [("topic", "calibration"), ("topic, 4 chains", "calibration-4chains"), ("block", "calibration-block"),
                        ("undirected", "calibration-undirected")]:
         by = {(r["level"], r["method"]): r for r in rows(run, "sbc.csv")}
 
@@ -228,8 +228,8 @@ def coverage_table(run):
     levels = {"": "—", "0.2": "0.2", "0.5": "0.5", "0.8": "0.8"}
     names = {"non-private": "non-private", "naive": "naïve", "private": "private"}
     columns = [("coverage_50", 0.5), ("coverage_90", 0.9), ("row_coverage_50", 0.5), ("row_coverage_90", 0.9)]
-    lines = ["| α | method | fits | rates, 50 % | rates, 90 % | row totals, 50 % | row totals, 90 % | mean KL | median bulk ESS (KL) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| α | method | fits | rates, 50 % | rates, 90 % | row totals, 50 % | row totals, 90 % | mean KL | median bulk ESS (KL) "
+             "| flagged |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     worst, tested = (0.0, ""), 0
     for level, method in [("", "non-private")] + [(lv, m) for lv in ("0.2", "0.5", "0.8") for m in ("naive", "private")]:
         mine = [f for f in fits if f["level"] == level and f["method"] == method]
@@ -244,7 +244,9 @@ def coverage_table(run):
             cells.append(f"{mean:.4f} ± {se:.4f} ({z:+.1f} se)")
         kl = statistics.mean(float(f["mean_kl"]) for f in mine)
         ess = statistics.median(float(f["ess_bulk_kl"]) for f in mine)
-        lines.append(f"| {levels[level]} | {names[method]} | {len(mine)} | " + " | ".join(cells) + f" | {kl:.3f} | {ess:.0f} |")
+        flagged = sum(f["flagged"] == "true" for f in mine)
+        lines.append(f"| {levels[level]} | {names[method]} | {len(mine)} | " + " | ".join(cells) + f" | {kl:.3f} | {ess:.0f} "
+                     f"| {flagged} |")
     threshold = statistics.NormalDist().inv_cdf(1 - 0.05 / (2 * tested))
     lines += ["", f"S = {kept} kept samples per fit: nominal {nominal(kept, 0.5):.4f} (50 %) and {nominal(kept, 0.9):.4f} "
               f"(90 %); in brackets, (mean − nominal)/se. The largest deviation among the non-private and private "
@@ -304,15 +306,17 @@ def dpvi_setting(f, varies):
 
 def dpvi_means(runs):
     """docs/dpvi.md: the metric's mean ± se over replications, per setting (rows) and target ε (columns)."""
-    lines = []
+    lines, shown = [], None
     for run in runs:
         fits = rows(run, "fits.csv")
         metric = "test_log_likelihood" if run.endswith("gmm") else "accuracy"
         varies = {k for k, c in (("q", "sampling_rate"), ("c", "clip")) if len({f[c] for f in fits if f[c]}) > 1}
         epsilons = sorted({float(f["target_epsilon"]) for f in fits if f["target_epsilon"]})
-        if not lines:
-            lines += ["| run | setting | fits | " + " | ".join(f"ε = {e:g}" for e in epsilons) + " | non-private |",
-                      "| --- | --- | --- | " + " | ".join("---" for _ in epsilons) + " | --- |"]
+        if epsilons != shown:  # a header for each set of ε (the runs of one table share theirs)
+            lines += ([""] if lines else []) + [
+                "| run | setting | fits | " + " | ".join(f"ε = {e:g}" for e in epsilons) + " | non-private |",
+                "| --- | --- | --- | " + " | ".join("---" for _ in epsilons) + " | --- |"]
+            shown = epsilons
         settings = dict.fromkeys(dpvi_setting(f, varies) for f in fits if f["target_epsilon"])
 
         def cell(mine):
@@ -345,12 +349,42 @@ def dpvi_paired(runs, families):
     return "\n".join(lines)
 
 
+def dpvi_adjacent(runs, family):
+    """docs/dpvi.md: each q (or c) against the next, one row per pair and one column per ε:
+    the mean paired difference and its Holm-adjusted p (family: the run's pairs × ε)."""
+    lines, shown = [], None
+    for run in runs:
+        mine = [r for r in rows(run, "paired.csv") if r["family"] == family]
+        adjusted = holm([float(r["p"]) for r in mine])
+        epsilons = list(dict.fromkeys(r["epsilon"] for r in mine))
+        if epsilons != shown:
+            lines += ([""] if lines else []) + [
+                "| run | first − second | " + " | ".join(f"ε = {float(e):g}" for e in epsilons) + " |",
+                "| --- | --- | " + " | ".join("---" for _ in epsilons) + " |"]
+            shown = epsilons
+        for pair in dict.fromkeys((r["first"], r["second"]) for r in mine):
+            cells = [f"{float(r['mean']):+.4f} ({r['wins']}/{r['n']}, Holm {p_text(h)})"
+                     for r, h in zip(mine, adjusted) if (r["first"], r["second"]) == pair]
+            lines.append(f"| {run.removeprefix('dpvi-')} | {pair[0]} − {pair[1]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
-          ("docs/calibration.md", "coverage-1chain", lambda: coverage_table("calibration")), ("docs/fig4.md", "fig4-quick-10", fig4_table),
+          ("docs/calibration.md", "coverage-1chain", lambda: coverage_table("calibration")),
+          ("docs/calibration.md", "coverage-4chains", lambda: coverage_table("calibration-4chains")), ("docs/fig4.md", "fig4-quick-10", fig4_table),
           ("docs/vi-vs-mcmc.md", "schofield-small-20", vi_table),
           ("docs/recovery-figures.md", "fig3-synthetic-10", fig3_table),
           ("docs/recovery-figures.md", "fig1-topics-20", fig1_table),
           ("docs/dp-sep.md", "dp-sep-mog-20", dp_sep_table),
+          ("docs/dpvi.md", "dpvi-abalone", lambda: dpvi_means(["dpvi-abalone"])),
+          ("docs/dpvi.md", "dpvi-adult", lambda: dpvi_means(["dpvi-adult"])),
+          ("docs/dpvi.md", "dpvi-paired", lambda: dpvi_paired(["dpvi-abalone", "dpvi-adult"], ["ma-ac", "ma-np"])),
+          ("docs/dpvi.md", "dpvi-q", lambda: dpvi_means(["dpvi-abalone-q", "dpvi-adult-q"])),
+          ("docs/dpvi.md", "dpvi-q-paired", lambda: dpvi_adjacent(["dpvi-abalone-q", "dpvi-adult-q"], "q")),
+          ("docs/dpvi.md", "dpvi-clip", lambda: dpvi_means(["dpvi-abalone-clip", "dpvi-adult-clip"])),
+          ("docs/dpvi.md", "dpvi-clip-paired", lambda: dpvi_adjacent(["dpvi-abalone-clip", "dpvi-adult-clip"], "c")),
+          ("docs/dpvi.md", "dpvi-gmm", lambda: dpvi_means(["dpvi-gmm"])),
+          ("docs/dpvi.md", "dpvi-gmm-paired", lambda: dpvi_paired(["dpvi-gmm"], ["ma-np"])),
           ("docs/fig4.md", "fig4-quick-10-collapsed", fig4_collapsed_table)]
 
 
