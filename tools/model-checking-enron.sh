@@ -9,9 +9,9 @@
 #     -> docs/data/checks-enron-{private,naive}.csv and docs/figures/checks-enron-private.png
 #   defaults: the old defaults (flat, Poisson), the first hierarchical default (a' = b' = 1 fixed,
 #     negative binomial: "prev") and today's (a' = 10, learned scale, negative binomial: "new")
-#     on three releases (privatize seeds 2026, 2027, 2028), private K = 8 seed 2, with the naive
-#     fit, each scored against the raw counts (examples/score_against_counts)
-#     -> docs/data/defaults-enron.csv (about 4 minutes)
+#     on ten releases (privatize seeds 2026 to 2035; RELEASES="..." to choose others), private
+#     K = 8 seed 2, with the naive fit, each scored against the raw counts
+#     (examples/score_against_counts) -> docs/data/defaults-enron.csv (about 15 minutes)
 # Every fit pools its chains with equal weights (`--weights equal`), as when the committed tables
 # were made: since issue 33, `--weights auto` stacks chains that sit in different modes.
 # Run `bash tools/model-checking-enron.sh verdict` or `... checks` for one part.
@@ -59,7 +59,7 @@ if [ "$part" = all ] || [ "$part" = defaults ]; then
     score=target/release/examples/score_against_counts
     out=docs/data/defaults-enron.csv
     echo "release_seed,fit,fitted_total,raw_total,released_total,total_q05,total_q95,loglik_raw,rhat_ln_joint,rhat_total" > "$out.tmp"
-    for rs in 2026 2027 2028; do
+    for rs in ${RELEASES:-2026 2027 2028 2029 2030 2031 2032 2033 2034 2035}; do
         $lppf privatize --input data/enron/network-counts.csv --square --epsilon 2 --precision 5 --seed $rs \
             --output "$dir/released-$rs.csv" 2> /dev/null
         for variant in naive old prev new; do
