@@ -9,6 +9,7 @@ says (CI runs this, so a stale number fails CI). Standard library only.
 
 import csv
 import math
+import re
 import pathlib
 import statistics
 import sys
@@ -503,6 +504,80 @@ def own_data_heldout():
     return "\n".join(lines)
 
 
+def check_rows(name):
+    """A committed CSV of `check_calibration` (docs/data/check-calibration*.csv)."""
+    with open(ROOT / "docs" / "data" / f"{name}.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def check_designs(fits):
+    """The (mean rate, α) designs of a check-calibration file, in file order, with their rows."""
+    designs = dict.fromkeys((f["scale"], f["alpha"]) for f in fits)
+    return [(d, [f for f in fits if (f["scale"], f["alpha"]) == d]) for d in designs]
+
+
+def centre_bias(mine):
+    """The relative bias of the centre of the total's 90 % interval, per replication, in %."""
+    return [100 * ((float(f["total_q05"]) + float(f["total_q95"])) / 2 / float(f["true_total"]) - 1) for f in mine]
+
+
+def minus(text):
+    """A typeset minus sign (U+2212) before every negative number of `text`."""
+    return re.sub(r"-(?=\d)", "\u2212", text)
+
+
+def percent(x):
+    return f"{x:+.0f} %".replace("+0 %", "0 %").replace("-0 %", "0 %")
+
+
+def check_calibration_flat():
+    """docs/model-checking.md: the flat prior's total on model data (bias, coverage, flags)."""
+    lines = ["| mean rate | α | total: bias of the interval's centre (range) | covered | total flagged |", "|---|---|---|---|---|"]
+    for (scale, alpha), mine in check_designs(check_rows("check-calibration")):
+        bias = centre_bias(mine)
+        covered = sum(f["covered"] == "true" for f in mine)
+        flagged = sum(f["flag_total"] == "true" for f in mine)
+        low, high = (f"{x:+.0f}".replace("+0", "0").replace("-0", "0") for x in (min(bias), max(bias)))
+        lines.append(f"| {float(scale):g} | {alpha} | {percent(statistics.mean(bias))} ({low}, {high}) | "
+                     f"{covered}/{len(mine)} | {flagged}/{len(mine)} |")
+    return minus("\n".join(lines))
+
+
+def check_calibration_priors():
+    """docs/model-checking.md: the flat prior against the two hierarchical settings, same data sets."""
+    files = ["check-calibration", "check-calibration-hierarchical", "check-calibration-hierarchical-a0.3"]
+    runs = [check_designs(check_rows(name)) for name in files]
+    lines = ["| mean rate | α | flat: bias, covered | hier. a₀ = 1: bias, covered | hier. a₀ = 0.3: bias, covered |",
+             "|---|---|---|---|---|"]
+    for designs in zip(*runs):
+        (scale, alpha), _ = designs[0]
+        cells = [f"{percent(statistics.mean(centre_bias(mine)))}, {sum(f['covered'] == 'true' for f in mine)}/{len(mine)}"
+                 for _, mine in designs]
+        lines.append(f"| {float(scale):g} | {alpha} | " + " | ".join(cells) + " |")
+    return minus("\n".join(lines))
+
+
+def check_calibration_default():
+    """docs/model-checking.md: coverage of the total by the papers' prior and by the default, topic model."""
+    lines = ["| data | fit | covered, mean rate 0.1 (α = 0.2 / 0.5 / 0.8) | mean rate 1 | mean rate 10 | all 180 | any flag |",
+             "|---|---|---|---|---|---|---|"]
+    for data, fit, name in [("Poisson", "flat, Poisson (the papers')", "check-calibration"),
+                            ("Poisson", "**default**", "check-calibration-poissondata-default"),
+                            ("NB (r = 0.3)", "**default**", "check-calibration-nbdata-default")]:
+        fits = check_rows(name)
+        designs = check_designs(fits)
+        by_scale = {}
+        for (scale, _), mine in designs:
+            by_scale.setdefault(scale, []).append(str(sum(f["covered"] == "true" for f in mine)))
+        covered = sum(f["covered"] == "true" for f in fits)
+        flagged = sum(any(v == "true" for k, v in f.items() if k.startswith("flag_")) for f in fits)
+        share = f"{covered} ({100 * covered / len(fits):.0f} %)"
+        share = f"**{share}**" if "default" in fit else share
+        lines.append(f"| {data} | {fit} | " + " | ".join(" / ".join(v) for v in by_scale.values()) +
+                     f" | {share} | {flagged}/{len(fits)} |")
+    return minus("\n".join(lines))
+
+
 BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/calibration.md", "coverage-1chain", lambda: coverage_table("calibration")),
           ("docs/calibration.md", "coverage-4chains", lambda: coverage_table("calibration-4chains")), ("docs/fig4.md", "fig4-quick-10", fig4_table),
@@ -511,6 +586,9 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/recovery-figures.md", "fig1-topics-20", fig1_table),
           ("docs/dp-sep.md", "dp-sep-mog-20", dp_sep_table),
           ("docs/own-data.md", "own-data-heldout", own_data_heldout),
+          ("docs/model-checking.md", "check-calibration-flat", check_calibration_flat),
+          ("docs/model-checking.md", "check-calibration-priors", check_calibration_priors),
+          ("docs/model-checking.md", "check-calibration-default", check_calibration_default),
           ("docs/own-data.md", "own-data-defaults", own_data_defaults),
           ("docs/dpvi.md", "dpvi-abalone", lambda: dpvi_means(["dpvi-abalone"])),
           ("docs/dpvi.md", "dpvi-adult", lambda: dpvi_means(["dpvi-adult"])),
