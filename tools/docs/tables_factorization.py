@@ -81,44 +81,13 @@ def vi_table():
     return "\n".join(lines)
 
 
-def fig3_table():
-    """docs/recovery-figures.md: Fig. 3 with 10 data sets, private against naïve and non-private."""
-    run = "fig3-synthetic-10"
-    fits = rows(run, "fits.csv")
-    paired = {(r["level"], r["method"], r["versus"]): r for r in rows(run, "paired.csv") if r["metric"] == "mean_kl"}
-    levels = [lv for lv in dict.fromkeys(f["level"] for f in fits) if lv]
-    tests = [(lv, "private", b) for lv in levels for b in ("naive", "non-private")]
-    adjusted = dict(zip(tests, holm([float(paired[t]["p"]) for t in tests])))
-
-    def kl(method, level):
-        m, sd = mean_sd([float(f["mean_kl"]) for f in fits if f["method"] == method and f["level"] == level])
-        return f"{m:.4f} ({sd:.4f})"
-
-    def diff(t):
-        r = paired[t]
-        return (f"{float(r['mean']):+.4f} [{float(r['low']):+.4f}, {float(r['high']):+.4f}] | "
-                f"{r['wins']}/{r['n']} | {p_text(adjusted[t])}")
-
-    n = len([f for f in fits if f["method"] == "non-private"])
-    flagged = sum(f["flagged"] == "true" for f in fits)
-    lines = ["| ε | non-private KL (sd) | naïve KL (sd) | private KL (sd) | private − naïve [95 % CI] | private better | Holm p "
-             "| private − non-private [95 % CI] | private better | Holm p |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for lv in levels:
-        lines.append(f"| {lv} | {kl('non-private', '')} | {kl('naive', lv)} | {kl('private', lv)} | "
-                     f"{diff((lv, 'private', 'naive'))} | {diff((lv, 'private', 'non-private'))} |")
-    lines += ["", f"{n} data sets, 4 chains per fit; Holm over the {len(tests)} comparisons of the table. "
-              f"The R̂/ESS rule flags {flagged} of {len(fits)} fits."]
-    return "\n".join(lines)
-
-
-def fig1_table():
-    """docs/recovery-figures.md: Fig. 1 with 20 data sets, private against naïve and non-private."""
-    run = "fig1-topics-20"
+def recovery_table(run, header, metrics):
+    """A recovery figure's table: per level (and metric, when there are several), the mean over data
+    sets of each method, and private against naïve and against non-private, paired, with Holm over
+    every comparison of the table."""
     fits = rows(run, "fits.csv")
     paired = {(r["level"], r["method"], r["versus"], r["metric"]): r for r in rows(run, "paired.csv")}
     levels = [lv for lv in dict.fromkeys(f["level"] for f in fits) if lv]
-    metrics = [("topic_error", "aligned topic MAE"), ("mean_kl", "mean KL of μ̂")]
     tests = [(lv, "private", b, m) for lv in levels for m, _ in metrics for b in ("naive", "non-private")]
     adjusted = dict(zip(tests, holm([float(paired[t]["p"]) for t in tests])))
 
@@ -131,19 +100,34 @@ def fig1_table():
         return (f"{float(r['mean']):+.4f} [{float(r['low']):+.4f}, {float(r['high']):+.4f}] | "
                 f"{r['wins']}/{r['n']} | {p_text(adjusted[t])}")
 
-    n = len([f for f in fits if f["method"] == "non-private"])
-    flagged = sum(f["flagged"] == "true" for f in fits)
-    lines = ["| α₀ | metric | non-private (sd) | naïve (sd) | private (sd) | private − naïve [95 % CI] | private lower | Holm p "
-             "| private − non-private [95 % CI] | private lower | Holm p |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = list(header)
     for lv in levels:
         for metric, name in metrics:
-            lines.append(f"| {lv} | {name} | {mean('non-private', '', metric)} | {mean('naive', lv, metric)} | "
+            label = f"{name} | " if len(metrics) > 1 else ""
+            lines.append(f"| {lv} | {label}{mean('non-private', '', metric)} | {mean('naive', lv, metric)} | "
                          f"{mean('private', lv, metric)} | {diff((lv, 'private', 'naive', metric))} | "
                          f"{diff((lv, 'private', 'non-private', metric))} |")
+    n = len([f for f in fits if f["method"] == "non-private"])
+    flagged = sum(f["flagged"] == "true" for f in fits)
     lines += ["", f"{n} data sets, 4 chains per fit; Holm over the {len(tests)} comparisons of the table. "
               f"The R̂/ESS rule flags {flagged} of {len(fits)} fits."]
     return "\n".join(lines)
+
+
+def fig3_table():
+    """docs/recovery-figures.md: Fig. 3 with 10 data sets, private against naïve and non-private."""
+    header = ["| ε | non-private KL (sd) | naïve KL (sd) | private KL (sd) | private − naïve [95 % CI] | private better | Holm p "
+              "| private − non-private [95 % CI] | private better | Holm p |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    return recovery_table("fig3-synthetic-10", header, [("mean_kl", "mean KL")])
+
+
+def fig1_table():
+    """docs/recovery-figures.md: Fig. 1 with 20 data sets, private against naïve and non-private."""
+    header = ["| α₀ | metric | non-private (sd) | naïve (sd) | private (sd) | private − naïve [95 % CI] | private lower | Holm p "
+              "| private − non-private [95 % CI] | private lower | Holm p |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    return recovery_table("fig1-topics-20", header, [("topic_error", "aligned topic MAE"), ("mean_kl", "mean KL of μ̂")])
 
 
 def fig4_collapsed_table():
