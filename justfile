@@ -32,7 +32,8 @@ calibration:
 docs:
     for run in calibration calibration-4chains calibration-block calibration-undirected fig4-enron-quick-10 fig4-enron-quick-10-collapsed \
                schofield-small-20 fig3-synthetic-10 fig1-topics-20 dp-sep-mog-20 dpvi-abalone dpvi-adult \
-               dpvi-abalone-q dpvi-abalone-clip dpvi-adult-q dpvi-adult-clip dpvi-gmm own-data-enron-10; do \
+               dpvi-abalone-q dpvi-abalone-clip dpvi-adult-q dpvi-adult-clip dpvi-gmm own-data-enron-10 \
+               calibration-block-fig4-size calibration-block-fig4-size-augmented; do \
         mkdir -p docs/evidence/$run && \
         cp results/$run/manifest.toml results/$run/provenance.toml results/$run/results.parquet \
            results/$run/summary.csv docs/evidence/$run/ && \
@@ -41,7 +42,8 @@ docs:
         fi; \
     done
     # Per-fit and all-pairs tables, where a page's generated block needs them.
-    for run in schofield-small-20 fig3-synthetic-10 fig1-topics-20 calibration calibration-4chains; do \
+    for run in schofield-small-20 fig3-synthetic-10 fig1-topics-20 calibration calibration-4chains \
+               calibration-block-fig4-size calibration-block-fig4-size-augmented; do \
         cargo run -q -p results --example evidence_tables -- results/$run/results.parquet docs/evidence/$run; \
     done
     cargo run -q -p results --example evidence_tables -- results/fig4-enron-quick-10-collapsed/results.parquet \

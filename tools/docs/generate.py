@@ -13,8 +13,8 @@ import sys
 from docstats import self_check
 from sources import ROOT
 from tables_baselines import dp_sep_table, dpvi_adjacent, dpvi_means, dpvi_paired
-from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_collapsed_table, fig4_table, sbc_table,
-                                  vi_table)
+from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_collapsed_table, fig4_table,
+                                  sbc_fig4_size, sbc_table, vi_table)
 from tables_own_data import (check_calibration_default, check_calibration_flat, check_calibration_priors,
                              own_data_defaults, own_data_heldout)
 
@@ -22,6 +22,7 @@ from tables_own_data import (check_calibration_default, check_calibration_flat, 
 BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/calibration.md", "coverage-1chain", lambda: coverage_table("calibration")),
           ("docs/calibration.md", "coverage-4chains", lambda: coverage_table("calibration-4chains")),
+          ("docs/calibration.md", "sbc-fig4-size", sbc_fig4_size),
           ("docs/fig4.md", "fig4-quick-10", fig4_table),
           ("docs/vi-vs-mcmc.md", "schofield-small-20", vi_table),
           ("docs/recovery-figures.md", "fig3-synthetic-10", fig3_table),

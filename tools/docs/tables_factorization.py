@@ -195,3 +195,22 @@ def coverage_table(run):
               f"lines: {worst[0]:+.1f} se ({worst[1]}), against {threshold:.2f} se, the two-sided Bonferroni bound at "
               f"family-wise 0.05 over those {tested} values (a calibrated sampler exceeds it in at most 5 % of runs)."]
     return "\n".join(lines)
+
+
+def sbc_fig4_size():
+    """docs/calibration.md: SBC of the block model at Fig. 4's size, with the collapsed step (the
+    default) and the paper's augmented step on the same networks and releases."""
+    names = {"naive": "naïve", "private": "private", "non-private": "non-private"}
+    lines = ["| run | group | fits | rank counts in 10 bins (low → high) | χ² (9 df) | p | Holm p | verdict | mean 90 % coverage "
+             "of the rates | fits flagged |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for run, step in [("calibration-block-fig4-size", "collapsed"), ("calibration-block-fig4-size-augmented", "augmented")]:
+        fits = rows(run, "fits.csv")
+        for r in rows(run, "sbc.csv"):
+            group = names[r["method"]] + (f", {step} step" if r["method"] == "private" else "") + f", α = {r['level']}"
+            mine = [f for f in fits if f["method"] == r["method"] and f["level"] == r["level"]]
+            coverage = statistics.mean(float(f["coverage_90"]) for f in mine)
+            flagged = sum(f["flagged"] == "true" for f in mine)
+            verdict = "uniform" if r["uniform"] == "true" else "**not uniform**"
+            lines.append(f"| {run} | {group} | {r['fits']} | {r['counts']} | {float(r['chi2']):.1f} | {p_text(float(r['p']))} | "
+                         f"{p_text(float(r['p_holm']))} | {verdict} | {coverage:.3f} | {flagged}/{len(mine)} |")
+    return "\n".join(lines)
