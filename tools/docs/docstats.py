@@ -7,6 +7,7 @@ Standard library only.
 import math
 import re
 
+
 def p_text(p):
     return "< 1e-9" if p < 1e-9 else f"{p:.3g}"
 
@@ -18,6 +19,16 @@ def minus(text):
 
 def percent(x):
     return f"{x:+.0f} %".replace("+0 %", "0 %").replace("-0 %", "0 %")
+
+
+def interval(mean, low, high, spec):
+    """`mean [low, high]`, each number in the format `spec` (e.g. "+.3f")."""
+    return f"{mean:{spec}} [{low:{spec}}, {high:{spec}}]"
+
+
+def row_interval(r, spec):
+    """[`interval`] of a CSV row with `mean`, `low` and `high` columns."""
+    return interval(float(r["mean"]), float(r["low"]), float(r["high"]), spec)
 
 
 def holm(ps):

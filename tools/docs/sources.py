@@ -7,12 +7,14 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EVIDENCE = ROOT / "docs" / "evidence"
 
+
 def rows(run, name):
+    """A CSV of a run's committed evidence (docs/evidence/RUN/NAME)."""
     with open(EVIDENCE / run / name, newline="") as f:
         return list(csv.DictReader(f))
 
 
-def check_rows(name):
-    """A committed CSV of `check_calibration` (docs/data/check-calibration*.csv)."""
+def data_rows(name):
+    """A committed CSV of docs/data (e.g. `check_calibration`'s, `defaults-enron`)."""
     with open(ROOT / "docs" / "data" / f"{name}.csv", newline="") as f:
         return list(csv.DictReader(f))

@@ -2,8 +2,9 @@
 
 import statistics
 
-from docstats import holm, p_text
+from docstats import holm, p_text, row_interval
 from sources import rows
+
 
 # Table 1 of Vinaroz & Park (2021): the paper's F-norm average over its 5 runs, typed from the paper.
 DP_SEP_PAPER = {("sep", "", ""): "0.0012", ("clipped-sep", "20.0", ""): "0.0134", ("clipped-sep", "10.0", ""): "0.7477",
@@ -36,8 +37,8 @@ def dp_sep_table():
     lines += ["", "| comparison (first − second) | first lower | mean difference [95 % CI] | t-test p | Holm | "
               "Wilcoxon p | Holm |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for r, ht, hw in zip(paired, holm_t, holm_w):
-        lines.append(f"| {r['comparison']} | {r['wins']}/{r['n']} | {float(r['mean']):+.4g} [{float(r['low']):+.4g}, "
-                     f"{float(r['high']):+.4g}] | {p_text(float(r['p_t']))} | {p_text(ht)} | "
+        lines.append(f"| {r['comparison']} | {r['wins']}/{r['n']} | {row_interval(r, '+.4g')} | {p_text(float(r['p_t']))} | "
+                     f"{p_text(ht)} | "
                      f"{p_text(float(r['p_wilcoxon']))} | {p_text(hw)} |")
     lines += ["", f"Holm over the {len(paired)} comparisons, separately for each test."]
     return "\n".join(lines)
@@ -90,12 +91,13 @@ def dpvi_paired(runs, families):
     lines = ["| run | ε | first − second | first higher | mean difference [95 % CI] | p | Holm p (family) |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for run in runs:
+        paired = rows(run, "paired.csv")
         for family in families:
-            mine = [r for r in rows(run, "paired.csv") if r["family"] == family]
+            mine = [r for r in paired if r["family"] == family]
             for r, h in zip(mine, holm([float(r["p"]) for r in mine])):
                 lines.append(f"| {run.removeprefix('dpvi-')} | {float(r['epsilon']):g} | {r['first']} − {r['second']} | "
-                             f"{r['wins']}/{r['n']} | {float(r['mean']):+.4f} [{float(r['low']):+.4f}, "
-                             f"{float(r['high']):+.4f}] | {p_text(float(r['p']))} | {p_text(h)} ({len(mine)}) |")
+                             f"{r['wins']}/{r['n']} | {row_interval(r, '+.4f')} | {p_text(float(r['p']))} | "
+                             f"{p_text(h)} ({len(mine)}) |")
     return "\n".join(lines)
 
 

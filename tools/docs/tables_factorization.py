@@ -4,8 +4,9 @@ docs/vi-vs-mcmc.md and docs/recovery-figures.md."""
 import statistics
 import tomllib
 
-from docstats import holm, mean_sd, nominal, p_text
+from docstats import holm, interval, mean_sd, nominal, p_text, row_interval
 from sources import EVIDENCE, rows
+
 
 def sbc_table():
     """docs/calibration.md: Holm-adjusted p of the SBC rank histograms, per model and group."""
@@ -42,7 +43,7 @@ def fig4_table():
         better_raw += d < 0 and p < 0.05
         lines.append(
             f"| {r['e0']} | {r['level']} | {float(naive['mean_kl']):.3f} ({float(naive['sd_kl']):.3f}) | "
-            f"{float(r['mean_kl']):.3f} ({float(r['sd_kl']):.3f}) | {d:.3f} [{lo:.3f}, {hi:.3f}] | "
+            f"{float(r['mean_kl']):.3f} ({float(r['sd_kl']):.3f}) | {interval(d, lo, hi, '.3f')} | "
             f"{r['paired_wins']}/{r['paired_n']} | {p_text(p)} | {p_text(holm)} |")
     lines.append("")
     lines.append(f"Private is better than naïve (Δ < 0) at Holm-adjusted p < 0.05 in **{better} of {cells}** cells "
@@ -75,8 +76,7 @@ def vi_table():
     for t, h in zip(tests, adjusted):
         r = paired[t]
         metric = {"mean_kl": "KL", "rate_mae": "MAE"}[t[2]]
-        lines.append(f"| {label[t[0]]} − {label[t[1]]} | {metric} | {float(r['mean']):+.3f} "
-                     f"[{float(r['low']):+.3f}, {float(r['high']):+.3f}] | {r['wins']}/{r['n']} | "
+        lines.append(f"| {label[t[0]]} − {label[t[1]]} | {metric} | {row_interval(r, '+.3f')} | {r['wins']}/{r['n']} | "
                      f"{p_text(float(r['p']))} | {p_text(h)} |")
     return "\n".join(lines)
 
@@ -97,7 +97,7 @@ def recovery_table(run, header, metrics):
 
     def diff(t):
         r = paired[t]
-        return (f"{float(r['mean']):+.4f} [{float(r['low']):+.4f}, {float(r['high']):+.4f}] | "
+        return (f"{row_interval(r, '+.4f')} | "
                 f"{r['wins']}/{r['n']} | {p_text(adjusted[t])}")
 
     lines = list(header)
@@ -138,7 +138,8 @@ def fig4_collapsed_table():
     others = [r for r in versus if r["method"] != "private"]
     adjusted = holm([float(r["p"]) for r in private])
     kl = {(r["e0"], r["level"], r["method"]): r for r in rows("fig4-enron-quick-10", "summary.csv")}
-    mine = {(r["e0"], r["level"], r["method"]): r for r in rows(run, "summary.csv")}
+    summary = rows(run, "summary.csv")
+    mine = {(r["e0"], r["level"], r["method"]): r for r in summary}
     lines = ["| e₀ | α | private KL, augmented | private KL, collapsed | collapsed − augmented [95 % CI] | collapsed lower | p | Holm p |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     lower = higher = 0
@@ -148,9 +149,9 @@ def fig4_collapsed_table():
         higher += d > 0 and h < 0.05
         a, b = kl[(r["e0"], r["level"], "private")], mine[(r["e0"], r["level"], "private")]
         lines.append(f"| {r['e0']} | {r['level']} | {float(a['mean_kl']):.3f} | {float(b['mean_kl']):.3f} | "
-                     f"{d:+.3f} [{float(r['low']):+.3f}, {float(r['high']):+.3f}] | {r['wins']}/{r['n']} | "
+                     f"{row_interval(r, '+.3f')} | {r['wins']}/{r['n']} | "
                      f"{p_text(float(r['p']))} | {p_text(h)} |")
-    better = sum(1 for r in rows(run, "summary.csv")
+    better = sum(1 for r in summary
                  if r["method"] == "private" and r["paired_vs"] == "naive"
                  and float(r["paired_kl_difference"]) < 0 and float(r["paired_p_holm"]) < 0.05)
     same = all(r["identical"] == "true" for r in others)

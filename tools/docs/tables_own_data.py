@@ -1,17 +1,16 @@
 """Generated tables of the real-data pages: docs/own-data.md and docs/model-checking.md."""
 
-import csv
 import statistics
 
-from docstats import holm, mean_sd, minus, p_text, paired_t, percent
-from sources import ROOT, check_rows, rows
+from docstats import holm, interval, mean_sd, minus, p_text, paired_t, percent
+from sources import data_rows, rows
+
 
 def own_data_defaults():
     """docs/own-data.md: the old and new defaults of `lppf fit` on several releases of the Enron
     network, scored against the raw counts (docs/data/defaults-enron.csv,
     `bash tools/model-checking-enron.sh defaults`)."""
-    with open(ROOT / "docs" / "data" / "defaults-enron.csv", newline="") as f:
-        fits = list(csv.DictReader(f))
+    fits = data_rows("defaults-enron")
     by = {(r["release_seed"], r["fit"]): r for r in fits}
     seeds = list(dict.fromkeys(r["release_seed"] for r in fits))
     lines = ["| release seed | naïve: total, log-lik. | private old: total, log-lik., R̂ (log joint / total) | prev: total, "
@@ -35,7 +34,7 @@ def own_data_defaults():
     lines += ["", "| log-likelihood of the raw counts, paired over the releases | new higher | mean difference [95 % CI] "
               "| p | Holm p |", "| --- | --- | --- | --- | --- |"]
     for (a, b), (n, wins, mean, low, high, p), h in zip(comparisons, tests, adjusted):
-        lines.append(f"| {a} − {b} | {wins}/{n} | {mean:+,.0f} [{low:+,.0f}, {high:+,.0f}] | {p_text(p)} | {p_text(h)} |")
+        lines.append(f"| {a} − {b} | {wins}/{n} | {interval(mean, low, high, '+,.0f')} | {p_text(p)} | {p_text(h)} |")
     gap = [abs(float(by[(s, "new")]["fitted_total"]) / raw - 1) for s in seeds]
     inside = sum(float(by[(s, "new")]["total_q05"]) <= float(by[(s, "new")]["released_total"])
                  <= float(by[(s, "new")]["total_q95"]) for s in seeds)
@@ -70,7 +69,7 @@ def own_data_heldout():
         (private, rhat_p), (naive, rhat_n) = score("private", k), score("naive", k)
         (mp, sp), (mn, sn) = mean_sd(private), mean_sd(naive)
         means[k] = mp
-        lines.append(f"| {k} | {mp:,.0f} ± {sp:,.0f} | {mn:,.0f} ± {sn:,.0f} | {mean:+,.0f} [{low:+,.0f}, {high:+,.0f}] | "
+        lines.append(f"| {k} | {mp:,.0f} ± {sp:,.0f} | {mn:,.0f} ± {sn:,.0f} | {interval(mean, low, high, '+,.0f')} | "
                      f"{wins}/{n} | {p_text(h)} | {rhat_p:.2f} / {rhat_n:.2f} |")
     best = max(means, key=means.get)
     above = sum(float(f["heldout_log_predictive"]) > float(f["chain_max"]) for f in fits)
@@ -80,7 +79,7 @@ def own_data_heldout():
     lines += ["", f"| private, K = {best} (the best mean) − K | K = {best} higher | mean difference [95 % CI] | p | Holm p |",
               "| ---: | ---: | ---: | ---: | ---: |"]
     for k, (n, wins, mean, low, high, p), h in zip(others, tests, adjusted):
-        lines.append(f"| {k} | {wins}/{n} | {mean:+,.0f} [{low:+,.0f}, {high:+,.0f}] | {p_text(p)} | {p_text(h)} |")
+        lines.append(f"| {k} | {wins}/{n} | {interval(mean, low, high, '+,.0f')} | {p_text(p)} | {p_text(h)} |")
     lines += ["", f"{tests[0][0]} masks of {fits[0]['heldout_cells']} cells; Holm over the {len(ks)} "
               f"private − naïve comparisons, and separately over the {len(others)} comparisons of K (K = {best} was "
               f"picked as the best mean before they were computed: *chosen after looking*). The pooled score is above "
@@ -102,7 +101,7 @@ def centre_bias(mine):
 def check_calibration_flat():
     """docs/model-checking.md: the flat prior's total on model data (bias, coverage, flags)."""
     lines = ["| mean rate | α | total: bias of the interval's centre (range) | covered | total flagged |", "|---|---|---|---|---|"]
-    for (scale, alpha), mine in check_designs(check_rows("check-calibration")):
+    for (scale, alpha), mine in check_designs(data_rows("check-calibration")):
         bias = centre_bias(mine)
         covered = sum(f["covered"] == "true" for f in mine)
         flagged = sum(f["flag_total"] == "true" for f in mine)
@@ -115,7 +114,7 @@ def check_calibration_flat():
 def check_calibration_priors():
     """docs/model-checking.md: the flat prior against the two hierarchical settings, same data sets."""
     files = ["check-calibration", "check-calibration-hierarchical", "check-calibration-hierarchical-a0.3"]
-    runs = [check_designs(check_rows(name)) for name in files]
+    runs = [check_designs(data_rows(name)) for name in files]
     lines = ["| mean rate | α | flat: bias, covered | hier. a₀ = 1: bias, covered | hier. a₀ = 0.3: bias, covered |",
              "|---|---|---|---|---|"]
     for designs in zip(*runs):
@@ -133,7 +132,7 @@ def check_calibration_default():
     for data, fit, name in [("Poisson", "flat, Poisson (the papers')", "check-calibration"),
                             ("Poisson", "**default**", "check-calibration-poissondata-default"),
                             ("NB (r = 0.3)", "**default**", "check-calibration-nbdata-default")]:
-        fits = check_rows(name)
+        fits = data_rows(name)
         designs = check_designs(fits)
         by_scale = {}
         for (scale, _), mine in designs:
