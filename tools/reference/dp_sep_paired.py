@@ -15,9 +15,10 @@ import csv
 import pathlib
 import sys
 
-import numpy as np
 import pandas as pd
 from scipy import stats
+
+from evidence_csv import paired_t, write_fits
 
 COMPARISONS = [
     ("SEP − clipped SEP C = 20", ("sep", None, None), ("clipped-sep", 20.0, None)),
@@ -45,17 +46,14 @@ def main(folder):
     df = pd.read_parquet(folder / "results.parquet")
     columns = ["replication", "method", "clip", "epsilon", "noise_multiplier", "f_norm_mean", "f_norm_covariance",
                "f_norm_average"]
-    df[columns].to_csv(folder / "fits.csv", index=False, lineterminator="\n", float_format=lambda x: repr(float(x)))
+    write_fits(df, columns, folder / "fits.csv")
     with open(folder / "paired.csv", "w", newline="") as f:
         out = csv.writer(f, lineterminator="\n")
         out.writerow(["comparison", "n", "wins", "mean", "low", "high", "p_t", "p_wilcoxon"])
         for label, first, second in COMPARISONS:
             a, b = values(df, *first).align(values(df, *second), join="inner")
-            d = (a - b).to_numpy()
-            half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
-            t = stats.ttest_rel(a, b).pvalue
-            w = stats.wilcoxon(a, b).pvalue
-            numbers = [d.mean(), d.mean() - half, d.mean() + half, t, w]
+            d, mean, low, high, t = paired_t(a, b)
+            numbers = [mean, low, high, t, stats.wilcoxon(a, b).pvalue]
             out.writerow([label, len(d), int((d < 0).sum())] + [repr(float(x)) for x in numbers])
 
 

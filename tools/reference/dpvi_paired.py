@@ -19,19 +19,17 @@ import csv
 import pathlib
 import sys
 
-import numpy as np
 import pandas as pd
-from scipy import stats
+
+from evidence_csv import paired_t, write_fits
 
 MA, AC, NP = "dpvi-moments-accountant", "dpvi-advanced-composition", "non-private"
 
 
 def paired(a, b):
-    a, b = a.align(b, join="inner")
-    d = (a - b).to_numpy()
-    half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
-    p = stats.ttest_rel(a, b).pvalue
-    return [len(d), int((d > 0).sum())] + [repr(float(x)) for x in (d.mean(), d.mean() - half, d.mean() + half, p)]
+    """The CSV cells of first − second: n, wins (first higher), mean, 95 % interval, p."""
+    d, *numbers = paired_t(a, b)
+    return [len(d), int((d > 0).sum())] + [repr(float(x)) for x in numbers]
 
 
 def write(folder):
@@ -39,7 +37,7 @@ def write(folder):
     df = pd.read_parquet(folder / "results.parquet")
     columns = ["replication", "method", "sampling_rate", "clip", "target_epsilon", "noise_multiplier",
                "epsilon_spent", "accuracy", "test_log_likelihood"]
-    df[columns].to_csv(folder / "fits.csv", index=False, lineterminator="\n", float_format=lambda x: repr(float(x)))
+    write_fits(df, columns, folder / "fits.csv")
     metric = "test_log_likelihood" if df.dataset.iloc[0] == "gmm" else "accuracy"
 
     def get(method, epsilon=None, q=None, c=None):

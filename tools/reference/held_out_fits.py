@@ -11,13 +11,15 @@ import sys
 
 import pandas as pd
 
+from evidence_csv import write_fits
+
 
 def main(folder):
     folder = pathlib.Path(folder)
     df = pd.read_parquet(folder / "results.parquet")
     columns = ["replication", "method", "components", "heldout_cells", "heldout_log_predictive", "chain_min",
                "chain_max", "rhat_ln_joint", "ess_bulk_ln_joint", "rhat_total_rate", "ess_bulk_total_rate"]
-    df[columns].to_csv(folder / "fits.csv", index=False, lineterminator="\n", float_format=lambda x: repr(float(x)))
+    write_fits(df, columns, folder / "fits.csv")
 
 
 if __name__ == "__main__":
