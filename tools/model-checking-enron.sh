@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The Enron tables and figure behind docs/model-checking.md, on the seeded demonstration release
 # of the Enron network (ε = 2, N = 5, as docs/own-data.md makes it). About 4 minutes on 2 cores.
-#   verdict: the private block model with K = 2, 4, 8, each with 10 % of the cells held out by
-#     three seeds (three masks), against the independence model on the same cells
-#     -> docs/data/verdict-enron.csv
+#   verdict: the private block model with today's defaults and K = 2, 4, 8, each with 10 % of the
+#     cells held out by ten seeds (ten masks; MASKS="..." to choose others), against the
+#     independence model on the same cells -> docs/data/verdict-enron.csv (about 15 minutes)
 #   checks: the private and naive fits of docs/own-data.md (K = 8, seed 2, default chains, with
 #     the flat prior and the Poisson likelihood that were the defaults then)
 #     -> docs/data/checks-enron-{private,naive}.csv and docs/figures/checks-enron-private.png
@@ -12,8 +12,9 @@
 #     on ten releases (privatize seeds 2026 to 2035; RELEASES="..." to choose others), private
 #     K = 8 seed 2, with the naive fit, each scored against the raw counts
 #     (examples/score_against_counts) -> docs/data/defaults-enron.csv (about 15 minutes)
-# Every fit pools its chains with equal weights (`--weights equal`), as when the committed tables
-# were made: since issue 33, `--weights auto` stacks chains that sit in different modes.
+# The checks and defaults fits pool their chains with equal weights (`--weights equal`), as when
+# their committed tables were made: since issue 33, `--weights auto` stacks chains that sit in
+# different modes. The verdict fits use every default of `lppf fit`, as a user's fit does.
 # Run `bash tools/model-checking-enron.sh verdict` or `... checks` for one part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,11 +30,10 @@ if [ "$part" = all ] || [ "$part" = verdict ]; then
     out=docs/data/verdict-enron.csv
     echo "K,seed,heldout_cells,log_predictive,independence_log_predictive,difference,se,structure" > "$out.tmp"
     for k in 2 4 8; do
-        # The prior and likelihood of the time (the verdict predates the new defaults).
-        for seed in 1 2 3; do
+        for seed in ${MASKS:-1 2 3 4 5 6 7 8 9 10}; do
             fit="$dir/k$k-s$seed"
             $lppf fit --input "$dir/released.csv" --model block --components $k --method private --seed $seed \
-                --holdout 0.1 --prior flat --likelihood poisson --weights equal --output "$fit" --quiet
+                --holdout 0.1 --output "$fit" --quiet
             t="$fit/fit.toml"
             printf '%s,%s,%s,%.1f,%.1f,%.1f,%.1f,%s\n' $k $seed "$(field heldout_cells "$t")" \
                 "$(field heldout_log_predictive "$t")" "$(field independence_log_predictive "$t")" \
