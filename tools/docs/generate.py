@@ -18,7 +18,7 @@ from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_c
 from tables_fig5 import fig5_base
 from tables_modes import fig4_stacking, replicas_default, replicas_papers
 from tables_own_data import (check_calibration_default, check_calibration_flat, check_calibration_priors, check_verdict,
-                             own_data_defaults, own_data_heldout)
+                             own_data_defaults, own_data_fit, own_data_heldout)
 
 
 BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
@@ -49,7 +49,8 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/modes.md", "modes-replicas-default", replicas_default),
           ("docs/modes.md", "modes-fig4-stacking", fig4_stacking),
           ("docs/fig5.md", "fig5-base", fig5_base),
-          ("docs/model-checking.md", "check-verdict", check_verdict)]
+          ("docs/model-checking.md", "check-verdict", check_verdict),
+          ("docs/own-data.md", "own-data-fit", own_data_fit)]
 
 
 def main():

@@ -3,6 +3,7 @@ CSVs of docs/data (tools/docs/generate.py)."""
 
 import csv
 import pathlib
+import tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EVIDENCE = ROOT / "docs" / "evidence"
@@ -18,3 +19,10 @@ def data_rows(name):
     """A committed CSV of docs/data (e.g. `check_calibration`'s, `defaults-enron`)."""
     with open(ROOT / "docs" / "data" / f"{name}.csv", newline="") as f:
         return list(csv.DictReader(f))
+
+
+def toml(name):
+    """A TOML file of the committed evidence (docs/evidence/NAME, e.g. a run's manifest.toml or a
+    fit's fit.toml)."""
+    with open(EVIDENCE / name, "rb") as f:
+        return tomllib.load(f)

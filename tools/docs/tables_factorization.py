@@ -2,10 +2,9 @@
 docs/vi-vs-mcmc.md and docs/recovery-figures.md."""
 
 import statistics
-import tomllib
 
 from docstats import holm, interval, mean_sd, nominal, p_text, row_interval
-from sources import EVIDENCE, rows
+from sources import rows, toml
 
 
 def sbc_table():
@@ -164,8 +163,7 @@ def fig4_collapsed_table():
 
 def coverage_table(run):
     """docs/calibration.md: mean coverage ± se of the true rates and row totals, per level and method."""
-    with open(EVIDENCE / run / "manifest.toml", "rb") as f:
-        sampler = tomllib.load(f)["sampler"]
+    sampler = toml(f"{run}/manifest.toml")["sampler"]
     kept = (sampler["iterations"] - sampler["burn_in"]) // sampler["thin"] * sampler.get("chains", 1)
     fits = rows(run, "fits.csv")
     levels = {"": "—", "0.2": "0.2", "0.5": "0.5", "0.8": "0.8"}

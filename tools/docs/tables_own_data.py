@@ -3,7 +3,7 @@
 import statistics
 
 from docstats import holm, interval, mean_sd, minus, p_text, paired_t, percent
-from sources import data_rows, rows
+from sources import data_rows, rows, toml
 
 
 def own_data_defaults():
@@ -174,3 +174,38 @@ def check_verdict():
               f"same for every K. Holm over the {len(ks)} values of K in the first table and over the {len(pairs)} "
               f"pairs in the second."]
     return minus("\n".join(lines))
+
+
+def own_data_fit():
+    """docs/own-data.md, section 3: the private and naïve fits of the tutorial with today's
+    defaults (docs/evidence/own-data-fit/{private,naive}/): convergence, the total and the
+    predictive checks, then the private fit's label-invariant groups with their co-clustering."""
+    lines = ["| fit | R̂ / bulk ESS: log joint | total rate | dispersion r | verdict | fitted total [90 % interval] "
+             "(released total) | r, median [90 %] | checks flagged | seconds |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for method in ("private", "naive"):
+        fit = toml(f"own-data-fit/{method}/fit.toml")
+        diag = {r["quantity"]: r for r in rows("own-data-fit", f"{method}/diagnostics.csv")}
+        flagged = [r["statistic"] for r in rows("own-data-fit", f"{method}/checks.csv") if r["flag"]]
+        cells = " | ".join(f"{float(diag[q]['rhat']):.2f} / {float(diag[q]['ess_bulk']):.0f}"
+                           for q in ("ln_joint", "total_rate", "dispersion"))
+        lines.append(f"| {method} | {cells} | {fit['convergence']} | {fit['fitted_total']:,.0f} "
+                     f"[{fit['total_rate_q05']:,.0f}, {fit['total_rate_q95']:,.0f}] ({fit['released_total']:,.0f}) | {fit['dispersion_q50']:.3f} "
+                     f"[{fit['dispersion_q05']:.3f}, {fit['dispersion_q95']:.3f}] | {len(flagged)} of 9"
+                     f"{': ' + ', '.join(f'`{s}`' for s in flagged) if flagged else ''} | {fit['seconds']:.1f} |")
+    k = toml("own-data-fit/private/fit.toml")["components"]
+    members = rows("own-data-fit", "private/partition.csv")
+    groups = sorted({int(m["group"]) for m in members})
+    lines += ["", f"The private fit's label-invariant groups (`partition.csv`: the kept sample with the least expected "
+              f"Binder loss; co = an actor's co-clustering with the rest of its group over all kept samples, "
+              f"1/K = {1 / k:.3f} for labels that mean nothing):", "",
+              "| group | actors | mean co | the five with the highest co |", "| --- | ---: | ---: | --- |"]
+    for g in groups:
+        mine = sorted((m for m in members if int(m["group"]) == g), key=lambda m: -float(m["co_clustering"]))
+        mean = statistics.mean(float(m["co_clustering"]) for m in mine)
+        top = ", ".join(f"{m['row']} ({float(m['co_clustering']):.2f})" for m in mine[:5])
+        lines.append(f"| {g} | {len(mine)} | {mean:.3f} | {top} |")
+    every = [float(m["co_clustering"]) for m in members]
+    lines += ["", f"Co-clustering over all {len(members)} actors: median {statistics.median(every):.3f}, "
+              f"largest {max(every):.3f}."]
+    return "\n".join(lines)
