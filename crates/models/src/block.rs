@@ -2,7 +2,7 @@
 
 use crate::chunks::{
     ChunkBuffers, allocate_each, allocate_each_from, chunk_count, chunk_rows, column_sums_into, cumulative_products,
-    cumulative_products_group, dot_rows, reduce_chunks_into, reduce_into,
+    cumulative_products_group, dot_rows_transposed, reduce_chunks_into, reduce_into, transposed,
 };
 use crate::error::{ModelError, check_factor};
 use crate::hierarchy::RateGroup;
@@ -515,10 +515,11 @@ impl BlockModel {
     fn rates_from(&self, theta: &[f64], w: &[f64], out: &mut [f64]) {
         let (v, c, undirected) = (self.actors, self.communities, self.undirected);
         let per_chunk = chunk_rows(v);
+        let w_t = transposed(w, c);
         out.par_chunks_mut(per_chunk * v).enumerate().for_each(|(chunk, out)| {
             for (local, out_i) in out.chunks_exact_mut(v).enumerate() {
                 let i = chunk * per_chunk + local;
-                dot_rows(out_i, &theta[i * c..(i + 1) * c], w, c);
+                dot_rows_transposed(out_i, &theta[i * c..(i + 1) * c], &w_t);
                 // The diagonal is not modelled, nor (undirected) the lower triangle.
                 if undirected {
                     out_i[..=i].fill(0.0);

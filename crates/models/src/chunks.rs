@@ -124,29 +124,50 @@ fn allocate_and_place<R: rand::Rng + ?Sized>(
     }
 }
 
-/// `out[v] = Σ_k a_k · b_vk` (`b` row-major, rows of length `k`): a row of rates `μ = θ Φᵀ`, four
-/// at a time — four independent running sums instead of one dependency chain, each still summed
-/// over `k` in order from 0 (products rounded, then added: no fused multiply-add, no runtime
-/// SIMD dispatch), so every value is bit-identical to the one-at-a-time dot product on every CPU.
-pub(crate) fn dot_rows(out_row: &mut [f64], theta_d: &[f64], phi: &[f64], k: usize) {
-    let mut blocks = out_row.chunks_exact_mut(4);
-    let mut phis = phi.chunks_exact(4 * k);
-    for (mu, phi4) in (&mut blocks).zip(&mut phis) {
-        let (p0, rest) = phi4.split_at(k);
-        let (p1, rest) = rest.split_at(k);
-        let (p2, p3) = rest.split_at(k);
-        let mut acc = [0.0f64; 4];
-        for ((((&t, &a), &b), &c), &d) in theta_d.iter().zip(p0).zip(p1).zip(p2).zip(p3) {
-            acc[0] += t * a;
-            acc[1] += t * b;
-            acc[2] += t * c;
-            acc[3] += t * d;
+/// `b` (row-major, rows of length `k`) transposed: `k` rows of length `b.len() / k`.
+pub(crate) fn transposed(b: &[f64], k: usize) -> Vec<f64> {
+    let n = b.len() / k;
+    let mut out = vec![0.0; b.len()];
+    for (v, b_v) in b.chunks_exact(k).enumerate() {
+        for (kk, &x) in b_v.iter().enumerate() {
+            out[kk * n + v] = x;
         }
-        mu.copy_from_slice(&acc);
     }
-    for (mu, phi_v) in blocks.into_remainder().iter_mut().zip(phis.remainder().chunks_exact(k)) {
-        *mu = theta_d.iter().zip(phi_v).map(|(a, b)| a * b).sum();
+    out
+}
+
+/// A row of rates `μ = θ Φᵀ` from the transposed factor: `out[v] = Σ_k a_k · bt[k·n + v]` (`bt`
+/// is `Φᵀ`, `K × n` row-major, `n = out.len()`; [`transposed`]). The components are the outer loop and a block of outputs the
+/// inner ([`dot_block`]: sixteen, then eight, then one at a time), so the block's running sums stay
+/// in vector registers as independent chains and every load of `bt` is contiguous. Each output is
+/// still summed over `k` in order from 0, products rounded, then added (no fused multiply-add, no
+/// runtime SIMD dispatch), so every value is bit-identical to the plain dot product
+/// `Σ_k a_k · b_vk` on every CPU.
+pub(crate) fn dot_rows_transposed(out_row: &mut [f64], a: &[f64], bt: &[f64]) {
+    let n = out_row.len();
+    let (wide, narrow) = (n - n % 16, n - n % 8);
+    for start in (0..wide).step_by(16) {
+        dot_block::<16>(&mut out_row[start..start + 16], a, bt, n, start);
     }
+    for start in (wide..narrow).step_by(8) {
+        dot_block::<8>(&mut out_row[start..start + 8], a, bt, n, start);
+    }
+    for (v, out) in out_row.iter_mut().enumerate().skip(narrow) {
+        *out = a.iter().zip(bt.chunks_exact(n)).map(|(&t, bt_k)| t * bt_k[v]).sum();
+    }
+}
+
+/// `W` outputs of [`dot_rows_transposed`] (rows of `bt` of length `n`) from column `start` on:
+/// `W` running sums over `k`.
+#[inline(always)]
+fn dot_block<const W: usize>(out: &mut [f64], a: &[f64], bt: &[f64], n: usize, start: usize) {
+    let mut acc = [0.0f64; W];
+    for (&t, bt_k) in a.iter().zip(bt.chunks_exact(n)) {
+        for (s, &b) in acc.iter_mut().zip(&bt_k[start..start + W]) {
+            *s += t * b;
+        }
+    }
+    out.copy_from_slice(&acc);
 }
 
 /// Writes the running sums of `a_k · b_k` into `cumulative`.
@@ -305,19 +326,24 @@ mod tests {
 
 #[cfg(test)]
 mod rate_kernel_tests {
-    use super::{cumulative_products, cumulative_products_4, cumulative_products_group, dot_rows};
+    use super::{
+        cumulative_products, cumulative_products_4, cumulative_products_group, dot_rows_transposed, transposed,
+    };
     use rand::RngExt;
 
-    /// The four-at-a-time kernel gives the one-at-a-time dot products bit for bit, for row
-    /// lengths that are and are not multiples of four.
+    /// The rates kernel (blocks of sixteen and eight outputs over the transposed factor) gives the
+    /// one-at-a-time dot products bit for bit, for row lengths that are and are not multiples of
+    /// eight and sixteen; `transposed` puts `b_vk` at `k·n + v`.
     #[test]
     fn tiled_rates_equal_the_plain_dot_products_bit_for_bit() {
         let mut rng = distributions::Streams::new(3).rng();
-        for (v, k) in [(1, 1), (3, 7), (4, 50), (9, 13), (1000, 50)] {
+        for (v, k) in [(1, 1), (3, 7), (4, 50), (9, 13), (16, 3), (25, 4), (1000, 50), (1003, 50)] {
             let theta: Vec<f64> = (0..k).map(|_| rng.random::<f64>() * 3.0).collect();
             let phi: Vec<f64> = (0..v * k).map(|_| rng.random::<f64>().powi(3)).collect();
-            let mut tiled = vec![0.0; v];
-            dot_rows(&mut tiled, &theta, &phi, k);
+            let phi_t = transposed(&phi, k);
+            assert!((0..v * k).all(|i| phi_t[(i % k) * v + i / k] == phi[i]), "v = {v}, k = {k}");
+            let mut tiled = vec![f64::NAN; v];
+            dot_rows_transposed(&mut tiled, &theta, &phi_t);
             for (w, mu) in tiled.iter().enumerate() {
                 let plain: f64 = theta.iter().zip(&phi[w * k..(w + 1) * k]).map(|(a, b)| a * b).sum();
                 assert_eq!(mu.to_bits(), plain.to_bits(), "v = {v}, k = {k}, word {w}");

@@ -1,8 +1,8 @@
 //! Poisson matrix factorization, the LDA-like topic model.
 
 use crate::chunks::{
-    ChunkBuffers, allocate_each, chunk_count, chunk_rows, column_sums_into, cumulative_products_group, dot_rows,
-    reduce_chunks_into,
+    ChunkBuffers, allocate_each, chunk_count, chunk_rows, column_sums_into, cumulative_products_group,
+    dot_rows_transposed, reduce_chunks_into, transposed,
 };
 use crate::error::{ModelError, check_factor};
 use crate::hierarchy::RateGroup;
@@ -409,9 +409,11 @@ impl TopicModel {
         let per_chunk = chunk_rows(self.docs);
         let tempered = (beta != 1.0).then(|| (powered(&self.theta, beta), powered(&self.phi, beta)));
         let (theta, phi) = tempered.as_ref().map_or((&self.theta, &self.phi), |(t, p)| (t, p));
+        // φ topic-major (`K × V`), so that a row's rates read it contiguously.
+        let phi_t = transposed(phi, k);
         out.par_chunks_mut(per_chunk * v).zip(theta.par_chunks(per_chunk * k)).for_each(|(out, theta)| {
             for (out_row, theta_d) in out.chunks_exact_mut(v).zip(theta.chunks_exact(k)) {
-                dot_rows(out_row, theta_d, phi, k);
+                dot_rows_transposed(out_row, theta_d, &phi_t);
             }
         });
     }
