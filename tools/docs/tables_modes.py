@@ -4,7 +4,7 @@
 
 import statistics
 
-from docstats import holm, interval, minus, paired_t
+from docstats import holm, interval, minus, p_text, paired_t
 from sources import data_rows
 
 SETTINGS = [("plain2000", "2,000 sweeps"), ("plain8000", "8,000 sweeps"), ("pt4", "4 replicas × 2,000 sweeps")]
@@ -89,4 +89,30 @@ def fig4_stacking():
               f"{interval(float(c['equal_diff']), float(c['equal_lo']), float(c['equal_hi']), '.3f')} with equal "
               f"weights against {interval(float(c['stacked_diff']), float(c['stacked_lo']), float(c['stacked_hi']), '.3f')} "
               f"stacked."]
+    return minus("\n".join(lines))
+
+
+def fig4_verdicts():
+    """docs/modes.md, section 5: what the old warning and the convergence verdict say of every
+    Gibbs fit of the Fig. 4 quick run, and why (docs/data/fig4-quick-fits.csv)."""
+    fits = data_rows("fig4-quick-fits")
+    verdicts = ["mixed"] + sorted({f["convergence"] for f in fits} - {"mixed"})
+    names = [("non-private", "non-private"), ("naive", "naïve"), ("private", "private")]
+    warned = sum(f["warned"] == "true" for f in fits)
+    lines = [f"Under the old rule (split-R̂ > 1.01 or ESS < 100 per chain on any trace): **{warned} of {len(fits)}** "
+             f"Gibbs fits flagged. Under the verdict:", "",
+             "| method | fits | " + " | ".join(verdicts) + " | median R̂ of the log joint | median bulk ESS (10 % quantile) |",
+             "| --- | ---: | " + " | ".join("---:" for _ in verdicts) + " | ---: | ---: |"]
+    for method, name in names:
+        mine = [f for f in fits if f["method"] == method]
+        ess = sorted(float(f["ess_bulk_ln_joint"]) for f in mine)
+        counts = " | ".join(str(sum(f["convergence"] == v for f in mine)) for v in verdicts)
+        lines.append(f"| {name} | {len(mine)} | {counts} | {statistics.median(float(f['rhat_ln_joint']) for f in mine):.2f} | "
+                     f"{statistics.median(ess):.0f} ({ess[round((len(ess) - 1) * 0.1)]:.0f}) |")
+    lines += ["", "**Stacked against equal weights** (the same fits, paired; stacked − equal mean KL, 95 % t-interval):", "",
+              "| method | fits | stacked − equal | stacked lower | p |", "| --- | --- | --- | --- | --- |"]
+    for method, name in names:
+        mine = [f for f in fits if f["method"] == method and f["mean_kl_stacked"]]
+        n, lower, mean, low, high, p = paired_t([float(f["mean_kl"]) for f in mine], [float(f["mean_kl_stacked"]) for f in mine])
+        lines.append(f"| {name} | {n} | {interval(-mean, -high, -low, '+.4f')} | {lower} | {p_text(p)} |")
     return minus("\n".join(lines))
