@@ -12,6 +12,7 @@ import sys
 
 from docstats import self_check
 from sources import ROOT
+from tables_benchmarks import ess_per_second
 from tables_baselines import dp_sep_table, dpvi_adjacent, dpvi_means, dpvi_paired
 from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_collapsed_table, fig4_table,
                                   sbc_fig4_size, sbc_table, vi_table)
@@ -51,7 +52,10 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/modes.md", "modes-fig4-verdicts", fig4_verdicts),
           ("docs/fig5.md", "fig5-base", fig5_base),
           ("docs/model-checking.md", "check-verdict", check_verdict),
-          ("docs/own-data.md", "own-data-fit", own_data_fit)]
+          ("docs/own-data.md", "own-data-fit", own_data_fit),
+          ("BENCHMARKS.md", "bench-ess", lambda: ess_per_second([("private-step-block-ess", "block (sparse network)"),
+                                                                 ("private-step-topic-ess", "topic (dense, heavy-tailed rates)")])),
+          ("BENCHMARKS.md", "bench-ess-tiny", lambda: ess_per_second([("private-step-tiny-ess", "tiny dense table (20 × 20, K = 3)")]))]
 
 
 def main():
