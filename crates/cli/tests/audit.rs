@@ -7,7 +7,7 @@ use common::{lppf, s};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch("audit", name)
 }
 

@@ -1,6 +1,7 @@
 //! The `lppf` binary: exit codes, and a run killed mid-sweep that resumes without redoing or
 //! duplicating finished units.
 
+mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -9,11 +10,8 @@ fn lppf() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lppf"))
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lppf-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> common::Scratch {
+    common::scratch("cli", name)
 }
 
 fn manifest(dir: &Path, iterations: usize) -> PathBuf {
@@ -67,6 +65,7 @@ fn validate_exit_codes() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.toml"));
     let out = lppf().args(["run", "/nonexistent.toml"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -556,4 +555,5 @@ fn slurm_scripts_shards_and_the_merge() {
     let merged = merge_only();
     assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
     assert!(dir.join("out").join("results.parquet").exists());
+    let _ = std::fs::remove_dir_all(&dir);
 }

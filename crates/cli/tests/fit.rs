@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 mod common;
 use common::{lppf, privatize, s};
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch("fit", name)
 }
 
@@ -43,7 +43,7 @@ fn generated(dir: &Path) -> (PathBuf, Truth) {
 
 /// A scratch directory `name` with the generated counts and their seeded release `file`
 /// (privatized with `level`).
-fn generated_release(name: &str, file: &str, level: &[&str]) -> (PathBuf, PathBuf, PathBuf) {
+fn generated_release(name: &str, file: &str, level: &[&str]) -> (common::Scratch, PathBuf, PathBuf) {
     let dir = scratch(name);
     let (counts, _) = generated(&dir);
     let released = dir.join(file);

@@ -1,7 +1,7 @@
 //! Helpers shared by the CLI tests that privatize a table and then fit or sweep it.
 
 use std::ffi::OsStr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Runs `lppf` with `args`.
@@ -14,14 +14,39 @@ pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// An empty scratch directory `lppf-<test>-<pid>-<name>` under the system's temporary directory.
+/// An empty scratch directory `lppf-<test>-<pid>-<name>` under the system's temporary directory,
+/// removed when the guard is dropped, unless the test is failing (then it stays, to be read).
 // Each test binary compiles this module; not every one uses every helper.
 #[allow(dead_code)]
-pub fn scratch(test: &str, name: &str) -> std::path::PathBuf {
+pub fn scratch(test: &str, name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("lppf-{test}-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
+}
+
+/// See [`scratch`]: derefs to the directory's path.
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 // Each test binary compiles this module; the audit and fuzz tests privatize with flags of their own.
