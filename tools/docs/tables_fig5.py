@@ -1,9 +1,10 @@
 """Generated blocks of docs/fig5.md: the base topics (from data/enron/topics-base.toml) and the
-run with 10 data sets per cell (docs/evidence/fig5-enron-topics-10/)."""
+run with 10 data sets per cell and the e₀ = 50 check with longer chains (docs/evidence/)."""
 
+import statistics
 import tomllib
 
-from docstats import holm, interval, mean_sd, p_text, row_interval
+from docstats import holm, interval, mean_sd, minus, p_text, row_interval
 from sources import ROOT, rows
 
 RUN = "fig5-enron-topics-10"
@@ -74,3 +75,37 @@ def fig5_table():
               f"cells and higher in {kl_higher}; the private topics are closer to the truth in **{l1_lower}** and "
               f"further in {l1_higher}. The R̂/ESS rule flags {flagged} of {len(fits)} fits."]
     return "\n".join(lines)
+
+
+def fig5_e50():
+    """The e₀ = 50 check with 1,000 iterations (docs/evidence/fig5-enron-topics-e50/): per data set,
+    the KL of μ̂ and (in brackets) the topics' L1 distance of every fit, then naïve − private
+    paired over the data sets at each α."""
+    run = "fig5-enron-topics-e50"
+    words = len(base()["col_labels"])
+    fits = rows(run, "fits.csv")
+    levels = list(dict.fromkeys(f["level"] for f in fits if f["level"]))
+    columns = [("", "non-private")] + [(lv, m) for lv in levels for m in ("naive", "private")]
+    names = {"naive": "naïve", "private": "private", "non-private": "non-private"}
+    lines = ["| data set | " + " | ".join(names[m] + (f", α = {lv}" if lv else "") for lv, m in columns) + " |",
+             "| --- | " + " | ".join("---" for _ in columns) + " |"]
+    replications = sorted({int(f["replication"]) for f in fits})
+
+    def fit(rep, level, method):
+        return next(f for f in fits if int(f["replication"]) == rep and f["level"] == level and f["method"] == method)
+
+    for rep in replications:
+        cells = [fit(rep, lv, m) for lv, m in columns]
+        lines.append(f"| {rep} | " + " | ".join(f"{float(c['mean_kl']):.3f} ({words * float(c['topic_error']):.2f})"
+                                                   for c in cells) + " |")
+    means = [statistics.mean(float(fit(r, lv, m)["mean_kl"]) for r in replications) for lv, m in columns]
+    lines.append("| mean | " + " | ".join(f"{m:.3f}" for m in means) + " |")
+    # `wins` counts the data sets where the first method's value is the lower.
+    paired = {(r["level"], r["metric"]): r for r in rows(run, "paired.csv")
+              if r["method"] == "private" and r["versus"] == "naive"}
+    lines.append("")
+    lines.append("Paired private − naïve over the data sets (KL of μ̂): " + "; ".join(
+        f"α = {lv}, {row_interval(paired[(lv, 'mean_kl')], '+.2f')}, private lower on "
+        f"{paired[(lv, 'mean_kl')]['wins']}/{paired[(lv, 'mean_kl')]['n']}, p = {p_text(float(paired[(lv, 'mean_kl')]['p']))}"
+        for lv in levels) + ".")
+    return minus("\n".join(lines))
