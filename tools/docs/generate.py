@@ -16,7 +16,7 @@ from tables_benchmarks import ess_per_second
 from tables_baselines import dp_sep_table, dpvi_adjacent, dpvi_means, dpvi_paired
 from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_collapsed_table, fig4_table,
                                   sbc_fig4_size, sbc_table, vi_table)
-from tables_fig5 import fig5_base, fig5_e50
+from tables_fig5 import fig5_base, fig5_e50, fig5_table
 from tables_modes import fig4_stacking, fig4_verdicts, replicas_default, replicas_papers
 from tables_own_data import (check_calibration_default, check_calibration_flat, check_calibration_priors, check_verdict,
                              own_data_defaults, own_data_fit, own_data_heldout)
@@ -52,6 +52,7 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/modes.md", "modes-fig4-verdicts", fig4_verdicts),
           ("docs/fig5.md", "fig5-base", fig5_base),
           ("docs/fig5.md", "fig5-e50", fig5_e50),
+          ("docs/fig5.md", "fig5-10", fig5_table),
           ("docs/model-checking.md", "check-verdict", check_verdict),
           ("docs/own-data.md", "own-data-fit", own_data_fit),
           ("BENCHMARKS.md", "bench-ess", lambda: ess_per_second([("private-step-block-ess", "block (sparse network)"),

@@ -74,7 +74,7 @@ def fig5_table():
               f"At Holm-adjusted p < 0.05 the private KL is lower than the naïve one in **{kl_lower} of {len(cells)}** "
               f"cells and higher in {kl_higher}; the private topics are closer to the truth in **{l1_lower}** and "
               f"further in {l1_higher}. The R̂/ESS rule flags {flagged} of {len(fits)} fits."]
-    return "\n".join(lines)
+    return minus("\n".join(lines))
 
 
 def fig5_e50():
