@@ -79,7 +79,7 @@ def fig5_table():
 
 def fig5_e50():
     """The e₀ = 50 check with 1,000 iterations (docs/evidence/fig5-enron-topics-e50/): per data set,
-    the KL of μ̂ and (in brackets) the topics' L1 distance of every fit, then naïve − private
+    the KL of μ̂ and (in brackets) the topics' L1 distance of every fit, then private − naïve
     paired over the data sets at each α."""
     run = "fig5-enron-topics-e50"
     words = len(base()["col_labels"])
