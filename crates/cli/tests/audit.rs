@@ -78,7 +78,6 @@ fn the_release_order_reveals_nothing_about_non_zero_cells() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("line 5") && stderr(&out).contains("\"c\""), "{}", stderr(&out));
     assert!(!dir.join("re.csv").exists());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Finding 2: σ → 0 gives no finite ε (it printed ε = 0 at σ = 1e-154).
@@ -121,7 +120,6 @@ fn levels_whose_alpha_underflows_are_refused() {
     let sidecar: toml::Table = std::fs::read_to_string(dir.join("r.csv.privacy.toml")).unwrap().parse().unwrap();
     let alpha = sidecar["alpha"].as_float().unwrap();
     assert!(alpha.is_normal() && sidecar["epsilon"].as_float().unwrap().is_finite(), "{sidecar}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A table big enough that writing its release takes a while (200 × 500 = 10⁵ cells).
@@ -162,7 +160,6 @@ fn concurrent_releases_onto_one_name_cannot_both_succeed() {
     }
     let names = listing(&dir);
     assert_eq!(names.len(), 1 + 2 * 4, "a release and its sidecar each, no pending files: {names:?}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Finding 5: `kill -9` at any moment leaves both files or neither once the next command has run (it
@@ -197,7 +194,6 @@ fn a_killed_release_leaves_both_files_or_neither() {
         listing(&dir).into_iter().filter(|n| n.contains("pending") || n.ends_with(".tmp")).collect();
     assert!(stray.is_empty(), "pending files of killed runs were removed: {stray:?}");
     println!("states seen after kills (release present): {states:?}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Finding 6: The release may not overwrite its input (even with --force, even through a link).
@@ -213,7 +209,6 @@ fn output_onto_the_input_is_refused() {
         assert!(stderr(&out).contains("same file"), "{}", stderr(&out));
         assert_eq!(std::fs::read_to_string(dir.join("c.csv")).unwrap(), counts);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A seeded release of a 6 × 5 table at α = 0.5 (ε = ln 2 at N = 1), returning its path.
@@ -276,7 +271,6 @@ fn fit_checks_the_sidecar_and_refuses_a_contradicting_alpha() {
     assert!(out.status.success(), "{}", stderr(&out));
     let record = std::fs::read_to_string(dir.join("over/fit.toml")).unwrap();
     assert!(record.contains("overrides_sidecar") && record.contains("alpha = 0.5"), "{record}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Finding 8, 13: `fit --output /` (and an existing file, and someone else's directory) is refused with
@@ -299,7 +293,6 @@ fn fit_refuses_output_directories_that_are_not_its_own() {
     }
     assert!(!Path::new("/fit.toml").exists() && !Path::new("/rates.parquet").exists());
     assert_eq!(listing(&dir.join("theirs")), ["notes.txt"]);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Finding 9: A fit that cannot be written whole (here: the file-size limit, as a full disk would) leaves
@@ -329,7 +322,6 @@ fn a_failed_fit_leaves_nothing_and_a_rerun_proceeds() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_ne!(std::fs::read(output.join("rates.parquet")).unwrap(), first);
     assert_eq!(listing(&output).len(), analysis::OUTPUT_FILES.len() + analysis::CHECK_FIGURES.len());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Finding 10: Huge iteration counts are refused before anything is allocated (they panicked with
@@ -388,7 +380,6 @@ fn huge_iteration_counts_are_refused_not_panicked() {
     let out = lppf(["run", s(&dpvi), "--quiet"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("needs about") && !dir.join("dout").exists(), "{}", stderr(&out));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Finding 13: a released value outside the 32 bits the samplers store is named by its labels
@@ -403,7 +394,6 @@ fn a_released_value_too_large_is_named_by_its_labels() {
     let out = fit(&released, &dir.join("f"), &[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("3000000000 of (r2, c3)"), "{}", stderr(&out));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Finding 13: Counts of 2^63 and above, and duplicate header columns, are bad input (exit 2) naming the
@@ -422,5 +412,4 @@ fn bad_counts_and_headers_exit_2_with_line_and_labels() {
         assert!(stderr(&out).contains(says), "{}", stderr(&out));
         assert_eq!(listing(&dir), ["c.csv"]);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -65,7 +65,6 @@ fn validate_exit_codes() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.toml"));
     let out = lppf().args(["run", "/nonexistent.toml"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -106,7 +105,6 @@ fn killed_run_resumes_without_redoing_or_duplicating() {
     keys.sort();
     keys.dedup();
     assert_eq!(keys.len(), rows.len(), "duplicated rows");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Two processes on one output directory: a run of another manifest is refused (exit 2, naming
@@ -145,7 +143,6 @@ fn concurrent_runs_share_one_manifest_and_refuse_another() {
         .filter(|p| p.extension().is_some_and(|x| x == "claim"))
         .collect();
     assert!(leftovers.is_empty() && !lock.exists(), "{leftovers:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The smoke manifest end to end: the Parquet file has the documented schema and one row per
@@ -240,7 +237,6 @@ fn smoke_end_to_end() {
     let out = lppf().args(["run", path.to_str().unwrap(), "--quiet", "--force"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(results::read_results(&file).unwrap().iter().filter(|r| gibbs(r)).all(|r| r.iterations == 70));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `lppf epsilon`: the last line is the number alone and equals the accountant's (the Abadi et
@@ -378,7 +374,6 @@ predictive_draws = 5
         let out = lppf().args(["run", path.to_str().unwrap(), "--shard", "0/2"]).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{name}: not sharded");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `lppf recovery`: the paper-style recovery figure of one data set (a topic model and a block
@@ -424,7 +419,6 @@ fn recovery_figures_of_a_topic_and_a_block_manifest() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(!missing.exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Designs whose memory no machine has are refused before anything is allocated for them (exit
@@ -456,7 +450,6 @@ fn designs_beyond_the_machines_memory_are_refused_before_allocating() {
         assert!(start.elapsed() < Duration::from_secs(20), "{to}: took {:?}", start.elapsed());
         assert!(!dir.join("out").exists(), "{to}: nothing written");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `prepare-enron` does not replace a base file made from another input (the committed one,
@@ -485,7 +478,6 @@ fn prepare_enron_protects_a_base_file_made_from_another_input() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read(&base).unwrap(), std::fs::read(committed).unwrap());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// When a corpus has more malformed items than the terminal shows (5), the full list is written
@@ -511,7 +503,6 @@ fn the_full_list_of_malformed_corpus_items_is_written() {
     let report = dir.join("counts.csv.read-report.txt");
     assert!(log.contains("counts.csv.read-report.txt"), "{log}");
     assert_eq!(std::fs::read_to_string(&report).unwrap().lines().count(), 7, "{log}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `lppf slurm` (issue 37; tools/slurm/ci.sh runs the scripts under a real Slurm): the array
@@ -555,5 +546,4 @@ fn slurm_scripts_shards_and_the_merge() {
     let merged = merge_only();
     assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
     assert!(dir.join("out").join("results.parquet").exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }
