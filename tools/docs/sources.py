@@ -2,6 +2,7 @@
 CSVs of docs/data (tools/docs/generate.py)."""
 
 import csv
+import functools
 import pathlib
 import tomllib
 
@@ -25,4 +26,11 @@ def toml(name):
     """A TOML file of the committed evidence (docs/evidence/NAME, e.g. a run's manifest.toml or a
     fit's fit.toml)."""
     with open(EVIDENCE / name, "rb") as f:
+        return tomllib.load(f)
+
+
+@functools.cache
+def topics_base():
+    """data/enron/topics-base.toml, the Fig. 5 base (read once: several tables use it)."""
+    with open(ROOT / "data" / "enron" / "topics-base.toml", "rb") as f:
         return tomllib.load(f)

@@ -27,19 +27,20 @@ def ess_per_second(designs):
         fits = [f for f in data_rows(name) if f["method"] == "private"]
         n = len(fits)
 
-        def ratio(b_over_a, favour, bold=False, word=""):
+        def ratio(b_over_a, favour, emphasize=False, word=""):
+            """The geometric mean of B/A with its interval (bold when `emphasize` and the interval
+            is above 1), and how many pairs `favour` B."""
             values = [b_over_a(f) for f in fits]
-            text = interval(*log_ratio(values), ".2f")
-            return f"{'**' + text + '**' if bold else text}, {sum(favour(v) for v in values)}/{n}{word}"
+            mean, low, high = log_ratio(values)
+            text = interval(mean, low, high, ".2f")
+            return f"{'**' + text + '**' if emphasize and low > 1 else text}, {sum(favour(v) for v in values)}/{n}{word}"
 
         def per_second(quantity):
             return lambda f: (float(f[f"ess_{quantity}_b"]) / float(f["seconds_b"])) / (
                 float(f[f"ess_{quantity}_a"]) / float(f["seconds_a"]))
 
         cells = [ratio(lambda f: float(f["seconds_b"]) / float(f["seconds_a"]), lambda v: v < 1, word=" faster")]
-        for quantity in ("ln_joint", "total", "kl"):
-            low = log_ratio([per_second(quantity)(f) for f in fits])[1]
-            cells.append(ratio(per_second(quantity), lambda v: v > 1, bold=low > 1))
+        cells += [ratio(per_second(q), lambda v: v > 1, emphasize=True) for q in ("ln_joint", "total", "kl")]
         sweep = log_ratio([float(f["ess_ln_joint_b"]) / float(f["ess_ln_joint_a"]) for f in fits])
         cells.append(interval(*sweep, ".2f"))
         _, _, d, lo, hi, p = paired_t([float(f["mean_kl_b"]) for f in fits], [float(f["mean_kl_a"]) for f in fits])

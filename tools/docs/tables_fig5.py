@@ -2,23 +2,17 @@
 run with 10 data sets per cell and the e₀ = 50 check with longer chains (docs/evidence/)."""
 
 import statistics
-import tomllib
 
 from docstats import holm, interval, mean_sd, minus, p_text, row_interval
-from sources import ROOT, rows
+from sources import rows, topics_base
 
 RUN = "fig5-enron-topics-10"
-
-
-def base():
-    with open(ROOT / "data" / "enron" / "topics-base.toml", "rb") as f:
-        return tomllib.load(f)
 
 
 def fig5_base():
     """The base's size and its topics: each topic's share of the expected tokens
     (Σ_d θ*_dk · Σ_v φ*_kv over the total) and its ten words with the largest φ*_kv."""
-    b = base()
+    b = topics_base()
     theta, phi, words, prov = b["theta"], b["phi"], b["col_labels"], b["provenance"]
     shares = [sum(row[k] for row in theta) * sum(phi[k]) for k in range(len(phi))]
     total = sum(shares)
@@ -35,7 +29,7 @@ def fig5_base():
 def fig5_table():
     """Private against naïve in every cell, for the mean KL of μ̂ and the topics' L1 distance
     (`topic_error` × V), each family of 15 cells Holm-adjusted."""
-    words = len(base()["col_labels"])
+    words = len(topics_base()["col_labels"])
     fits = rows(RUN, "fits.csv")
     paired = {(r["e0"], r["level"], r["metric"]): r for r in rows(RUN, "paired.csv")
               if r["method"] == "private" and r["versus"] == "naive"}
@@ -82,7 +76,7 @@ def fig5_e50():
     the KL of μ̂ and (in brackets) the topics' L1 distance of every fit, then private − naïve
     paired over the data sets at each α."""
     run = "fig5-enron-topics-e50"
-    words = len(base()["col_labels"])
+    words = len(topics_base()["col_labels"])
     fits = rows(run, "fits.csv")
     levels = list(dict.fromkeys(f["level"] for f in fits if f["level"]))
     columns = [("", "non-private")] + [(lv, m) for lv in levels for m in ("naive", "private")]

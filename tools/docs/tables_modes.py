@@ -11,6 +11,11 @@ SETTINGS = [("plain2000", "2,000 sweeps"), ("plain8000", "8,000 sweeps"), ("pt4"
 METHODS = [("non-private", "non-private"), ("private", "private (ε = 2)")]
 
 
+def by_seed(fits, method, setting):
+    """The fits of one method and setting, in seed order."""
+    return sorted((r for r in fits if r["method"] == method and r["setting"] == setting), key=lambda r: int(r["seed"]))
+
+
 def replicas_table(name):
     """Per method and setting: the mean seconds of a fit and R̂ of the log joint and of the total
     rate for each seed."""
@@ -18,7 +23,7 @@ def replicas_table(name):
     lines = ["| fit | setting | seconds | R̂ log joint (seeds 1, 2, 3) | R̂ total |", "| --- | --- | ---: | --- | --- |"]
     for method, label in METHODS:
         for setting, text in SETTINGS:
-            mine = sorted((r for r in fits if r["method"] == method and r["setting"] == setting), key=lambda r: int(r["seed"]))
+            mine = by_seed(fits, method, setting)
             seconds = statistics.mean(float(r["seconds"]) for r in mine)
             rhat = ", ".join(f"{float(r['rhat_ln_joint']):.2f}" for r in mine)
             total = ", ".join(f"{float(r['rhat_total']):.2f}" for r in mine)
@@ -33,19 +38,18 @@ def replicas_papers():
     fits = data_rows("replicas-enron")
     lines = [replicas_table("replicas-enron"), ""]
 
-    def by_seed(method, setting, column):
-        mine = sorted((r for r in fits if r["method"] == method and r["setting"] == setting), key=lambda r: int(r["seed"]))
-        return [float(r[column]) for r in mine]
+    def column(method, setting, name):
+        return [float(r[name]) for r in by_seed(fits, method, setting)]
 
-    cost = [statistics.mean(by_seed(m, "pt4", "seconds")) / statistics.mean(by_seed(m, "plain8000", "seconds"))
+    cost = [statistics.mean(column(m, "pt4", "seconds")) / statistics.mean(column(m, "plain8000", "seconds"))
             for m, _ in METHODS]
-    seeds = len(by_seed("private", "pt4", "seed"))
+    seeds = len(column("private", "pt4", "seed"))
     ratio = f"{min(cost):.1f}" if f"{min(cost):.1f}" == f"{max(cost):.1f}" else f"{min(cost):.1f} to {max(cost):.1f}"
     lines += [f"Paired over the {seeds} seeds, at {ratio} times the cost of four-times-longer "
               f"chains, replicas lower R̂ of the log joint as follows (8,000-sweep chains − replicas; 95 % t-interval, "
               f"{seeds - 1} degrees of freedom):", ""]
     for method, _ in METHODS:
-        _, lower, d, lo, hi, p = paired_t(by_seed(method, "plain8000", "rhat_ln_joint"), by_seed(method, "pt4", "rhat_ln_joint"))
+        _, lower, d, lo, hi, p = paired_t(column(method, "plain8000", "rhat_ln_joint"), column(method, "pt4", "rhat_ln_joint"))
         verdict = "significant" if lo > 0 or hi < 0 else f"not significant with {seeds} seeds"
         lines.append(f"- {method}: by {interval(d, lo, hi, '.2f')}, lower with replicas for {lower} of {seeds} seeds, "
                      f"p = {p:.3g} ({verdict}){'.' if method == METHODS[-1][0] else ';'}")

@@ -159,7 +159,7 @@ def check_verdict():
 
     lines = ["| K | masks | Δ = block − independence, mean [95 % CI over masks] | Δ > 0 | p | Holm p | verdict says "
              "structure | median se of Δ within a mask |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    deltas = [paired_t(column(k, "difference"), [0.0] * len(column(k, "difference"))) for k in ks]
+    deltas = [paired_t(d, [0.0] * len(d)) for d in (column(k, "difference") for k in ks)]
     for k, (n, positive, mean, low, high, p), h in zip(ks, deltas, holm([t[5] for t in deltas])):
         lines.append(f"| {k} | {n} | {interval(mean, low, high, '+,.0f')} | {positive}/{n} | {p_text(p)} | {p_text(h)} | "
                      f"{sum(column(k, 'structure'))}/{n} | {statistics.median(column(k, 'se')):,.0f} |")

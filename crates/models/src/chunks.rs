@@ -137,9 +137,10 @@ pub(crate) fn transposed(b: &[f64], k: usize) -> Vec<f64> {
 }
 
 /// A row of rates `μ = θ Φᵀ` from the transposed factor: `out[v] = Σ_k a_k · bt[k·n + v]` (`bt`
-/// is `Φᵀ`, `K × n` row-major, `n = out.len()`; [`transposed`]). The components are the outer loop and a block of outputs the
-/// inner ([`dot_block`]: sixteen, then eight, then one at a time), so the block's running sums stay
-/// in vector registers as independent chains and every load of `bt` is contiguous. Each output is
+/// is `Φᵀ`, `K × n` row-major, `n = out.len()`; [`transposed`]). The components are the outer
+/// loop and a block of outputs the inner ([`dot_block`]: sixteen, then eight, then one at a
+/// time), so the block's running sums stay in vector registers as independent chains and every
+/// load of `bt` is contiguous. Each output is
 /// still summed over `k` in order from 0, products rounded, then added (no fused multiply-add, no
 /// runtime SIMD dispatch), so every value is bit-identical to the plain dot product
 /// `Σ_k a_k · b_vk` on every CPU.
