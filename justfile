@@ -54,12 +54,15 @@ docs:
     python3 tools/reference/dp_sep_paired.py docs/evidence/dp-sep-mog-20
     python3 tools/reference/dpvi_paired.py docs/evidence/dpvi-*
     python3 tools/reference/held_out_fits.py docs/evidence/own-data-enron-10
-    # The two fits of docs/own-data.md, section 3 (`lppf fit … --output results/own-data/M`).
-    for m in private naive; do \
+    # The two fits of docs/own-data.md, section 3 (`lppf fit … --output results/own-data/M`), and the
+    # papers'-model fits of sections 3 and 4 with their scores against the raw counts.
+    for m in private naive papers-private papers-naive papers-non-private; do \
         mkdir -p docs/evidence/own-data-fit/$m && \
         cp results/own-data/$m/fit.toml results/own-data/$m/diagnostics.csv results/own-data/$m/checks.csv \
-           results/own-data/$m/partition.csv results/own-data/$m/summary.txt docs/evidence/own-data-fit/$m/; \
+           results/own-data/$m/partition.csv results/own-data/$m/summary.txt docs/evidence/own-data-fit/$m/ && \
+        if [ -f results/own-data/$m/score.toml ]; then cp results/own-data/$m/score.toml docs/evidence/own-data-fit/$m/; fi; \
     done
+    cp results/own-data/papers-private/figure.png docs/figures/own-data-private.png
     python3 tools/docs/generate.py
 
 # Rebuild data/enron/base.toml from the corpus: the cleaned table (default) or a maildir tree.
@@ -182,7 +185,7 @@ budgets:
 reference:
     python3 tools/reference/make_bessel_reference.py
 
-# Leaves results/own-data/{released.csv, private/, naive/, non-private/} and results/own-data-enron-10/.
+# Leaves results/own-data/{released.csv, private/, naive/, non-private/, papers-*/} and results/own-data-enron-10/.
 #
 # The worked example of docs/own-data.md (about 15 minutes on 2 cores, most of it the held-out run of 10 masks): privatize the Enron network (seeded: a demonstration, NOT private), choose K by held-out score, fit privately and naively at K = 8, and the non-private reference on the raw counts.
 own-data-demo:
@@ -200,3 +203,17 @@ own-data-demo:
     done
     $lppf fit --input data/enron/network-counts.csv --model block --components 8 \
         --method non-private --seed 2 --output results/own-data/non-private --force
+    # The same fits with the papers' model (the defaults before issue 32), scored against the raw counts.
+    papers="--prior flat --likelihood poisson --private-step augmented"
+    for method in private naive; do
+        $lppf fit --input results/own-data/released.csv --model block --components 8 \
+            --method $method --seed 2 $papers --output results/own-data/papers-$method --force
+    done
+    $lppf fit --input data/enron/network-counts.csv --model block --components 8 \
+        --method non-private --seed 2 $papers --output results/own-data/papers-non-private --force
+    $lppf score --fit results/own-data/papers-non-private --truth data/enron/network-counts.csv \
+        > results/own-data/papers-non-private/score.toml
+    for method in private naive; do
+        $lppf score --fit results/own-data/papers-$method --truth data/enron/network-counts.csv \
+            --reference results/own-data/papers-non-private > results/own-data/papers-$method/score.toml
+    done

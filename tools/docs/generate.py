@@ -19,7 +19,9 @@ from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_c
 from tables_fig5 import fig5_base, fig5_e50, fig5_table
 from tables_modes import fig4_stacking, fig4_verdicts, replicas_default, replicas_papers
 from tables_own_data import (check_calibration_default, check_calibration_flat, check_calibration_priors, check_verdict,
-                             own_data_defaults, own_data_fit, own_data_heldout)
+                             checks_enron,
+                             own_data_defaults, own_data_fit, own_data_heldout, own_data_papers_fit,
+                             own_data_score)
 
 
 BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
@@ -54,7 +56,10 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/fig5.md", "fig5-e50", fig5_e50),
           ("docs/fig5.md", "fig5-10", fig5_table),
           ("docs/model-checking.md", "check-verdict", check_verdict),
+          ("docs/model-checking.md", "checks-enron", checks_enron),
           ("docs/own-data.md", "own-data-fit", own_data_fit),
+          ("docs/own-data.md", "own-data-papers-fit", own_data_papers_fit),
+          ("docs/own-data.md", "own-data-score", own_data_score),
           ("BENCHMARKS.md", "bench-ess", lambda: ess_per_second([("private-step-block-ess", "block (sparse network)"),
                                                                  ("private-step-topic-ess", "topic (dense, heavy-tailed rates)")])),
           ("BENCHMARKS.md", "bench-ess-tiny", lambda: ess_per_second([("private-step-tiny-ess", "tiny dense table (20 × 20, K = 3)")]))]

@@ -1,9 +1,10 @@
 """Generated tables of the real-data pages: docs/own-data.md and docs/model-checking.md."""
 
+import re
 import statistics
 
 from docstats import holm, interval, mean_sd, minus, p_text, paired_t, percent
-from sources import data_rows, rows, toml
+from sources import EVIDENCE, data_rows, rows, toml
 
 
 def own_data_defaults():
@@ -146,6 +147,42 @@ def check_calibration_default():
     return minus("\n".join(lines))
 
 
+CHECK_NAMES = {"total": "total", "row_total_dispersion": "row total dispersion",
+               "col_total_dispersion": "column total dispersion", "share_abs_le_1": "share \\|ỹ\\| ≤ 1",
+               "max_cell": "largest cell", "row_total_q10": "row total q10", "row_total_q50": "row total median",
+               "row_total_q90": "row total q90", "cell_chi_square": "cell chi-square"}
+
+
+def scaled(x):
+    """A check's value at the precision its size warrants (thousands with commas, small shares
+    with three decimals)."""
+    size = abs(x)
+    return f"{x:,.0f}" if size >= 10 else f"{x:.1f}" if size >= 1 else f"{x:.3f}"
+
+
+def checks_enron():
+    """docs/model-checking.md: the posterior predictive checks of the papers'-model fits on the
+    Enron release (docs/data/checks-enron-{private,naive}.csv, the `checks.csv` of the fits of
+    docs/own-data.md, section 3)."""
+    fits = {m: {r["statistic"]: r for r in data_rows(f"checks-enron-{m}")} for m in ("private", "naive")}
+    lines = ["| statistic | release | private: replicated (p) | naive: replicated (p) |", "|---|---|---|---|"]
+    for statistic, name in CHECK_NAMES.items():
+        cells = []
+        for m in ("private", "naive"):
+            r = fits[m][statistic]
+            flag = " **flag**" if r["flag"] else ""
+            cells.append(f"{scaled(float(r['replicated_mean']))} ± {scaled(float(r['replicated_sd']))} "
+                         f"({float(r['p_value']):.2f}){flag}")
+        lines.append(f"| {name} | {scaled(float(fits['private'][statistic]['observed']))} | {' | '.join(cells)} |")
+    total = {m: fits[m]["total"] for m in fits}
+    share = {m: float(total[m]["replicated_mean"]) / float(total[m]["observed"]) - 1 for m in fits}
+    chi = fits["private"]["cell_chi_square"]
+    lines += ["", f"The private fit replicates {-100 * share['private']:.0f} % less than the released total, the naïve "
+              f"fit {100 * share['naive']:.0f} % more; the release's cell chi-square is "
+              f"{float(chi['observed']):,.0f} where the private fit replicates {float(chi['replicated_mean']):,.0f}."]
+    return minus("\n".join(lines))
+
+
 def check_verdict():
     """docs/model-checking.md: the structure verdict of `lppf fit --holdout 0.1` on the Enron
     release, per K over the masks, and the K paired over the same masks
@@ -176,36 +213,108 @@ def check_verdict():
     return minus("\n".join(lines))
 
 
-def own_data_fit():
-    """docs/own-data.md, section 3: the private and naïve fits of the tutorial with today's
-    defaults (docs/evidence/own-data-fit/{private,naive}/): convergence, the total and the
-    predictive checks, then the private fit's label-invariant groups with their co-clustering."""
-    lines = ["| fit | R̂ / bulk ESS: log joint | total rate | dispersion r | verdict | fitted total [90 % interval] "
-             "(released total) | r, median [90 %] | checks flagged | seconds |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for method in ("private", "naive"):
-        fit = toml(f"own-data-fit/{method}/fit.toml")
-        diag = {r["quantity"]: r for r in rows("own-data-fit", f"{method}/diagnostics.csv")}
-        flagged = [r["statistic"] for r in rows("own-data-fit", f"{method}/checks.csv") if r["flag"]]
-        cells = " | ".join(f"{float(diag[q]['rhat']):.2f} / {float(diag[q]['ess_bulk']):.0f}"
-                           for q in ("ln_joint", "total_rate", "dispersion"))
-        lines.append(f"| {method} | {cells} | {fit['convergence']} | {fit['fitted_total']:,.0f} "
-                     f"[{fit['total_rate_q05']:,.0f}, {fit['total_rate_q95']:,.0f}] ({fit['released_total']:,.0f}) | {fit['dispersion_q50']:.3f} "
-                     f"[{fit['dispersion_q05']:.3f}, {fit['dispersion_q95']:.3f}] | {len(flagged)} of 9"
-                     f"{': ' + ', '.join(f'`{s}`' for s in flagged) if flagged else ''} | {fit['seconds']:.1f} |")
-    k = toml("own-data-fit/private/fit.toml")["components"]
-    members = rows("own-data-fit", "private/partition.csv")
+def fit_lines(folders, dispersion):
+    """One line per fit of docs/evidence/own-data-fit/FOLDER/: convergence, the total and the
+    predictive checks (with the dispersion column under the negative-binomial likelihood)."""
+    quantities = ("ln_joint", "total_rate") + (("dispersion",) if dispersion else ())
+    head = "| fit | R̂ / bulk ESS: log joint | total rate |" + (" dispersion r |" if dispersion else "")
+    head += " verdict | fitted total [90 % interval] (released total) |" + (" r, median [90 %] |" if dispersion else "")
+    lines = [head + " checks flagged | seconds |", "|" + " --- |" * (6 + 2 * dispersion + 1)]
+    for folder in folders:
+        fit = toml(f"own-data-fit/{folder}/fit.toml")
+        diag = {r["quantity"]: r for r in rows("own-data-fit", f"{folder}/diagnostics.csv")}
+        checks = rows("own-data-fit", f"{folder}/checks.csv")
+        flagged = [r["statistic"] for r in checks if r["flag"]]
+        cells = " | ".join(f"{float(diag[q]['rhat']):.2f} / {float(diag[q]['ess_bulk']):.0f}" for q in quantities)
+        released = f" ({fit['released_total']:,.0f})" if "released_total" in fit else ""
+        # A non-private fit has no release, so no total check and no `fitted_total`: its interval only.
+        fitted = f"{fit['fitted_total']:,.0f} " if "fitted_total" in fit else ""
+        line = (f"| {folder} | {cells} | {fit['convergence']} | {fitted}"
+                f"[{fit['total_rate_q05']:,.0f}, {fit['total_rate_q95']:,.0f}]{released} |")
+        if dispersion:
+            line += f" {fit['dispersion_q50']:.3f} [{fit['dispersion_q05']:.3f}, {fit['dispersion_q95']:.3f}] |"
+        # A non-private fit has no release to check (its checks.csv is empty).
+        named = f"{': ' + ', '.join(f'`{s}`' for s in flagged) if flagged else ''}"
+        line += f" {f'{len(flagged)} of {len(checks)}{named}' if checks else '—'} | {fit['seconds']:.1f} |"
+        lines.append(line)
+    return lines
+
+
+def group_lines(folder):
+    """The label-invariant groups of a fit (partition.csv) with their co-clustering."""
+    k = toml(f"own-data-fit/{folder}/fit.toml")["components"]
+    members = rows("own-data-fit", f"{folder}/partition.csv")
     groups = sorted({int(m["group"]) for m in members})
-    lines += ["", f"The private fit's label-invariant groups (`partition.csv`: the kept sample with the least expected "
-              f"Binder loss; co = an actor's co-clustering with the rest of its group over all kept samples, "
-              f"1/K = {1 / k:.3f} for labels that mean nothing):", "",
-              "| group | actors | mean co | the five with the highest co |", "| --- | ---: | ---: | --- |"]
+    lines = [f"The {folder} fit's label-invariant groups (`partition.csv`: the kept sample with the least expected "
+             f"Binder loss; co = an actor's co-clustering with the rest of its group over all kept samples, "
+             f"1/K = {1 / k:.3f} for labels that mean nothing):", "",
+             "| group | actors | mean co | the five with the highest co |", "| --- | ---: | ---: | --- |"]
     for g in groups:
         mine = sorted((m for m in members if int(m["group"]) == g), key=lambda m: -float(m["co_clustering"]))
         mean = statistics.mean(float(m["co_clustering"]) for m in mine)
         top = ", ".join(f"{m['row']} ({float(m['co_clustering']):.2f})" for m in mine[:5])
         lines.append(f"| {g} | {len(mine)} | {mean:.3f} | {top} |")
     every = [float(m["co_clustering"]) for m in members]
-    lines += ["", f"Co-clustering over all {len(members)} actors: median {statistics.median(every):.3f}, "
-              f"largest {max(every):.3f}."]
+    return lines + ["", f"Co-clustering over all {len(members)} actors: median {statistics.median(every):.3f}, "
+                    f"largest {max(every):.3f}."]
+
+
+def chain_means(folder):
+    """The chains' mean log joints and total rates, from the fit's summary.txt
+    (`chain i: mean ln_joint X, mean total_rate Y, …`)."""
+    with open(EVIDENCE / "own-data-fit" / folder / "summary.txt", encoding="utf-8") as f:
+        found = re.findall(r"chain (\d+): mean ln_joint (-?\d+), mean total_rate (\d+)", f.read())
+    if not found:
+        raise ValueError(f"own-data-fit/{folder}/summary.txt: no 'chain i: mean ln_joint …' lines")
+    return [(int(c), float(j), float(t)) for c, j, t in found]
+
+
+def own_data_fit():
+    """docs/own-data.md, section 3: the private and naïve fits of the tutorial with today's
+    defaults (docs/evidence/own-data-fit/{private,naive}/): convergence, the total and the
+    predictive checks, then the private fit's label-invariant groups with their co-clustering."""
+    return "\n".join(fit_lines(("private", "naive"), True) + [""] + group_lines("private"))
+
+
+def own_data_papers_fit():
+    """docs/own-data.md, section 3: the same release fitted with the papers' model (`--prior flat
+    --likelihood poisson --private-step augmented`), privately and naïvely, and the raw counts
+    non-privately (docs/evidence/own-data-fit/papers-*/)."""
+    folders = ("papers-private", "papers-naive", "papers-non-private")
+    lines = fit_lines(folders, False) + ["", "| fit | chain: mean log joint, mean total rate |", "| --- | --- |"]
+    for folder in folders:
+        chains = "; ".join(f"{c}: {j:,.0f}, {t:,.0f}" for c, j, t in chain_means(folder))
+        lines.append(f"| {folder} | {chains} |")
+    return "\n".join(lines + [""] + group_lines("papers-private"))
+
+
+def own_data_score():
+    """docs/own-data.md, section 4: the papers'-model fits scored against the raw counts
+    (`lppf score`, docs/evidence/own-data-fit/papers-*/score.toml)."""
+    folders = ("papers-non-private", "papers-naive", "papers-private")
+    scores = {f: toml(f"own-data-fit/{f}/score.toml") for f in folders}
+    fits = {f: toml(f"own-data-fit/{f}/fit.toml") for f in folders}
+    raw = scores[folders[0]]["raw_total"]
+    lines = [f"| K = 8, seed 2 | fitted total rate (raw total {raw:,.0f}) | Poisson log-lik. of the raw counts | "
+             "total check (gap in sd) | rate correlation with non-private | adjusted Rand with non-private |",
+             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for f in folders:
+        s, gap = scores[f], fits[f].get("total_gap_sd")
+        ref = s.get("reference")
+        gap = "—" if gap is None else f"{gap:+.1f}"
+        agreement = "— | —" if ref is None else f"{ref['rate_correlation']:.3f} | {ref['adjusted_rand']:.2f}"
+        lines.append(f"| {f} | {s['fitted_total']:,.0f} | {s['log_likelihood']:,.0f} | {gap} | {agreement} |")
+    lines += ["", "Fitted rate summed by the raw count of the cell:", "",
+              "| raw count | cells | raw total | non-private | naïve | private |",
+              "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for i, b in enumerate(scores[folders[0]]["bins"]):
+        span = f"{b['lo']}" if b.get("hi") == b["lo"] else (f"{b['lo']}+" if "hi" not in b else f"{b['lo']}–{b['hi']}")
+        fitted = " | ".join(f"{scores[f]['bins'][i]['fitted_total']:,.0f}" for f in folders)
+        lines.append(f"| {span} | {b['cells']:,} | {b['raw_total']:,.0f} | {fitted} |")
+    zero = {f: scores[f]["bins"][0]["fitted_total"] for f in folders}
+    gap = scores["papers-private"]["log_likelihood"] - scores["papers-naive"]["log_likelihood"]
+    lines += ["", f"The private fit's log-likelihood of the raw counts is {abs(gap):,.0f} "
+              f"{'lower' if gap < 0 else 'higher'} than the naïve fit's; it keeps {100 * scores['papers-private']['total_ratio']:.0f} % of the raw "
+              f"total, the naïve fit {100 * scores['papers-naive']['total_ratio']:.0f} %, which puts "
+              f"{zero['papers-naive']:,.0f} of rate on the cells with no e-mail (non-private: {zero['papers-non-private']:,.0f})."]
     return "\n".join(lines)
