@@ -111,6 +111,7 @@ fn invalid_values_name_their_field_and_the_allowed_values() {
     std::fs::write(&path, smoke).unwrap();
     let e = load_experiment(&path).map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("experiment.kind") && e.contains("dpvi"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
