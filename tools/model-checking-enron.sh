@@ -8,6 +8,9 @@
 #     the flat prior, the Poisson likelihood and the augmented private step that were the defaults
 #     then: the papers' model)
 #     -> docs/data/checks-enron-{private,naive}.csv and docs/figures/checks-enron-private.png
+#   priors: the release of docs/own-data.md fitted privately (K = 8, seed 2) with each prior x
+#     likelihood (flat or hierarchical x Poisson or negative binomial) and naively, each scored
+#     against the raw counts (lppf score) -> docs/data/priors-enron.csv (about 2 minutes)
 #   defaults: the old defaults (flat, Poisson), the first hierarchical default (a' = b' = 1 fixed,
 #     negative binomial: "prev") and today's (a' = 10, learned scale, negative binomial: "new")
 #     on ten releases (privatize seeds 2026 to 2035; RELEASES="..." to choose others), private
@@ -16,12 +19,15 @@
 # The checks and defaults fits pool their chains with equal weights (`--weights equal`), as when
 # their committed tables were made: since issue 33, `--weights auto` stacks chains that sit in
 # different modes. The verdict fits use every default of `lppf fit`, as a user's fit does.
-# Run `bash tools/model-checking-enron.sh verdict` or `... checks` for one part.
+# Run `bash tools/model-checking-enron.sh verdict` or `... checks` for one part. LPPF=path runs
+# that binary instead of building target/release/lppf (e.g. one built from a clean worktree).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-all}
-cargo build --release -p cli
-lppf=target/release/lppf
+if [ -z "${LPPF:-}" ]; then
+    cargo build --release -p cli
+fi
+lppf=${LPPF:-target/release/lppf}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 $lppf privatize --input data/enron/network-counts.csv --square --epsilon 2 --precision 5 --seed 2026 \
@@ -54,6 +60,27 @@ if [ "$part" = all ] || [ "$part" = checks ]; then
         echo "== $method"
         cat "docs/data/checks-enron-$method.csv"
     done
+fi
+if [ "$part" = all ] || [ "$part" = priors ]; then
+    out=docs/data/priors-enron.csv
+    echo "fit,prior,likelihood,fitted_total,total_q05,total_q95,released_total,rhat_ln_joint,rhat_total,flagged_checks,loglik_raw,seconds" > "$out.tmp"
+    for variant in flat-poisson hierarchical-poisson flat-negative-binomial hierarchical-negative-binomial naive; do
+        case $variant in
+            naive) opts=(--method naive --prior flat --likelihood poisson) ;;
+            *-poisson) opts=(--method private --prior "${variant%%-*}" --likelihood poisson) ;;
+            *) opts=(--method private --prior "${variant%%-*}" --likelihood negative-binomial) ;;
+        esac
+        fit="$dir/priors-$variant"
+        $lppf fit --input "$dir/released.csv" --model block --components 8 --seed 2 "${opts[@]}" \
+            --weights equal --output "$fit" --quiet
+        t="$fit/fit.toml"
+        rhat() { grep "^$1," "$fit/diagnostics.csv" | cut -d, -f2; }
+        flagged=$(awk -F, 'NR > 1 && $7 != "" { printf "%s%s", sep, $1; sep = " " }' "$fit/checks.csv")
+        loglik=$(field log_likelihood <($lppf score --fit "$fit" --truth data/enron/network-counts.csv))
+        echo "$variant,$(field prior "$t" | tr -d '"'),$(field likelihood "$t" | tr -d '"'),$(field fitted_total "$t"),$(field total_rate_q05 "$t"),$(field total_rate_q95 "$t"),$(field released_total "$t"),$(rhat ln_joint),$(rhat total_rate),$flagged,$loglik,$(field seconds "$t")" >> "$out.tmp"
+    done
+    mv "$out.tmp" "$out"
+    cat "$out"
 fi
 if [ "$part" = all ] || [ "$part" = defaults ]; then
     cargo build --release -p analysis --example score_against_counts

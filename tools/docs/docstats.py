@@ -105,11 +105,23 @@ def paired_t(first, second):
     return n, sum(x > 0 for x in d), mean, mean - half, mean + half, t_two_sided_p(mean / se, n - 1)
 
 
+def sign_test_p(k, n):
+    """Two-sided exact sign test: P of a split at least as uneven as k of n under Binomial(n, 1/2)
+    (as SciPy's `binomtest(k, n).pvalue`); 1 when n = 0."""
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(k, n - k) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
 def self_check():
-    """Fails loudly if the t distribution or Holm's adjustment drifts from reference values
-    (SciPy 1.17.1: `2·t.sf(3, 4)`, `2·t.sf(0.5, 30)`, `t.ppf(0.975, 9)`); generate.py runs it
-    before every table."""
+    """Fails loudly if the t distribution, Holm's adjustment or the sign test drifts from
+    reference values (SciPy 1.17.1: `2·t.sf(3, 4)`, `2·t.sf(0.5, 30)`, `t.ppf(0.975, 9)`,
+    `binomtest`); generate.py runs it before every table."""
     for got, want in [(t_two_sided_p(3.0, 4), 0.03994196807171883), (t_two_sided_p(0.5, 30), 0.6207230048851272),
                       (t_quantile(0.975, 9), 2.262157162798205)]:
         assert abs(got - want) < 1e-9 * want, (got, want)
     assert holm([0.01, 0.04, 0.03]) == [0.03, 0.06, 0.06], holm([0.01, 0.04, 0.03])
+    # SciPy 1.17.1: binomtest(2, 10).pvalue, binomtest(7, 9).pvalue.
+    for got, want in [(sign_test_p(2, 10), 0.109375), (sign_test_p(7, 9), 0.1796875)]:
+        assert abs(got - want) < 1e-12, (got, want)

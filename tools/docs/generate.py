@@ -19,7 +19,7 @@ from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_c
 from tables_fig5 import fig5_base, fig5_e50, fig5_table
 from tables_modes import fig4_stacking, fig4_verdicts, replicas_default, replicas_papers
 from tables_own_data import (check_calibration_default, check_calibration_flat, check_calibration_priors, check_verdict,
-                             checks_enron,
+                             checks_enron, priors_enron,
                              own_data_defaults, own_data_fit, own_data_heldout, own_data_papers_fit,
                              own_data_score)
 
@@ -57,6 +57,7 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/fig5.md", "fig5-10", fig5_table),
           ("docs/model-checking.md", "check-verdict", check_verdict),
           ("docs/model-checking.md", "checks-enron", checks_enron),
+          ("docs/model-checking.md", "priors-enron", priors_enron),
           ("docs/own-data.md", "own-data-fit", own_data_fit),
           ("docs/own-data.md", "own-data-papers-fit", own_data_papers_fit),
           ("docs/own-data.md", "own-data-score", own_data_score),

@@ -183,6 +183,24 @@ def checks_enron():
     return minus("\n".join(lines))
 
 
+def priors_enron():
+    """docs/model-checking.md: the release of docs/own-data.md fitted with each prior ×
+    likelihood, scored against the raw counts (docs/data/priors-enron.csv, `bash
+    tools/model-checking-enron.sh priors`)."""
+    lines = ["| prior, likelihood | total: 90 % interval (released total) | R̂ log joint / total | flagged checks | "
+             "Poisson log-lik. of the raw counts | seconds |", "|---|---|---|---|---|---|"]
+    for r in data_rows("priors-enron"):
+        likelihood = {"poisson": "Poisson", "negative-binomial": "negative binomial"}[r["likelihood"]]
+        name = "naïve (flat, Poisson)" if r["fit"] == "naive" else f"{r['prior']}, {likelihood}"
+        if r["fit"] == "hierarchical-negative-binomial":
+            name = f"**{name} (today's default)**"
+        flagged = ", ".join(f"`{c}`" for c in r["flagged_checks"].split()) or "none"
+        lines.append(f"| {name} | {float(r['total_q05']):,.0f} – {float(r['total_q95']):,.0f} "
+                     f"({float(r['released_total']):,.0f}) | {float(r['rhat_ln_joint']):.2f} / {float(r['rhat_total']):.2f} | "
+                     f"{flagged} | {float(r['loglik_raw']):,.0f} | {float(r['seconds']):.0f} |")
+    return minus("\n".join(lines))
+
+
 def check_verdict():
     """docs/model-checking.md: the structure verdict of `lppf fit --holdout 0.1` on the Enron
     release, per K over the masks, and the K paired over the same masks
