@@ -303,7 +303,7 @@ def own_data_papers_fit():
     for folder in folders:
         chains = "; ".join(f"{c}: {j:,.0f}, {t:,.0f}" for c, j, t in chain_means(folder))
         lines.append(f"| {folder} | {chains} |")
-    return "\n".join(lines + [""] + group_lines("papers-private"))
+    return minus("\n".join(lines + [""] + group_lines("papers-private")))
 
 
 def own_data_score():
@@ -335,4 +335,4 @@ def own_data_score():
               f"{'lower' if gap < 0 else 'higher'} than the naïve fit's; it keeps {100 * scores['papers-private']['total_ratio']:.0f} % of the raw "
               f"total, the naïve fit {100 * scores['papers-naive']['total_ratio']:.0f} %, which puts "
               f"{zero['papers-naive']:,.0f} of rate on the cells with no e-mail (non-private: {zero['papers-non-private']:,.0f})."]
-    return "\n".join(lines)
+    return minus("\n".join(lines))
