@@ -15,15 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-all}
-if [ -z "${LPPF:-}" ]; then
-    cargo build --release -p cli
-fi
-lppf=${LPPF:-target/release/lppf}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-$lppf privatize --input data/enron/network-counts.csv --square --epsilon 2 --precision 5 --seed 2026 \
-    --output "$dir/released.csv" 2> /dev/null
-field() { grep "^$1 = " "$2" | head -1 | sed 's/^[a-z0-9_]* = //'; }
+. tools/enron-release.sh
 chains=docs/data/replicas-enron-chains.csv
 for model in papers default; do
     if [ "$part" != all ] && [ "$part" != "$model" ]; then
