@@ -24,6 +24,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-all}
+case $part in
+    all|verdict|checks|priors|defaults) ;;
+    *) echo "$0: unknown part '$part'; expected one of: all verdict checks priors defaults" >&2; exit 2 ;;
+esac
 . tools/enron-release.sh
 if [ "$part" = all ] || [ "$part" = verdict ]; then
     out=docs/data/verdict-enron.csv

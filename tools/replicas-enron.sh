@@ -15,6 +15,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-all}
+case $part in
+    all|papers|default) ;;
+    *) echo "$0: unknown part '$part'; expected one of: all papers default" >&2; exit 2 ;;
+esac
 . tools/enron-release.sh
 chains=docs/data/replicas-enron-chains.csv
 for model in papers default; do
