@@ -105,34 +105,26 @@ def paired_t(first, second):
     return n, sum(x > 0 for x in d), mean, mean - half, mean + half, t_two_sided_p(mean / se, n - 1)
 
 
-def sign_test_p(k, n):
-    """Two-sided exact sign test: P of a split at least as uneven as k of n under Binomial(n, 1/2)
-    (as SciPy's `binomtest(k, n).pvalue`); 1 when n = 0."""
-    if n == 0:
-        return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(k, n - k) + 1)) / 2 ** n
-    return min(1.0, 2 * tail)
-
-
 def binomial_test_p(k, n, p0):
     """Two-sided exact binomial test of k successes in n at probability p0: the total probability
-    of the outcomes no more likely than k (as SciPy's `binomtest(k, n, p0).pvalue`)."""
+    of the outcomes no more likely than k (as SciPy's `binomtest(k, n, p0).pvalue`). At p0 = 1/2
+    it is the exact sign test."""
     pmf = [math.comb(n, i) * p0 ** i * (1 - p0) ** (n - i) for i in range(n + 1)]
     return min(1.0, sum(q for q in pmf if q <= pmf[k] * (1 + 1e-7)))
 
 
 def self_check():
-    """Fails loudly if the t distribution, Holm's adjustment or the sign test drifts from
+    """Fails loudly if the t distribution, Holm's adjustment or the binomial test drifts from
     reference values (SciPy 1.17.1: `2·t.sf(3, 4)`, `2·t.sf(0.5, 30)`, `t.ppf(0.975, 9)`,
     `binomtest`); generate.py runs it before every table."""
     for got, want in [(t_two_sided_p(3.0, 4), 0.03994196807171883), (t_two_sided_p(0.5, 30), 0.6207230048851272),
                       (t_quantile(0.975, 9), 2.262157162798205)]:
         assert abs(got - want) < 1e-9 * want, (got, want)
     assert holm([0.01, 0.04, 0.03]) == [0.03, 0.06, 0.06], holm([0.01, 0.04, 0.03])
-    # SciPy 1.17.1: binomtest(2, 10).pvalue, binomtest(7, 9).pvalue.
-    # binomtest(15, 50, 2/21).pvalue, binomtest(3, 50, 2/21).pvalue.
+    # SciPy 1.17.1: binomtest(15, 50, 2/21).pvalue, binomtest(3, 50, 2/21).pvalue, and the sign
+    # test binomtest(2, 10).pvalue, binomtest(7, 9).pvalue.
     for got, want in [(binomial_test_p(15, 50, 2 / 21), 4.2054982537264386e-05),
                       (binomial_test_p(3, 50, 2 / 21), 0.6265496859408252)]:
         assert abs(got - want) < 1e-9 * want, (got, want)
-    for got, want in [(sign_test_p(2, 10), 0.109375), (sign_test_p(7, 9), 0.1796875)]:
+    for got, want in [(binomial_test_p(2, 10, 0.5), 0.109375), (binomial_test_p(7, 9, 0.5), 0.1796875)]:
         assert abs(got - want) < 1e-12, (got, want)

@@ -3,7 +3,7 @@ docs/vi-vs-mcmc.md and docs/recovery-figures.md."""
 
 import statistics
 
-from docstats import binomial_test_p, holm, interval, mean_sd, nominal, p_text, row_interval, sign_test_p
+from docstats import binomial_test_p, holm, interval, mean_sd, nominal, p_text, row_interval
 from sources import rows, toml
 
 
@@ -196,9 +196,15 @@ def coverage_table(run):
     return "\n".join(lines)
 
 
-FIG4_SIZE_RUNS = [("calibration-block-fig4-size", "collapsed step, 1 chain"),
-                  ("calibration-block-fig4-size-augmented", "augmented step, 1 chain"),
-                  ("calibration-block-fig4-size-4chains", "collapsed step, 4 chains")]
+FIG4_SIZE_RUNS = [("calibration-block-fig4-size", "collapsed step", "1 chain"),
+                  ("calibration-block-fig4-size-augmented", "augmented step", "1 chain"),
+                  ("calibration-block-fig4-size-4chains", "collapsed step", "4 chains")]
+
+
+def outside_every_draw(fit):
+    """Whether a fit's SBC rank puts the truth below or above all L draws (rank 0 or L; probability
+    2/(L + 1) under a calibrated posterior)."""
+    return int(fit["sbc_total_rank"]) in (0, int(fit["sbc_draws"]))
 
 
 def sbc_fig4_size():
@@ -210,40 +216,34 @@ def sbc_fig4_size():
     lines = ["| run | group | fits | rank counts in 10 bins (low → high) | χ² (9 df) | p | Holm p | verdict | mean 90 % coverage "
              "of the rates | fits flagged | median R̂ of the log joint | truth outside every draw (expected), binomial p |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for run, setting in FIG4_SIZE_RUNS:
-        fits = rows(run, "fits.csv")
+    fits_of = {run: rows(run, "fits.csv") for run, _, _ in FIG4_SIZE_RUNS}
+    for run, step, chains in FIG4_SIZE_RUNS:
+        fits = fits_of[run]
         for r in rows(run, "sbc.csv"):
-            chains = setting.split(", ")[-1]
-            detail = setting if r["method"] == "private" else chains
+            detail = f"{step}, {chains}" if r["method"] == "private" else chains
             group = f"{names[r['method']]}, {detail}" + (f", α = {r['level']}" if r["level"] else "")
             mine = [f for f in fits if f["method"] == r["method"] and f["level"] == r["level"]]
             coverage = statistics.mean(float(f["coverage_90"]) for f in mine)
             flagged = sum(f["flagged"] == "true" for f in mine)
             rhat = statistics.median(float(f["rhat_ln_joint"]) for f in mine)
             verdict = "uniform" if r["uniform"] == "true" else "**not uniform**"
-            # Rank 0 or L of L draws: probability 2/(L + 1) under a calibrated posterior.
-            draws = int(r["draws"])
-            outside = sum(int(f["sbc_total_rank"]) in (0, draws) for f in mine)
-            share = 2 / (draws + 1)
+            outside = sum(outside_every_draw(f) for f in mine)
+            share = 2 / (int(r["draws"]) + 1)
             lines.append(f"| {run} | {group} | {r['fits']} | {r['counts']} | {float(r['chi2']):.1f} | {p_text(float(r['p']))} | "
                          f"{p_text(float(r['p_holm']))} | {verdict} | {coverage:.3f} | {flagged}/{len(mine)} | {rhat:.2f} | "
                          f"{outside}/{len(mine)} ({share * len(mine):.1f}), {p_text(binomial_test_p(outside, len(mine), share))} |")
     # The private ranks of one and of four chains on the same networks and releases: how often the
     # truth lies outside every draw (rank 0 or L of L draws: 2/(L + 1), about 10 % of fits, for a
     # calibrated posterior), paired over the networks by an exact sign test on the discordant ones.
-    (one, _), (four, _) = FIG4_SIZE_RUNS[0], FIG4_SIZE_RUNS[2]
-
     def outer(run):
-        ranks = {f["replication"]: (int(f["sbc_total_rank"]), int(f["sbc_draws"]))
-                 for f in rows(run, "fits.csv") if f["method"] == "private"}
-        return {rep: rank in (0, draws) for rep, (rank, draws) in ranks.items()}
+        return {f["replication"]: outside_every_draw(f) for f in fits_of[run] if f["method"] == "private"}
 
-    single, pooled = outer(one), outer(four)
+    single, pooled = outer(FIG4_SIZE_RUNS[0][0]), outer(FIG4_SIZE_RUNS[2][0])
     shared = sorted(set(single) & set(pooled), key=int)
     only_one = sum(single[r] and not pooled[r] for r in shared)
     only_four = sum(pooled[r] and not single[r] for r in shared)
     lines += ["", "| private, collapsed step, α = 0.5, the same networks | truth outside every draw, 1 chain | 4 chains | "
               "outside with 1 chain only / with 4 only | sign test p |", "| --- | --- | --- | --- | --- |",
               f"| {len(shared)} networks (about 10 % expected) | {sum(single[r] for r in shared)} | {sum(pooled[r] for r in shared)} | "
-              f"{only_one} / {only_four} | {p_text(sign_test_p(only_one, only_one + only_four))} |"]
+              f"{only_one} / {only_four} | {p_text(binomial_test_p(only_one, only_one + only_four, 0.5))} |"]
     return "\n".join(lines)
