@@ -21,7 +21,7 @@ from tables_modes import fig4_stacking, fig4_verdicts, replicas_default, replica
 from tables_own_data import (check_calibration_default, check_calibration_flat, check_calibration_priors, check_verdict,
                              checks_enron, priors_enron,
                              own_data_defaults, own_data_fit, own_data_heldout, own_data_papers_fit,
-                             own_data_score)
+                             own_data_checks, own_data_score)
 
 
 BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
@@ -61,6 +61,7 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/own-data.md", "own-data-fit", own_data_fit),
           ("docs/own-data.md", "own-data-papers-fit", own_data_papers_fit),
           ("docs/own-data.md", "own-data-score", own_data_score),
+          ("docs/own-data.md", "own-data-checks", own_data_checks),
           ("BENCHMARKS.md", "bench-ess", lambda: ess_per_second([("private-step-block-ess", "block (sparse network)"),
                                                                  ("private-step-topic-ess", "topic (dense, heavy-tailed rates)")])),
           ("BENCHMARKS.md", "bench-ess-tiny", lambda: ess_per_second([("private-step-tiny-ess", "tiny dense table (20 × 20, K = 3)")]))]

@@ -336,3 +336,26 @@ def own_data_score():
               f"total, the naïve fit {100 * scores['papers-naive']['total_ratio']:.0f} %, which puts "
               f"{zero['papers-naive']:,.0f} of rate on the cells with no e-mail (non-private: {zero['papers-non-private']:,.0f})."]
     return minus("\n".join(lines))
+
+
+def own_data_checks():
+    """docs/own-data.md, section 4: the three exploratory checks of why the papers'-model private fit
+    loses mass (docs/evidence/own-data-fit/papers-private-{8000,eps5,model}/), beside that fit."""
+    checks = [("papers-private", "the fit of section 3", "ε = 2", "raw counts"),
+              ("papers-private-8000", "8,000 sweeps (burn-in 4,000, every 20th)", "ε = 2", "raw counts"),
+              ("papers-private-eps5", "the raw counts released at ε = 5 (α = e⁻¹)", "ε = 5", "raw counts"),
+              ("papers-private-model", "counts drawn from the non-private fit's mean rates", "ε = 2", "drawn counts")]
+    lines = ["| check | release | R̂ log joint / total | chains' mean total rates | fitted total [90 %] | "
+             "released total | true total | fitted / true | total check: (released − fitted) / sd |",
+             "| --- | --- | ---: | --- | --- | ---: | ---: | ---: | ---: |"]
+    for folder, label, release, truth in checks:
+        fit, score = toml(f"own-data-fit/{folder}/fit.toml"), toml(f"own-data-fit/{folder}/score.toml")
+        diag = {r["quantity"]: r for r in rows("own-data-fit", f"{folder}/diagnostics.csv")}
+        totals = sorted(t for _, _, t in chain_means(folder))
+        # (The folder's name keeps its hyphens: `minus` only for the numbers.)
+        numbers = minus(f"{float(diag['ln_joint']['rhat']):.2f} / {float(diag['total_rate']['rhat']):.2f} | "
+                        f"{totals[0]:,.0f}–{totals[-1]:,.0f} | {fit['fitted_total']:,.0f} "
+                        f"[{fit['total_rate_q05']:,.0f}, {fit['total_rate_q95']:,.0f}] | {fit['released_total']:,.0f} | "
+                        f"{score['raw_total']:,.0f} ({truth}) | {score['total_ratio']:.2f} | {fit['total_gap_sd']:+.1f}")
+        lines.append(f"| {label} (`{folder}`) | {release} | {numbers} |")
+    return "\n".join(lines)
