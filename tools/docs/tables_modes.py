@@ -4,7 +4,7 @@
 
 import statistics
 
-from docstats import holm, interval, minus, p_text, paired_t
+from docstats import binomial_test_p, holm, interval, minus, p_text, paired_t
 from sources import data_rows
 
 SETTINGS = [("plain2000", "2,000 sweeps"), ("plain8000", "8,000 sweeps"), ("pt4", "4 replicas × 2,000 sweeps")]
@@ -16,64 +16,83 @@ def by_seed(fits, method, setting):
     return sorted((r for r in fits if r["method"] == method and r["setting"] == setting), key=lambda r: int(r["seed"]))
 
 
+def spread(values):
+    """`median (smallest–largest)` of R̂ values over the seeds."""
+    return f"{statistics.median(values):.2f} ({min(values):.2f}–{max(values):.2f})"
+
+
 def replicas_table(name):
-    """Per method and setting: the mean seconds of a fit and R̂ of the log joint and of the total
-    rate for each seed."""
+    """Per method and setting, over the seeds: the mean seconds of a fit, and R̂ of the log joint and
+    of the total rate (median and range, and how many seeds reach R̂ < 1.1)."""
     fits = data_rows(name)
-    lines = ["| fit | setting | seconds | R̂ log joint (seeds 1, 2, 3) | R̂ total |", "| --- | --- | ---: | --- | --- |"]
+    seeds = len({r["seed"] for r in fits})
+    lines = [f"| fit | setting | seconds (mean) | R̂ log joint: median (range) over {seeds} seeds | below 1.1 | "
+             "R̂ total: median (range) | below 1.1 |", "| --- | --- | ---: | --- | ---: | --- | ---: |"]
     for method, label in METHODS:
         for setting, text in SETTINGS:
             mine = by_seed(fits, method, setting)
             seconds = statistics.mean(float(r["seconds"]) for r in mine)
-            rhat = ", ".join(f"{float(r['rhat_ln_joint']):.2f}" for r in mine)
-            total = ", ".join(f"{float(r['rhat_total']):.2f}" for r in mine)
-            lines.append(f"| {label} | {text} | {seconds:.1f} | {rhat} | {total} |")
+            cells = []
+            for column in ("rhat_ln_joint", "rhat_total"):
+                values = [float(r[column]) for r in mine]
+                cells.append(f"{spread(values)} | {sum(v < 1.1 for v in values)} of {len(values)}")
+            lines.append(f"| {label} | {text} | {seconds:.1f} | {' | '.join(cells)} |")
             label = method
     return "\n".join(lines)
 
 
-def replicas_papers():
-    """The papers' model: the table, the paired drop of R̂ (8,000-sweep chains − replicas, over the
-    seeds) and the spread of the chains' mean log joints."""
-    fits = data_rows("replicas-enron")
-    lines = [replicas_table("replicas-enron"), ""]
-
+def paired_lines(fits, seeds):
+    """Paired over the seeds, per method: R̂ of the log joint with 8,000-sweep chains − with replicas."""
     def column(method, setting, name):
         return [float(r[name]) for r in by_seed(fits, method, setting)]
 
     cost = [statistics.mean(column(m, "pt4", "seconds")) / statistics.mean(column(m, "plain8000", "seconds"))
             for m, _ in METHODS]
-    seeds = len(column("private", "pt4", "seed"))
     ratio = f"{min(cost):.1f}" if f"{min(cost):.1f}" == f"{max(cost):.1f}" else f"{min(cost):.1f} to {max(cost):.1f}"
-    lines += [f"Paired over the {seeds} seeds, at {ratio} times the cost of four-times-longer "
-              f"chains, replicas lower R̂ of the log joint as follows (8,000-sweep chains − replicas; 95 % t-interval, "
-              f"{seeds - 1} degrees of freedom):", ""]
-    for method, _ in METHODS:
-        _, lower, d, lo, hi, p = paired_t(column(method, "plain8000", "rhat_ln_joint"), column(method, "pt4", "rhat_ln_joint"))
-        verdict = "significant" if lo > 0 or hi < 0 else f"not significant with {seeds} seeds"
+    lines = [f"Paired over the {seeds} seeds, at {ratio} times the cost of four-times-longer "
+             f"chains, replicas change R̂ of the log joint as follows (8,000-sweep chains − replicas; 95 % "
+             f"t-interval, {seeds - 1} degrees of freedom; Holm over the {len(METHODS)} methods):", ""]
+    tests = [paired_t(column(m, "plain8000", "rhat_ln_joint"), column(m, "pt4", "rhat_ln_joint")) for m, _ in METHODS]
+    for (method, _), (_, lower, d, lo, hi, p), adjusted in zip(METHODS, tests, holm([t[-1] for t in tests])):
+        verdict = "significant" if adjusted < 0.05 else "not significant"
         lines.append(f"- {method}: by {interval(d, lo, hi, '.2f')}, lower with replicas for {lower} of {seeds} seeds, "
-                     f"p = {p:.3g} ({verdict}){'.' if method == METHODS[-1][0] else ';'}")
+                     f"p = {p:.3g}, Holm-adjusted {adjusted:.3g} ({verdict}){'.' if method == METHODS[-1][0] else ';'}")
+    return lines
+
+
+def replicas_papers():
+    """The papers' model: the table, the paired change of R̂ (8,000-sweep chains − replicas, over the
+    seeds) and the spread of the non-private chains' mean log joints."""
+    fits = data_rows("replicas-enron")
+    seeds = len({r["seed"] for r in fits})
+    lines = [replicas_table("replicas-enron"), ""] + paired_lines(fits, seeds)
     chains = [r for r in data_rows("replicas-enron-chains") if r["model"] == "papers" and r["method"] == "non-private"]
 
     def spreads(setting):
+        """Per seed: the largest − smallest chain's mean log joint, and the largest."""
         out = []
-        for seed in sorted({r["seed"] for r in chains}):
+        for seed in sorted({r["seed"] for r in chains}, key=int):
             means = [float(r["mean_ln_joint"]) for r in chains if r["setting"] == setting and r["seed"] == seed]
             out.append((max(means) - min(means), max(means)))
         return out
 
     pt, plain = spreads("pt4"), spreads("plain8000")
-    best = "; ".join(f"seed {s}: {a:,.0f} against {b:,.0f}" for s, ((_, a), (_, b)) in enumerate(zip(pt, plain), 1))
+    better = sum(a > b for (_, a), (_, b) in zip(pt, plain))
+    narrower = sum(a < b for (a, _), (b, _) in zip(pt, plain))
     lines += ["", f"The non-private cold chains' mean log joints sit {min(s for s, _ in pt):,.0f}–{max(s for s, _ in pt):,.0f} "
               f"nats apart (largest − smallest per seed), against {min(s for s, _ in plain):,.0f}–"
-              f"{max(s for s, _ in plain):,.0f} for the 8,000-sweep plain chains "
-              f"(`docs/data/replicas-enron-chains.csv`). The best cold chain against the best plain chain, per seed: "
-              f"{best}."]
+              f"{max(s for s, _ in plain):,.0f} for the 8,000-sweep plain chains; closer together in {narrower} of "
+              f"{len(pt)} seeds (sign test p = {binomial_test_p(narrower, len(pt), 0.5):.2g}; "
+              f"`docs/data/replicas-enron-chains.csv`). The best cold chain is above the best plain chain in "
+              f"{better} of {len(pt)} seeds (sign test p = {binomial_test_p(better, len(pt), 0.5):.2g})."]
     return minus("\n".join(lines))
 
 
 def replicas_default():
-    return minus(replicas_table("replicas-enron-default"))
+    """lppf fit's default model: the table and the paired change of R̂."""
+    fits = data_rows("replicas-enron-default")
+    return minus("\n".join([replicas_table("replicas-enron-default"), ""] +
+                           paired_lines(fits, len({r["seed"] for r in fits}))))
 
 
 def fig4_stacking():
