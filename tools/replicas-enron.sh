@@ -29,7 +29,7 @@ for model in papers default; do
         papers) out=docs/data/replicas-enron.csv; opts=(--prior flat --likelihood poisson --private-step augmented) ;;
         default) out=docs/data/replicas-enron-default.csv; opts=() ;;
     esac
-    header="method,setting,seed,seconds,rhat_ln_joint,ess_ln_joint,rhat_total,ess_total"
+    header="method,setting,seed,seconds,rhat_ln_joint,ess_ln_joint,rhat_total,ess_total,min_beta"
     if [ "$model" = default ]; then header="$header,modes"; fi
     echo "$header" > "$out.tmp"
     echo "model,method,setting,seed,chain,mean_ln_joint,mean_total_rate" > "$dir/chains.csv"
@@ -55,7 +55,9 @@ for model in papers default; do
                 $lppf fit --input "$input" --model block --components 8 --method $method --seed "$seed" \
                     "${opts[@]}" "${run[@]}" --output "$fit" --quiet
                 diag() { grep "^$1," "$fit/diagnostics.csv" | cut -d, -f"$2"; }
-                line="$method,$setting,$seed,$(field seconds "$fit/fit.toml"),$(diag ln_joint 2),$(diag ln_joint 3),$(diag total_rate 2),$(diag total_rate 3)"
+                # The smallest inverse temperature of the fit's adapted ladders (empty without replicas).
+                min_beta=$( (field ladders "$fit/fit.toml" || true) | grep -o '0\.[0-9]*' | sort -g | head -1 || true)
+                line="$method,$setting,$seed,$(field seconds "$fit/fit.toml"),$(diag ln_joint 2),$(diag ln_joint 3),$(diag total_rate 2),$(diag total_rate 3),$min_beta"
                 if [ "$model" = default ]; then
                     # The number of modes: groups in fit.toml's `modes = [[…], […]]`.
                     line="$line,$(field modes "$fit/fit.toml" | grep -o '\[[0-9, ]*\]' | wc -l)"

@@ -41,8 +41,9 @@ def replicas_table(name):
     return "\n".join(lines)
 
 
-def paired_lines(fits, seeds):
-    """Paired over the seeds, per method: R̂ of the log joint with 8,000-sweep chains − with replicas."""
+def paired_lines(fits, seeds, family):
+    """Paired over the seeds, for each `(method, column, name)` of `family`: R̂ with 8,000-sweep
+    chains − with replicas, Holm-adjusted over the family."""
     def column(method, setting, name):
         return [float(r[name]) for r in by_seed(fits, method, setting)]
 
@@ -50,14 +51,22 @@ def paired_lines(fits, seeds):
             for m, _ in METHODS]
     ratio = f"{min(cost):.1f}" if f"{min(cost):.1f}" == f"{max(cost):.1f}" else f"{min(cost):.1f} to {max(cost):.1f}"
     lines = [f"Paired over the {seeds} seeds, at {ratio} times the cost of four-times-longer "
-             f"chains, replicas change R̂ of the log joint as follows (8,000-sweep chains − replicas; 95 % "
-             f"t-interval, {seeds - 1} degrees of freedom; Holm over the {len(METHODS)} methods):", ""]
-    tests = [paired_t(column(m, "plain8000", "rhat_ln_joint"), column(m, "pt4", "rhat_ln_joint")) for m, _ in METHODS]
-    for (method, _), (_, lower, d, lo, hi, p), adjusted in zip(METHODS, tests, holm([t[-1] for t in tests])):
+             f"chains, replicas change R̂ as follows (8,000-sweep chains − replicas; 95 % "
+             f"t-interval, {seeds - 1} degrees of freedom; Holm over the {len(family)} comparisons):", ""]
+    tests = [paired_t(column(m, "plain8000", c), column(m, "pt4", c)) for m, c, _ in family]
+    for i, ((method, _, name), (_, lower, d, lo, hi, p), adjusted) in enumerate(zip(family, tests, holm([t[-1] for t in tests]))):
         verdict = "significant" if adjusted < 0.05 else "not significant"
-        lines.append(f"- {method}: by {interval(d, lo, hi, '.2f')}, lower with replicas for {lower} of {seeds} seeds, "
-                     f"p = {p:.3g}, Holm-adjusted {adjusted:.3g} ({verdict}){'.' if method == METHODS[-1][0] else ';'}")
+        lines.append(f"- {method}, R̂ of the {name}: by {interval(d, lo, hi, '.2f')}, lower with replicas for {lower} of "
+                     f"{seeds} seeds, p = {p:.3g}, Holm-adjusted {adjusted:.3g} ({verdict}){'.' if i == len(family) - 1 else ';'}")
     return lines
+
+
+def ladder_line(fits):
+    """The smallest inverse temperature β of the adapted ladders over every fit with replicas
+    (`min_beta`: the smallest rung of each fit's four chains' ladders)."""
+    betas = [float(r["min_beta"]) for r in fits if r["min_beta"]]
+    return (f"The adapted ladders stay within {min(betas):.3f} ≤ β ≤ 1 in all {len(betas)} fits with replicas "
+            f"(`min_beta`, read from each fit's `fit.toml`).")
 
 
 def replicas_papers():
@@ -65,7 +74,9 @@ def replicas_papers():
     seeds) and the spread of the non-private chains' mean log joints."""
     fits = data_rows("replicas-enron")
     seeds = len({r["seed"] for r in fits})
-    lines = [replicas_table("replicas-enron"), ""] + paired_lines(fits, seeds)
+    family = [("non-private", "rhat_ln_joint", "log joint"), ("private", "rhat_ln_joint", "log joint"),
+              ("private", "rhat_total", "total rate")]
+    lines = [replicas_table("replicas-enron"), ""] + paired_lines(fits, seeds, family)
     chains = [r for r in data_rows("replicas-enron-chains") if r["model"] == "papers" and r["method"] == "non-private"]
 
     def spreads(setting):
@@ -84,15 +95,17 @@ def replicas_papers():
               f"{max(s for s, _ in plain):,.0f} for the 8,000-sweep plain chains; closer together in {narrower} of "
               f"{len(pt)} seeds (sign test p = {binomial_test_p(narrower, len(pt), 0.5):.2g}; "
               f"`docs/data/replicas-enron-chains.csv`). The best cold chain is above the best plain chain in "
-              f"{better} of {len(pt)} seeds (sign test p = {binomial_test_p(better, len(pt), 0.5):.2g})."]
+              f"{better} of {len(pt)} seeds (sign test p = {binomial_test_p(better, len(pt), 0.5):.2g}).", "",
+              ladder_line(fits)]
     return minus("\n".join(lines))
 
 
 def replicas_default():
     """lppf fit's default model: the table and the paired change of R̂."""
     fits = data_rows("replicas-enron-default")
+    family = [(m, "rhat_ln_joint", "log joint") for m, _ in METHODS]
     return minus("\n".join([replicas_table("replicas-enron-default"), ""] +
-                           paired_lines(fits, len({r["seed"] for r in fits}))))
+                           paired_lines(fits, len({r["seed"] for r in fits}), family) + ["", ladder_line(fits)]))
 
 
 def fig4_stacking():
