@@ -14,12 +14,11 @@ use rand::distr::Distribution;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let [_, rates, grid, seed, out] = args.as_slice() else {
+    let [_, rates_file, grid, seed, out] = args.as_slice() else {
         return Err("usage: counts_from_fit RATES.parquet GRID.csv SEED OUT.csv".into());
     };
     let seed: u64 = seed.parse().map_err(|_| format!("SEED: expected a non-negative integer, got {seed:?}"))?;
     let mut table = tables::read_counts(Path::new(grid), true, &tables::GridLabels::default())?;
-    let rates_file = rates;
     let rates = analysis::score::read_fit_rates(Path::new(rates_file))?;
     let mut rng = distributions::Streams::new(seed).rng();
     let cols = table.cols.len();
@@ -29,7 +28,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         *count = match rates.get(&key) {
             Some(&mean) => {
                 modelled += 1;
-                distributions::Poisson::new(mean)?.sample(&mut rng)
+                let bad = |e| format!("{rates_file}: the mean rate of ({}, {}): {e}", key.0, key.1);
+                distributions::Poisson::new(mean).map_err(bad)?.sample(&mut rng)
             }
             None => 0,
         };
