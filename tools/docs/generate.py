@@ -21,7 +21,7 @@ from tables_modes import fig4_stacking, fig4_verdicts, replicas_default, replica
 from tables_own_data import (check_calibration_default, check_calibration_flat, check_calibration_priors, check_verdict,
                              checks_enron, priors_enron,
                              own_data_defaults, own_data_fit, own_data_heldout, own_data_papers_fit,
-                             own_data_checks, own_data_score)
+                             own_data_checks, own_data_score, co_clustering_enron)
 
 
 BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
@@ -58,6 +58,7 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/model-checking.md", "check-verdict", check_verdict),
           ("docs/model-checking.md", "checks-enron", checks_enron),
           ("docs/model-checking.md", "priors-enron", priors_enron),
+          ("docs/model-checking.md", "co-clustering-enron", co_clustering_enron),
           ("docs/own-data.md", "own-data-fit", own_data_fit),
           ("docs/own-data.md", "own-data-papers-fit", own_data_papers_fit),
           ("docs/own-data.md", "own-data-score", own_data_score),
