@@ -315,7 +315,21 @@ impl BlockModel {
                                 continue;
                             }
                             by_c.fill(0);
-                            allocate_each(u64::from(count), weights, by_d, &mut rng, |cc, n| by_c[cc] += n);
+                            // The sender communities that received units, as a bit mask (C ≤ 64),
+                            // visited in ascending order as the scan over all C below does.
+                            let mut senders = 0u64;
+                            allocate_each(u64::from(count), weights, by_d, &mut rng, |cc, n| {
+                                by_c[cc] += n;
+                                senders |= 1u64.wrapping_shl(cc as u32);
+                            });
+                            if c <= 64 {
+                                while senders != 0 {
+                                    let cc = senders.trailing_zeros() as usize;
+                                    senders &= senders - 1;
+                                    recipients(cc, by_c[cc], by_d, &mut rng);
+                                }
+                                continue;
+                            }
                             for (cc, &n_c) in by_c.iter().enumerate().filter(|(_, n)| **n > 0) {
                                 recipients(cc, n_c, by_d, &mut rng);
                             }
@@ -660,6 +674,24 @@ impl PoissonFactorization for BlockModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every unit of every modelled cell is placed, once as sent and once as received, whether
+    /// the sender communities that received units are visited through their bit mask (C ≤ 64) or
+    /// by the scan over all C (C > 64); counts from 1 to 29 take every route of the allocation.
+    #[test]
+    fn the_allocation_places_every_unit_with_few_or_many_communities() {
+        let prior = GammaPrior::new(1.0, 1.0).unwrap();
+        let v = 6;
+        let y: Vec<u32> = (0..v * v).map(|n| (n % 30) as u32).collect();
+        let modelled: u32 = (0..v * v).filter(|n| n / v != n % v).map(|n| y[n]).sum();
+        for c in [3, 64, 70] {
+            let mut model = BlockModel::new(v, c, prior, Streams::new(1));
+            model.refresh_w();
+            model.allocate_all(&y, Streams::new(2));
+            assert_eq!(model.pair_counts.iter().sum::<u32>(), modelled, "C = {c}");
+            assert_eq!(model.actor_counts.iter().sum::<u32>(), 2 * modelled, "C = {c}");
+        }
+    }
 
     /// The undirected form models the pairs `i < j` only, keeps `π` symmetric through prior draws
     /// and sweeps, and refuses an asymmetric `π`.
