@@ -258,17 +258,24 @@ def fit_lines(folders, dispersion):
     return lines
 
 
+def by_group(members):
+    """The rows of a fit's partition.csv by group number, in group order."""
+    groups = {}
+    for m in sorted(members, key=lambda m: int(m["group"])):
+        groups.setdefault(int(m["group"]), []).append(m)
+    return groups
+
+
 def group_lines(folder):
     """The label-invariant groups of a fit (partition.csv) with their co-clustering."""
     k = toml(f"own-data-fit/{folder}/fit.toml")["components"]
     members = rows("own-data-fit", f"{folder}/partition.csv")
-    groups = sorted({int(m["group"]) for m in members})
     lines = [f"The {folder} fit's label-invariant groups (`partition.csv`: the kept sample with the least expected "
              f"Binder loss; co = an actor's co-clustering with the rest of its group over all kept samples, "
              f"1/K = {1 / k:.3f} for labels that mean nothing):", "",
              "| group | actors | mean co | the five with the highest co |", "| --- | ---: | ---: | --- |"]
-    for g in groups:
-        mine = sorted((m for m in members if int(m["group"]) == g), key=lambda m: -float(m["co_clustering"]))
+    for g, mine in by_group(members).items():
+        mine = sorted(mine, key=lambda m: -float(m["co_clustering"]))
         mean = statistics.mean(float(m["co_clustering"]) for m in mine)
         top = ", ".join(f"{m['row']} ({float(m['co_clustering']):.2f})" for m in mine[:5])
         lines.append(f"| {g} | {len(mine)} | {mean:.3f} | {top} |")
@@ -367,11 +374,9 @@ def co_clustering_enron():
     Enron release (docs/evidence/own-data-fit/{papers-private,private}/partition.csv)."""
     def summary(folder):
         members = rows("own-data-fit", f"{folder}/partition.csv")
-        groups = {}
-        for m in members:
-            groups.setdefault(m["group"], []).append(float(m["co_clustering"]))
-        best = max(groups.values(), key=statistics.mean)
-        return statistics.mean(float(m["co_clustering"]) for m in members), statistics.mean(best), len(best)
+        means = [(statistics.mean(float(m["co_clustering"]) for m in g), len(g)) for g in by_group(members).values()]
+        best, size = max(means)
+        return statistics.mean(float(m["co_clustering"]) for m in members), best, size
 
     poisson, default = summary("papers-private"), summary("private")
     k = toml("own-data-fit/private/fit.toml")["components"]

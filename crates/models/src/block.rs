@@ -316,7 +316,8 @@ impl BlockModel {
                             }
                             by_c.fill(0);
                             // The sender communities that received units, as a bit mask (C ≤ 64),
-                            // visited in ascending order as the scan over all C below does.
+                            // visited in ascending order as the scan over all C below does. With
+                            // more communities the mask is unused (`wrapping_shl` keeps it defined).
                             let mut senders = 0u64;
                             allocate_each(u64::from(count), weights, by_d, &mut rng, |cc, n| {
                                 by_c[cc] += n;
