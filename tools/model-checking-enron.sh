@@ -20,7 +20,8 @@
 # their committed tables were made: since issue 33, `--weights auto` stacks chains that sit in
 # different modes. The verdict fits use every default of `lppf fit`, as a user's fit does.
 # Run `bash tools/model-checking-enron.sh verdict` or `... checks` for one part. LPPF=path runs
-# that binary instead of building target/release/lppf (e.g. one built from a clean worktree).
+# that binary instead of building target/release/lppf (e.g. one built from a clean worktree), and
+# SCORE=path the score_against_counts example. tools/study-smoke.sh runs every part cut short.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-all}
@@ -30,7 +31,7 @@ case $part in
 esac
 . tools/enron-release.sh
 if [ "$part" = all ] || [ "$part" = verdict ]; then
-    out=docs/data/verdict-enron.csv
+    out=$docs/data/verdict-enron.csv
     echo "K,seed,heldout_cells,log_predictive,independence_log_predictive,difference,se,structure" > "$out.tmp"
     for k in 2 4 8; do
         for seed in ${MASKS:-1 2 3 4 5 6 7 8 9 10}; do
@@ -51,14 +52,14 @@ if [ "$part" = all ] || [ "$part" = checks ]; then
     for method in private naive; do
         $lppf fit --input "$dir/released.csv" --model block --components 8 --method $method --seed 2 \
             --prior flat --likelihood poisson --private-step augmented --weights equal --output "$dir/$method" --quiet
-        cp "$dir/$method/checks.csv" "docs/data/checks-enron-$method.csv"
-        if [ "$method" = private ]; then cp "$dir/$method/checks.png" docs/figures/checks-enron-private.png; fi
+        cp "$dir/$method/checks.csv" "$docs/data/checks-enron-$method.csv"
+        if [ "$method" = private ]; then cp "$dir/$method/checks.png" "$docs/figures/checks-enron-private.png"; fi
         echo "== $method"
-        cat "docs/data/checks-enron-$method.csv"
+        cat "$docs/data/checks-enron-$method.csv"
     done
 fi
 if [ "$part" = all ] || [ "$part" = priors ]; then
-    out=docs/data/priors-enron.csv
+    out=$docs/data/priors-enron.csv
     echo "fit,prior,likelihood,fitted_total,total_q05,total_q95,released_total,rhat_ln_joint,rhat_total,flagged_checks,loglik_raw,seconds" > "$out.tmp"
     for variant in flat-poisson hierarchical-poisson flat-negative-binomial hierarchical-negative-binomial naive; do
         case $variant in
@@ -79,9 +80,11 @@ if [ "$part" = all ] || [ "$part" = priors ]; then
     cat "$out"
 fi
 if [ "$part" = all ] || [ "$part" = defaults ]; then
-    cargo build --release -p analysis --example score_against_counts
-    score=target/release/examples/score_against_counts
-    out=docs/data/defaults-enron.csv
+    if [ -z "${SCORE:-}" ]; then
+        cargo build --release -p analysis --example score_against_counts
+    fi
+    score=${SCORE:-target/release/examples/score_against_counts}
+    out=$docs/data/defaults-enron.csv
     echo "release_seed,fit,fitted_total,raw_total,released_total,total_q05,total_q95,loglik_raw,rhat_ln_joint,rhat_total" > "$out.tmp"
     for rs in ${RELEASES:-2026 2027 2028 2029 2030 2031 2032 2033 2034 2035}; do
         $lppf privatize --input data/enron/network-counts.csv --square --epsilon 2 --precision 5 --seed $rs \

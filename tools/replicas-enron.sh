@@ -20,14 +20,14 @@ case $part in
     *) echo "$0: unknown part '$part'; expected one of: all papers default" >&2; exit 2 ;;
 esac
 . tools/enron-release.sh
-chains=docs/data/replicas-enron-chains.csv
+chains=$docs/data/replicas-enron-chains.csv
 for model in papers default; do
     if [ "$part" != all ] && [ "$part" != "$model" ]; then
         continue
     fi
     case $model in
-        papers) out=docs/data/replicas-enron.csv; opts=(--prior flat --likelihood poisson --private-step augmented) ;;
-        default) out=docs/data/replicas-enron-default.csv; opts=() ;;
+        papers) out=$docs/data/replicas-enron.csv; opts=(--prior flat --likelihood poisson --private-step augmented) ;;
+        default) out=$docs/data/replicas-enron-default.csv; opts=() ;;
     esac
     header="method,setting,seed,seconds,rhat_ln_joint,ess_ln_joint,rhat_total,ess_total,min_beta"
     if [ "$model" = default ]; then header="$header,modes"; fi
@@ -57,7 +57,7 @@ for model in papers default; do
                 diag() { grep "^$1," "$fit/diagnostics.csv" | cut -d, -f"$2"; }
                 # The smallest inverse temperature of the fit's adapted ladders, 1.0 included (empty
                 # without replicas: no `ladders` line).
-                min_beta=$( (field ladders "$fit/fit.toml" || true) | grep -oE '[0-9]+\.[0-9]+' | sort -g | head -1 || true)
+                min_beta=$( (grep -m 1 '^ladders = ' "$fit/fit.toml" || true) | grep -oE '[0-9]+\.[0-9]+' | sort -g | head -1 || true)
                 line="$method,$setting,$seed,$(field seconds "$fit/fit.toml"),$(diag ln_joint 2),$(diag ln_joint 3),$(diag total_rate 2),$(diag total_rate 3),$min_beta"
                 if [ "$model" = default ]; then
                     # The number of modes: groups in fit.toml's `modes = [[…], […]]`.
