@@ -272,8 +272,9 @@ pub struct CaviSpec {
     pub starts: Option<usize>,
 }
 
-/// `[sampler]`: iterations, burn-in, thinning, and chains per fit (default 1).
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+/// `[sampler]`: iterations, burn-in, thinning, chains per fit (default 1) and tempered replicas
+/// per chain (default 1).
+#[derive(Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SamplerSpec {
     pub iterations: usize,
@@ -285,6 +286,28 @@ pub struct SamplerSpec {
     /// the default since issue 34) or `"augmented"` (the paper's eqs. 12–16).
     #[serde(default)]
     pub private_step: PrivateStepName,
+    /// Replica exchange: each chain of a Gibbs fit runs this many replicas on a ladder of inverse
+    /// temperatures adapted during the burn-in, and keeps the samples of the β = 1 replica
+    /// (`inference::tempering`, docs/modes.md); absent or 1 = a plain chain. Refused with the
+    /// negative-binomial likelihood, which cannot be tempered.
+    pub replicas: Option<usize>,
+}
+
+/// The `Debug` text of the sampler section enters a sweep's identity (its unit files): without
+/// replicas it is what it was before `replicas` existed, so runs made then resume.
+impl fmt::Debug for SamplerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("SamplerSpec");
+        d.field("iterations", &self.iterations)
+            .field("burn_in", &self.burn_in)
+            .field("thin", &self.thin)
+            .field("chains", &self.chains)
+            .field("private_step", &self.private_step);
+        if self.replicas.is_some_and(|r| r != 1) {
+            d.field("replicas", &self.replicas);
+        }
+        d.finish()
+    }
 }
 
 /// The names of `[sampler] private_step` (`inference::PrivateStep`).
@@ -607,6 +630,17 @@ impl Manifest {
                 return Err(invalid(field, n.to_string(), &format!("an integer from 1 to {MAX_CHAINS}")));
             }
         }
+        if let Some(n) = self.sampler.as_ref().and_then(|s| s.replicas) {
+            let most = inference::tempering::MAX_REPLICAS;
+            if !(1..=most).contains(&n) {
+                return Err(invalid("sampler.replicas", n.to_string(), &format!("an integer from 1 to {most}")));
+            }
+            if n > 1 && self.model.likelihood().resolve(file)? != models::Likelihood::Poisson {
+                let allowed =
+                    "1 with model.likelihood = \"negative-binomial\" (its learned dispersion cannot be tempered)";
+                return Err(invalid("sampler.replicas", n.to_string(), allowed));
+            }
+        }
         if self.cavi.is_some() && !self.methods.iter().any(|m| m.is_cavi()) {
             return Err(invalid("cavi", "set".into(), "absent unless a CAVI method is listed"));
         }
@@ -622,6 +656,13 @@ impl Manifest {
             self.sampler.as_ref().and_then(|s| s.chains)
         };
         chains.unwrap_or(1)
+    }
+
+    /// Tempered replicas per chain of a fit of `method` (`sampler.replicas`; CAVI fits and an
+    /// absent field: 1).
+    pub fn replicas(&self, method: Method) -> usize {
+        let replicas = if method.is_cavi() { None } else { self.sampler.as_ref().and_then(|s| s.replicas) };
+        replicas.unwrap_or(1)
     }
 
     /// The sampler schedule, validated by the sampler's own rules ([`Schedule::new`]); an error

@@ -56,7 +56,8 @@ impl Manifest {
             self.sampler.as_ref().map_or(0.0, |s| (s.iterations.saturating_sub(s.burn_in) / s.thin.max(1)) as f64);
         let gibbs_iterations = self.sampler.as_ref().map_or(0.0, |s| s.iterations as f64);
         let cavi_iterations = self.cavi_settings().max_iterations() as f64;
-        let chains = self.methods.iter().map(|&m| self.chains(m)).max().unwrap_or(1) as f64;
+        // A chain of replica exchange holds and sweeps each of its replicas.
+        let chains = self.methods.iter().map(|&m| self.chains(m) * self.replicas(m)).max().unwrap_or(1) as f64;
         let likelihood = self.model.likelihood().model().unwrap_or(models::Likelihood::Poisson);
         let per_chain = chain_bytes((self.model.kind, likelihood), (rows, cols, k), kept, 0.0);
         let per_unit = DATA_BYTES_PER_CELL * entries + chains * per_chain;
@@ -70,7 +71,10 @@ impl Manifest {
             self.methods
                 .iter()
                 .filter(|m| filter(m))
-                .map(|&m| self.chains(m) as f64 * if m.is_cavi() { cavi_iterations } else { gibbs_iterations })
+                .map(|&m| {
+                    (self.chains(m) * self.replicas(m)) as f64
+                        * if m.is_cavi() { cavi_iterations } else { gibbs_iterations }
+                })
                 .sum()
         };
         let sweeps =

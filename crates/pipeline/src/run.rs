@@ -490,6 +490,7 @@ fn fit_any(
         functional: Some(&kl),
         truth: Some(&data.rates),
         pointwise: scored.is_some().then_some(&pointwise as _),
+        replicas: manifest.replicas(method),
         ..inference::Monitor::default()
     };
     let task = FitTask { observation, algorithm: &algorithm, streams, chains, monitor, on_iteration };

@@ -187,3 +187,56 @@ fn the_collapsed_private_step_changes_only_the_private_fits() {
     let error = parse(&with("exact"), Path::new("smoke-bad.toml")).unwrap_err().to_string();
     assert!(error.contains("private_step") || error.contains("exact"), "{error}");
 }
+
+/// `[sampler] replicas`: replica exchange changes the Gibbs fits only (the data sets, releases
+/// and CAVI fits keep their streams), one replica is a plain chain bit for bit, the results do not
+/// depend on the thread count, and the sampler section's text (part of a sweep's identity, so of
+/// its unit files) is what it was before the field existed unless replicas are asked for.
+#[test]
+fn replica_exchange_changes_only_the_gibbs_fits() {
+    let with = |replicas: usize| {
+        let text = SMOKE.replace("thin = 10", &format!("thin = 10\nreplicas = {replicas}"));
+        parse(&text, Path::new("smoke-replicas.toml")).unwrap()
+    };
+    let plain = parse(SMOKE, Path::new("smoke.toml")).unwrap();
+    let (one, three) = (with(1), with(3));
+    assert_eq!(format!("{:?}", one.sampler), format!("{:?}", plain.sampler));
+    assert!(!format!("{:?}", plain.sampler).contains("replicas"));
+    assert!(format!("{:?}", three.sampler).contains("replicas: Some(3)"));
+    assert_eq!((three.replicas(Method::Private), three.replicas(Method::PrivateCavi)), (3, 1));
+    let p: Vec<MethodResult> = all_results(&plain, 2);
+    assert_eq!(all_results(&one, 2).iter().map(bits).collect::<Vec<_>>(), p.iter().map(bits).collect::<Vec<_>>());
+    let t = all_results(&three, 1);
+    assert_eq!(t.iter().map(bits).collect::<Vec<_>>(), all_results(&three, 4).iter().map(bits).collect::<Vec<_>>());
+    for (x, y) in p.iter().zip(&t) {
+        assert_eq!((x.method, x.replication), (y.method, y.replication));
+        if x.method.is_cavi() {
+            assert_eq!(bits(x), bits(y), "{x:?}");
+        } else {
+            assert_ne!(bits(x), bits(y), "{x:?}");
+            assert!(y.mean_kl.is_finite() && y.mean_kl >= 0.0, "{y:?}");
+        }
+    }
+    // The cost estimate counts every replica's sweeps.
+    let ratio = three.cost(2).entry_component_sweeps / plain.cost(2).entry_component_sweeps;
+    assert!(ratio > 1.0 && ratio < 3.0, "{ratio}");
+}
+
+#[test]
+fn replicas_out_of_range_or_with_the_negative_binomial_are_refused_naming_the_field() {
+    for replicas in [0, 65] {
+        let text = SMOKE.replace("thin = 10", &format!("thin = 10\nreplicas = {replicas}"));
+        let e = parse(&text, Path::new("m.toml")).unwrap_err().to_string();
+        assert!(e.contains("sampler.replicas") && e.contains("from 1 to 64"), "{e}");
+    }
+    let gibbs = r#"methods = ["non-private", "naive", "private"]"#;
+    let all = r#"methods = ["non-private", "naive", "private", "cavi", "naive-cavi", "private-cavi"]"#;
+    let nb = SMOKE.split("[cavi]").next().unwrap_or(SMOKE).replacen(all, gibbs, 1).replacen(
+        "b0 = 1.0\n",
+        "b0 = 1.0\nlikelihood = \"negative-binomial\"\n",
+        1,
+    );
+    assert!(parse(&nb.replace("thin = 10", "thin = 10\nreplicas = 1"), Path::new("m.toml")).is_ok());
+    let e = parse(&nb.replace("thin = 10", "thin = 10\nreplicas = 2"), Path::new("m.toml")).unwrap_err().to_string();
+    assert!(e.contains("sampler.replicas") && e.contains("cannot be tempered"), "{e}");
+}
