@@ -70,6 +70,7 @@ pub fn result_rows(manifest: &Manifest, rows: &[MethodResult]) -> Vec<ResultRow>
             convergence: r.convergence.clone(),
             stacking: r.stacking.clone(),
             sbc: r.sbc,
+            ladder_min_beta: r.ladder_min_beta,
         })
         .collect()
 }

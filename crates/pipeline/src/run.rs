@@ -78,6 +78,9 @@ pub struct MethodResult {
     /// thinned draws; docs/calibration.md).
     #[serde(default)]
     pub sbc: Option<Sbc>,
+    /// Gibbs with replica exchange: the smallest inverse temperature on the chains' final ladders.
+    #[serde(default)]
+    pub ladder_min_beta: Option<f64>,
 }
 
 /// The draws, in all, that the true total rate is ranked among: thinned evenly from each chain's
@@ -392,6 +395,7 @@ struct Fit {
     convergence: Option<String>,
     stacking: Option<Stacking>,
     sbc: Option<Sbc>,
+    ladder_min_beta: Option<f64>,
 }
 
 /// The chains of a Gibbs fit stacked by their PSIS-LOO predictive of the scored cells
@@ -419,6 +423,8 @@ impl Fit {
         let stacking = stack_chains(data, &pooled)?;
         let coverage = data.coverage(&pooled.truth_ranks, pooled.kept);
         let sbc = data.sbc(&pooled.chains);
+        // Empty ladders (plain chains, CAVI) give none.
+        let ladder_min_beta = pooled.chains.iter().flat_map(|p| p.ladder.iter().copied()).reduce(f64::min);
         let chain_mean_kl = pooled.chains.iter().map(|p| data.kl(&p.mean_rates)).collect::<Result<Vec<_>, _>>()?;
         let seconds = pooled.chains.iter().map(|p| p.seconds).sum();
         let chains = pooled.chains.len();
@@ -451,6 +457,7 @@ impl Fit {
             convergence,
             stacking,
             sbc,
+            ladder_min_beta,
         })
     }
 }
@@ -607,6 +614,7 @@ impl FitOutput {
             convergence: fit.convergence,
             stacking: fit.stacking,
             sbc: fit.sbc,
+            ladder_min_beta: fit.ladder_min_beta,
         };
         FitOutput { result, topics: fit.topics, rates: fit.rates }
     }

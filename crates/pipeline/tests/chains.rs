@@ -210,11 +210,15 @@ fn replica_exchange_changes_only_the_gibbs_fits() {
     assert_eq!(t.iter().map(bits).collect::<Vec<_>>(), all_results(&three, 4).iter().map(bits).collect::<Vec<_>>());
     for (x, y) in p.iter().zip(&t) {
         assert_eq!((x.method, x.replication), (y.method, y.replication));
+        assert_eq!(x.ladder_min_beta, None, "{x:?}");
         if x.method.is_cavi() {
             assert_eq!(bits(x), bits(y), "{x:?}");
+            assert_eq!(y.ladder_min_beta, None, "{y:?}");
         } else {
             assert_ne!(bits(x), bits(y), "{x:?}");
             assert!(y.mean_kl.is_finite() && y.mean_kl >= 0.0, "{y:?}");
+            // The hottest rung of the adapted ladder: below the cold chain's 1, above 0.
+            assert!(y.ladder_min_beta.is_some_and(|b| b > 0.0 && b < 1.0), "{y:?}");
         }
     }
     // The cost estimate counts every replica's sweeps.

@@ -2,8 +2,8 @@
 //! `tools/docs/generate.py`), readable without a Parquet reader:
 //! - `fits.csv`: one line per fit with the columns the docs quote (errors, chains, R̂ of the log
 //!   joint, whether the diagnostics flag the fit, the coverage of the truth by the credible
-//!   intervals, the bulk ESS of the KL trace and the SBC rank of the true total where the fit has
-//!   them);
+//!   intervals, the bulk ESS of the KL trace, the SBC rank of the true total and the hottest rung
+//!   of a replica-exchange ladder where the fit has them);
 //! - `paired.csv`: for each (e₀, level) and each ordered pair of methods (A, B) fitted to the same
 //!   data sets, the paired statistics of A − B over those data sets ([`results::paired`]: wins,
 //!   mean, 95 % t-interval, two-sided p) for the mean KL, the rate MAE and the aligned topic MAE.
@@ -109,7 +109,12 @@ fn write_paired(rows: &[ResultRow], path: &Path) -> Result<(), Failure> {
 fn write_fits(rows: &[ResultRow], path: &Path) -> Result<(), Failure> {
     let mut fits =
         String::from("replication,e0,level,method,mean_kl,rate_mae,topic_error,chains,rhat_ln_joint,flagged,");
-    writeln!(fits, "{},ess_bulk_kl,{}", results::Coverage::COLUMNS.join(","), results::Sbc::COLUMNS.join(","))?;
+    writeln!(
+        fits,
+        "{},ess_bulk_kl,{},ladder_min_beta",
+        results::Coverage::COLUMNS.join(","),
+        results::Sbc::COLUMNS.join(",")
+    )?;
     for r in rows {
         let rhat = r.diagnostics.map(|d| d.ln_joint.rhat);
         let flagged = r.warning.as_deref().map_or(String::new(), |w| (!w.is_empty()).to_string());
@@ -117,7 +122,7 @@ fn write_fits(rows: &[ResultRow], path: &Path) -> Result<(), Failure> {
         let sbc = r.sbc.map_or(",".to_string(), |s| format!("{},{}", s.total_rank, s.draws));
         writeln!(
             fits,
-            "{},{},{},{},{},{},{},{},{},{flagged},{coverage},{},{sbc}",
+            "{},{},{},{},{},{},{},{},{},{flagged},{coverage},{},{sbc},{}",
             r.replication,
             opt(r.e0),
             opt(level(r)),
@@ -127,7 +132,8 @@ fn write_fits(rows: &[ResultRow], path: &Path) -> Result<(), Failure> {
             opt(r.topic_error),
             r.chains,
             opt(rhat),
-            opt(r.diagnostics.map(|d| d.kl.ess_bulk))
+            opt(r.diagnostics.map(|d| d.kl.ess_bulk)),
+            opt(r.ladder_min_beta)
         )?;
     }
     std::fs::write(path, fits)?;

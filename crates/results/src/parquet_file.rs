@@ -78,6 +78,7 @@ pub fn write_results(path: &Path, rows: &[ResultRow], metadata: &[(&str, String)
             rows.iter().map(|r| r.sbc.as_ref().map(get).map(i64::from)).collect::<Vec<_>>(),
         )));
     }
+    columns.push(nullable(|r| r.ladder_min_beta));
     let batch = RecordBatch::try_new(schema(), columns).map_err(|e| ResultsError::new(path, e))?;
     write_batch(path, &batch, metadata)
 }
@@ -181,6 +182,11 @@ fn batch_rows(batch: &RecordBatch) -> Result<Vec<ResultRow>, &'static str> {
             |a: Option<&arrow_array::Int64Array>| a.and_then(|a| opt_int(a, i)).and_then(|x| u32::try_from(x).ok());
         Some(Sbc { total_rank: value(sbc_rank)?, draws: value(sbc_draws)? })
     };
+    // Added with replica exchange in manifests (issue 36).
+    let ladder = batch
+        .column_by_name("ladder_min_beta")
+        .map(|c| c.as_primitive_opt::<Float64Type>().ok_or("ladder_min_beta"))
+        .transpose()?;
     let mut chain_kls = Vec::with_capacity(batch.num_rows());
     for i in 0..batch.num_rows() {
         chain_kls.push(chain_kl_of(i)?);
@@ -215,6 +221,7 @@ fn batch_rows(batch: &RecordBatch) -> Result<Vec<ResultRow>, &'static str> {
             convergence: convergence.and_then(|c| c.is_valid(i).then(|| c.value(i).to_string())),
             stacking: stacking_of(i),
             sbc: sbc_of(i),
+            ladder_min_beta: ladder.and_then(|a| opt(a, i)),
         })
         .collect())
 }

@@ -70,6 +70,10 @@ pub struct ResultRow {
     /// Gibbs with known true rates: the simulation-based-calibration rank of the true total rate
     /// among thinned draws; null otherwise and in files written before it existed.
     pub sbc: Option<Sbc>,
+    /// Gibbs with replica exchange (`[sampler] replicas`): the smallest inverse temperature on the
+    /// chains' final ladders (adapted in the burn-in; 1 is the cold chain); null for plain chains,
+    /// CAVI and files written before it existed.
+    pub ladder_min_beta: Option<f64>,
 }
 
 /// Simulation-based calibration of one fit (Talts et al. 2018; docs/calibration.md): the rank
@@ -233,5 +237,6 @@ pub fn schema() -> Arc<Schema> {
     ));
     fields.extend(Stacking::COLUMNS[1..].iter().map(|name| f(name, DataType::Float64, true)));
     fields.extend(Sbc::COLUMNS.iter().map(|name| f(name, DataType::Int64, true)));
+    fields.push(f("ladder_min_beta", DataType::Float64, true));
     Arc::new(Schema::new(fields))
 }

@@ -45,6 +45,7 @@ fn row(e0: Option<f64>, alpha: Option<f64>, method: &str, replication: i64, mean
         convergence: None,
         stacking: None,
         sbc: None,
+        ladder_min_beta: None,
     }
 }
 
@@ -86,6 +87,8 @@ fn parquet_round_trip_keeps_values_nulls_and_metadata() {
         Some(results::Stacking { weights: vec![0.75, 0.25, 0.0], mean_kl: 0.125, unreliable_share: 0.5 });
     // The calibration rank of the true total rate.
     rows[3].sbc = Some(results::Sbc { total_rank: 7, draws: 19 });
+    // Replica exchange: the hottest rung of the chains' ladders.
+    rows[3].ladder_min_beta = Some(0.8125);
     let path = dir.join("sub/results.parquet");
     write_results(&path, &rows, &[("lppf.manifest", "name = \"x\"".into())]).unwrap();
     let back = read_results(&path).unwrap();
