@@ -16,7 +16,7 @@ from tables_benchmarks import ess_per_second
 from tables_baselines import dp_sep_table, dpvi_adjacent, dpvi_means, dpvi_paired
 from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_collapsed_table, fig4_table,
                                   sbc_fig4_size, sbc_table, vi_table)
-from tables_fig5 import fig5_base, fig5_e50, fig5_table
+from tables_fig5 import fig5_base, fig5_e50, fig5_e50_paper, fig5_table
 from tables_modes import fig4_stacking, fig4_verdicts, replicas_default, replicas_papers
 from tables_own_data import (check_calibration_default, check_calibration_flat, check_calibration_priors, check_verdict,
                              checks_enron, priors_enron,
@@ -54,6 +54,7 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/modes.md", "modes-fig4-verdicts", fig4_verdicts),
           ("docs/fig5.md", "fig5-base", fig5_base),
           ("docs/fig5.md", "fig5-e50", fig5_e50),
+          ("docs/fig5.md", "fig5-e50-paper", fig5_e50_paper),
           ("docs/fig5.md", "fig5-10", fig5_table),
           ("docs/model-checking.md", "check-verdict", check_verdict),
           ("docs/model-checking.md", "checks-enron", checks_enron),
