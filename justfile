@@ -57,13 +57,7 @@ docs:
     # The two fits of docs/own-data.md, section 3 (`lppf fit … --output results/own-data/M`), and the
     # papers'-model fits of sections 3 and 4 with their scores against the raw counts.
     # With them, the three exploratory checks of section 4 (papers-private-{8000,eps5,model}).
-    for m in private naive papers-private papers-naive papers-non-private \
-             papers-private-8000 papers-private-eps5 papers-private-model; do \
-        mkdir -p docs/evidence/own-data-fit/$m && \
-        cp results/own-data/$m/fit.toml results/own-data/$m/diagnostics.csv results/own-data/$m/checks.csv \
-           results/own-data/$m/partition.csv results/own-data/$m/summary.txt docs/evidence/own-data-fit/$m/ && \
-        if [ -f results/own-data/$m/score.toml ]; then cp results/own-data/$m/score.toml docs/evidence/own-data-fit/$m/; fi; \
-    done
+    bash tools/own-data-evidence.sh results/own-data docs/evidence/own-data-fit
     cp results/own-data/papers-private/figure.png docs/figures/own-data-private.png
     python3 tools/docs/generate.py
 
@@ -191,52 +185,4 @@ reference:
 #
 # The worked example of docs/own-data.md (about 17 minutes on 2 cores, most of it the held-out run of 10 masks): privatize the Enron network (seeded: a demonstration, NOT private), choose K by held-out score, fit privately and naively at K = 8, and the non-private reference on the raw counts.
 own-data-demo:
-    #!/usr/bin/env bash
-    set -euo pipefail
-    cargo build --release -p cli
-    lppf=target/release/lppf
-    mkdir -p results/own-data
-    $lppf privatize --input data/enron/network-counts.csv --square --epsilon 2 --precision 5 \
-        --seed 2026 --output results/own-data/released.csv --force
-    $lppf run experiments/own-data-enron-10.toml --force
-    for method in private naive; do
-        $lppf fit --input results/own-data/released.csv --model block --components 8 \
-            --method $method --seed 2 --output results/own-data/$method --force
-    done
-    $lppf fit --input data/enron/network-counts.csv --model block --components 8 \
-        --method non-private --seed 2 --output results/own-data/non-private --force
-    # The same fits with the papers' model (the defaults before issue 32), scored against the raw counts.
-    papers="--prior flat --likelihood poisson --private-step augmented"
-    for method in private naive; do
-        $lppf fit --input results/own-data/released.csv --model block --components 8 \
-            --method $method --seed 2 $papers --output results/own-data/papers-$method --force
-    done
-    $lppf fit --input data/enron/network-counts.csv --model block --components 8 \
-        --method non-private --seed 2 $papers --output results/own-data/papers-non-private --force
-    $lppf score --fit results/own-data/papers-non-private --truth data/enron/network-counts.csv \
-        > results/own-data/papers-non-private/score.toml
-    for method in private naive; do
-        $lppf score --fit results/own-data/papers-$method --truth data/enron/network-counts.csv \
-            --reference results/own-data/papers-non-private > results/own-data/papers-$method/score.toml
-    done
-    # Three checks of why the private fit loses mass (section 4; chosen after seeing its result):
-    # the same fit with 8,000 sweeps; the raw counts released at ε = 5 (α = e⁻¹); and counts drawn
-    # from the non-private fit's mean rates (the model right by construction) released at ε = 2.
-    $lppf fit --input results/own-data/released.csv --model block --components 8 --method private --seed 2 \
-        $papers --iterations 8000 --burn-in 4000 --thin 20 --output results/own-data/papers-private-8000 --force
-    $lppf privatize --input data/enron/network-counts.csv --square --epsilon 5 --precision 5 \
-        --seed 2026 --output results/own-data/released-eps5.csv --force
-    $lppf fit --input results/own-data/released-eps5.csv --model block --components 8 --method private --seed 2 \
-        $papers --output results/own-data/papers-private-eps5 --force
-    cargo run --release -q -p analysis --example counts_from_fit -- results/own-data/papers-non-private/rates.parquet \
-        data/enron/network-counts.csv 2026 results/own-data/model-counts.csv
-    $lppf privatize --input results/own-data/model-counts.csv --square --epsilon 2 --precision 5 \
-        --seed 2026 --output results/own-data/released-model.csv --force
-    $lppf fit --input results/own-data/released-model.csv --model block --components 8 --method private --seed 2 \
-        $papers --output results/own-data/papers-private-model --force
-    for check in 8000 eps5; do
-        $lppf score --fit results/own-data/papers-private-$check --truth data/enron/network-counts.csv \
-            --reference results/own-data/papers-non-private > results/own-data/papers-private-$check/score.toml
-    done
-    $lppf score --fit results/own-data/papers-private-model --truth results/own-data/model-counts.csv \
-        --reference results/own-data/papers-non-private > results/own-data/papers-private-model/score.toml
+    bash tools/own-data-demo.sh

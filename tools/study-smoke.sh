@@ -7,12 +7,17 @@
 # change of those formats would otherwise leave the committed tables impossible to re-make
 # without anyone noticing. The numbers themselves are not compared: a fit of a few sweeps is not
 # the study's fit. About 2 minutes with debug binaries on 2 cores.
-# Usage: bash tools/study-smoke.sh [LPPF] [SCORE] (defaults: target/debug/lppf and
-# target/debug/examples/score_against_counts, which `cargo test --workspace` builds).
+# The same for tools/own-data-demo.sh (docs/own-data.md's fits; without its held-out sweep, which
+# the pipeline's tests cover): its fits, copied into a scratch copy of docs/evidence, must still
+# be readable by the generators of docs/own-data.md (study_smoke_compare.py --own-data).
+# Usage: bash tools/study-smoke.sh [LPPF] [SCORE] [COUNTS_FROM_FIT] (defaults: target/debug/lppf
+# and target/debug/examples/{score_against_counts,counts_from_fit}, which `cargo test
+# --workspace` builds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 real_lppf=$(realpath "${1:-target/debug/lppf}")
 score=$(realpath "${2:-target/debug/examples/score_against_counts}")
+counts_from_fit=$(realpath "${3:-target/debug/examples/counts_from_fit}")
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 # lppf with every fit cut to 8 kept sweeps after 4 of burn-in, whatever schedule the script asks.
@@ -35,3 +40,9 @@ SEEDS=1 bash tools/replicas-enron.sh all > "$scratch/replicas.log"
 echo "== study smoke: tools/model-checking-enron.sh (mask 1, release 2026)"
 MASKS=1 RELEASES=2026 bash tools/model-checking-enron.sh all > "$scratch/model-checking.log"
 python3 tools/study_smoke_compare.py docs "$scratch/docs"
+echo "== study smoke: tools/own-data-demo.sh (without its held-out sweep)"
+OWN_DATA_OUT="$scratch/own-data" OWN_DATA_SWEEP=0 COUNTS_FROM_FIT="$counts_from_fit" \
+    bash tools/own-data-demo.sh > "$scratch/own-data.log" 2>&1 || { cat "$scratch/own-data.log"; exit 1; }
+cp -r docs/evidence "$scratch/evidence"
+bash tools/own-data-evidence.sh "$scratch/own-data" "$scratch/evidence/own-data-fit"
+python3 tools/study_smoke_compare.py --own-data "$scratch/evidence"
