@@ -26,9 +26,10 @@ def interval(mean, low, high, spec):
     return f"{mean:{spec}} [{low:{spec}}, {high:{spec}}]"
 
 
-def row_interval(r, spec):
-    """[`interval`] of a CSV row with `mean`, `low` and `high` columns."""
-    return interval(float(r["mean"]), float(r["low"]), float(r["high"]), spec)
+def row_interval(r, spec, scale=1.0):
+    """[`interval`] of a CSV row with `mean`, `low` and `high` columns, each times `scale` (e.g. a
+    per-word topic error × V)."""
+    return interval(*(scale * float(r[c]) for c in ("mean", "low", "high")), spec)
 
 
 def holm(ps):

@@ -3,7 +3,7 @@ run with 10 data sets per cell and the e₀ = 50 check with longer chains (docs/
 
 import statistics
 
-from docstats import holm, interval, mean_sd, minus, p_text, row_interval
+from docstats import holm, mean_sd, minus, p_text, row_interval
 from sources import rows, topics_base
 
 RUN = "fig5-enron-topics-10"
@@ -56,7 +56,7 @@ def fig5_table():
             counts[metric][1] += significant and float(r["mean"]) > 0
         l1_means = " / ".join(f"{mean_sd(values(e0, level, method, 'topic_error', words))[0]:.2f}"
                               for level, method in (("", "non-private"), (lv, "naive"), (lv, "private")))
-        l1_diff = interval(*(words * float(l1[c]) for c in ("mean", "low", "high")), "+.3f")
+        l1_diff = row_interval(l1, "+.3f", words)
         lines.append(f"| {e0} | {lv} | {mean(e0, '', 'non-private', 'mean_kl')} | {mean(e0, lv, 'naive', 'mean_kl')} | "
                      f"{mean(e0, lv, 'private', 'mean_kl')} | {row_interval(kl, '+.3f')} | {kl['wins']}/{kl['n']} | "
                      f"{p_text(adjusted['mean_kl'][(e0, lv)])} | {l1_means} | {l1_diff} | {l1['wins']}/{l1['n']} | "
@@ -71,13 +71,26 @@ def fig5_table():
     return minus("\n".join(lines))
 
 
+E50 = "fig5-enron-topics-e50"
+
+
+def e50_private_vs_naive():
+    """The e₀ = 50 check's paired private − naïve rows (`paired.csv`) by (level, metric), its
+    levels in increasing order, and each metric's p-values Holm-adjusted over the levels."""
+    paired = {(r["level"], r["metric"]): r for r in rows(E50, "paired.csv")
+              if r["method"] == "private" and r["versus"] == "naive"}
+    levels = sorted({lv for lv, _ in paired}, key=float)
+    adjusted = {m: dict(zip(levels, holm([float(paired[(lv, m)]["p"]) for lv in levels])))
+                for m in ("mean_kl", "topic_error")}
+    return levels, paired, adjusted
+
+
 def fig5_e50():
     """The e₀ = 50 check with 1,000 iterations (docs/evidence/fig5-enron-topics-e50/): per data set,
     the KL of μ̂ and (in brackets) the topics' L1 distance of every fit, then private − naïve
     paired over the data sets at each α."""
-    run = "fig5-enron-topics-e50"
     words = len(topics_base()["col_labels"])
-    fits = rows(run, "fits.csv")
+    fits = rows(E50, "fits.csv")
     levels = list(dict.fromkeys(f["level"] for f in fits if f["level"]))
     columns = [("", "non-private")] + [(lv, m) for lv in levels for m in ("naive", "private")]
     names = {"naive": "naïve", "private": "private", "non-private": "non-private"}
@@ -95,22 +108,19 @@ def fig5_e50():
     means = [statistics.mean(float(fit(r, lv, m)["mean_kl"]) for r in replications) for lv, m in columns]
     lines.append("| mean | " + " | ".join(f"{m:.3f}" for m in means) + " |")
     # `wins` counts the data sets where the first method's value is the lower.
-    paired = {(r["level"], r["metric"]): r for r in rows(run, "paired.csv")
-              if r["method"] == "private" and r["versus"] == "naive"}
+    paired_levels, paired, adjusted = e50_private_vs_naive()
     reference = sorted(float(fit(r, "", "non-private")["mean_kl"]) for r in replications)
     lines += ["", f"{len(replications)} data sets, one chain per fit. The non-private reference's KL runs from "
               f"{reference[0]:.2f} to {reference[-1]:.2f} (median {statistics.median(reference):.2f}); "
               f"on {sum(k > 0.3 for k in reference)} of {len(reference)} data sets it is above 0.3."]
     for metric, what, scale, closer in (("mean_kl", "KL of μ̂", 1.0, "lower"),
                                         ("topic_error", "topics' L1 distance", words, "closer to the truth")):
-        adjusted = dict(zip(levels, holm([float(paired[(lv, metric)]["p"]) for lv in levels])))
         parts = []
-        for lv in levels:
+        for lv in paired_levels:
             r = paired[(lv, metric)]
-            diff = interval(*(scale * float(r[c]) for c in ("mean", "low", "high")), "+.2f")
-            parts.append(f"α = {lv}, {diff}, private {closer} on {r['wins']}/{r['n']}, "
-                         f"p = {p_text(float(r['p']))} (Holm {p_text(adjusted[lv])})")
-        lines += ["", f"Paired private − naïve over the data sets ({what}; Holm over the {len(levels)} levels): "
+            parts.append(f"α = {lv}, {row_interval(r, '+.2f', scale)}, private {closer} on {r['wins']}/{r['n']}, "
+                         f"p = {p_text(float(r['p']))} (Holm {p_text(adjusted[metric][lv])})")
+        lines += ["", f"Paired private − naïve over the data sets ({what}; Holm over the {len(paired_levels)} levels): "
                   + "; ".join(parts) + "."]
     return minus("\n".join(lines))
 
@@ -119,13 +129,8 @@ def fig5_e50_paper():
     """docs/fig5.md, "Compared with the paper": the e₀ = 50 check against the paper's "private
     better than naïve, most at high noise", per level: the paired KL difference with its Holm p
     (over the levels) and, where they differ, the topics' L1 difference."""
-    run = "fig5-enron-topics-e50"
     words = len(topics_base()["col_labels"])
-    paired = {(r["level"], r["metric"]): r for r in rows(run, "paired.csv")
-              if r["method"] == "private" and r["versus"] == "naive"}
-    levels = sorted({lv for lv, _ in paired}, key=float)
-    adjusted = {m: dict(zip(levels, holm([float(paired[(lv, m)]["p"]) for lv in levels])))
-                for m in ("mean_kl", "topic_error")}
+    levels, paired, adjusted = e50_private_vs_naive()
 
     def verdict(metric, lv):
         r, p = paired[(lv, metric)], adjusted[metric][lv]
@@ -136,7 +141,7 @@ def fig5_e50_paper():
     parts = []
     for lv in levels:
         kl, l1 = paired[(lv, "mean_kl")], paired[(lv, "topic_error")]
-        l1_diff = interval(*(words * float(l1[c]) for c in ("mean", "low", "high")), "+.2f")
+        l1_diff = row_interval(l1, "+.2f", words)
         parts.append(f"at α = {lv}, {verdict('mean_kl', lv)} in KL ({row_interval(kl, '+.2f')}, private lower on "
                      f"{kl['wins']}/{kl['n']}, Holm p = {p_text(adjusted['mean_kl'][lv])}) and "
                      f"{verdict('topic_error', lv)} in the topics' L1 ({l1_diff}, closer on {l1['wins']}/{l1['n']}, "
