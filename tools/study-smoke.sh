@@ -6,7 +6,7 @@
 # The scripts read lppf's text outputs (fit.toml fields, summary.txt lines, lppf score), so a
 # change of those formats would otherwise leave the committed tables impossible to re-make
 # without anyone noticing. The numbers themselves are not compared: a fit of a few sweeps is not
-# the study's fit. About 2 minutes with debug binaries on 2 cores.
+# the study's fit. About a minute with debug binaries on 2 cores.
 # The same for tools/own-data-demo.sh (docs/own-data.md's fits; without its held-out sweep, which
 # the pipeline's tests cover): its fits, copied into a scratch copy of docs/evidence, must still
 # be readable by the generators of docs/own-data.md (study_smoke_compare.py --own-data).
