@@ -34,6 +34,7 @@ docs:
                schofield-small-20 fig3-synthetic-10 fig1-topics-20 dp-sep-mog-20 dpvi-abalone dpvi-adult \
                dpvi-abalone-q dpvi-abalone-clip dpvi-adult-q dpvi-adult-clip dpvi-gmm own-data-enron-10 \
                calibration-block-fig4-size calibration-block-fig4-size-augmented calibration-block-fig4-size-4chains \
+               calibration-block-fig4-size-replicas \
                fig5-enron-topics-10 fig5-enron-topics-e50; do \
         mkdir -p docs/evidence/$run && \
         cp results/$run/manifest.toml results/$run/provenance.toml results/$run/results.parquet \
@@ -45,6 +46,7 @@ docs:
     # Per-fit and all-pairs tables, where a page's generated block needs them.
     for run in schofield-small-20 fig3-synthetic-10 fig1-topics-20 calibration calibration-4chains \
                calibration-block-fig4-size calibration-block-fig4-size-augmented calibration-block-fig4-size-4chains \
+               calibration-block-fig4-size-replicas \
                fig5-enron-topics-10 fig5-enron-topics-e50; do \
         cargo run -q -p results --example evidence_tables -- results/$run/results.parquet docs/evidence/$run; \
     done

@@ -2,9 +2,11 @@
 # the repository's root: sets `lppf` (the binary at $LPPF, or target/release/lppf built here) and
 # `dir` (a scratch directory removed on exit) holding `released.csv`, the seeded demonstration
 # release of docs/own-data.md (ε = 2, N = 5, privatize seed 2026: NOT private); defines
-# `field NAME FILE`, the value of a top-level `NAME = …` line of a TOML file; and `docs`, where the
-# tables and figures go: docs/ (its data/ and figures/), or $LPPF_STUDY_DOCS (tools/study-smoke.sh
-# points it at a scratch directory so that a smoke run leaves the committed tables alone).
+# `field NAME FILE`, the value of a top-level `NAME = …` line of a TOML file; `diagnostic FIT
+# QUANTITY COLUMN`, field COLUMN (2 = R̂, 3 = bulk ESS) of QUANTITY's row of a fit's
+# diagnostics.csv; and `docs`, where the tables and figures go: docs/ (its data/ and figures/), or
+# $LPPF_STUDY_DOCS (tools/study-smoke.sh points it at a scratch directory so that a smoke run
+# leaves the committed tables alone).
 if [ -z "${LPPF:-}" ]; then
     cargo build --release -p cli
 fi
@@ -15,7 +17,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 $lppf privatize --input data/enron/network-counts.csv --square --epsilon 2 --precision 5 --seed 2026 \
     --output "$dir/released.csv" 2> /dev/null
-# A missing line is said on stderr and gives `<missing NAME>`, which no table column accepts
+# A missing line (or row) is said on stderr and gives `<missing NAME>`, which no table column accepts
 # (tools/study_smoke_compare.py refuses it, and printf '%.1f' fails on it).
 field() {
     local line
@@ -25,5 +27,15 @@ field() {
         echo "<missing $1>"
     else
         echo "${line#"$1 = "}"
+    fi
+}
+diagnostic() {
+    local line
+    line=$(grep -m 1 "^$2," "$1/diagnostics.csv" || true)
+    if [ -z "$line" ]; then
+        echo "$1/diagnostics.csv has no row '$2'" >&2
+        echo "<missing $2>"
+    else
+        echo "$line" | cut -d, -f"$3"
     fi
 }

@@ -71,10 +71,9 @@ if [ "$part" = all ] || [ "$part" = priors ]; then
         $lppf fit --input "$dir/released.csv" --model block --components 8 --seed 2 "${opts[@]}" \
             --weights equal --output "$fit" --quiet
         t="$fit/fit.toml"
-        rhat() { grep "^$1," "$fit/diagnostics.csv" | cut -d, -f2; }
         flagged=$(awk -F, 'NR > 1 && $7 != "" { printf "%s%s", sep, $1; sep = " " }' "$fit/checks.csv")
         loglik=$(field log_likelihood <($lppf score --fit "$fit" --truth data/enron/network-counts.csv))
-        echo "$variant,$(field prior "$t" | tr -d '"'),$(field likelihood "$t" | tr -d '"'),$(field fitted_total "$t"),$(field total_rate_q05 "$t"),$(field total_rate_q95 "$t"),$(field released_total "$t"),$(rhat ln_joint),$(rhat total_rate),$flagged,$loglik,$(field seconds "$t")" >> "$out.tmp"
+        echo "$variant,$(field prior "$t" | tr -d '"'),$(field likelihood "$t" | tr -d '"'),$(field fitted_total "$t"),$(field total_rate_q05 "$t"),$(field total_rate_q95 "$t"),$(field released_total "$t"),$(diagnostic "$fit" ln_joint 2),$(diagnostic "$fit" total_rate 2),$flagged,$loglik,$(field seconds "$t")" >> "$out.tmp"
     done
     mv "$out.tmp" "$out"
     cat "$out"
@@ -104,8 +103,7 @@ if [ "$part" = all ] || [ "$part" = defaults ]; then
             raw=$(echo "$s" | head -1 | sed 's/.*raw total \([0-9]*\).*/\1/')
             loglik=$(echo "$s" | sed -n 2p | sed 's/.*counts: \(-*[0-9.]*\) .*/\1/')
             t="$fit/fit.toml"
-            rhat() { grep "^$1," "$fit/diagnostics.csv" | cut -d, -f2; }
-            echo "$rs,$variant,$fitted,$raw,$(field released_total "$t"),$(field total_rate_q05 "$t"),$(field total_rate_q95 "$t"),$loglik,$(rhat ln_joint),$(rhat total_rate)" >> "$out.tmp"
+                echo "$rs,$variant,$fitted,$raw,$(field released_total "$t"),$(field total_rate_q05 "$t"),$(field total_rate_q95 "$t"),$loglik,$(diagnostic "$fit" ln_joint 2),$(diagnostic "$fit" total_rate 2)" >> "$out.tmp"
         done
     done
     mv "$out.tmp" "$out"

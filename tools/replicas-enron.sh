@@ -54,11 +54,10 @@ for model in papers default; do
                 fit="$dir/$model-$method-$setting-$seed"
                 $lppf fit --input "$input" --model block --components 8 --method $method --seed "$seed" \
                     "${opts[@]}" "${run[@]}" --output "$fit" --quiet
-                diag() { grep "^$1," "$fit/diagnostics.csv" | cut -d, -f"$2"; }
                 # The smallest inverse temperature of the fit's adapted ladders, 1.0 included (empty
                 # without replicas: no `ladders` line).
                 min_beta=$( (grep -m 1 '^ladders = ' "$fit/fit.toml" || true) | grep -oE '[0-9]+\.[0-9]+' | sort -g | head -1 || true)
-                line="$method,$setting,$seed,$(field seconds "$fit/fit.toml"),$(diag ln_joint 2),$(diag ln_joint 3),$(diag total_rate 2),$(diag total_rate 3),$min_beta"
+                line="$method,$setting,$seed,$(field seconds "$fit/fit.toml"),$(diagnostic "$fit" ln_joint 2),$(diagnostic "$fit" ln_joint 3),$(diagnostic "$fit" total_rate 2),$(diagnostic "$fit" total_rate 3),$min_beta"
                 if [ "$model" = default ]; then
                     # The number of modes: groups in fit.toml's `modes = [[…], […]]`.
                     line="$line,$(field modes "$fit/fit.toml" | grep -o '\[[0-9, ]*\]' | wc -l)"

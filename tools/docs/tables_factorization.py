@@ -198,7 +198,8 @@ def coverage_table(run):
 
 FIG4_SIZE_RUNS = [("calibration-block-fig4-size", "collapsed step", "1 chain"),
                   ("calibration-block-fig4-size-augmented", "augmented step", "1 chain"),
-                  ("calibration-block-fig4-size-4chains", "collapsed step", "4 chains")]
+                  ("calibration-block-fig4-size-4chains", "collapsed step", "4 chains"),
+                  ("calibration-block-fig4-size-replicas", "collapsed step", "1 chain of 4 replicas")]
 
 
 def outside_every_draw(fit):
@@ -210,8 +211,9 @@ def outside_every_draw(fit):
 def sbc_fig4_size():
     """docs/calibration.md: SBC of the block model at Fig. 4's size, with the collapsed step (the
     default) and the paper's augmented step on the same networks and releases, one chain per
-    fit, and with four chains per fit and the non-private reference; then the private ranks of
-    one and four chains paired over the networks."""
+    fit, with four chains per fit and the non-private reference, and with one chain of four
+    tempered replicas; then the private ranks of these paired over the networks, and the
+    replicas' hottest rung."""
     names = {"naive": "naïve", "private": "private", "non-private": "non-private"}
     lines = ["| run | group | fits | rank counts in 10 bins (low → high) | χ² (9 df) | p | Holm p | verdict | mean 90 % coverage "
              "of the rates | fits flagged | median R̂ of the log joint | truth outside every draw (expected), binomial p |",
@@ -232,18 +234,39 @@ def sbc_fig4_size():
             lines.append(f"| {run} | {group} | {r['fits']} | {r['counts']} | {float(r['chi2']):.1f} | {p_text(float(r['p']))} | "
                          f"{p_text(float(r['p_holm']))} | {verdict} | {coverage:.3f} | {flagged}/{len(mine)} | {rhat:.2f} | "
                          f"{outside}/{len(mine)} ({share * len(mine):.1f}), {p_text(binomial_test_p(outside, len(mine), share))} |")
-    # The private ranks of one and of four chains on the same networks and releases: how often the
-    # truth lies outside every draw (rank 0 or L of L draws: 2/(L + 1), about 10 % of fits, for a
-    # calibrated posterior), paired over the networks by an exact sign test on the discordant ones.
+    # The private ranks of the same networks and releases run two ways: how often the truth lies
+    # outside every draw (rank 0 or L of L draws: 2/(L + 1), about 10 % of fits, for a calibrated
+    # posterior), paired over the networks by an exact sign test on the discordant ones. One plain
+    # chain against four chains and against one chain of four replicas, and the two ways of
+    # spending four times the sweeps against each other.
     def outer(run):
         return {f["replication"]: outside_every_draw(f) for f in fits_of[run] if f["method"] == "private"}
 
-    single, pooled = outer(FIG4_SIZE_RUNS[0][0]), outer(FIG4_SIZE_RUNS[2][0])
-    shared = sorted(set(single) & set(pooled), key=int)
-    only_one = sum(single[r] and not pooled[r] for r in shared)
-    only_four = sum(pooled[r] and not single[r] for r in shared)
-    lines += ["", "| private, collapsed step, α = 0.5, the same networks | truth outside every draw, 1 chain | 4 chains | "
-              "outside with 1 chain only / with 4 only | sign test p |", "| --- | --- | --- | --- | --- |",
-              f"| {len(shared)} networks (about 10 % expected) | {sum(single[r] for r in shared)} | {sum(pooled[r] for r in shared)} | "
-              f"{only_one} / {only_four} | {p_text(binomial_test_p(only_one, only_one + only_four, 0.5))} |"]
+    label = {run: chains for run, _, chains in FIG4_SIZE_RUNS}
+    single, pooled, replicas = (FIG4_SIZE_RUNS[i][0] for i in (0, 2, 3))
+    lines += ["", "| private, collapsed step, α = 0.5, the same networks (about 10 % outside expected) | networks | "
+              "truth outside every draw, the first | the second | outside with the first only / with the second only | sign test p |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    for first, second in [(single, pooled), (single, replicas), (pooled, replicas)]:
+        a, b = outer(first), outer(second)
+        shared = sorted(set(a) & set(b), key=int)
+        only_a = sum(a[r] and not b[r] for r in shared)
+        only_b = sum(b[r] and not a[r] for r in shared)
+        lines.append(f"| {label[first]} against {label[second]} | {len(shared)} | {sum(a[r] for r in shared)} | "
+                     f"{sum(b[r] for r in shared)} | {only_a} / {only_b} | "
+                     f"{p_text(binomial_test_p(only_a, only_a + only_b, 0.5))} |")
+    # Replica exchange's hottest rung after the burn-in's ladder adaptation (docs/modes.md). The
+    # ladder starts geometric down to β = 0.5 and, every 50 burn-in sweeps before the last, each
+    # gap of ln β narrows by a third where its swap rate was below 0.2 (inference::tempering): a
+    # ladder whose gaps narrowed at every adaptation ends at β_min = 0.5^((2/3)^n), n adaptations.
+    for run, step, chains in FIG4_SIZE_RUNS:
+        betas = sorted(float(f["ladder_min_beta"]) for f in fits_of[run] if f.get("ladder_min_beta"))
+        if betas:
+            adaptations = (int(toml(f"{run}/manifest.toml")["sampler"]["burn_in"]) - 1) // 50
+            floor = 0.5 ** ((2 / 3) ** adaptations)
+            at_floor = sum(abs(b - floor) < 1e-12 for b in betas)
+            lines += ["", f"{run}: the hottest rung of the adapted ladders (β of the last of the replicas) has median "
+                      f"{statistics.median(betas):.5f}, range {betas[0]:.5f}–{betas[-1]:.5f}, over {len(betas)} fits; "
+                      f"{at_floor} of them end at {floor:.5f}, where every gap narrowed at each of the {adaptations} adaptations "
+                      "(each neighbouring pair swapped in fewer than 20 % of its proposals in every 50-sweep window of the burn-in)."]
     return "\n".join(lines)

@@ -1,10 +1,11 @@
 //! What a person reads: the summary text (convergence, held-out score, each community's top
 //! members or each topic's top words, by label) and the figure's matrix.
 
-use crate::chains::{FitResult, FitSettings, Weighting};
+use crate::chains::{ChainTrace, FitResult, FitSettings, Weighting};
 use crate::checks::EXTREME_P;
 use crate::data::FitData;
 use crate::verdict::VERDICT_SES;
+use inference::tempering::TARGET_SWAP;
 use inference::{Algorithm, ESS_PER_CHAIN, RHAT_LIMIT};
 use models::{MeanMatrix, ModelKind};
 use std::fmt::Write;
@@ -18,6 +19,38 @@ const FIGURE_CELLS: usize = 150;
 
 fn factor<'a>(result: &'a FitResult, name: &str) -> Option<&'a MeanMatrix> {
     result.factors.iter().find(|m| m.name == name)
+}
+
+/// A chain's replica-exchange lines (empty for a plain chain): its final ladder and swap rates,
+/// and a warning where neighbouring rungs swapped less often than the adaptation's lower target
+/// ([`TARGET_SWAP`]): those rungs seldom exchange states, so the cold chain gains little from the
+/// hotter replicas. That happens when the energies of the replicas differ by far more than
+/// `1/(β_r − β_{r+1})` nats even on a narrowed ladder (docs/modes.md, section 4; at Fig. 4's size
+/// every ladder narrowed as far as its burn-in allowed, docs/calibration.md).
+fn replica_text(t: &ChainTrace) -> String {
+    if t.ladder.is_empty() {
+        return String::new();
+    }
+    let list = |x: &[f64]| x.iter().map(|v| format!("{v:.3}")).collect::<Vec<_>>().join(", ");
+    let (low, high) = TARGET_SWAP;
+    let mut s = format!(
+        "    replica exchange: ladder β [{}], swap rates [{}] (adapted in burn-in towards {low}–{high})\n",
+        list(&t.ladder),
+        list(&t.swap_rates)
+    );
+    let rare: Vec<String> = (t.swap_rates.iter().enumerate())
+        .filter(|&(_, &rate)| rate < low)
+        .filter_map(|(r, _)| Some(format!("{:.5} and {:.5}", t.ladder.get(r)?, t.ladder.get(r + 1)?)))
+        .collect();
+    if !rare.is_empty() {
+        let _ = writeln!(
+            s,
+            "    rarely swapped (rate < {low}) between β {}: the replicas seldom exchange states, so this \
+             chain mixes little better than a plain one (docs/modes.md, section 4)",
+            rare.join("; ")
+        );
+    }
+    s
 }
 
 /// `x` to three significant digits.
@@ -175,15 +208,7 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
                     sig3(mean(&t.total_rate)),
                     result.weights[c]
                 );
-                if !t.ladder.is_empty() {
-                    let list = |x: &[f64]| x.iter().map(|v| format!("{v:.3}")).collect::<Vec<_>>().join(", ");
-                    let _ = writeln!(
-                        s,
-                        "    replica exchange: ladder β [{}], swap rates [{}] (adapted in burn-in towards 0.2–0.5)",
-                        list(&t.ladder),
-                        list(&t.swap_rates)
-                    );
-                }
+                s.push_str(&replica_text(t));
             }
             modes_text(&mut s, result);
         }
@@ -703,6 +728,28 @@ mod tests {
         }
         let groups: Vec<usize> = order.iter().map(|&i| dominant_component(theta, i)).collect();
         assert_eq!(agree.breaks, [group_breaks(&groups, n), group_breaks(&groups, n)]);
+    }
+
+    /// The replica line names the rungs that swapped below the adaptation's lower target, and
+    /// only those; a plain chain has no line.
+    #[test]
+    fn replica_text_warns_of_rungs_that_rarely_swap() {
+        let trace = |ladder: Vec<f64>, swap_rates: Vec<f64>| ChainTrace {
+            iterations: Vec::new(),
+            values: Vec::new(),
+            total_rate: Vec::new(),
+            dispersion: Vec::new(),
+            converged: None,
+            swap_rates,
+            ladder,
+            seconds: 0.0,
+        };
+        assert!(replica_text(&trace(Vec::new(), Vec::new())).is_empty());
+        let fine = replica_text(&trace(vec![1.0, 0.8, 0.6], vec![0.3, 0.45]));
+        assert!(fine.contains("ladder β [1.000, 0.800, 0.600]") && !fine.contains("rarely"), "{fine}");
+        let stuck = replica_text(&trace(vec![1.0, 0.99990, 0.99969], vec![0.35, 0.01]));
+        assert!(stuck.contains("rarely swapped (rate < 0.2) between β 0.99990 and 0.99969:"), "{stuck}");
+        assert!(!stuck.contains("1.00000 and"), "{stuck}");
     }
 
     /// A new group starts where the group changes, in the bin of its first item.

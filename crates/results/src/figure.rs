@@ -313,7 +313,9 @@ pub fn plot_curve_rows(
     let columns = rows.iter().map(|r| r.panels.len()).max().unwrap_or(1) as u32;
     let legend_outside = rows.iter().flat_map(|r| &r.panels).any(|p| p.curves.len() > LEGEND_INSIDE);
     let panel_width = PANEL.0 + if legend_outside { LEGEND_WIDTH } else { 0 };
-    let width = panel_width * columns;
+    // Wide enough for the title on one line (a one-panel figure of a long run name cut it off).
+    let title_width = title.chars().count() as u32 * TITLE_CHAR_WIDTH + 40;
+    let width = (panel_width * columns).max(title_width);
     let note = rows[0].labels.note.as_deref().map_or_else(Vec::new, |n| wrap(n, (width / NOTE_CHAR_WIDTH) as usize));
     let size = (width, PANEL.1 * rows.len() as u32 + 40 + NOTE_LINE_HEIGHT * note.len() as u32);
     let layout = Layout { title, note: &note, legend_outside };
@@ -423,6 +425,8 @@ fn ranges(panels: &[CurvePanel], labels: &CurveLabels) -> ((f64, f64), (f64, f64
 
 /// Width of a character of the note in pixels (for wrapping) and the height of one of its lines.
 const NOTE_CHAR_WIDTH: u32 = 7;
+/// Width of a character of the title (sans-serif, 20 px; an upper bound, so the title fits).
+const TITLE_CHAR_WIDTH: u32 = 10;
 const NOTE_LINE_HEIGHT: u32 = 18;
 
 /// `text` broken at spaces into lines of at most `width` characters (longer words stand alone).

@@ -130,6 +130,18 @@ pub fn sbc_csv(groups: &[SbcGroup]) -> String {
     s
 }
 
+/// A p-value for a caption: two decimals, two significant digits below 0.01 (so a rejection
+/// does not read "0.00"), and "< 1e-9" below that (as the docs' tables write it).
+fn p_label(p: f64) -> String {
+    if p < 1e-9 {
+        "< 1e-9".into()
+    } else if p < 0.01 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.2}")
+    }
+}
+
 /// The rank histograms, a panel per (e₀, level): fits per bin for each method, against the
 /// uniform expectation with its 99 % band (normal approximation to each bin's binomial).
 pub fn plot_sbc(groups: &[SbcGroup], title: &str, svg: Option<&Path>, png: Option<&Path>) -> Result<(), ResultsError> {
@@ -161,7 +173,7 @@ pub fn plot_sbc(groups: &[SbcGroup], title: &str, svg: Option<&Path>, png: Optio
                 (None, Some(l)) => format!("level {}", f64::from_bits(l)),
                 (Some(e), Some(l)) => format!("e0 {}, level {}", f64::from_bits(e), f64::from_bits(l)),
             };
-            let tests: Vec<String> = members.iter().map(|g| format!("{} {:.2}", g.method, g.p_holm)).collect();
+            let tests: Vec<String> = members.iter().map(|g| format!("{} {}", g.method, p_label(g.p_holm))).collect();
             let caption = format!("{at} (p: {})", tests.join(", "));
             CurvePanel { caption, curves }
         })
@@ -180,6 +192,15 @@ pub fn plot_sbc(groups: &[SbcGroup], title: &str, svg: Option<&Path>, png: Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A caption's p-value keeps its rejection visible: never "0.00".
+    #[test]
+    fn p_labels_never_round_a_rejection_to_zero() {
+        assert_eq!(p_label(0.81), "0.81");
+        assert_eq!(p_label(0.0319), "0.03");
+        assert_eq!(p_label(6.0e-4), "6.0e-4");
+        assert_eq!(p_label(0.0), "< 1e-9");
+    }
 
     /// Bins partition the ranks with their exact probabilities; Holm's adjustment (`crate::paired`)
     /// is monotone in the sorted p-values and capped at 1.
