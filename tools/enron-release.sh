@@ -19,23 +19,17 @@ $lppf privatize --input data/enron/network-counts.csv --square --epsilon 2 --pre
     --output "$dir/released.csv" 2> /dev/null
 # A missing line (or row) is said on stderr and gives `<missing NAME>`, which no table column accepts
 # (tools/study_smoke_compare.py refuses it, and printf '%.1f' fails on it).
+first_line() {  # PATTERN FILE NAME: the first line of FILE matching PATTERN, or fails as above
+    grep -m 1 "$1" "$2" && return 0
+    echo "$2 has no line matching '$1'" >&2
+    echo "<missing $3>"
+    return 1
+}
 field() {
     local line
-    line=$(grep -m 1 "^$1 = " "$2" || true)
-    if [ -z "$line" ]; then
-        echo "$2 has no line '$1 = …'" >&2
-        echo "<missing $1>"
-    else
-        echo "${line#"$1 = "}"
-    fi
+    if line=$(first_line "^$1 = " "$2" "$1"); then echo "${line#"$1 = "}"; else echo "$line"; fi
 }
 diagnostic() {
     local line
-    line=$(grep -m 1 "^$2," "$1/diagnostics.csv" || true)
-    if [ -z "$line" ]; then
-        echo "$1/diagnostics.csv has no row '$2'" >&2
-        echo "<missing $2>"
-    else
-        echo "$line" | cut -d, -f"$3"
-    fi
+    if line=$(first_line "^$2," "$1/diagnostics.csv" "$2"); then echo "$line" | cut -d, -f"$3"; else echo "$line"; fi
 }
