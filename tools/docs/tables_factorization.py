@@ -245,16 +245,20 @@ def sbc_fig4_size():
     label = {run: chains for run, _, chains in FIG4_SIZE_RUNS}
     single, pooled, replicas = (FIG4_SIZE_RUNS[i][0] for i in (0, 2, 3))
     lines += ["", "| private, collapsed step, α = 0.5, the same networks (about 10 % outside expected) | networks | "
-              "truth outside every draw, the first | the second | outside with the first only / with the second only | sign test p |",
-              "| --- | --- | --- | --- | --- | --- |"]
+              "truth outside every draw, the first | the second | outside with the first only / with the second only | sign test p | "
+              "Holm p (the 3 rows) |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    paired_rows = []
     for first, second in [(single, pooled), (single, replicas), (pooled, replicas)]:
         a, b = outer(first), outer(second)
         shared = sorted(set(a) & set(b), key=int)
         only_a = sum(a[r] and not b[r] for r in shared)
         only_b = sum(b[r] and not a[r] for r in shared)
-        lines.append(f"| {label[first]} against {label[second]} | {len(shared)} | {sum(a[r] for r in shared)} | "
-                     f"{sum(b[r] for r in shared)} | {only_a} / {only_b} | "
-                     f"{p_text(binomial_test_p(only_a, only_a + only_b, 0.5))} |")
+        paired_rows.append((f"| {label[first]} against {label[second]} | {len(shared)} | {sum(a[r] for r in shared)} | "
+                            f"{sum(b[r] for r in shared)} | {only_a} / {only_b} | ",
+                            binomial_test_p(only_a, only_a + only_b, 0.5)))
+    adjusted = holm([p for _, p in paired_rows])
+    lines += [f"{text}{p_text(p)} | {p_text(h)} |" for (text, p), h in zip(paired_rows, adjusted)]
     # Replica exchange's hottest rung after the burn-in's ladder adaptation (docs/modes.md). The
     # ladder starts geometric down to β = 0.5 and, every 50 burn-in sweeps before the last, each
     # gap of ln β narrows by a third where its swap rate was below 0.2 (inference::tempering): a
