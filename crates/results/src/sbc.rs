@@ -130,6 +130,9 @@ pub fn sbc_csv(groups: &[SbcGroup]) -> String {
     s
 }
 
+/// The palette index of the uniform expectation's line and band (purple).
+const UNIFORM_COLOUR: usize = 1;
+
 /// A p-value for a caption: two decimals, two significant digits below 0.01 (so a rejection
 /// does not read "0.00"), and "< 1e-9" below that (as the docs' tables write it).
 fn p_label(p: f64) -> String {
@@ -166,7 +169,11 @@ pub fn plot_sbc(groups: &[SbcGroup], title: &str, svg: Option<&Path>, png: Optio
                 let q = g.probabilities.iter().sum::<f64>() / g.probabilities.len() as f64;
                 let n = g.fits as f64;
                 let band = (n * q, 2.576 * (n * q * (1.0 - q)).sqrt());
-                curves.push(Curve::reference("uniform (99 % band)", band).dashed());
+                // One colour in every panel and figure (by label index it took whichever colour
+                // followed the methods present).
+                let mut uniform = Curve::reference("uniform (99 % band)", band).dashed();
+                uniform.style.colour = Some(UNIFORM_COLOUR);
+                curves.push(uniform);
             }
             let at = match (e0, level) {
                 (_, None) => "true counts".to_string(),
