@@ -313,9 +313,7 @@ pub fn plot_curve_rows(
     let columns = rows.iter().map(|r| r.panels.len()).max().unwrap_or(1) as u32;
     let legend_outside = rows.iter().flat_map(|r| &r.panels).any(|p| p.curves.len() > LEGEND_INSIDE);
     let panel_width = PANEL.0 + if legend_outside { LEGEND_WIDTH } else { 0 };
-    // Wide enough for the title on one line (a one-panel figure of a long run name cut it off).
-    let title_width = title.chars().count() as u32 * TITLE_CHAR_WIDTH + 40;
-    let width = (panel_width * columns).max(title_width);
+    let width = figure_width(panel_width * columns, title);
     let note = rows[0].labels.note.as_deref().map_or_else(Vec::new, |n| wrap(n, (width / NOTE_CHAR_WIDTH) as usize));
     let size = (width, PANEL.1 * rows.len() as u32 + 40 + NOTE_LINE_HEIGHT * note.len() as u32);
     let layout = Layout { title, note: &note, legend_outside };
@@ -330,6 +328,12 @@ pub fn plot_curve_rows(
         root.present().map_err(|e| ResultsError::new(path, e))?;
     }
     Ok(())
+}
+
+/// The width of a figure whose panels need `panels` pixels: at least enough for `title` on one
+/// line (a one-panel figure of a long run name cut its title off).
+fn figure_width(panels: u32, title: &str) -> u32 {
+    panels.max(title.chars().count() as u32 * TITLE_CHAR_WIDTH + 40)
 }
 
 /// Panels with at most this many curves carry their legend inside, in the corner it covers least.
@@ -677,6 +681,15 @@ mod tests {
     fn corner(points: Vec<(f64, f64, f64)>, reference: Option<(f64, f64)>) -> SeriesLabelPosition {
         let curves = vec![Curve::new("a", points), Curve { reference, ..Curve::new("b", Vec::new()) }];
         legend_corner(&CurvePanel { caption: String::new(), curves }, (0.0, 1.0), (0.0, 1.0), &|y| y)
+    }
+
+    /// A figure is as wide as its panels, or wider when its title needs it.
+    #[test]
+    fn a_long_title_widens_the_figure() {
+        assert_eq!(figure_width(PANEL.0, "short"), PANEL.0);
+        let title = "calibration-block-fig4-size-replicas: ranks of the true total rate";
+        assert!(figure_width(PANEL.0, title) >= title.chars().count() as u32 * TITLE_CHAR_WIDTH);
+        assert_eq!(figure_width(4 * PANEL.0, title), 4 * PANEL.0);
     }
 
     /// The legend goes to the corner its box covers least of the curves: upper left when it is
