@@ -12,7 +12,7 @@ import sys
 
 from docstats import self_check
 from sources import ROOT
-from tables_benchmarks import ess_per_second
+from tables_benchmarks import ess_per_second, paper_bridge, paper_ess
 from tables_baselines import dp_sep_table, dpvi_adjacent, dpvi_means, dpvi_paired
 from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_collapsed_table, fig4_table,
                                   sbc_fig4_size, sbc_table, vi_table)
@@ -66,7 +66,11 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/own-data.md", "own-data-checks", own_data_checks),
           ("BENCHMARKS.md", "bench-ess", lambda: ess_per_second([("private-step-block-ess", "block (sparse network)"),
                                                                  ("private-step-topic-ess", "topic (dense, heavy-tailed rates)")])),
-          ("BENCHMARKS.md", "bench-ess-tiny", lambda: ess_per_second([("private-step-tiny-ess", "tiny dense table (20 × 20, K = 3)")]))]
+          ("BENCHMARKS.md", "bench-ess-tiny", lambda: ess_per_second([("private-step-tiny-ess", "tiny dense table (20 × 20, K = 3)")])),
+          ("BENCHMARKS.md", "bench-paper-bridge", lambda: paper_bridge("paper-bridge-sweeps")),
+          ("BENCHMARKS.md", "bench-paper-ess", lambda: paper_ess("paper-bridge-sweeps", [
+              ("block (sparse network)", "private-step-block-ess", "block"),
+              ("topic (dense)", "private-step-topic-ess", "topic")]))]
 
 
 def main():

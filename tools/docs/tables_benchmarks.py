@@ -8,11 +8,16 @@ from docstats import interval, mean_sd, minus, p_text, paired_t, t_quantile
 from sources import data_rows
 
 
-def log_ratio(values):
-    """Geometric mean of positive ratios with its 95 % t-interval on the log scale."""
+def log_mean_half(values):
+    """The mean of the logs of positive ratios and the half-width of its 95 % t-interval."""
     logs = [math.log(v) for v in values]
     mean, sd = mean_sd(logs)
-    half = t_quantile(0.975, len(logs) - 1) * sd / math.sqrt(len(logs))
+    return mean, t_quantile(0.975, len(logs) - 1) * sd / math.sqrt(len(logs))
+
+
+def log_ratio(values):
+    """Geometric mean of positive ratios with its 95 % t-interval on the log scale."""
+    mean, half = log_mean_half(values)
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
@@ -47,3 +52,95 @@ def ess_per_second(designs):
         cells.append(f"{interval(d, lo, hi, '+.3f' if hi - lo > 0.01 else '+.5f')}, p = {p_text(p)}")
         lines.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
     return minus("\n".join(lines))
+
+
+# Issue 34's side-by-side run against the paper's Cython (one core): the paper's time over ours at
+# 1b49ca1, per sweep benchmark of crates/inference/benches/gibbs.rs.
+TOPIC, BLOCK = "topic 1000x1000 K=50 alpha=1/e/", "block V=161 C=10 alpha=0.5/"
+BRIDGE_CASES = [
+    ("private topic, collapsed step (the default)", TOPIC + "private", TOPIC + "private collapsed", 5.2, "≥ 10×"),
+    ("private topic, augmented step (the paper's)", TOPIC + "private", TOPIC + "private", 5.2, "—"),
+    ("naïve topic", TOPIC + "naive", TOPIC + "naive", 10.0, "≥ 8×"),
+    ("private block, collapsed step (the default)", BLOCK + "private", BLOCK + "private collapsed", 5.7, "≥ 8×"),
+    ("private block, augmented step (the paper's)", BLOCK + "private", BLOCK + "private", 5.7, "—"),
+    ("naïve block", BLOCK + "naive", BLOCK + "naive", 6.5, "≥ 8×"),
+]
+
+
+def paper_bridge(name):
+    """Each sweep of issue 34's comparison with the paper's code: the bench binaries of 1b49ca1
+    ("old", the speed the paper's Cython was measured against) and of HEAD ("new") interleaved
+    round by round (docs/data/NAME.csv from tools/bench/criterion_medians.py). Per round the ratio
+    new / old of criterion's medians; their geometric mean with a 95 % t-interval on the log scale
+    over the rounds; and the paper's time over ours now, the issue's ratio divided by it."""
+    lines = ["| sweep, 1 thread | paper / ours at 1b49ca1 (issue 34) | 1b49ca1 (ms) | HEAD (ms) "
+             "| HEAD / 1b49ca1 [95 % CI], rounds faster | paper / HEAD [95 % CI] | target |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for label, old, new, paper, target in BRIDGE_CASES:
+        olds, news = bridge_medians(name, old, new)
+        ratios = [n / o for n, o in zip(news, olds)]
+        mean, low, high = log_ratio(ratios)
+        faster = sum(x < 1 for x in ratios)
+        cells = [f"{paper:.1f}×", f"{median(olds):.3g}", f"{median(news):.3g}",
+                 f"{interval(mean, low, high, '.2f')}, {faster}/{len(ratios)}",
+                 f"{interval(paper / mean, paper / high, paper / low, '.1f')}×", target]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return minus("\n".join(lines))
+
+
+def median(values):
+    """The median of a non-empty list."""
+    s = sorted(values)
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
+
+
+def bridge_medians(name, old, new):
+    """Criterion's medians (ms) of benchmark `old` in the old binary and `new` in the new one,
+    round by round (docs/data/NAME.csv)."""
+    medians = {}
+    for r in data_rows(name):
+        medians[(r["binary"], r["benchmark"].removesuffix("/1 thread(s)"), int(r["round"]))] = float(r["median_ms"])
+    rounds = sorted({k[2] for k in medians})
+    return [medians[("old", old, k)] for k in rounds], [medians[("new", new, k)] for k in rounds]
+
+
+def paper_ess(bridge, designs):
+    """ESS per second of the collapsed step (the default) against the paper's augmented sampler,
+    per model (`designs`: label, ESS table of docs/data, "block" or "topic"), two ways, each a product of two independent measurements whose 95 % intervals
+    combine in quadrature on the log scale:
+    - issue 34's stated way: the paper's sweep time over our collapsed sweep (interleaved bridge,
+      `bridge`) times our collapsed/augmented ESS per sweep (paired fits, `designs`);
+    - the paper's sweep time over our augmented sweep (the same algorithm as the paper's, so the
+      same ESS per sweep) times our collapsed/augmented ESS per second (the fits' own time ratio)."""
+    lines = ["| private case | quantity | paper / HEAD, sweep (collapsed) × ESS per sweep, collapsed / augmented "
+             "| paper / HEAD, sweep (augmented) × ESS/s, collapsed / augmented (the fits' times) | target |",
+             "| --- | --- | ---: | ---: | ---: |"]
+    for label_text, design, model in designs:
+        collapsed, augmented = (f"private {model}, {step}" for step in STEPS)
+        fits = [f for f in data_rows(design) if f["method"] == "private"]
+        sweeps = {}
+        for label, old, new, paper, _ in BRIDGE_CASES:
+            if label in (collapsed, augmented):
+                olds, news = bridge_medians(bridge, old, new)
+                m, h = log_mean_half([n / o for n, o in zip(news, olds)])
+                sweeps[label] = (math.log(paper) - m, h)
+        for quantity, key in (("log joint", "ln_joint"), ("total rate", "total")):
+            per_sweep = log_mean_half([float(f[f"ess_{key}_b"]) / float(f[f"ess_{key}_a"]) for f in fits])
+            per_second = log_mean_half([(float(f[f"ess_{key}_b"]) / float(f["seconds_b"]))
+                                        / (float(f[f"ess_{key}_a"]) / float(f["seconds_a"])) for f in fits])
+            cells = [product(sweeps[collapsed], per_sweep), product(sweeps[augmented], per_second)]
+            lines.append(f"| {label_text} | {quantity} | " + " | ".join(cells) + " | ≥ 15× |")
+    return minus("\n".join(lines))
+
+
+# The private steps as the labels of BRIDGE_CASES name them: collapsed, then augmented.
+STEPS = ("collapsed step (the default)", "augmented step (the paper's)")
+
+
+def product(first, second):
+    """exp(m₁ + m₂) with the 95 % interval whose log half-width is √(h₁² + h₂²), from two
+    (log mean, half-width) pairs; the factors' point values beside it."""
+    (m1, h1), (m2, h2) = first, second
+    m, h = m1 + m2, math.hypot(h1, h2)
+    return f"{math.exp(m1):.1f} × {math.exp(m2):.2f} = {interval(math.exp(m), math.exp(m - h), math.exp(m + h), '.1f')}×"
