@@ -1,8 +1,10 @@
 """Generated blocks of BENCHMARKS.md: the collapsed against the augmented private step, ESS per
 second paired fit by fit (docs/data/private-step-*-ess.csv, written by the `ess_per_second`
-example)."""
+example); and the comparison with the paper's code through the interleaved sweeps of two bench
+binaries (docs/data/paper-bridge-sweeps.csv, from tools/bench/)."""
 
 import math
+from statistics import median
 
 from docstats import interval, mean_sd, minus, p_text, paired_t, t_quantile
 from sources import data_rows
@@ -88,13 +90,6 @@ def paper_bridge(name):
     return minus("\n".join(lines))
 
 
-def median(values):
-    """The median of a non-empty list."""
-    s = sorted(values)
-    mid = len(s) // 2
-    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
-
-
 def bridge_medians(name, old, new):
     """Criterion's medians (ms) of benchmark `old` in the old binary and `new` in the new one,
     round by round (docs/data/NAME.csv)."""
@@ -107,8 +102,9 @@ def bridge_medians(name, old, new):
 
 def paper_ess(bridge, designs):
     """ESS per second of the collapsed step (the default) against the paper's augmented sampler,
-    per model (`designs`: label, ESS table of docs/data, "block" or "topic"), two ways, each a product of two independent measurements whose 95 % intervals
-    combine in quadrature on the log scale:
+    per model (`designs`: label, ESS table of docs/data, "block" or "topic"), two ways, each a
+    product of two independent measurements whose 95 % intervals combine in quadrature on the log
+    scale:
     - issue 34's stated way: the paper's sweep time over our collapsed sweep (interleaved bridge,
       `bridge`) times our collapsed/augmented ESS per sweep (paired fits, `designs`);
     - the paper's sweep time over our augmented sweep (the same algorithm as the paper's, so the
