@@ -64,6 +64,12 @@ fn sig3(x: f64) -> String {
     format!("{x:.decimals$}")
 }
 
+/// ` (x per s)`: an effective sample size per second of the fit (issue 34: what a user pays for
+/// is an effective draw, not an iteration); nothing when the time is not positive.
+fn per_second(ess: f64, seconds: f64) -> String {
+    if seconds > 0.0 && ess.is_finite() { format!(" ({} per s)", sig3(ess / seconds)) } else { String::new() }
+}
+
 /// The indices of the `n` largest of `values` (ties by index), largest first.
 fn top(values: impl Iterator<Item = f64>, n: usize) -> Vec<(usize, f64)> {
     let mut v: Vec<(usize, f64)> = values.enumerate().collect();
@@ -188,14 +194,18 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
             );
             let _ = writeln!(
                 s,
-                "\nconvergence (split-R̂ and ESS, Vehtari et al. 2021; want R̂ ≤ {RHAT_LIMIT}, ESS ≥ {} per chain):",
+                "\nconvergence (split-R̂ and ESS, Vehtari et al. 2021; want R̂ ≤ {RHAT_LIMIT}, ESS ≥ {} per chain; \
+                 ESS per second of the whole fit):",
                 ESS_PER_CHAIN
             );
             for (name, d) in &result.diagnostics {
                 let _ = writeln!(
                     s,
-                    "  {name:<11} R̂ {:.3}   bulk ESS {:.0}   tail ESS {:.0}",
-                    d.rhat, d.ess_bulk, d.ess_tail
+                    "  {name:<11} R̂ {:.3}   bulk ESS {:.0}{}   tail ESS {:.0}",
+                    d.rhat,
+                    d.ess_bulk,
+                    per_second(d.ess_bulk, result.seconds),
+                    d.ess_tail
                 );
             }
             let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64;
@@ -753,6 +763,15 @@ mod tests {
         let stuck = replica_text(&trace(vec![1.0, 0.99990, 0.99969], vec![0.35, 0.01]));
         assert!(stuck.contains("rarely swapped (rate < 0.1) between β 0.99990 and 0.99969:"), "{stuck}");
         assert!(!stuck.contains("1.00000 and"), "{stuck}");
+    }
+
+    /// The ESS per second of the fit is printed when the fit took time, and never divides by 0.
+    #[test]
+    fn ess_per_second_of_the_fit() {
+        assert_eq!(per_second(412.0, 10.0), " (41.2 per s)");
+        assert_eq!(per_second(3.0, 1000.0), " (0.00300 per s)");
+        assert_eq!(per_second(412.0, 0.0), "");
+        assert_eq!(per_second(f64::NAN, 2.0), "");
     }
 
     /// A new group starts where the group changes, in the bin of its first item.
