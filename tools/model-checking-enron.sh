@@ -103,7 +103,7 @@ if [ "$part" = all ] || [ "$part" = defaults ]; then
             raw=$(echo "$s" | head -1 | sed 's/.*raw total \([0-9]*\).*/\1/')
             loglik=$(echo "$s" | sed -n 2p | sed 's/.*counts: \(-*[0-9.]*\) .*/\1/')
             t="$fit/fit.toml"
-                echo "$rs,$variant,$fitted,$raw,$(field released_total "$t"),$(field total_rate_q05 "$t"),$(field total_rate_q95 "$t"),$loglik,$(diagnostic "$fit" ln_joint 2),$(diagnostic "$fit" total_rate 2)" >> "$out.tmp"
+            echo "$rs,$variant,$fitted,$raw,$(field released_total "$t"),$(field total_rate_q05 "$t"),$(field total_rate_q95 "$t"),$loglik,$(diagnostic "$fit" ln_joint 2),$(diagnostic "$fit" total_rate 2)" >> "$out.tmp"
         done
     done
     mv "$out.tmp" "$out"
