@@ -78,8 +78,9 @@ def paper_bridge(name):
     lines = ["| sweep, 1 thread | paper / ours at 1b49ca1 (issue 34) | 1b49ca1 (ms) | HEAD (ms) "
              "| HEAD / 1b49ca1 [95 % CI], rounds faster | paper / HEAD [95 % CI] | target |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for label, old, new, paper, target in BRIDGE_CASES:
-        olds, news = bridge_medians(name, old, new)
+    medians = bridge_medians(name)
+    for label, _, _, paper, target in BRIDGE_CASES:
+        olds, news = medians[label]
         ratios = [n / o for n, o in zip(news, olds)]
         mean, low, high = log_ratio(ratios)
         faster = sum(x < 1 for x in ratios)
@@ -90,14 +91,15 @@ def paper_bridge(name):
     return minus("\n".join(lines))
 
 
-def bridge_medians(name, old, new):
-    """Criterion's medians (ms) of benchmark `old` in the old binary and `new` in the new one,
-    round by round (docs/data/NAME.csv)."""
+def bridge_medians(name):
+    """Per case of BRIDGE_CASES: criterion's medians (ms) of its benchmark in the old binary and
+    of its benchmark in the new one, round by round (docs/data/NAME.csv, read once)."""
     medians = {}
     for r in data_rows(name):
         medians[(r["binary"], r["benchmark"].removesuffix("/1 thread(s)"), int(r["round"]))] = float(r["median_ms"])
     rounds = sorted({k[2] for k in medians})
-    return [medians[("old", old, k)] for k in rounds], [medians[("new", new, k)] for k in rounds]
+    return {label: ([medians[("old", old, k)] for k in rounds], [medians[("new", new, k)] for k in rounds])
+            for label, old, new, _, _ in BRIDGE_CASES}
 
 
 def paper_ess(bridge, designs):
@@ -112,20 +114,23 @@ def paper_ess(bridge, designs):
     lines = ["| private case | quantity | paper / HEAD, sweep (collapsed) × ESS per sweep, collapsed / augmented "
              "| paper / HEAD, sweep (augmented) × ESS/s, collapsed / augmented (the fits' times) | target |",
              "| --- | --- | ---: | ---: | ---: |"]
+    medians = bridge_medians(bridge)
+    paper = {label: ratio for label, _, _, ratio, _ in BRIDGE_CASES}
+
+    def paper_over_head(label):
+        """(log, half-width) of the paper's sweep time over ours now, for one bridge case."""
+        olds, news = medians[label]
+        m, h = log_mean_half([n / o for n, o in zip(news, olds)])
+        return math.log(paper[label]) - m, h
+
     for label_text, design, model in designs:
-        collapsed, augmented = (f"private {model}, {step}" for step in STEPS)
+        collapsed, augmented = (paper_over_head(f"private {model}, {step}") for step in STEPS)
         fits = [f for f in data_rows(design) if f["method"] == "private"]
-        sweeps = {}
-        for label, old, new, paper, _ in BRIDGE_CASES:
-            if label in (collapsed, augmented):
-                olds, news = bridge_medians(bridge, old, new)
-                m, h = log_mean_half([n / o for n, o in zip(news, olds)])
-                sweeps[label] = (math.log(paper) - m, h)
         for quantity, key in (("log joint", "ln_joint"), ("total rate", "total")):
             per_sweep = log_mean_half([float(f[f"ess_{key}_b"]) / float(f[f"ess_{key}_a"]) for f in fits])
             per_second = log_mean_half([(float(f[f"ess_{key}_b"]) / float(f["seconds_b"]))
                                         / (float(f[f"ess_{key}_a"]) / float(f["seconds_a"])) for f in fits])
-            cells = [product(sweeps[collapsed], per_sweep), product(sweeps[augmented], per_second)]
+            cells = [product(collapsed, per_sweep), product(augmented, per_second)]
             lines.append(f"| {label_text} | {quantity} | " + " | ".join(cells) + " | ≥ 15× |")
     return minus("\n".join(lines))
 
