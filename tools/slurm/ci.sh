@@ -4,7 +4,9 @@
 #   1. the scripts `lppf slurm` writes run under Slurm (4 array tasks, then the merge) and give
 #      results bit-identical to a single-process run (`lppf diff`);
 #   2. after one array task is killed mid-unit (scancel), the merge is cancelled, and running
-#      submit.sh again completes the design with the same identical results.
+#      submit.sh again completes the design with the same identical results;
+#   3. all of it from a directory whose name holds quotes, a command substitution, spaces and
+#      Slurm's % patterns: the scripts reach the right manifest and run nothing else.
 # Needs root (it installs packages and starts daemons). Usage: tools/slurm/ci.sh path/to/lppf
 set -euo pipefail
 LPPF=$(realpath "$1")
@@ -77,15 +79,17 @@ wait_for_design() {
 start_slurm
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/reference" "$work/cluster"
+# A hostile name: if any script pasted it into shell code, PWNED would appear.
+cluster="$work/it's a \"dir\" \$(touch PWNED) %x %%"
+mkdir -p "$work/reference" "$cluster"
 cp "$HERE/slurm-test.toml" "$work/reference/"
-cp "$HERE/slurm-test.toml" "$work/cluster/"
+cp "$HERE/slurm-test.toml" "$cluster/"
 
 step "a single-process run for reference"
 (cd "$work/reference" && "$LPPF" run "$NAME.toml" --quiet)
 
 step "lppf slurm, 4 tasks, and submit.sh"
-cd "$work/cluster"
+cd "$cluster"
 start=$(date +%s)
 "$LPPF" slurm "$NAME.toml" --tasks 4 --cpus-per-task 1
 bash "slurm/$NAME/submit.sh"
@@ -121,3 +125,10 @@ bash "slurm/$NAME/submit.sh"
 wait_for_design
 "$LPPF" diff "$work/reference/results/$NAME/results.parquet" "results/$NAME/results.parquet"
 step "after the re-submission: identical to the single-process run"
+# Every script runs in (or cd's to) the project directory, inside $work.
+if [ -n "$(find "$work" -name PWNED)" ]; then
+    echo "a script ran a command from the directory's name" >&2
+    exit 1
+fi
+ls "slurm/$NAME/logs/" | grep -q "^lppf-$NAME-[0-9]*_0.log$" || { echo "no log of task 0 in slurm/$NAME/logs: $(ls "slurm/$NAME/logs")" >&2; exit 1; }
+step "the hostile directory name ran nothing and every log is where it belongs"

@@ -217,6 +217,7 @@ enum Command {
 }
 
 /// A failure and its exit code.
+#[derive(Debug)]
 struct Failure {
     code: u8,
     message: String,

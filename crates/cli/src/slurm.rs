@@ -5,14 +5,24 @@
 //!   that no two tasks compute one);
 //! - `merge.sbatch`: `lppf run MANIFEST --merge-only`, which computes nothing, refuses (listing
 //!   them) while units are missing, and otherwise writes results.parquet and the summary;
-//! - `submit.sh`: refuses while jobs of the design are queued or running, releases the claims that
-//!   killed tasks left (`lppf release-claims`), submits the array, then the merge with
-//!   `--dependency=afterok` (cancelled by Slurm if a task fails). Run it again after a failure:
-//!   the tasks compute only the units still missing.
+//! - `submit.sh`: refuses while jobs of the design (any user's, started from this project
+//!   directory) are queued or running, releases the claims that killed tasks left (`lppf
+//!   release-claims`, which itself refuses while a run on this host is alive), submits the array,
+//!   then the merge with `--dependency=afterok` (cancelled by Slurm if a task fails). Run it again
+//!   after a failure: the tasks compute only the units still missing.
+//!
+//! **Nothing a user names is ever shell code.** Every path (manifest, project, scripts' directory,
+//! the lppf binary) enters the scripts as one single-quoted shell word ([`shell_word`]) and is
+//! refused if it holds a control character (a newline would end a line) or is not UTF-8; the
+//! `#SBATCH` lines hold only numbers lppf computed, the experiment's name (letters, digits, `-`,
+//! `_`) and a partition or account checked against Slurm's names ([`slurm_name`]). Paths reach
+//! Slurm on `sbatch`'s command line in `submit.sh`, where the shell's quoting holds, never in an
+//! `#SBATCH` line, which sbatch parses with rules of its own.
 //!
 //! Per-task time and memory come from the design's own estimate (`lppf validate`), times stated
 //! safety factors: the work estimate is rough (it counted 26 core-seconds for a calibration run
-//! that took 120), so time gets a factor of 5 by default and a floor of 10 minutes.
+//! that took 120), so time gets a factor of 5 by default and a floor of 10 minutes. A request
+//! beyond any cluster ([`MAX_MINUTES`], [`MAX_MEGABYTES`]) is refused, naming the option.
 
 use crate::{Failure, bad_input, failed};
 use std::fmt::Write;
@@ -48,13 +58,21 @@ pub struct SlurmArgs {
     dir: Option<PathBuf>,
 }
 
-/// What the scripts need, resolved.
+/// The longest time limit a task may ask for: a year. More is an estimate or a factor gone
+/// wrong, and no cluster grants it.
+const MAX_MINUTES: u64 = 366 * 24 * 60;
+/// The most memory a task may ask for: 64 TiB (2²⁶ MB), beyond any node.
+const MAX_MEGABYTES: u64 = 1 << 26;
+/// The most CPUs a task may ask for (more than any one node has).
+const MAX_CPUS: usize = 4096;
+
+/// What the scripts need, resolved and checked: every path is UTF-8 without control characters.
 struct Design {
     name: String,
-    manifest: PathBuf,
-    project: PathBuf,
-    lppf: PathBuf,
-    dir: PathBuf,
+    manifest: String,
+    project: String,
+    lppf: String,
+    dir: String,
     tasks: usize,
     cpus: usize,
     /// Per task.
@@ -70,21 +88,51 @@ fn slurm_time(minutes: u64) -> String {
     format!("{days}-{:02}:{:02}:00", rest / 60, rest % 60)
 }
 
-/// Resolves a path against the current directory (the scripts run elsewhere).
-fn absolute(path: &Path) -> Result<PathBuf, Failure> {
-    std::path::absolute(path).map_err(|e| failed(format!("{}: {e}", path.display())))
+/// `value` as one shell word, whatever it holds: in single quotes, inside which the shell
+/// interprets nothing, with each `'` written as `'\''` (close, an escaped quote, reopen).
+fn shell_word(value: &str) -> String {
+    format!("'{}'", value.replace('\'', r"'\''"))
 }
 
-fn header(d: &Design, what: &str, cpus: usize, minutes: u64, megabytes: u64, log: &str) -> String {
+/// `path` resolved against the current directory (the scripts run elsewhere), as text that can
+/// go into a script: UTF-8 and no control character (a newline would end the line it is on).
+/// `what` names the path in the refusal.
+fn script_path(path: &Path, what: &str) -> Result<String, Failure> {
+    let absolute = std::path::absolute(path).map_err(|e| failed(format!("{}: {e}", path.display())))?;
+    let text = absolute.to_str().ok_or_else(|| {
+        bad_input(format!("{what} {}: is not UTF-8 text, which the job scripts need", absolute.display()))
+    })?;
+    if let Some(c) = text.chars().find(|c| c.is_control()) {
+        return Err(bad_input(format!(
+            "{what} {text:?}: holds the control character {c:?}; a job script cannot name it safely (rename it)"
+        )));
+    }
+    Ok(text.to_string())
+}
+
+/// Checks a partition or account against what Slurm names are made of: letters, digits, `_`,
+/// `-`, `.` and `,` (a list of partitions). Anything else would be read by sbatch, not passed.
+fn slurm_name(flag: &str, value: &Option<String>) -> Result<Option<String>, Failure> {
+    match value {
+        Some(v) if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || "_-.,".contains(c)) => {
+            Err(bad_input(format!(
+                "{flag} {v:?}: a Slurm name is letters, digits, '_', '-', '.' (and ',' between partitions)"
+            )))
+        }
+        other => Ok(other.clone()),
+    }
+}
+
+/// The `#SBATCH` lines every job of the design shares. Only lppf's numbers and checked names:
+/// no path (sbatch parses these lines with quoting rules of its own).
+fn header(d: &Design, what: &str, cpus: usize, minutes: u64, megabytes: u64) -> String {
     let mut s = format!(
-        "#!/bin/bash\n# {what} of {} (written by lppf slurm; docs/cluster.md).\n#SBATCH --job-name=lppf-{}\n\
-         #SBATCH --chdir={}\n#SBATCH --cpus-per-task={cpus}\n#SBATCH --mem={megabytes}M\n#SBATCH --time={}\n\
-         #SBATCH --output={}/logs/{log}\n",
+        "#!/bin/bash\n# {what} of {} (written by lppf slurm; docs/cluster.md). Submit with submit.sh, which\n\
+         # names each task's log.\n#SBATCH --job-name=lppf-{}\n#SBATCH --cpus-per-task={cpus}\n\
+         #SBATCH --mem={megabytes}M\n#SBATCH --time={}\n",
         d.name,
         d.name,
-        d.project.display(),
         slurm_time(minutes),
-        d.dir.display()
     );
     for (flag, value) in [("partition", &d.partition), ("account", &d.account)] {
         if let Some(v) = value {
@@ -95,31 +143,33 @@ fn header(d: &Design, what: &str, cpus: usize, minutes: u64, megabytes: u64, log
 }
 
 fn array_script(d: &Design) -> String {
-    let mut s = header(d, "The shards", d.cpus, d.minutes, d.megabytes, "%x-%A_%a.log");
+    let mut s = header(d, "The shards", d.cpus, d.minutes, d.megabytes);
     let _ = write!(
         s,
-        "#SBATCH --array=0-{}\nset -euo pipefail\n\
+        "#SBATCH --array=0-{}\nset -euo pipefail\ncd -- {}\n\
          # Task i runs the units at positions i mod {}; finished units are kept, so a re-run resumes.\n\
-         exec \"{}\" --threads \"$SLURM_CPUS_PER_TASK\" run \"{}\" --shard \"$SLURM_ARRAY_TASK_ID/{}\" --quiet\n",
+         exec {} --threads \"$SLURM_CPUS_PER_TASK\" run {} --shard \"$SLURM_ARRAY_TASK_ID/{}\" --quiet\n",
         d.tasks - 1,
+        shell_word(&d.project),
         d.tasks,
-        d.lppf.display(),
-        d.manifest.display(),
+        shell_word(&d.lppf),
+        shell_word(&d.manifest),
         d.tasks
     );
     s
 }
 
 fn merge_script(d: &Design) -> String {
-    let mut s = header(d, "The merge", 1, 30, 2048, "%x-merge-%j.log");
+    let mut s = header(d, "The merge", 1, 30, 2048);
     let _ = write!(
         s,
         "# Cancelled by Slurm when a shard task fails (its afterok dependency can then never hold).\n\
-         #SBATCH --kill-on-invalid-dep=yes\nset -euo pipefail\n\
+         #SBATCH --kill-on-invalid-dep=yes\nset -euo pipefail\ncd -- {}\n\
          # Computes nothing: refuses, listing them, while units are missing; else writes the results.\n\
-         exec \"{}\" --threads 1 run \"{}\" --merge-only --quiet\n",
-        d.lppf.display(),
-        d.manifest.display()
+         exec {} --threads 1 run {} --merge-only --quiet\n",
+        shell_word(&d.project),
+        shell_word(&d.lppf),
+        shell_word(&d.manifest)
     );
     s
 }
@@ -131,32 +181,70 @@ fn submit_script(d: &Design) -> String {
          # Submits {name} to Slurm: {tasks} shard tasks, then the merge after them (written by lppf slurm).\n\
          # After a failure, run it again: the tasks compute only the units still missing.\n\
          set -euo pipefail\n\
-         cd \"{project}\"\n\
-         if [ -n \"$(squeue -h -u \"${{USER:-$(id -un)}}\" -n {job} -o %i)\" ]; then\n\
+         project={project}\n\
+         lppf={lppf}\n\
+         manifest={manifest}\n\
+         dir={dir}\n\
+         # Slurm reads % in a log's name as a pattern (%x, %A, %a, %j): the directory's own are doubled.\n\
+         logs={logs}\n\
+         cd -- \"$project\"\n\
+         # Jobs of this design: its name, started from this directory, by any user.\n\
+         if squeue -h -n {job} -o %Z | grep -Fxq -- \"$project\"; then\n\
          \x20   echo \"{job}: jobs of this design are still queued or running (squeue -n {job}); wait for them or scancel them, then run this again\" >&2\n\
          \x20   exit 1\n\
          fi\n\
-         # Nothing of this design runs now, so claims that killed tasks left are stale.\n\
-         \"{lppf}\" release-claims \"{manifest}\"\n\
-         mkdir -p \"{dir}/logs\"\n\
-         array=$(sbatch --parsable \"{dir}/array.sbatch\")\n\
-         merge=$(sbatch --parsable --dependency=afterok:\"${{array%%;*}}\" \"{dir}/merge.sbatch\")\n\
-         echo \"submitted {job}: array ${{array%%;*}} ({tasks} tasks), merge ${{merge%%;*}} after it; logs in {dir}/logs\"\n",
+         # Nothing of this design is queued, so claims that killed tasks left are stale (lppf refuses\n\
+         # if a run on this host is still alive).\n\
+         \"$lppf\" release-claims \"$manifest\"\n\
+         mkdir -p -- \"$dir/logs\"\n\
+         array=$(sbatch --parsable --output=\"$logs/logs/%x-%A_%a.log\" \"$dir/array.sbatch\")\n\
+         merge=$(sbatch --parsable --output=\"$logs/logs/%x-merge-%j.log\" --dependency=afterok:\"${{array%%;*}}\" \"$dir/merge.sbatch\")\n\
+         echo \"submitted {job}: array ${{array%%;*}} ({tasks} tasks), merge ${{merge%%;*}} after it; logs in $dir/logs\"\n",
         name = d.name,
         tasks = d.tasks,
-        project = d.project.display(),
-        lppf = d.lppf.display(),
-        manifest = d.manifest.display(),
-        dir = d.dir.display(),
+        project = shell_word(&d.project),
+        lppf = shell_word(&d.lppf),
+        manifest = shell_word(&d.manifest),
+        dir = shell_word(&d.dir),
+        logs = shell_word(&d.dir.replace('%', "%%")),
     )
+}
+
+/// Each task's time limit in minutes and memory in MB, refused (naming the options) when
+/// beyond any cluster: [`MAX_MINUTES`], [`MAX_MEGABYTES`].
+fn task_limits(args: &SlurmArgs, cost: &pipeline::Cost, tasks: usize) -> Result<(u64, u64), Failure> {
+    let cpus = args.cpus_per_task as f64;
+    // The work is spread over the tasks; each runs `cpus` units at once.
+    let minutes = (cost.core_seconds / tasks as f64 / cpus * args.time_factor / 60.0).ceil().max(10.0);
+    if minutes.is_nan() || minutes > MAX_MINUTES as f64 {
+        return Err(bad_input(format!(
+            "each task would need a time limit of {minutes:.3e} minutes (the estimate {} × --time-factor {}), \
+             more than a year; use more --tasks or a smaller --time-factor",
+            cost.describe(),
+            args.time_factor
+        )));
+    }
+    let per_unit = cost.bytes / cost.threads.max(1) as f64;
+    let megabytes = (per_unit * cpus * args.memory_factor / 1e6).ceil().max(1024.0);
+    if megabytes.is_nan() || megabytes > MAX_MEGABYTES as f64 {
+        return Err(bad_input(format!(
+            "each task would ask for {megabytes:.3e} MB of memory (--cpus-per-task {} × --memory-factor {}), \
+             more than the {MAX_MEGABYTES} MB (64 TiB) of any node; lower them",
+            args.cpus_per_task, args.memory_factor
+        )));
+    }
+    Ok((minutes as u64, megabytes as u64))
 }
 
 pub fn slurm(args: &SlurmArgs) -> Result<(), Failure> {
     let loaded = pipeline::load_experiment(&args.manifest).map_err(bad_input)?;
     let experiment = loaded.experiment();
     let missing = loaded.missing_units().len();
-    if args.tasks == 0 || args.cpus_per_task == 0 {
-        return Err(bad_input("--tasks and --cpus-per-task must be at least 1"));
+    if args.tasks == 0 || !(1..=MAX_CPUS).contains(&args.cpus_per_task) {
+        return Err(bad_input(format!(
+            "--tasks {} and --cpus-per-task {}: each must be at least 1, and --cpus-per-task at most {MAX_CPUS}",
+            args.tasks, args.cpus_per_task
+        )));
     }
     for (flag, f) in [("--time-factor", args.time_factor), ("--memory-factor", args.memory_factor)] {
         if !(f.is_finite() && f >= 1.0) {
@@ -171,28 +259,31 @@ pub fn slurm(args: &SlurmArgs) -> Result<(), Failure> {
         ))
     })?;
     let tasks = args.tasks.min((cost.units as usize).max(1));
-    let cpus = args.cpus_per_task;
-    // The work is spread over the tasks; each runs `cpus` units at once.
-    let seconds = cost.core_seconds / tasks as f64 / cpus as f64 * args.time_factor;
-    let minutes = ((seconds / 60.0).ceil() as u64).max(10);
-    let per_unit = cost.bytes / cost.threads.max(1) as f64;
-    let megabytes = ((per_unit * cpus as f64 * args.memory_factor / 1e6).ceil() as u64).max(1024);
-    let project = absolute(Path::new("."))?;
+    let (minutes, megabytes) = task_limits(args, &cost, tasks)?;
     let name = experiment.name.clone();
-    let dir = absolute(&args.dir.clone().unwrap_or_else(|| Path::new("slurm").join(&name)))?;
+    let dir_path = args.dir.clone().unwrap_or_else(|| Path::new("slurm").join(&name));
+    let dir = script_path(&dir_path, "--dir")?;
+    if dir.contains('\\') {
+        return Err(bad_input(format!(
+            "--dir {dir:?}: a backslash in the scripts' directory stops Slurm from naming each task's log \
+             (%x, %A, %a); choose a directory without one"
+        )));
+    }
+    let lppf = std::env::current_exe().map_err(|e| failed(format!("cannot find the lppf binary: {e}")))?;
     let design = Design {
         name: name.clone(),
-        manifest: absolute(&args.manifest)?,
-        project,
-        lppf: std::env::current_exe().map_err(|e| failed(format!("cannot find the lppf binary: {e}")))?,
+        manifest: script_path(&args.manifest, "the manifest")?,
+        project: script_path(Path::new("."), "the current directory")?,
+        lppf: script_path(&lppf, "the lppf binary")?,
         dir: dir.clone(),
         tasks,
-        cpus,
+        cpus: args.cpus_per_task,
         minutes,
         megabytes,
-        partition: args.partition.clone(),
-        account: args.account.clone(),
+        partition: slurm_name("--partition", &args.partition)?,
+        account: slurm_name("--account", &args.account)?,
     };
+    let dir = PathBuf::from(dir);
     std::fs::create_dir_all(dir.join("logs")).map_err(|e| failed(format!("{}: {e}", dir.display())))?;
     for (file, text) in [
         ("array.sbatch", array_script(&design)),
@@ -202,16 +293,17 @@ pub fn slurm(args: &SlurmArgs) -> Result<(), Failure> {
         results::write_atomic(&dir.join(file), text.as_bytes()).map_err(failed)?;
     }
     println!(
-        "{name}: {} units to compute in {tasks} tasks × {cpus} CPUs, each ≤ {} and {} MB (the estimate {} × {} for time, × {} for memory)\n\
-         wrote {}/{{array.sbatch, merge.sbatch, submit.sh}}\nsubmit with: bash {}/submit.sh",
+        "{name}: {} units to compute in {tasks} tasks × {} CPUs, each ≤ {} and {} MB (the estimate {} × {} for time, × {} for memory)\n\
+         wrote {}/{{array.sbatch, merge.sbatch, submit.sh}}\nsubmit with: bash {}",
         missing,
+        args.cpus_per_task,
         slurm_time(minutes),
         megabytes,
         cost.describe(),
         args.time_factor,
         args.memory_factor,
         dir.display(),
-        dir.display()
+        shell_word(&dir.join("submit.sh").to_string_lossy())
     );
     Ok(())
 }
@@ -227,3 +319,7 @@ pub fn release_claims(manifest: &Path) -> Result<(), Failure> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "slurm_tests.rs"]
+mod tests;

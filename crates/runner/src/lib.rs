@@ -207,6 +207,8 @@ pub enum RunnerError {
     /// Every unit this run could take is done, but other live runs of the same manifest still
     /// compute some (name, holder): the last run to finish writes the outputs. Not a failure.
     Pending { units: Vec<(String, String)> },
+    /// Claims cannot be released: a process on this host that holds one (file, holder) is alive.
+    Alive { dir: PathBuf, holders: Vec<(PathBuf, String)> },
 }
 
 impl fmt::Display for RunnerError {
@@ -250,6 +252,17 @@ impl fmt::Display for RunnerError {
                  that holds lppf results",
                 dir.display().to_string()
             ),
+            Self::Alive { dir, holders } => {
+                let (file, holder) = holders.first().map_or((Path::new(""), ""), |(f, h)| (f.as_path(), h.as_str()));
+                write!(
+                    f,
+                    "{}: nothing was released: {} claim or lock file(s) belong to runs alive on this host \
+                     (e.g. {} of {holder}); wait for them to end or stop them, then run this again",
+                    dir.display(),
+                    holders.len(),
+                    file.display()
+                )
+            }
             Self::Pending { units } => {
                 let (name, holder) = units.first().map_or(("", ""), |(n, h)| (n.as_str(), h.as_str()));
                 write!(
@@ -274,6 +287,7 @@ impl RunnerError {
                 | Self::BadShard { .. }
                 | Self::MissingUnit { .. }
                 | Self::Busy { .. }
+                | Self::Alive { .. }
                 | Self::BadOutput { .. }
                 | Self::ResultsChanged { .. }
         )
@@ -360,26 +374,35 @@ pub fn missing_units<E: Experiment>(experiment: &E) -> Vec<String> {
 /// returning how many files were removed. For claims left by runs that were killed on other
 /// machines (a killed process cannot remove its claims, and a holder on another host cannot be
 /// checked): call it only when no run of this manifest is alive anywhere, e.g. when the
-/// scheduler shows none of its jobs. Unit files are never touched.
+/// scheduler shows none of its jobs (`submit.sh` checks every user's). What can be checked is:
+/// while any file names a process alive on this host, nothing is removed
+/// ([`RunnerError::Alive`]). Unit files are never touched.
 pub fn release_claims(output: &Path) -> Result<usize, RunnerError> {
-    let mut removed = 0;
-    let lock = output.join(LOCK_FILE);
-    match std::fs::remove_file(&lock) {
-        Ok(()) => removed += 1,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(io_error(&lock, e)),
-    }
     let dir = units_dir(output);
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(removed),
+    let mut files = vec![output.join(LOCK_FILE)];
+    match std::fs::read_dir(&dir) {
+        Ok(entries) => {
+            for entry in entries {
+                let path = entry.map_err(|e| io_error(&dir, e))?.path();
+                if path.extension().is_some_and(|e| e == "claim") {
+                    files.push(path);
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(io_error(&dir, e)),
-    };
-    for entry in entries {
-        let path = entry.map_err(|e| io_error(&dir, e))?.path();
-        if path.extension().is_some_and(|e| e == "claim") {
-            std::fs::remove_file(&path).map_err(|e| io_error(&path, e))?;
-            removed += 1;
+    }
+    let holders: Vec<(PathBuf, String)> =
+        files.iter().filter_map(|f| lock::live_local_holder(f).map(|h| (f.clone(), h.to_string()))).collect();
+    if !holders.is_empty() {
+        return Err(RunnerError::Alive { dir: output.to_path_buf(), holders });
+    }
+    let mut removed = 0;
+    for path in files {
+        match std::fs::remove_file(&path) {
+            Ok(()) => removed += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_error(&path, e)),
         }
     }
     Ok(removed)

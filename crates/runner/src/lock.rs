@@ -184,6 +184,14 @@ pub(crate) fn claim_unit(unit_file: &Path) -> Result<Option<UnitClaim>, RunnerEr
     })
 }
 
+/// The holder named in a lock or claim file if it is a process alive on this host (the one
+/// liveness that can be checked; a holder on another host, or a file that cannot be read or
+/// parsed, is `None`).
+pub(crate) fn live_local_holder(path: &Path) -> Option<Holder> {
+    let holder = Holder::parse(&std::fs::read_to_string(path).ok()?)?;
+    (holder.host == host_name() && !results::process_gone(holder.pid)).then_some(holder)
+}
+
 /// The holder of a unit's claim, if a live run holds it.
 pub(crate) fn unit_holder(unit_file: &Path) -> Option<Holder> {
     let text = std::fs::read_to_string(claim_path(unit_file)).ok()?;
@@ -224,6 +232,34 @@ mod tests {
         assert!(dir.join(LOCK_FILE).exists(), "only the owner removes the lock");
         drop(first);
         assert!(!dir.join(LOCK_FILE).exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `release_claims` refuses while a holder on this host is alive, and then removes nothing;
+    /// dead local holders and holders on other hosts (unknowable) are released.
+    #[test]
+    fn claims_of_a_live_local_run_are_never_released() {
+        let dir = scratch("release");
+        let units = crate::units_dir(&dir);
+        std::fs::create_dir_all(&units).unwrap();
+        let alive = Holder::me("m");
+        let dead = Holder { pid: u32::MAX - 1, ..alive.clone() };
+        let remote = Holder { host: format!("{}-elsewhere", host_name()), ..alive.clone() };
+        std::fs::write(units.join("a.claim"), dead.text()).unwrap();
+        std::fs::write(units.join("b.claim"), remote.text()).unwrap();
+        std::fs::write(units.join("c.claim"), alive.text()).unwrap();
+        let err = crate::release_claims(&dir).unwrap_err();
+        assert!(err.is_bad_input() && err.to_string().contains("c.claim"), "{err}");
+        for name in ["a.claim", "b.claim", "c.claim"] {
+            assert!(units.join(name).exists(), "{name} removed although a run is alive");
+        }
+        // The same with the live run's directory lock instead of a claim.
+        std::fs::remove_file(units.join("c.claim")).unwrap();
+        std::fs::write(dir.join(LOCK_FILE), alive.text()).unwrap();
+        assert!(crate::release_claims(&dir).unwrap_err().to_string().contains(LOCK_FILE));
+        std::fs::write(dir.join(LOCK_FILE), dead.text()).unwrap();
+        assert_eq!(crate::release_claims(&dir).unwrap(), 3);
+        assert!(std::fs::read_dir(&units).unwrap().next().is_none());
         let _ = std::fs::remove_dir_all(&dir);
     }
 
