@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from . import _core
-from ._release import Release, scratch
+from ._release import Release, _input_errors, _number, _records, scratch
 from ._tables import read_table, read_toml
 
 
@@ -142,8 +142,8 @@ def fit(
 
     data
         A :class:`Release`, or the path of a release with its sidecar; for the non-private
-        reference methods (``"non-private"``, ``"cavi"``), raw counts as a DataFrame
-        (``row, col, count``) or a path.
+        reference methods (``"non-private"``, ``"cavi"``), raw counts as a pandas or polars
+        DataFrame (``row, col, count``; handed over in memory, never written to disk) or a path.
     method
         ``"private"`` (models the noise; the default), ``"naive"``, ``"private-cavi"``,
         ``"naive-cavi"``, ``"non-private"``, ``"cavi"``.
@@ -165,25 +165,43 @@ def fit(
     memory and work (``FitResult.estimate``) and the summary are printed to stderr when the fit
     ends, unless ``quiet``.
     """
+    columns = tuple(options.pop(k, k[:-7]) for k in ("row_column", "col_column", "count_column"))
+    counts = None
     if isinstance(data, Release):
         source = data.path
     elif isinstance(data, (str, os.PathLike)):
         source = Path(data)
-    elif isinstance(data, pd.DataFrame):
-        source = scratch("lppf-counts-") / "counts.csv"
-        data.to_csv(source, index=False)
+        options.update(zip(("row_column", "col_column", "count_column"), columns))
+    elif isinstance(data, pd.DataFrame) or type(data).__module__.startswith("polars"):
+        # Raw counts, handed over in memory: they never touch the disk.
+        counts, _, _ = _records(data, columns, None, None)
+        source = Path("counts")
     else:
         raise _core.InputError(
             f"data: a {type(data).__name__} is not allowed: give a Release, the path of a release, "
             "or (for non-private and cavi) a DataFrame of counts"
         )
+    for name, value in (
+        ("components", components),
+        ("chains", chains),
+        ("iterations", iterations),
+        ("burn_in", burn_in),
+        ("thin", thin),
+    ):
+        _number(name, value, integer=True)
+    if seed is not None:
+        seed = _number("seed", seed, integer=True)
+    if threads is not None:
+        threads = _number("threads", threads, integer=True)
     target = Path(output) if output is not None else scratch("lppf-fit-") / "fit"
-    done = _core.fit(
+    done = _input_errors(
+        _core.fit,
         str(source),
         str(target),
         model=model,
         components=components,
         method=method,
+        counts=counts,
         chains=chains,
         iterations=iterations,
         burn_in=burn_in,

@@ -61,9 +61,10 @@ class Release:
         self.values: np.ndarray = np.frombuffer(values, dtype="<i8").reshape(len(rows), len(cols)).copy()
 
     @property
-    def private(self) -> bool:
-        """Whether the noise came from the operating system (a seeded release is not private)."""
-        return bool(self.privacy.get("private", False))
+    def private(self) -> Optional[bool]:
+        """Whether the noise came from the operating system (a seeded release is not private);
+        ``None`` when the release has no sidecar to say."""
+        return bool(self.privacy["private"]) if "private" in self.privacy else None
 
     @property
     def epsilon(self) -> Optional[float]:
@@ -93,8 +94,11 @@ class Release:
         return pd.DataFrame({"row": rows[i], "col": cols[j], "value": self.values[i, j]})
 
     def __repr__(self) -> str:
-        level = f"epsilon={self.epsilon:g}" if self.epsilon is not None else "per-row levels"
-        private = "private" if self.private else "NOT PRIVATE (seeded)"
+        if not self.privacy:
+            level, private = "no sidecar", "privacy unknown"
+        else:
+            level = f"epsilon={self.epsilon:g}" if self.epsilon is not None else "per-row levels"
+            private = "private" if self.private else "NOT PRIVATE (seeded)"
         return f"Release({len(self.rows)} × {len(self.cols)} cells, {level}, {private}, path={str(self.path)!r})"
 
 
@@ -103,21 +107,53 @@ def read_release(path: Union[str, os.PathLike]) -> Release:
     return Release(path)
 
 
-def _write_labels(path: Path, labels: Sequence) -> Path:
-    pd.DataFrame({"label": [str(x) for x in labels]}).to_csv(path, index=False)
-    return path
+def _input_errors(call, *args, **kwargs):
+    """Calls into the Rust side, raising what its argument conversion refuses (a negative or
+    too large integer, a value of the wrong type) as :class:`InputError`, as every other refusal."""
+    try:
+        return call(*args, **kwargs)
+    except (TypeError, OverflowError) as e:
+        raise _core.InputError(str(e)) from None
 
 
-def _write_levels(path: Path, levels: Mapping, name: str) -> Path:
-    items = levels.items() if hasattr(levels, "items") else levels
-    pd.DataFrame([(str(k), float(v)) for k, v in items], columns=["row", name]).to_csv(path, index=False)
-    return path
+def _number(name: str, value, *, integer: bool = False):
+    """``value`` if it is a real number (an integer with ``integer``), else :class:`InputError`:
+    ``True`` is not 1, and ``"1"`` is not a number."""
+    kinds = (int, np.integer) if integer else (int, float, np.integer, np.floating)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, kinds):
+        what = "an integer" if integer else "a number"
+        raise _core.InputError(f"{name} = {value!r} is not allowed: it must be {what}")
+    return int(value) if integer else float(value)
 
 
-def _counts_file(counts, work: Path, columns: tuple, rows, cols) -> tuple:
-    """Writes ``counts`` (a DataFrame or an array) as ``row,col,count`` in ``work``; returns the
-    file and the grid labels an array states."""
-    path = work / "counts.csv"
+def _label(value) -> str:
+    """A grid label as text: the same text whether it comes from the counts or from ``rows``
+    (dates and times included)."""
+    if isinstance(value, (pd.Timestamp, np.datetime64)):
+        return pd.Timestamp(value).isoformat()
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
+def _labels(values) -> list:
+    return [_label(v) for v in values]
+
+
+def _count_texts(values) -> list:
+    """Counts as the text of their exact values (``3``, ``3.0``, ``2.5``), which the Rust side
+    reads as a file's cells: an integer, or a decimal whose value is one."""
+    array = np.asarray(values)
+    if array.dtype == bool:
+        raise _core.InputError("counts: a column of booleans is not a count column")
+    if array.dtype.kind in "iuf":
+        return array.astype(str).tolist()
+    return [str(v) for v in values]
+
+
+def _records(counts, columns: tuple, rows, cols) -> tuple:
+    """``counts`` (a DataFrame or an array) as three lists — row labels, column labels, counts as
+    text — held in memory for the Rust side, and the grid labels an array states."""
     row_column, col_column, count_column = columns
     if isinstance(counts, np.ndarray):
         if counts.ndim != 2:
@@ -130,27 +166,28 @@ def _counts_file(counts, work: Path, columns: tuple, rows, cols) -> tuple:
                 f"and {len(cols)} column labels were given"
             )
         i, j = np.nonzero(counts)
-        frame = pd.DataFrame(
-            {
-                "row": [str(rows[k]) for k in i],
-                "col": [str(cols[k]) for k in j],
-                "count": counts[i, j],
-            }
-        )
-        frame.to_csv(path, index=False)
-        return path, rows, cols
+        row_labels, col_labels = _labels(rows), _labels(cols)
+        records = ([row_labels[k] for k in i], [col_labels[k] for k in j], _count_texts(counts[i, j]))
+        return records, rows, cols
     if type(counts).__module__.startswith("polars"):
-        counts.select([row_column, col_column, count_column]).write_csv(path)
-        return path, rows, cols
+        missing = [c for c in columns if c not in counts.columns]
+        if missing:
+            raise _core.InputError(f"counts: no column {missing[0]!r} (columns: {', '.join(counts.columns)})")
+        get = lambda name: counts.get_column(name).to_list()  # noqa: E731
+        return (_labels(get(row_column)), _labels(get(col_column)), _count_texts(get(count_column))), rows, cols
     if isinstance(counts, pd.DataFrame):
-        missing = [c for c in (row_column, col_column, count_column) if c not in counts.columns]
+        missing = [c for c in columns if c not in counts.columns]
         if missing:
             raise _core.InputError(
                 f"counts: no column {missing[0]!r} (columns: {', '.join(map(str, counts.columns))}); "
                 "name the columns with row_column=, col_column=, count_column="
             )
-        counts[[row_column, col_column, count_column]].to_csv(path, index=False)
-        return path, rows, cols
+        records = (
+            _labels(counts[row_column]),
+            _labels(counts[col_column]),
+            _count_texts(counts[count_column].to_numpy()),
+        )
+        return records, rows, cols
     raise _core.InputError(
         f"counts: a {type(counts).__name__} is not allowed: give a pandas or polars DataFrame, "
         "a 2-D NumPy array, or the path of a CSV, TSV or Parquet file"
@@ -203,58 +240,63 @@ def privatize(
     output
         Where to write the release (CSV, TSV or Parquet by extension) and its sidecar; without
         it, a temporary folder removed when Python exits.
+
+    A DataFrame's or array's counts are handed to the library in memory: the raw counts are never
+    written to disk. The release is made and written under temporary names first, and a Ctrl-C
+    (a ``KeyboardInterrupt``) before it is put in place publishes nothing. Bad arguments (a
+    negative seed, ``epsilon=True``, a label or count the command would refuse) raise
+    :class:`InputError`.
     """
     if (epsilon is None) == (alpha is None):
         raise _core.InputError("give exactly one of epsilon and alpha")
-    work = scratch("lppf-privatize-")
     level, name = (epsilon, "epsilon") if epsilon is not None else (alpha, "alpha")
     options: dict = {}
     if isinstance(level, (Mapping, pd.Series)):
-        options["alpha_file"] = str(_write_levels(work / "levels.csv", level, name))
+        items = level.items()
+        options["levels"] = [(_label(k), _number(f"{name}[{k!r}]", v)) for k, v in items]
+        options["levels_are"] = name
     else:
-        options[name] = float(level)
+        options[name] = _number(name, level)
+    precision = _number("precision", precision)
+    if seed is not None:
+        seed = _number("seed", seed, integer=True)
     if isinstance(counts, (str, os.PathLike)):
-        source, given = Path(counts), None
+        source = Path(counts)
     else:
-        source, rows, cols = _counts_file(counts, work, (row_column, col_column, count_column), rows, cols)
-        given = source
+        records, rows, cols = _records(counts, (row_column, col_column, count_column), rows, cols)
+        options["counts"] = records
+        source = Path("counts")
         row_column, col_column, count_column = "row", "col", "count"
     square = square or symmetric
-    if square and cols is not None and [str(x) for x in rows or []] != [str(x) for x in cols]:
+    if square and cols is not None and _labels(rows or []) != _labels(cols):
         raise _core.InputError("square=True: a network has one set of labels; give rows (both axes), not cols")
     if rows is not None:
-        key = "labels" if square else "rows"
-        options[key] = str(_write_labels(work / "rows.csv", rows))
+        options["labels" if square else "rows"] = _labels(rows)
     if cols is not None and not square:
-        options["cols"] = str(_write_labels(work / "cols.csv", cols))
+        options["cols"] = _labels(cols)
     target = Path(output) if output is not None else scratch("lppf-release-") / "release.csv"
-    try:
-        made = _core.privatize(
-            str(source),
-            str(target),
-            precision=precision,
-            square=square,
-            symmetric=symmetric,
-            diagonal=diagonal,
-            seed=seed,
-            force=force,
-            delimiter=delimiter,
-            row_column=row_column,
-            col_column=col_column,
-            count_column=count_column,
-            **options,
-        )
-    except _core.InputError as e:
-        message = str(e) if given is None else str(e).replace(str(given), "counts (as a CSV: line 2 is the first row)")
-        raise _core.InputError(message) from None
+    made = _input_errors(
+        _core.privatize,
+        str(source),
+        str(target),
+        precision=precision,
+        square=bool(square),
+        symmetric=bool(symmetric),
+        diagonal=bool(diagonal),
+        seed=seed,
+        force=bool(force),
+        delimiter=delimiter,
+        row_column=row_column,
+        col_column=col_column,
+        count_column=count_column,
+        **options,
+    )
     for warning in made["warnings"]:
         if "NOT PRIVATE" in warning:
             warnings.warn(warning, NotPrivateWarning, stacklevel=2)
         elif warning.startswith("NOTE: the grid's labels"):
-            shown = warning if given is None else warning.replace(str(given), "the counts given")
-            shown = shown.replace("--rows FILE and --cols FILE", "rows= and cols=").replace("--labels FILE", "rows=")
+            shown = warning.replace("--rows FILE and --cols FILE", "rows= and cols=").replace("--labels FILE", "rows=")
             warnings.warn(shown, LabelsWarning, stacklevel=2)
         else:
             warnings.warn(warning, UserWarning, stacklevel=2)
-    shutil.rmtree(work, ignore_errors=True)
     return Release(target)

@@ -10,9 +10,9 @@
 use lppf::analysis::{self, FitError, FitRequest, LevelSource, LikelihoodChoice, PriorChoice, ScaleMean};
 use lppf::inference::{Method, PrivateStep};
 use lppf::models::ModelKind;
-use lppf::release::{Levels, PrivatizeError, PrivatizeRequest, privatize_file};
+use lppf::release::{LabelSource, Levels, PrivatizeError, PrivatizeRequest, prepare_release};
 use lppf::results::Values;
-use lppf::tables::CountsFormat;
+use lppf::tables::{CountRecords, CountsFormat};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -64,27 +64,42 @@ fn counts_format(delimiter: Option<&str>, columns: [String; 3]) -> PyResult<Coun
     Ok(CountsFormat { delimiter, columns })
 }
 
-/// Privatizes a counts file into a release and its sidecar (`lppf privatize`); returns what the
-/// release says about itself: `rows`, `cols`, `private`, `report`, `warnings`.
+/// Labels held in memory, for messages named `name`.
+fn label_list(name: &str, labels: Option<Vec<String>>) -> Option<LabelSource> {
+    labels.map(|labels| LabelSource::List { name: name.to_string(), labels })
+}
+
+/// Privatizes counts into a release and its sidecar (`lppf privatize`); returns what the release
+/// says about itself: `rows`, `cols`, `private`, `report`, `warnings`.
+///
+/// The counts are a file (`input`) or, from a DataFrame, `counts = (rows, cols, counts)` held in
+/// memory: three lists of text read exactly as a file's cells (`input` then only names them in
+/// messages), so raw counts never touch the disk. Grid labels (`rows`, `cols`, `labels`) and
+/// per-row levels (`levels`, with `levels_are` "alpha" or "epsilon") are lists too. The release is
+/// made and written under pending names without the GIL; Python's signals are checked before it
+/// is put in place, so a Ctrl-C until then publishes nothing.
 #[pyfunction]
-#[pyo3(signature = (input, output, *, epsilon=None, alpha=None, alpha_file=None, precision=1.0, square=false,
-    symmetric=false, diagonal=false, rows=None, cols=None, labels=None, seed=None, force=false, delimiter=None, row_column="row".to_owned(),
-    col_column="col".to_owned(), count_column="count".to_owned()))]
+#[pyo3(signature = (input, output, *, counts=None, epsilon=None, alpha=None, levels=None, levels_are="alpha",
+    precision=1.0, square=false, symmetric=false, diagonal=false, rows=None, cols=None, labels=None, seed=None,
+    force=false, delimiter=None, row_column="row".to_owned(), col_column="col".to_owned(),
+    count_column="count".to_owned()))]
 #[allow(clippy::too_many_arguments)]
 fn privatize<'py>(
     py: Python<'py>,
     input: PathBuf,
     output: PathBuf,
+    counts: Option<(Vec<String>, Vec<String>, Vec<String>)>,
     epsilon: Option<f64>,
     alpha: Option<f64>,
-    alpha_file: Option<PathBuf>,
+    levels: Option<Vec<(String, f64)>>,
+    levels_are: &str,
     precision: f64,
     square: bool,
     symmetric: bool,
     diagonal: bool,
-    rows: Option<PathBuf>,
-    cols: Option<PathBuf>,
-    labels: Option<PathBuf>,
+    rows: Option<Vec<String>>,
+    cols: Option<Vec<String>>,
+    labels: Option<Vec<String>>,
     seed: Option<u64>,
     force: bool,
     delimiter: Option<&str>,
@@ -92,26 +107,42 @@ fn privatize<'py>(
     col_column: String,
     count_column: String,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let levels = match (epsilon, alpha, alpha_file) {
+    let levels = match (epsilon, alpha, levels) {
         (Some(e), None, None) => Levels::Epsilon(e),
         (None, Some(a), None) => Levels::Alpha(a),
-        (None, None, Some(file)) => Levels::File(file),
-        _ => return Err(input_error("give exactly one of epsilon, alpha or alpha_file")),
+        (None, None, Some(given)) => {
+            let epsilon = match levels_are {
+                "alpha" => false,
+                "epsilon" => true,
+                other => return Err(input_error(format!("levels_are {other:?} is not allowed: alpha or epsilon"))),
+            };
+            let name = format!("the {levels_are} of each row");
+            let checked =
+                lppf::tables::levels_from_list(std::path::Path::new(&name), &given, epsilon).map_err(input_error)?;
+            Levels::Rows { name, levels: checked }
+        }
+        _ => return Err(input_error("give exactly one of epsilon and alpha (a number, or a mapping of each row's)")),
     };
     let request = PrivatizeRequest {
+        records: counts.map(|(rows, cols, counts)| CountRecords { rows, cols, counts }),
         format: counts_format(delimiter, [row_column, col_column, count_column])?,
         precision,
         square,
         symmetric,
         diagonal,
-        rows,
-        cols,
-        labels,
+        rows: label_list("rows", rows),
+        cols: label_list("cols", cols),
+        labels: label_list("rows (the network's labels)", labels),
         seed,
         force,
         ..PrivatizeRequest::new(input, output, levels)
     };
-    let released = py.detach(|| privatize_file(&request)).map_err(privatize_error)?;
+    let staged =
+        py.detach(|| prepare_release(&request).and_then(|prepared| prepared.stage())).map_err(privatize_error)?;
+    // A Ctrl-C (or another signal with a Python handler) while the release was made: raise it,
+    // and the staged files are removed as `staged` drops.
+    py.check_signals()?;
+    let released = staged.publish().map_err(privatize_error)?;
     let out = PyDict::new(py);
     out.set_item("rows", released.rows)?;
     out.set_item("cols", released.cols)?;
@@ -124,9 +155,9 @@ fn privatize<'py>(
 /// Fits a release (or raw counts, for the non-private methods) and writes the fit directory
 /// (`lppf fit`); returns `estimate`, `summary` and `output`. The GIL is released while it runs.
 #[pyfunction]
-#[pyo3(signature = (input, output, *, model, components, method, chains=4, iterations=2000, burn_in=1000,
-    thin=5, max_iterations=1000, tolerance=1e-6, a0=1.0, b0=1.0, prior="auto", scale_shape=10.0,
-    scale_mean="learned", likelihood="auto", dispersion=None, alpha=None, alpha_file=None, precision=1.0,
+#[pyo3(signature = (input, output, *, model, components, method, counts=None, chains=4, iterations=2000, burn_in=1000,
+    thin=5, max_iterations=1000, tolerance=1e-6, a0=1.0, b0=1.0, prior="auto", scale_shape=None,
+    scale_mean=None, likelihood="auto", dispersion=None, alpha=None, alpha_file=None, precision=1.0,
     holdout=None, weights="auto", replicas=1, private_step="collapsed", seed=None, force=false,
     override_sidecar=false, allow_memory=false, threads=None, delimiter=None, row_column="row".to_owned(),
     col_column="col".to_owned(), count_column="count".to_owned()))]
@@ -138,6 +169,7 @@ fn fit<'py>(
     model: &str,
     components: usize,
     method: &str,
+    counts: Option<(Vec<String>, Vec<String>, Vec<String>)>,
     chains: usize,
     iterations: usize,
     burn_in: usize,
@@ -147,8 +179,8 @@ fn fit<'py>(
     a0: f64,
     b0: f64,
     prior: &str,
-    scale_shape: f64,
-    scale_mean: &str,
+    scale_shape: Option<f64>,
+    scale_mean: Option<&str>,
     likelihood: &str,
     dispersion: Option<f64>,
     alpha: Option<f64>,
@@ -188,6 +220,7 @@ fn fit<'py>(
         (Some(_), Some(_)) => return Err(input_error("give alpha or alpha_file, not both")),
     };
     let request = FitRequest {
+        records: counts.map(|(rows, cols, counts)| CountRecords { rows, cols, counts }),
         counts_format: counts_format(delimiter, [row_column, col_column, count_column])?,
         chains,
         iterations,
@@ -199,7 +232,7 @@ fn fit<'py>(
         b0,
         prior: PriorChoice::from_name(prior).map_err(fit_error)?,
         scale_shape,
-        scale_mean: ScaleMean::from_name(scale_mean).map_err(fit_error)?,
+        scale_mean: scale_mean.map(ScaleMean::from_name).transpose().map_err(fit_error)?,
         likelihood: LikelihoodChoice::from_name(likelihood).map_err(fit_error)?,
         dispersion,
         levels,

@@ -72,6 +72,8 @@ impl FitData {
 /// the naïve and private methods, raw counts (`row,col,count`) for the non-private references. A
 /// block model needs the same labels on both axes (a release made with `--square`).
 ///
+/// `records`: raw counts held in memory instead of the file `path` (which then only names them in
+/// messages), for the non-private methods.
 /// A release's sidecar is checked field by field whenever it exists ([`PrivacySidecar::load`]);
 /// levels given instead (`levels` other than [`LevelSource::Sidecar`]) that contradict it are
 /// refused unless `override_sidecar`, and the override is then recorded. Before reading, an
@@ -84,10 +86,22 @@ pub fn load(
     levels: &LevelSource,
     override_sidecar: bool,
     counts_format: &CountsFormat,
+    records: Option<&tables::CountRecords>,
 ) -> Result<FitData, FitError> {
     let modelled = kind.modelled_cells();
+    if records.is_some() && method.reads_released() {
+        return Err(FitError::Input(format!(
+            "{}: counts held in memory are raw counts, for the non-private methods; method {} reads a release \
+             (with its sidecar) from a file",
+            path.display(),
+            method.name()
+        )));
+    }
     if !method.reads_released() {
-        let mut table = read_counts_as(path, kind.square(), &GridLabels::default(), counts_format)?;
+        let mut table = match records {
+            Some(records) => tables::counts_from_records(path, records, kind.square(), &GridLabels::default())?,
+            None => read_counts_as(path, kind.square(), &GridLabels::default(), counts_format)?,
+        };
         if kind == ModelKind::Undirected {
             table = table.undirected(path)?;
         }

@@ -21,6 +21,7 @@ mod chains;
 pub mod checks;
 mod data;
 mod error;
+mod fit_dir;
 mod outputs;
 pub mod partition;
 mod report;

@@ -1,9 +1,10 @@
 //! A whole fit of one's own table, from the options a user types (`lppf fit`, `lppf.fit` in
 //! Python) to a fit directory: [`plan_fit`] checks the options and the output place, reads the
 //! table, holds out cells and estimates the cost; [`run_fit`] runs the chains, the "no structure"
-//! verdict, and commits every output file at once ([`write_outputs`] into a pending directory
-//! renamed into place), so a directory holds a whole fit or none.
+//! verdict, and commits every output file at once (`fit_dir.rs`: a pending directory put in
+//! place), so a directory holds a whole fit or none and `--force` replaces only a fit's files.
 
+use crate::fit_dir::{commit_fit, prepare_output};
 use crate::{
     FitCost, FitData, FitError, FitResult, FitSettings, LevelSource, Machine, Weighting, fit_chains, fit_cost,
     hold_out, independence_verdict, load, seed_from_os, summary_text, write_outputs,
@@ -11,7 +12,7 @@ use crate::{
 use distributions::Streams;
 use inference::{Algorithm, BesselArgument, CaviSettings, MEstimate, Method, PrivateStep, Schedule};
 use models::{Dispersion, GammaPrior, Likelihood, ModelKind, ScalePrior};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use tables::CountsFormat;
 
 /// The stream of the held-out cells: `Streams::new(seed).child(HOLDOUT_STREAM)` (chains use
@@ -101,6 +102,9 @@ pub struct FitRequest {
     /// A release (`row,col,value` with its sidecar) for the naïve and private methods, raw counts
     /// (laid out as `counts_format` says) for non-private and cavi.
     pub input: PathBuf,
+    /// Raw counts held in memory instead of the file `input` (which then names them in
+    /// messages): a DataFrame from Python, for the non-private methods; never written to disk.
+    pub records: Option<tables::CountRecords>,
     pub counts_format: CountsFormat,
     pub model: ModelKind,
     /// Communities (block) or topics (topic).
@@ -119,9 +123,10 @@ pub struct FitRequest {
     pub a0: f64,
     pub b0: f64,
     pub prior: PriorChoice,
-    /// The hierarchical prior's shape `a'` and scale.
-    pub scale_shape: f64,
-    pub scale_mean: ScaleMean,
+    /// The hierarchical prior's shape `a'` (default 10) and scale (default learned); `None`: the
+    /// default. Given with a flat prior they would do nothing, so they are refused.
+    pub scale_shape: Option<f64>,
+    pub scale_mean: Option<ScaleMean>,
     pub likelihood: LikelihoodChoice,
     /// The negative binomial's dispersion `r`, given instead of learned.
     pub dispersion: Option<f64>,
@@ -159,6 +164,7 @@ impl FitRequest {
     ) -> Self {
         Self {
             input: input.into(),
+            records: None,
             counts_format: CountsFormat::default(),
             model,
             components,
@@ -172,8 +178,8 @@ impl FitRequest {
             a0: 1.0,
             b0: 1.0,
             prior: PriorChoice::Auto,
-            scale_shape: 10.0,
-            scale_mean: ScaleMean::Learned,
+            scale_shape: None,
+            scale_mean: None,
             likelihood: LikelihoodChoice::Auto,
             dispersion: None,
             levels: LevelSource::Sidecar,
@@ -236,7 +242,18 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
         PriorChoice::Auto => gibbs,
         choice => choice == PriorChoice::Hierarchical,
     };
-    let scale = if hierarchical { Some(scale_prior(request.scale_shape, request.scale_mean)?) } else { None };
+    if !hierarchical && (request.scale_shape.is_some() || request.scale_mean.is_some()) {
+        return Err(input(&format!(
+            "--scale-shape and --scale-mean set the hierarchical prior, which this fit does not use (the prior is flat{}); \
+             drop them, or pass --prior hierarchical",
+            if request.prior == PriorChoice::Auto { ": auto is flat for CAVI" } else { "" }
+        )));
+    }
+    let scale = if hierarchical {
+        Some(scale_prior(request.scale_shape.unwrap_or(10.0), request.scale_mean.unwrap_or(ScaleMean::Learned))?)
+    } else {
+        None
+    };
     let negative_binomial = match request.likelihood {
         LikelihoodChoice::Auto => gibbs,
         choice => choice == LikelihoodChoice::NegativeBinomial,
@@ -278,6 +295,7 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
         &request.levels,
         request.override_sidecar,
         &request.counts_format,
+        request.records.as_ref(),
     )?;
     let (seed, seed_source) = match request.seed {
         Some(s) => (s, "--seed"),
@@ -301,6 +319,17 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
     };
     let machine = Machine::this();
     let cost = fit_cost(&settings, data.shape(), data.heldout.len(), machine);
+    if let Some(total) = runner::total_memory()
+        && cost.least_bytes > total
+    {
+        return Err(input(&format!(
+            "the fit needs {} of memory even with one chain at a time, more than the {} this machine has in all \
+             (memory and swap), so it cannot run here even with --allow-memory; use fewer --chains, --iterations \
+             (or a larger --thin), --components or a smaller table",
+            runner::bytes_text(cost.least_bytes),
+            runner::bytes_text(total)
+        )));
+    }
     if let Some(available) = machine.available
         && cost.least_bytes > available
         && !request.allow_memory
@@ -341,68 +370,4 @@ pub fn run_fit(plan: &FitPlan, request: &FitRequest, on_iteration: &(dyn Fn() + 
     result.verdict = independence_verdict(settings, data, &result, on_iteration)?;
     commit_fit(&request.output, |dir| write_outputs(dir, settings, data, &result, seed_source, request.holdout))?;
     Ok(FitDone { summary: summary_text(settings, data, &result), output: request.output.clone() })
-}
-
-/// Before a fit: refuses an output that is not a place for one ([`results::check_output_dir`]:
-/// the root, a file, someone else's non-empty directory), or that holds a fit already (unless
-/// `force`); undoes what a killed fit left beside it (its pending directory, or the old fit it
-/// had moved aside to replace, which is put back).
-fn prepare_output(output: &Path, force: bool) -> Result<(), FitError> {
-    let io = |path: &Path, e: std::io::Error| FitError::Output(format!("{}: {e}", path.display()));
-    results::check_output_dir(output, &[FIT_FILE], "fit (no fit.toml)").map_err(|e| FitError::Input(e.to_string()))?;
-    let name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    for (entry, _, target) in results::stale_entries(output) {
-        if target == format!("{name}.old") && !output.exists() {
-            std::fs::rename(&entry, output).map_err(|e| io(&entry, e))?;
-            eprintln!("{}: restored the fit that a stopped `lppf fit --force` had moved aside", output.display());
-        } else if target == name || target == format!("{name}.old") {
-            results::remove_entry(&entry).map_err(|e| io(&entry, e))?;
-        }
-    }
-    if output.join(FIT_FILE).exists() && !force {
-        return Err(FitError::Input(format!(
-            "{}: already holds a fit (fit.toml); pass --force to replace it or choose another --output",
-            output.display()
-        )));
-    }
-    Ok(())
-}
-
-/// Writes a fit with `write` into a pending directory beside `output`, then renames it into
-/// place, so `output` holds a whole fit or none (issue 31: a full disk used to leave a partial
-/// fit that later runs refused to replace). An existing fit (`force`) is moved aside first and
-/// removed after; a kill between the two renames leaves it aside, and the next fit puts it back
-/// ([`prepare_output`]).
-fn commit_fit(output: &Path, write: impl FnOnce(&Path) -> Result<(), FitError>) -> Result<(), FitError> {
-    let pending = results::pending_path(output);
-    let io = |path: &Path, e: std::io::Error| FitError::Output(format!("{}: {e}", path.display()));
-    if let Some(parent) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
-    }
-    std::fs::create_dir(&pending).map_err(|e| io(&pending, e))?;
-    if let Err(e) = write(&pending) {
-        let _ = results::remove_entry(&pending);
-        return Err(e);
-    }
-    let empty = std::fs::read_dir(output).map_or(true, |mut entries| entries.next().is_none());
-    let aside = if output.exists() && !empty {
-        let mut name = pending.as_os_str().to_owned();
-        name.push(".old");
-        let aside = PathBuf::from(name);
-        std::fs::rename(output, &aside).map_err(|e| io(output, e))?;
-        Some(aside)
-    } else {
-        None
-    };
-    if let Err(e) = std::fs::rename(&pending, output) {
-        if let Some(aside) = &aside {
-            let _ = std::fs::rename(aside, output);
-        }
-        let _ = results::remove_entry(&pending);
-        return Err(io(output, e));
-    }
-    if let Some(aside) = aside {
-        let _ = results::remove_entry(&aside);
-    }
-    Ok(())
 }

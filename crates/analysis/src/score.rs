@@ -13,7 +13,7 @@ use crate::error::FitError;
 use distributions::ln_gamma;
 use results::{Values, read_table};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use tables::CountTable;
 
@@ -72,6 +72,26 @@ pub fn read_fit_rates(path: &Path) -> Result<FitRates, FitError> {
 /// Scores the fitted rates of `rates` (every cell the fit modelled) against the raw counts
 /// `truth`. Every fitted cell must be on the truth's grid.
 pub fn score(rates: &FitRates, truth: &CountTable, truth_file: &Path) -> Result<Score, FitError> {
+    // Every row and column of the truth must be the fit's: a label the fit never saw has counts
+    // the score would silently leave out. (On a network's grid, rows × rows, a label may be the
+    // fit's on either axis: an undirected fit holds each pair once, the first label first.)
+    let (mut fit_rows, mut fit_cols): (HashSet<&str>, HashSet<&str>) =
+        (rates.keys().map(|(r, _)| r.as_str()).collect(), rates.keys().map(|(_, c)| c.as_str()).collect());
+    if truth.rows.names == truth.cols.names {
+        fit_rows.extend(fit_cols.iter().copied());
+        fit_cols.clone_from(&fit_rows);
+    }
+    for (axis, names, fitted) in [("row", &truth.rows.names, &fit_rows), ("column", &truth.cols.names, &fit_cols)] {
+        let missing: Vec<&String> = names.iter().filter(|n| !fitted.contains(n.as_str())).collect();
+        if let Some(first) = missing.first() {
+            return Err(FitError::Input(format!(
+                "{}: {} {axis} label(s) of the counts are not in the fit, e.g. {first:?}: score a fit against the counts \
+                 it was released from",
+                truth_file.display(),
+                missing.len()
+            )));
+        }
+    }
     let cols = truth.cols.len();
     let (mut log_likelihood, mut deviance, mut fitted_total, mut raw_total) = (0.0, 0.0, 0.0, 0.0);
     let mut bins: Vec<ScoreBin> = SCORE_BINS
@@ -123,9 +143,22 @@ pub fn score(rates: &FitRates, truth: &CountTable, truth_file: &Path) -> Result<
     })
 }
 
-/// The Pearson correlation of two fits' mean rates over the cells both hold (in sorted cell
-/// order), and how many cells that is.
-pub fn rate_correlation(a: &FitRates, b: &FitRates) -> (f64, usize) {
+/// The Pearson correlation of two fits' mean rates over their cells (in sorted cell order), and
+/// how many cells that is. Both fits must hold the same cells (fits of one grid and model): a
+/// cell of one missing from the other, or rates with no spread (the correlation is undefined),
+/// is refused naming it.
+pub fn rate_correlation(a: &FitRates, b: &FitRates) -> Result<(f64, usize), FitError> {
+    let only = |x: &FitRates, y: &FitRates| {
+        let mut missing: Vec<&(String, String)> = x.keys().filter(|k| !y.contains_key(*k)).collect();
+        missing.sort();
+        missing.first().map(|(r, c)| (missing.len(), format!("({r}, {c})")))
+    };
+    if let Some((n, cell)) = only(a, b).or_else(|| only(b, a)) {
+        return Err(FitError::Input(format!(
+            "the two fits do not hold the same cells ({n} cell(s) in one only, e.g. {cell}): compare fits of one \
+             table and one model"
+        )));
+    }
     let mut shared: Vec<(&(String, String), f64, f64)> =
         a.iter().filter_map(|(k, &x)| b.get(k).map(|&y| (k, x, y))).collect();
     shared.sort_by(|p, q| p.0.cmp(q.0));
@@ -137,7 +170,14 @@ pub fn rate_correlation(a: &FitRates, b: &FitRates) -> (f64, usize) {
         sxx += (x - mx) * (x - mx);
         syy += (y - my) * (y - my);
     }
-    (sxy / (sxx * syy).sqrt(), shared.len())
+    let r = sxy / (sxx * syy).sqrt();
+    if !r.is_finite() {
+        return Err(FitError::Input(format!(
+            "the rate correlation of the two fits is undefined: over their {} cell(s) the rates of one do not vary",
+            shared.len()
+        )));
+    }
+    Ok((r, shared.len()))
 }
 
 /// The row partition a fit wrote (`partition.csv`: `row,group,…`), by row label; empty when the
@@ -207,6 +247,12 @@ mod tests {
         assert_eq!(s.bins.iter().map(|b| b.cells).collect::<Vec<_>>(), vec![1, 1, 2, 0, 0, 0]);
         rates.insert(("c".into(), "x".into()), 1.0);
         assert!(score(&rates, &truth, Path::new("t.csv")).unwrap_err().to_string().contains("(c, x)"));
+        // A row of the counts the fit does not have is refused, not left out.
+        rates.remove(&("c".to_string(), "x".to_string()));
+        let wider =
+            CountTable { rows: labels(&["a", "b", "z"]), cols: labels(&["x", "y"]), counts: vec![0, 2, 1, 3, 5, 0] };
+        let e = score(&rates, &wider, Path::new("t.csv")).unwrap_err().to_string();
+        assert!(e.contains("1 row label(s)") && e.contains("\"z\""), "{e}");
     }
 
     /// The adjusted Rand index is 1 for the same partition under other labels and −1/2 for
@@ -223,7 +269,13 @@ mod tests {
         assert!((ari - (-0.5)).abs() < 1e-12, "{ari}");
         let rates: FitRates = (0..5).map(|i| ((i.to_string(), "c".to_string()), i as f64 * 1.5 + 0.1)).collect();
         let doubled: FitRates = rates.iter().map(|(k, v)| (k.clone(), 2.0 * v + 1.0)).collect();
-        let (r, n) = rate_correlation(&rates, &doubled);
+        let (r, n) = rate_correlation(&rates, &doubled).unwrap();
         assert!((r - 1.0).abs() < 1e-12 && n == 5, "{r}");
+        // Another grid, or no spread: refused, never NaN.
+        let mut other = doubled.clone();
+        other.remove(&("3".to_string(), "c".to_string()));
+        assert!(rate_correlation(&rates, &other).unwrap_err().to_string().contains("(3, c)"));
+        let flat: FitRates = rates.keys().map(|k| (k.clone(), 1.0)).collect();
+        assert!(rate_correlation(&rates, &flat).unwrap_err().to_string().contains("undefined"));
     }
 }

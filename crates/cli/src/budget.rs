@@ -119,6 +119,13 @@ fn local(args: &BudgetArgs) -> Result<Vec<String>, Failure> {
         }
         _ => return Err(bad_input("give exactly one of --alpha (to print ε) or --epsilon (to print α)")),
     };
+    // Only levels a release can have: the exact sampler's range (α a normal double in (0, 1),
+    // ε/N in [2⁻²⁴, 708]), as `lppf privatize` checks them.
+    let mechanism = match (args.alpha, args.epsilon) {
+        (Some(alpha), _) => distributions::ExactTwoSidedGeometric::from_alpha(alpha),
+        (_, eps) => distributions::ExactTwoSidedGeometric::from_decay(eps.unwrap_or(f64::NAN) / precision),
+    };
+    mechanism.map_err(|e| bad_input(format!("{e}; lppf privatize refuses this level, so no release can have it")))?;
     let mut lines = vec![format!(
         "two-sided geometric mechanism: α = {}, precision N = {precision}: pure ε = N ln(1/α) = {} for any one \
          count changing by up to N (δ = 0)",

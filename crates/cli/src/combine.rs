@@ -24,13 +24,14 @@ pub struct CombineArgs {
 }
 
 pub fn combine(args: &CombineArgs) -> Result<(), Failure> {
-    if let Some(same) = args.inputs.iter().find(|p| **p == args.output) {
+    // The same file however it is named (`./a.csv`, a link to it), or the same path.
+    if let Some(same) = args.inputs.iter().find(|p| **p == args.output || results::same_file(p, &args.output)) {
         return Err(bad_input(format!("--output {} is one of the --inputs", same.display())));
     }
     let mut rows = Labels::default();
     let mut cols: Option<Labels> = None;
     let mut values = Vec::new();
-    let (mut alphas, mut first): (Vec<f64>, Option<PrivacySidecar>) = (Vec::new(), None);
+    let (mut stated, mut first): (Vec<tables::StatedLevel>, Option<PrivacySidecar>) = (Vec::new(), None);
     let (mut private, mut randomness) = (true, Vec::<String>::new());
     let mut owner: Vec<usize> = Vec::new();
     for (k, path) in args.inputs.iter().enumerate() {
@@ -65,7 +66,7 @@ pub fn combine(args: &CombineArgs) -> Result<(), Failure> {
                 table.cols.len()
             )));
         }
-        let levels = sidecar.alphas(&sidecar_file, &table.rows).map_err(bad_input)?;
+        let levels = sidecar.levels(&sidecar_file, &table.rows).map_err(bad_input)?;
         if let Some(f) = &first {
             let differs = |what: &str, a: &dyn std::fmt::Display, b: &dyn std::fmt::Display| {
                 bad_input(format!(
@@ -118,7 +119,7 @@ pub fn combine(args: &CombineArgs) -> Result<(), Failure> {
                 return Err(bad_input(format!("the combined release exceeds {} cells", tables::MAX_CELLS)));
             }
         }
-        alphas.extend(levels);
+        stated.extend(levels);
         cols.get_or_insert(table.cols);
         first.get_or_insert(sidecar);
     }
@@ -138,7 +139,7 @@ pub fn combine(args: &CombineArgs) -> Result<(), Failure> {
         diagonal: false,
         ..first
     };
-    sidecar.set_levels(&rows, &alphas);
+    sidecar.set_levels(&rows, &stated);
     let released = ReleasedTable::grid(rows, cols, values);
     let text = toml::to_string(&sidecar).map_err(failed)?;
     let header = format!(

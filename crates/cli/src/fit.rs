@@ -69,13 +69,15 @@ pub struct FitArgs {
     /// Hierarchical prior: the shape a' of the row and column rates. The default 10 keeps the rows'
     /// scales close together (a' = 1, hierarchical Poisson factorization's choice, lets each row's
     /// scale wander and biased the total of sparse tables: docs/model-checking.md).
-    #[arg(long, default_value_t = 10.0)]
-    scale_shape: f64,
+    /// [default: 10]
+    #[arg(long)]
+    scale_shape: Option<f64>,
     /// Hierarchical prior: "learned" (the rates' rate κ ~ Gamma(1, rate 1/a'), an exponential with
     /// mean a', so the rates' common scale is learned from the data), or a number b' fixing
     /// κ = a'/b' (the rates' prior mean is then b').
-    #[arg(long, default_value = "learned")]
-    scale_mean: String,
+    /// [default: learned]
+    #[arg(long)]
+    scale_mean: Option<String>,
     /// poisson: y ~ Pois(μ). negative-binomial (Gibbs methods): y ~ Pois(μδ), δ ~ Gamma(r, r) per
     /// cell, i.e. variance μ + μ²/r, for overdispersed counts (most real networks and texts;
     /// docs/model-checking.md); r is learned unless --dispersion gives it. auto:
@@ -178,7 +180,7 @@ impl FitArgs {
             b0: self.b0,
             prior: PriorChoice::from_name(&self.prior)?,
             scale_shape: self.scale_shape,
-            scale_mean: ScaleMean::from_name(&self.scale_mean)?,
+            scale_mean: self.scale_mean.as_deref().map(ScaleMean::from_name).transpose()?,
             likelihood: LikelihoodChoice::from_name(&self.likelihood)?,
             dispersion: self.dispersion,
             levels,

@@ -440,7 +440,9 @@ fn topics(path: &Path, replication: usize, noise_index: usize) -> Result<(), Fai
     std::fs::create_dir_all(&dir).map_err(|e| failed(format!("{}: {e}", dir.display())))?;
     let (svg, png) = (dir.join(TOPICS_SVG), dir.join(TOPICS_PNG));
     let title = format!("{}: true vs recovered topics (replication {replication})", m.experiment.name);
-    results::plot_topics(&panels, k, words, &title, Some(&svg), Some(&png)).map_err(failed)?;
+    let stem = TOPICS_SVG.trim_end_matches(".svg");
+    runner::write_figure(&dir, stem, |svg, png| results::plot_topics(&panels, k, words, &title, Some(svg), Some(png)))
+        .map_err(failed)?;
     println!("wrote {} and {}", svg.display(), png.display());
     Ok(())
 }

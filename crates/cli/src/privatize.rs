@@ -5,7 +5,7 @@
 
 use crate::counts_layout::CountsLayout;
 use crate::{Failure, bad_input, failed};
-use release::{Levels, PrivatizeError, PrivatizeRequest, privatize_file};
+use release::{LabelSource, Levels, PrivatizeError, PrivatizeRequest, privatize_file};
 use std::path::PathBuf;
 
 /// How much noise: one level for every row, or a file with each row's own.
@@ -85,9 +85,9 @@ impl PrivatizeArgs {
             square: self.square,
             symmetric: self.symmetric,
             diagonal: self.diagonal,
-            rows: self.rows.clone(),
-            cols: self.cols.clone(),
-            labels: self.labels.clone(),
+            rows: self.rows.clone().map(LabelSource::File),
+            cols: self.cols.clone().map(LabelSource::File),
+            labels: self.labels.clone().map(LabelSource::File),
             seed: self.seed,
             force: self.force,
             ..PrivatizeRequest::new(&self.input, &self.output, levels)

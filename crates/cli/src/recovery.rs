@@ -7,7 +7,7 @@
 use crate::{Failure, bad_input, failed};
 use pipeline::{Estimate, ModelKind, Recovery, load, recovery};
 use results::{GridPanel, PanelGrid, Shading, count_scale, level_scale, plot_panel_grid};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Which data set and where the figure goes.
 #[derive(clap::Args)]
@@ -57,7 +57,9 @@ pub fn recovery_figure(args: &RecoveryArgs) -> Result<(), Failure> {
             eprintln!("{}", panel.label);
         }
     }
-    plot_panel_grid(&grid, Some(&svg), Some(&png)).map_err(failed)?;
+    let dir = png.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let stem = png.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    runner::write_figure(dir, &stem, |svg, png| plot_panel_grid(&grid, Some(svg), Some(png))).map_err(failed)?;
     println!("wrote {} and {}", svg.display(), png.display());
     Ok(())
 }

@@ -68,7 +68,8 @@ pub fn score_fit(args: &ScoreArgs) -> Result<(), Failure> {
         Some(other) => {
             fit_model(other)?;
             let theirs = read_fit_rates(&other.join("rates.parquet")).map_err(bad_input)?;
-            let (rate_correlation, shared_cells) = rate_correlation(&rates, &theirs);
+            let (rate_correlation, shared_cells) = rate_correlation(&rates, &theirs)
+                .map_err(|e| bad_input(format!("--reference {}: {e}", other.display())))?;
             let ours = read_partition(&args.fit.join("partition.csv")).map_err(bad_input)?;
             let them = read_partition(&other.join("partition.csv")).map_err(bad_input)?;
             let agreement = adjusted_rand(&ours, &them);

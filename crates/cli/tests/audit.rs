@@ -1,5 +1,6 @@
-//! Issue 31, the audit of `privatize`, `fit`, `epsilon` and `run` as a data holder and an analyst
-//! would use them: one test per finding, each of which failed before the fix.
+//! The audits of `privatize`, `fit`, `epsilon` and `run` as a data holder, an analyst and an
+//! attacker on a shared machine would use them (issues 31 and 53): one test per finding, each of
+//! which failed before the fix.
 
 mod common;
 
@@ -240,7 +241,9 @@ fn fit_checks_the_sidecar_and_refuses_a_contradicting_alpha() {
     let released = release(&dir);
     let sidecar_file = dir.join("r.csv.privacy.toml");
     let good = std::fs::read_to_string(&sidecar_file).unwrap();
-    let eps = (2.0f64).ln();
+    // As stated: ln 2, rounded up.
+    let eps = good.lines().find_map(|l| l.strip_prefix("epsilon = ")).unwrap().to_string();
+    assert!(eps.parse::<f64>().unwrap() >= 2f64.ln());
     let edits: Vec<(String, &str)> = vec![
         (good.replace(&format!("epsilon = {eps}"), "epsilon = 0.0"), "epsilon = 0"),
         (good.replace(&format!("epsilon = {eps}"), "epsilon = -1.0"), "epsilon = -1"),
@@ -412,4 +415,188 @@ fn bad_counts_and_headers_exit_2_with_line_and_labels() {
         assert!(stderr(&out).contains(says), "{}", stderr(&out));
         assert_eq!(listing(&dir), ["c.csv"]);
     }
+}
+
+// ---- Issue 53: a shared machine and a careless user ----
+
+/// `fit --force` replaces a fit's files and nothing else: a `score.toml` and a folder of notes the
+/// user keeps in the fit directory survive, and a figure the new fit does not draw is removed.
+#[test]
+fn fit_force_keeps_the_files_it_did_not_write() {
+    let dir = scratch("force-keeps");
+    let released = release(&dir);
+    let output = dir.join("fit");
+    let out = fit(&released, &output, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(output.join("score.toml"), "mine").unwrap();
+    std::fs::create_dir(output.join("notes")).unwrap();
+    std::fs::write(output.join("notes").join("a.md"), "mine").unwrap();
+    let out = fit(&released, &output, &["--force", "--weights", "equal"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(output.join("score.toml")).unwrap(), "mine");
+    assert!(output.join("notes").join("a.md").exists());
+    let names = listing(&output);
+    assert!(names.contains(&"fit.toml".to_string()) && names.contains(&"rates.parquet".to_string()), "{names:?}");
+    assert!(listing(&dir).iter().all(|n| !n.contains("pending")), "{:?}", listing(&dir));
+}
+
+/// Recovery after a kill removes only the exact pending names lppf creates: a user's files and
+/// directory trees named like `<release>.<anything>.<digits>.tmp` (which earlier versions deleted)
+/// survive a release, a `--force` release and a fit of it.
+#[test]
+fn recovery_never_deletes_a_users_files_or_trees() {
+    let dir = scratch("recovery-keeps");
+    let released = release(&dir);
+    let keep = ["r.csv.4000000000.tmp", "r.csv.backup.4000000000.tmp", "r.csv.privacy.toml.1.tmp"];
+    for name in keep {
+        std::fs::write(dir.join(name), "mine").unwrap();
+    }
+    let tree = dir.join("r.csv.runs.4000000000.tmp");
+    std::fs::create_dir_all(tree.join("inner")).unwrap();
+    std::fs::write(tree.join("inner").join("data.txt"), "mine").unwrap();
+    let out = privatize(&dir, "c.csv", "r.csv", &["--alpha", "0.5", "--seed", "4", "--force"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = fit(&released, &dir.join("fit"), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for name in keep {
+        assert_eq!(std::fs::read_to_string(dir.join(name)).unwrap(), "mine", "{name}");
+    }
+    assert!(tree.join("inner").join("data.txt").exists());
+}
+
+/// The cost of the pointwise likelihoods (PSIS-LOO weights under the default `--weights auto`, and
+/// the held-out score with `--holdout`) does not grow with the released values: a 6 × 5 release of
+/// counts near 2·10⁷ fits as fast as one of small counts (it did not finish in 90 s). The bound
+/// below is a guard against a hang, not a benchmark: the fit takes about a second.
+#[test]
+fn fit_time_does_not_grow_with_the_released_values() {
+    let dir = scratch("big-values");
+    let mut text = String::from("row,col,count\n");
+    for r in 0..6 {
+        for c in 0..5 {
+            text.push_str(&format!("r{r},c{c},{}\n", 20_000_000 + 1_000 * r - 700 * c));
+        }
+    }
+    std::fs::write(dir.join("big.csv"), text).unwrap();
+    let out = privatize(&dir, "big.csv", "big-r.csv", &["--alpha", "0.5", "--seed", "2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let input = dir.join("big-r.csv");
+    for (name, extra) in [("loo", &[][..]), ("holdout", &["--holdout", "0.2"][..])] {
+        let output = dir.join(name);
+        let mut args = vec!["fit", "--input", s(&input), "--model", "topic", "--components", "2"];
+        args.extend(["--method", "private", "--seed", "1", "--quiet", "--output", s(&output)]);
+        args.extend_from_slice(extra);
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lppf"))
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if start.elapsed() > std::time::Duration::from_secs(300) {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        assert!(status.is_some_and(|s| s.success()), "{name}: the fit did not finish within 300 s ({status:?})");
+        assert!(output.join("fit.toml").exists());
+    }
+}
+
+/// The small findings: each refused or read as it should be, with the option or value named.
+#[test]
+fn the_small_findings_of_the_second_audit() {
+    let dir = scratch("small");
+    let write = |name: &str, text: &str| {
+        std::fs::write(dir.join(name), text).unwrap();
+        dir.join(name)
+    };
+    // --symmetric implies --square, also for --labels.
+    write("net.csv", "row,col,count\na,b,2\nb,c,1\n");
+    write("labels.csv", "label\na\nb\nc\nd\n");
+    let labels = dir.join("labels.csv");
+    let out = privatize(&dir, "net.csv", "net-r.csv", &["--symmetric", "--labels", s(&labels), "--alpha", "0.5"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // combine refuses an --output that is one of the inputs under another name (./ or a link).
+    let out = privatize(&dir, "net.csv", "one.csv", &["--alpha", "0.5", "--seed", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::os::unix::fs::symlink(dir.join("one.csv"), dir.join("alias.csv")).unwrap();
+    let before = std::fs::read(dir.join("one.csv")).unwrap();
+    for output in [format!("{}/./one.csv", s(&dir)), s(&dir.join("alias.csv")).to_string()] {
+        let out = lppf(["combine", "--inputs", s(&dir.join("one.csv")), "--output", &output, "--force"]);
+        assert_eq!(out.status.code(), Some(2), "{output}: {}", stderr(&out));
+        assert!(stderr(&out).contains("is one of the --inputs"), "{}", stderr(&out));
+    }
+    assert_eq!(std::fs::read(dir.join("one.csv")).unwrap(), before);
+    // Counts that are not exact integers are refused, not rounded.
+    for count in ["2.9999999999999999", "0.5", "1e-1"] {
+        write("frac.csv", &format!("row,col,count\na,x,{count}\nb,y,1\n"));
+        let out = privatize(&dir, "frac.csv", "frac-r.csv", &["--alpha", "0.5"]);
+        assert_eq!(out.status.code(), Some(2), "{count}: {}", stderr(&out));
+        assert!(stderr(&out).contains(count) && stderr(&out).contains("line 2"), "{count}: {}", stderr(&out));
+    }
+    // lppf epsilon prints only levels a release can have.
+    for args in [["--epsilon", "800"], ["--epsilon", "1e-300"], ["--alpha", "1e-310"]] {
+        let out = lppf(["epsilon", args[0], args[1], "--precision", "1"]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("privatize refuses this level"), "{}", stderr(&out));
+    }
+    // The sidecar never states less ε than the mechanism gives: ε = 2⁻²⁴ exactly, rounded up.
+    let tiny = 2f64.powi(-24);
+    let out = privatize(&dir, "net.csv", "tiny.csv", &["--epsilon", &tiny.to_string(), "--seed", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sidecar: toml::Table = std::fs::read_to_string(dir.join("tiny.csv.privacy.toml")).unwrap().parse().unwrap();
+    let stated = sidecar["epsilon"].as_float().unwrap();
+    assert!(stated >= tiny && stated < tiny * (1.0 + 1e-14), "{stated} vs {tiny}");
+    // --scale-shape / --scale-mean with a flat prior would do nothing: refused.
+    let released = release(&dir);
+    for extra in [["--scale-shape", "3"], ["--scale-mean", "2"]] {
+        let out = fit(&released, &dir.join("flat"), &[&["--prior", "flat"][..], &extra[..]].concat());
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("hierarchical prior, which this fit does not use"), "{}", stderr(&out));
+    }
+    // --allow-memory does not let a fit allocate more than the machine has in all.
+    let huge = dir.join("huge");
+    let mut args = vec!["fit", "--input", s(&released), "--model", "topic", "--components", "2"];
+    args.extend(["--method", "private", "--iterations", "10000000000", "--burn-in", "0", "--thin", "1"]);
+    args.extend(["--allow-memory", "--output", s(&huge)]);
+    let out = lppf(&args);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("this machine has in all"), "{}", stderr(&out));
+    // A manifest integer beyond 2⁶³ − 1 is blamed on its own field.
+    let manifest = write("h.toml", "[experiment]\nname = \"h\"\nseed = 18446744073709551616\n");
+    let out = lppf(["validate", s(&manifest)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("experiment.seed"), "{}", stderr(&out));
+}
+
+/// `score`: a reference fit of another grid is refused (it printed rate_correlation = nan and
+/// exit 0), and a row of the counts the fit does not have is refused, not left out.
+#[test]
+fn score_refuses_fits_and_counts_it_cannot_compare() {
+    let dir = scratch("score");
+    let released = release(&dir);
+    let out = fit(&released, &dir.join("a"), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(dir.join("other.csv"), "row,col,count\nq,x,1\nw,y,2\n").unwrap();
+    let out = privatize(&dir, "other.csv", "other-r.csv", &["--alpha", "0.5", "--seed", "2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = fit(&dir.join("other-r.csv"), &dir.join("b"), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let counts = dir.join("c.csv");
+    let out = lppf(["score", "--fit", s(&dir.join("a")), "--truth", s(&counts), "--reference", s(&dir.join("b"))]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(stderr(&out).contains("do not hold the same cells"), "{}", stderr(&out));
+    let mut wider = std::fs::read_to_string(&counts).unwrap();
+    wider.push_str("r9,c0,4\n");
+    std::fs::write(dir.join("wider.csv"), wider).unwrap();
+    let out = lppf(["score", "--fit", s(&dir.join("a")), "--truth", s(&dir.join("wider.csv"))]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(stderr(&out).contains("\"r9\""), "{}", stderr(&out));
 }

@@ -46,8 +46,12 @@ thin = 10
 }
 
 fn unit_files(dir: &Path) -> usize {
-    std::fs::read_dir(dir.join("out/units"))
-        .map_or(0, |d| d.filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "toml")).count())
+    std::fs::read_dir(dir.join("out/units")).map_or(0, |d| {
+        // Unit files, not the hidden pending files a unit is written through.
+        d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".toml") && !n.starts_with('.'))
+            .count()
+    })
 }
 
 #[test]

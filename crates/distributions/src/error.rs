@@ -23,7 +23,7 @@ impl fmt::Display for ParamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: parameter {} = {} is invalid (allowed: {})",
+            "{}: parameter {} = {:?} is invalid (allowed: {})",
             self.distribution, self.parameter, self.value, self.allowed
         )
     }

@@ -133,7 +133,7 @@ impl HeldOutManifest {
             });
         }
         let reader = if m.data.source == "counts" { Method::NonPrivate } else { Method::Private };
-        let data = load(&m.data.path, reader, m.model.kind, &levels, false, &analysis::CountsFormat::default())
+        let data = load(&m.data.path, reader, m.model.kind, &levels, false, &analysis::CountsFormat::default(), None)
             .map_err(|e| invalid(file, "data.path", format!("{:?}", m.data.path.display()), &e.to_string()))?;
         // The cells held out must leave at least one on each side (checked here, not at run time).
         heldout_count(&data, m.holdout.fraction).map_err(|e| {

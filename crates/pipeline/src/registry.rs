@@ -37,8 +37,13 @@ pub fn load_experiment(path: &Path) -> Result<Box<dyn Loaded>, ManifestError> {
 /// or a missing `kind` in a manifest with another kind's table (`[dpvi]`, `[dpsep]`, `[fit]`), is
 /// an error naming `experiment.kind` (not the other kind's table as an unknown field).
 pub fn parse_experiment(text: &str, file: &Path) -> Result<Box<dyn Loaded>, ManifestError> {
-    // Text that is not TOML goes to the default kind's parser, whose error names the line.
-    let table = toml::from_str::<toml::Table>(text).ok();
+    // Text that is not TOML is refused here, naming the field on the line the parser points at
+    // (an integer beyond 2⁶³ − 1, say: TOML's integers are 64-bit, and the kind's own parser would
+    // otherwise blame an unrelated field).
+    let table = match toml::from_str::<toml::Table>(text) {
+        Ok(table) => Some(table),
+        Err(e) => return Err(crate::manifest::parse_error(file, text, &e)),
+    };
     let kind = table.as_ref().and_then(|t| t.get("experiment")?.get("kind"));
     let name = match kind {
         Some(toml::Value::String(name)) => name.as_str(),

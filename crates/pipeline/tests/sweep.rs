@@ -54,9 +54,12 @@ fn rerun_skips_finished_units_and_recomputes_only_missing_ones() {
     assert_eq!(second, first, "rows read back must equal the rows written, without duplicates");
 
     std::fs::remove_file(dir.join("units/cell2.toml")).unwrap();
-    std::fs::write(dir.join("units/cell3.toml.1234.tmp"), "half a file").unwrap(); // a killed write
+    // A killed write (a pid above pid_max: its process has ended) is removed by the next run.
+    let killed = dir.join("units/.lppf-pending.4000000000.abcd1234.cell3.toml");
+    std::fs::write(&killed, "half a file").unwrap();
     let (third, computed) = run(&manifest, false);
     assert_eq!(computed, 1);
+    assert!(!killed.exists());
     let strip = |rows: &[pipeline::MethodResult]| -> Vec<(u64, u64)> {
         rows.iter().map(|r| (r.alpha.map_or(0, f64::to_bits), r.mean_kl.to_bits())).collect()
     };

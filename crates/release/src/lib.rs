@@ -29,13 +29,48 @@ pub enum Levels {
     Alpha(f64),
     /// Each row's own level: a file of `row,alpha` or `row,epsilon`, one line per row.
     File(PathBuf),
+    /// Each row's own level, held in memory (checked as a file's: [`tables::levels_from_list`]);
+    /// `name` stands for them in messages.
+    Rows { name: String, levels: Vec<(String, Level)> },
+}
+
+/// Where stated grid labels come from: a file (`label` column) or a list held in memory.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LabelSource {
+    File(PathBuf),
+    /// Labels in the order given (checked as a file's: [`tables::labels_from_list`]); `name`
+    /// stands for them in messages.
+    List {
+        name: String,
+        labels: Vec<String>,
+    },
+}
+
+impl LabelSource {
+    fn read(&self) -> Result<tables::Labels, tables::TableError> {
+        match self {
+            Self::File(path) => read_labels(path),
+            Self::List { name, labels } => tables::labels_from_list(Path::new(name), labels),
+        }
+    }
+
+    fn file(&self) -> Option<&Path> {
+        match self {
+            Self::File(path) => Some(path),
+            Self::List { .. } => None,
+        }
+    }
 }
 
 /// What to privatize and where to put it: the options of `lppf privatize`, by the same names.
 #[derive(Clone, Debug)]
 pub struct PrivatizeRequest {
-    /// The counts (CSV, TSV or Parquet, laid out as `format` says).
+    /// The counts (CSV, TSV or Parquet, laid out as `format` says); with `records`, the name
+    /// that stands for the counts held in memory in messages.
     pub input: PathBuf,
+    /// The counts held in memory instead of a file (a DataFrame from Python): raw counts never
+    /// touch the disk.
+    pub records: Option<tables::CountRecords>,
     pub format: CountsFormat,
     /// The release file; its sidecar goes beside it ([`sidecar_path`]).
     pub output: PathBuf,
@@ -53,9 +88,9 @@ pub struct PrivatizeRequest {
     pub diagonal: bool,
     /// Files stating the grid's row and column labels (`rows`, `cols`), or with `square` both axes'
     /// (`labels`), so empty rows and columns are kept and the grid is public.
-    pub rows: Option<PathBuf>,
-    pub cols: Option<PathBuf>,
-    pub labels: Option<PathBuf>,
+    pub rows: Option<LabelSource>,
+    pub cols: Option<LabelSource>,
+    pub labels: Option<LabelSource>,
     /// Seed the noise: for demonstrations and tests only; the release is then NOT private.
     pub seed: Option<u64>,
     /// Replace an existing release at `output`.
@@ -68,6 +103,7 @@ impl PrivatizeRequest {
     pub fn new(input: impl Into<PathBuf>, output: impl Into<PathBuf>, levels: Levels) -> Self {
         Self {
             input: input.into(),
+            records: None,
             format: CountsFormat::default(),
             output: output.into(),
             levels,
@@ -137,10 +173,14 @@ pub struct Released {
 /// Writes a release and its sidecar as one ([`commit_release`]): one already there is the
 /// user's to resolve, a failed write a failure.
 pub fn commit(output: &Path, released: &ReleasedTable, sidecar: &str, force: bool) -> Result<(), PrivatizeError> {
-    commit_release(output, released, sidecar, force).map_err(|e| match e {
+    commit_release(output, released, sidecar, force).map_err(commit_error)
+}
+
+fn commit_error(e: CommitError) -> PrivatizeError {
+    match e {
         CommitError::Exists(_) => bad_input(e),
         CommitError::Write(_) => failed(e),
-    })
+    }
 }
 
 /// The files a release reads: none may be the release or its sidecar.
@@ -149,30 +189,33 @@ fn inputs(request: &PrivatizeRequest) -> Vec<(&'static str, &Path)> {
         Levels::File(path) => Some(path),
         _ => None,
     };
+    fn label_file(source: &Option<LabelSource>) -> Option<&Path> {
+        source.as_ref().and_then(LabelSource::file)
+    }
     let files = [
-        ("--input", Some(&request.input)),
-        ("--alpha-file", level_file),
-        ("--rows", request.rows.as_ref()),
-        ("--cols", request.cols.as_ref()),
-        ("--labels", request.labels.as_ref()),
+        ("--input", request.records.is_none().then_some(request.input.as_path())),
+        ("--alpha-file", level_file.map(PathBuf::as_path)),
+        ("--rows", label_file(&request.rows)),
+        ("--cols", label_file(&request.cols)),
+        ("--labels", label_file(&request.labels)),
     ];
-    files.into_iter().filter_map(|(flag, path)| Some((flag, path?.as_path()))).collect()
+    files.into_iter().filter_map(|(flag, path)| Some((flag, path?))).collect()
 }
 
 /// The stated grid labels (`rows`, `cols`, `labels`).
 fn grid_labels(request: &PrivatizeRequest) -> Result<GridLabels, PrivatizeError> {
-    let read = |p: &Option<PathBuf>| p.as_deref().map(read_labels).transpose().map_err(bad_input);
+    let read = |p: &Option<LabelSource>| p.as_ref().map(LabelSource::read).transpose().map_err(bad_input);
     let square = request.square || request.symmetric;
     if square && (request.rows.is_some() || request.cols.is_some()) {
         return Err(bad_input("--rows and --cols are for a rows × columns table; a network (--square) takes --labels"));
     }
-    if !request.square && request.labels.is_some() {
+    if !square && request.labels.is_some() {
         return Err(bad_input(
-            "--labels states the labels of a network and needs --square; a table takes --rows and --cols",
+            "--labels states the labels of a network and needs --square or --symmetric; a table takes --rows and --cols",
         ));
     }
     Ok(GridLabels {
-        rows: if request.square { read(&request.labels)? } else { read(&request.rows)? },
+        rows: if square { read(&request.labels)? } else { read(&request.rows)? },
         cols: read(&request.cols)?,
     })
 }
@@ -205,8 +248,12 @@ fn row_levels(
             Ok(vec![decay_of(Level::Epsilon(*e), &format!("--epsilon {e} with --precision {n}"))?; rows.len()])
         }
         Levels::Alpha(a) => Ok(vec![decay_of(Level::Alpha(*a), &format!("--alpha {a}"))?; rows.len()]),
-        Levels::File(file) => {
-            let given = read_levels(file).map_err(bad_input)?;
+        Levels::File(_) | Levels::Rows { .. } => {
+            let (given, file) = match &request.levels {
+                Levels::File(file) => (read_levels(file).map_err(bad_input)?, file.clone()),
+                Levels::Rows { name, levels } => (levels.clone(), PathBuf::from(name)),
+                _ => unreachable!("matched above"),
+            };
             let by_row = tables::Labels::from_names(given.iter().map(|(r, _)| r.clone()));
             if let Some((extra, _)) = given.iter().find(|(r, _)| rows.get(r).is_none()) {
                 return Err(bad_input(format!(
@@ -232,6 +279,51 @@ fn row_levels(
 /// reading anything, an output that is an input, a directory, or an existing release (without
 /// `force`); completes or cleans up what an interrupted run left at `output` first.
 pub fn privatize_file(request: &PrivatizeRequest) -> Result<Released, PrivatizeError> {
+    prepare_release(request)?.commit()
+}
+
+/// A release made in memory and not yet written ([`prepare_release`]): nothing is on disk until
+/// [`Prepared::commit`], so a caller can still abandon it (Python does on Ctrl-C).
+pub struct Prepared {
+    output: PathBuf,
+    released: ReleasedTable,
+    sidecar: String,
+    force: bool,
+    done: Released,
+}
+
+impl Prepared {
+    /// Writes the release and its sidecar as one ([`commit`]).
+    pub fn commit(self) -> Result<Released, PrivatizeError> {
+        self.stage()?.publish()
+    }
+
+    /// Writes the release and its sidecar in full under pending names, not yet in place
+    /// ([`tables::stage_release`]): the slow part of [`Prepared::commit`].
+    pub fn stage(self) -> Result<Staged, PrivatizeError> {
+        let staged =
+            tables::stage_release(&self.output, &self.released, &self.sidecar, self.force).map_err(commit_error)?;
+        Ok(Staged { staged, done: self.done })
+    }
+}
+
+/// A release written under pending names ([`Prepared::stage`]): [`Staged::publish`] puts it in
+/// place in a few file-system calls; dropping it releases nothing.
+pub struct Staged {
+    staged: tables::StagedRelease,
+    done: Released,
+}
+
+impl Staged {
+    pub fn publish(self) -> Result<Released, PrivatizeError> {
+        self.staged.publish().map_err(commit_error)?;
+        Ok(self.done)
+    }
+}
+
+/// Everything [`privatize_file`] does but the writing: checks, reads the counts, noises every cell
+/// and states the sidecar.
+pub fn prepare_release(request: &PrivatizeRequest) -> Result<Prepared, PrivatizeError> {
     let n = request.precision;
     if !(n.is_finite() && n > 0.0) {
         return Err(bad_input(format!("--precision {n}: must be a finite number > 0")));
@@ -262,7 +354,7 @@ pub fn privatize_file(request: &PrivatizeRequest) -> Result<Released, PrivatizeE
     if !request.force {
         check_release_free(output).map_err(bad_input)?;
     }
-    if request.symmetric && matches!(request.levels, Levels::File(_)) {
+    if request.symmetric && matches!(request.levels, Levels::File(_) | Levels::Rows { .. }) {
         return Err(bad_input(
             "--symmetric takes one level for every row (--epsilon or --alpha), not --alpha-file: each pair belongs \
              to two people, and is released once at the level both chose",
@@ -275,7 +367,11 @@ pub fn privatize_file(request: &PrivatizeRequest) -> Result<Released, PrivatizeE
     }
     let square = request.square || request.symmetric;
     let given = grid_labels(request)?;
-    let mut table = read_counts_as(&request.input, square, &given, &request.format).map_err(bad_input)?;
+    let mut table = match &request.records {
+        Some(records) => tables::counts_from_records(&request.input, records, square, &given),
+        None => read_counts_as(&request.input, square, &given, &request.format),
+    }
+    .map_err(bad_input)?;
     let layout = if request.symmetric {
         if table.rows.len() < 2 {
             return Err(bad_input(format!(
@@ -342,11 +438,15 @@ pub fn privatize_file(request: &PrivatizeRequest) -> Result<Released, PrivatizeE
         row: Vec::new(),
         software: format!("lppf {}", env!("CARGO_PKG_VERSION")),
     };
-    sidecar.set_levels(&released.rows, &alphas);
+    let stated: Vec<tables::StatedLevel> = levels
+        .iter()
+        .map(|m| tables::StatedLevel { alpha: m.alpha(), epsilon: tables::stated_epsilon(n, m.decay()) })
+        .collect();
+    sidecar.set_levels(&released.rows, &stated);
     let sidecar_text = toml::to_string(&sidecar).map_err(failed)?;
     let header = "# What this release states about itself (lppf privatize). Nothing here is computed from the\n\
-                  # raw counts. epsilon = precision * ln(1/alpha) per row.\n";
-    commit(output, &released, &format!("{header}{sidecar_text}"), request.force)?;
+                  # raw counts. epsilon = precision * ln(1/alpha) per row, rounded up.\n";
+    let sidecar_text = format!("{header}{sidecar_text}");
 
     let (lo, hi) = alphas.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &a| (lo.min(a), hi.max(a)));
     let eps = |a: f64| n * (1.0 / a).ln();
@@ -386,11 +486,12 @@ pub fn privatize_file(request: &PrivatizeRequest) -> Result<Released, PrivatizeE
     if !randomness.is_private() {
         warnings.push("WARNING: this release was seeded and is NOT PRIVATE; use it for demonstrations only.".into());
     }
-    Ok(Released {
+    let done = Released {
         rows: released.rows.len(),
         cols: released.cols.len(),
         private: randomness.is_private(),
         report,
         warnings,
-    })
+    };
+    Ok(Prepared { output: output.clone(), released, sidecar: sidecar_text, force: request.force, done })
 }

@@ -20,7 +20,7 @@ mod summary;
 mod table;
 mod topics_figure;
 
-pub use atomic::{write_atomic, write_atomic_with};
+pub use atomic::{write_atomic, write_atomic_with, write_exclusive, write_pending_with};
 pub use checks_figure::{CheckPanel, plot_checks};
 pub use compare::{Comparison, compare_files, is_timing_column};
 pub use ellipses::{EllipsePanel, Gaussian2, plot_ellipses};
@@ -28,8 +28,8 @@ pub use figure::{
     Curve, CurveLabels, CurvePanel, CurveRow, CurveStyle, FigureText, plot, plot_coverage, plot_curve_rows, plot_curves,
 };
 pub use files::{
-    OutputDirError, check_output_dir, link_exclusive, pending_path, pending_path_of, process_gone, remove_entry,
-    same_file, stale_entries,
+    OutputDirError, Pending, TOKEN_LEN, check_output_dir, link_exclusive, pending_dir, pending_file, pending_twin,
+    process_gone, remove_file_if_present, same_file, stale_entries, stale_entries_in,
 };
 pub use paired::{Paired, holm, paired};
 pub use parquet_file::{FileInfo, read_info, read_results, write_results};
@@ -40,7 +40,8 @@ pub use row::{
 };
 pub use sbc::{SBC_FAMILY_ALPHA, SbcGroup, plot_sbc, sbc_csv, sbc_summary};
 pub use summary::{SummaryRow, distinct, mean_sd, summarize, summary_csv, summary_table};
-pub use table::{Values, for_each_batch, read_table, write_table, write_table_parts};
+pub use table::{Values, for_each_batch, read_table, write_table, write_table_parts, write_table_parts_pending};
+pub use tempfile::TempPath;
 pub use topics_figure::{HeatmapText, TopicPanel, plot_heatmaps, plot_topics};
 
 use std::fmt;

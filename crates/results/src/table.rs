@@ -107,7 +107,10 @@ pub fn for_each_batch<E: From<ResultsError>>(
 fn batch_columns(path: &Path, batch: &RecordBatch, offset: usize) -> Result<Vec<(String, Values)>, ResultsError> {
     use arrow_array::Array;
     use arrow_array::cast::AsArray;
-    use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type};
+    use arrow_array::types::{
+        Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type,
+        UInt64Type,
+    };
     let mut columns: Vec<(String, Values)> = Vec::new();
     for field in batch.schema().fields() {
         let empty = match field.data_type() {
@@ -118,7 +121,15 @@ fn batch_columns(path: &Path, batch: &RecordBatch, offset: usize) -> Result<Vec<
             {
                 Values::Text(Vec::new())
             }
-            DataType::Int32 | DataType::Int64 | DataType::UInt32 | DataType::UInt64 => Values::Int(Vec::new()),
+            // Every integer width (pandas downcasts small counts to int8/int16/uint8/uint16).
+            DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32
+            | DataType::UInt64 => Values::Int(Vec::new()),
             DataType::Float32 | DataType::Float64 => Values::Float(Vec::new()),
             _ => continue,
         };
@@ -171,6 +182,14 @@ fn batch_columns(path: &Path, batch: &RecordBatch, offset: usize) -> Result<Vec<
                         i64::from(a.value(i))
                     } else if let Some(a) = array.as_primitive_opt::<UInt32Type>() {
                         i64::from(a.value(i))
+                    } else if let Some(a) = array.as_primitive_opt::<Int16Type>() {
+                        i64::from(a.value(i))
+                    } else if let Some(a) = array.as_primitive_opt::<UInt16Type>() {
+                        i64::from(a.value(i))
+                    } else if let Some(a) = array.as_primitive_opt::<Int8Type>() {
+                        i64::from(a.value(i))
+                    } else if let Some(a) = array.as_primitive_opt::<UInt8Type>() {
+                        i64::from(a.value(i))
                     } else if let Some(a) = array.as_primitive_opt::<UInt64Type>() {
                         i64::try_from(a.value(i)).map_err(|_| {
                             ResultsError::new(
@@ -220,8 +239,18 @@ pub fn write_table(path: &Path, columns: &[(&str, Values)], metadata: &[(&str, S
 pub fn write_table_parts<'a>(
     path: &Path,
     metadata: &[(&str, String)],
-    mut part: impl FnMut(usize) -> Result<Option<Vec<(&'a str, Values)>>, ResultsError>,
+    part: impl FnMut(usize) -> Result<Option<Vec<(&'a str, Values)>>, ResultsError>,
 ) -> Result<(), ResultsError> {
+    crate::atomic::persist(write_table_parts_pending(path, metadata, part)?, path)
+}
+
+/// [`write_table_parts`] into a complete pending file for `path`, which the caller puts in place
+/// (see [`crate::write_pending_with`]).
+pub fn write_table_parts_pending<'a>(
+    path: &Path,
+    metadata: &[(&str, String)],
+    mut part: impl FnMut(usize) -> Result<Option<Vec<(&'a str, Values)>>, ResultsError>,
+) -> Result<tempfile::TempPath, ResultsError> {
     let first = part(0)?.ok_or_else(|| ResultsError::new(path, "a table needs its columns (part 0)"))?;
     let first = batch_of(path, &first)?;
     let schema = first.schema();
@@ -272,18 +301,19 @@ fn batch_of(path: &Path, columns: &[(&str, Values)]) -> Result<RecordBatch, Resu
 
 /// Writes one record batch as a Parquet file (see [`write_batches`]).
 pub(crate) fn write_batch(path: &Path, batch: &RecordBatch, metadata: &[(&str, String)]) -> Result<(), ResultsError> {
-    write_batches(path, &batch.schema(), std::iter::once(Ok(batch.clone())), metadata)
+    let pending = write_batches(path, &batch.schema(), std::iter::once(Ok(batch.clone())), metadata)?;
+    crate::atomic::persist(pending, path)
 }
 
 /// Writes record batches of `schema` as a Parquet file (row groups of up to 2²⁰ rows, no
 /// compression, `metadata` as key–value pairs of the file and of the Arrow schema, created-by
-/// lppf) to `path` atomically, streaming: each batch is encoded as it comes.
+/// lppf) into a pending file for `path`, streaming: each batch is encoded as it comes.
 fn write_batches(
     path: &Path,
     schema: &arrow_schema::SchemaRef,
     batches: impl Iterator<Item = Result<RecordBatch, ResultsError>>,
     metadata: &[(&str, String)],
-) -> Result<(), ResultsError> {
+) -> Result<tempfile::TempPath, ResultsError> {
     let pq = |e: parquet::errors::ParquetError| ResultsError::new(path, e);
     let kv = metadata.iter().map(|(k, v)| KeyValue::new(k.to_string(), v.clone())).collect();
     let props = WriterProperties::builder()
@@ -295,7 +325,7 @@ fn write_batches(
     let schema = Arc::new(schema.as_ref().clone().with_metadata(
         metadata.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<std::collections::HashMap<_, _>>(),
     ));
-    crate::atomic::write_atomic_with(path, |file| {
+    crate::atomic::write_pending_with(path, |file| {
         let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(pq)?;
         for batch in batches {
             let batch = batch?.with_schema(schema.clone()).map_err(|e| ResultsError::new(path, e))?;
@@ -428,6 +458,37 @@ mod tests {
             assert_eq!(columns[0], ("row".to_string(), text(&["a", "b", "a"])), "{codec:?}");
             assert_eq!(columns[1], ("col".to_string(), text(&["x", "y", "z"])), "{codec:?}");
             assert_eq!(columns[2], ("count".to_string(), Values::Int(vec![3, 0, 2])), "{codec:?}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Integer columns of every width read as integers (pandas downcasts small counts to
+    /// int8/int16/uint8/uint16; they read as "no column" before).
+    #[test]
+    fn every_integer_width_reads() {
+        use arrow_array::{Int8Array, Int16Array, UInt8Array, UInt16Array};
+        let dir = std::env::temp_dir().join(format!("table-widths-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let arrays: [(&str, ArrayRef); 4] = [
+            ("int8", Arc::new(Int8Array::from(vec![3, -1, 127]))),
+            ("int16", Arc::new(Int16Array::from(vec![3, -1, 127]))),
+            ("uint8", Arc::new(UInt8Array::from(vec![3, 255, 127]))),
+            ("uint16", Arc::new(UInt16Array::from(vec![3, 65535, 127]))),
+        ];
+        for (name, count) in arrays {
+            let row: ArrayRef = Arc::new(StringArray::from(vec!["a", "b", "c"]));
+            let batch = RecordBatch::try_from_iter([("row", row), ("count", count)]).unwrap();
+            let path = dir.join(format!("{name}.parquet"));
+            let mut writer = ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), batch.schema(), None).unwrap();
+            writer.write(&batch).unwrap();
+            writer.close().unwrap();
+            let columns = read_table(&path).unwrap();
+            let expected = match name {
+                "int8" | "int16" => vec![3, -1, 127],
+                "uint8" => vec![3, 255, 127],
+                _ => vec![3, 65535, 127],
+            };
+            assert_eq!(columns[1], ("count".to_string(), Values::Int(expected)), "{name}");
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -2,7 +2,6 @@
 
 use crate::{DirLock, RunnerError, io_error, lock_dir};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The manifest text, stored in the output directory before any unit runs.
 pub const MANIFEST_FILE: &str = "manifest.toml";
@@ -138,31 +137,19 @@ pub fn results_metadata(dir: &Path, manifest_text: &str) -> Vec<(&'static str, S
     metadata
 }
 
-/// Writes `figure.svg` and `figure.png` in `dir` with `draw(svg, png)`: to temporary names unique
-/// to this process and call, then renamed, so a figure is never half-written and two processes
-/// drawing into one directory do not collide. The temporary files are removed on error.
+/// Writes `<stem>.svg` and `<stem>.png` in `dir` with `draw(svg, png)`: to pending files created
+/// exclusively under unpredictable names ([`results::pending_file`]; a planted link cannot
+/// redirect them), then renamed, so a figure is never half-written and two processes drawing
+/// into one directory do not collide. The pending files are removed on error.
 pub fn write_figure<E: std::fmt::Display>(
     dir: &Path,
     stem: &str,
     draw: impl FnOnce(&Path, &Path) -> Result<(), E>,
 ) -> Result<(), RunnerError> {
-    static CALLS: AtomicU64 = AtomicU64::new(0);
-    let tag = format!("{}-{}", std::process::id(), CALLS.fetch_add(1, Ordering::Relaxed));
     let (svg, png) = (dir.join(format!("{stem}.svg")), dir.join(format!("{stem}.png")));
-    let (svg_tmp, png_tmp) = (dir.join(format!(".{stem}.{tag}.tmp.svg")), dir.join(format!(".{stem}.{tag}.tmp.png")));
-    let cleanup = || {
-        let _ = std::fs::remove_file(&svg_tmp);
-        let _ = std::fs::remove_file(&png_tmp);
-    };
-    if let Err(e) = draw(&svg_tmp, &png_tmp) {
-        cleanup();
-        return Err(io_error(&svg, e));
-    }
-    let renamed = std::fs::rename(&svg_tmp, &svg)
-        .map_err(|e| io_error(&svg, e))
-        .and_then(|()| std::fs::rename(&png_tmp, &png).map_err(|e| io_error(&png, e)));
-    if renamed.is_err() {
-        cleanup();
-    }
-    renamed
+    let (_, svg_pending) = results::pending_file(&svg).map_err(|e| io_error(&svg, e))?;
+    let (_, png_pending) = results::pending_file(&png).map_err(|e| io_error(&png, e))?;
+    draw(&svg_pending, &png_pending).map_err(|e| io_error(&svg, e))?;
+    svg_pending.persist(&svg).map_err(|e| io_error(&svg, e.error))?;
+    png_pending.persist(&png).map_err(|e| io_error(&png, e.error))
 }

@@ -30,7 +30,7 @@ pub use claim::{
     verify_results_checksum, write_figure,
 };
 pub use lock::{DirLock, Holder, LOCK_FILE, lock_dir};
-pub use resources::{available_memory, bytes_text, duration_text};
+pub use resources::{available_memory, bytes_text, duration_text, total_memory};
 pub use unit_file::{UnitId, read_unit, write_unit};
 
 use rayon::prelude::*;
@@ -455,6 +455,13 @@ pub fn run<E: Experiment>(
             }
         };
         units.push((unit, name, path, on_disk));
+    }
+    // Pending unit files that killed runs left (exactly the names lppf creates for this run's
+    // units, of processes that have ended).
+    let names: Vec<String> = units.iter().map(|u| format!("{}.toml", u.1)).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    for pending in results::stale_entries_in(&dir, &names) {
+        let _ = results::remove_file_if_present(&pending.path);
     }
     let to_compute: Vec<E::Unit> = units.iter().filter(|u| u.3.is_none()).map(|u| u.0).collect();
     observer.start(&Plan {

@@ -22,11 +22,22 @@ pub fn duration_text(seconds: f64) -> String {
     }
 }
 
+/// A field of `/proc/meminfo`, bytes; `None` where it cannot be read.
+fn meminfo(field: &str) -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.strip_prefix(field).is_some_and(|rest| rest.starts_with(':')))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024.0)
+}
+
 /// Memory the machine has available for a run (`MemAvailable` of `/proc/meminfo`), bytes;
 /// `None` where it cannot be read.
 pub fn available_memory() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024.0)
+    meminfo("MemAvailable")
+}
+
+/// All the memory the machine has, swap included (`MemTotal + SwapTotal`), bytes: what no run,
+/// even one told to go ahead (`--allow-memory`), can exceed. `None` where it cannot be read.
+pub fn total_memory() -> Option<f64> {
+    Some(meminfo("MemTotal")? + meminfo("SwapTotal").unwrap_or(0.0))
 }

@@ -18,6 +18,11 @@ impl TableError {
         Self { file: file.to_path_buf(), place: String::new(), message: message.to_string() }
     }
 
+    /// The same error, said of `file` (a pending file's error said of the output it was for).
+    pub(crate) fn on(self, file: &Path) -> Self {
+        Self { file: file.to_path_buf(), ..self }
+    }
+
     pub(crate) fn at(file: &Path, place: impl fmt::Display, message: impl fmt::Display) -> Self {
         Self { file: file.to_path_buf(), place: place.to_string(), message: message.to_string() }
     }

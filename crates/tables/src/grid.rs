@@ -140,9 +140,20 @@ impl GridLabels {
 /// Reads a list of labels: a CSV with the header `label` (or Parquet with a `label` column), one
 /// label per line, in the order the grid lists them. Empty and repeated labels are errors.
 pub fn read_labels(path: &Path) -> Result<Labels, TableError> {
-    let records = read_records(path, &["label"])?;
+    labels_of_records(path, &read_records(path, &["label"])?)
+}
+
+/// [`read_labels`] of labels held in memory (a Python list): `name` stands for the list in
+/// messages, and a place is the list's entry (`row 1` is its first).
+pub fn labels_from_list(name: &Path, labels: &[String]) -> Result<Labels, TableError> {
+    let records: Vec<(Place, Vec<String>)> =
+        labels.iter().enumerate().map(|(i, l)| (Place::Row(i + 1), vec![l.clone()])).collect();
+    labels_of_records(name, &records)
+}
+
+fn labels_of_records(path: &Path, records: &[(Place, Vec<String>)]) -> Result<Labels, TableError> {
     let mut labels = Labels::default();
-    for (place, record) in &records {
+    for (place, record) in records {
         let label = &record[0];
         if label.is_empty() {
             return Err(TableError::at(path, place, "empty `label`"));
@@ -198,13 +209,45 @@ impl Default for CountsFormat {
     }
 }
 
-/// A count as written: an integer (`3`), or an integer-valued decimal (`3.0`, `3e2`, as
-/// spreadsheets and pandas write them) up to 2⁵³, where every integer is exact; `None` otherwise.
+/// A count as written: an integer (`3`), or a decimal whose value is exactly an integer (`3.0`,
+/// `3e2`, `3.50e1`, as spreadsheets and pandas write them); `None` otherwise. The text is read
+/// as a decimal, not through a double: `2.9999999999999999` and `9007199254740993.0`, which
+/// round to the integers 3 and 2⁵³, are refused, not rounded. A minus sign only on zero.
 fn parse_count(text: &str) -> Option<u64> {
-    text.parse::<u64>().ok().or_else(|| {
-        let x: f64 = text.parse().ok()?;
-        (x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 2f64.powi(53)).then_some(x as u64)
-    })
+    if let Ok(n) = text.parse::<u64>() {
+        return Some(n);
+    }
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(at) => (&text[..at], text[at + 1..].parse::<i32>().ok()?),
+        None => (text, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() && fraction.is_empty() || !all_digits(whole) || !all_digits(fraction) {
+        return None;
+    }
+    // value = digits × 10^shift
+    let digits = format!("{whole}{fraction}");
+    let digits = digits.trim_start_matches('0');
+    let shift = i64::from(exponent) - fraction.len() as i64;
+    let value = if digits.is_empty() {
+        0
+    } else if shift < 0 {
+        let cut = usize::try_from(-shift).ok()?;
+        let (kept, dropped) = digits.split_at_checked(digits.len().checked_sub(cut)?)?;
+        if !dropped.bytes().all(|b| b == b'0') {
+            return None;
+        }
+        if kept.is_empty() { 0 } else { kept.parse::<u64>().ok()? }
+    } else {
+        let scale = 10u64.checked_pow(u32::try_from(shift).ok()?)?;
+        digits.parse::<u64>().ok()?.checked_mul(scale)?
+    };
+    (!negative || value == 0).then_some(value)
 }
 
 /// [`read_counts_as`] of a `row,col,count` file (delimiter by extension).
@@ -226,6 +269,57 @@ pub fn read_counts_as(
     given: &GridLabels,
     format: &CountsFormat,
 ) -> Result<CountTable, TableError> {
+    let [row_name, col_name, count_name] = &format.columns;
+    let wanted = [row_name.as_str(), col_name.as_str(), count_name.as_str()];
+    counts_of_records(path, square, given, format, |visit| for_each_record(path, &wanted, format.delimiter, visit))
+}
+
+/// Counts held in memory (a DataFrame handed over from Python): the cells' row labels, column
+/// labels and counts as text (`3`, `3.0`), read exactly as a file's ([`read_counts_as`]): the
+/// same checks, the same grid, the same messages, with `row k` the k-th cell of the lists.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CountRecords {
+    pub rows: Vec<String>,
+    pub cols: Vec<String>,
+    pub counts: Vec<String>,
+}
+
+/// [`read_counts_as`] of [`CountRecords`]; `name` stands for them in messages.
+pub fn counts_from_records(
+    name: &Path,
+    records: &CountRecords,
+    square: bool,
+    given: &GridLabels,
+) -> Result<CountTable, TableError> {
+    let n = records.rows.len();
+    if records.cols.len() != n || records.counts.len() != n {
+        return Err(TableError::file(
+            name,
+            format!(
+                "{} row labels, {} column labels and {} counts: every cell needs all three",
+                n,
+                records.cols.len(),
+                records.counts.len()
+            ),
+        ));
+    }
+    counts_of_records(name, square, given, &CountsFormat::default(), |visit| {
+        for i in 0..n {
+            visit(Place::Row(i + 1), &[&records.rows[i], &records.cols[i], &records.counts[i]])?;
+        }
+        Ok(())
+    })
+}
+
+/// The grid of counts from records `each` hands to its visitor (`row`, `col`, `count` text, in
+/// the columns `format` names): see [`read_counts_as`].
+fn counts_of_records(
+    path: &Path,
+    square: bool,
+    given: &GridLabels,
+    format: &CountsFormat,
+    each: impl FnOnce(&mut dyn FnMut(Place, &[&str]) -> Result<(), TableError>) -> Result<(), TableError>,
+) -> Result<CountTable, TableError> {
     let (mut rows, fixed_rows) = (given.rows.clone().unwrap_or_default(), given.rows.is_some());
     let given_cols = if square { None } else { given.cols.as_ref() };
     let (mut cols, fixed_cols) = (given_cols.cloned().unwrap_or_default(), given_cols.is_some());
@@ -241,8 +335,7 @@ pub fn read_counts_as(
         None => Ok(labels.intern(label)),
     };
     let [row_name, col_name, count_name] = &format.columns;
-    let wanted = [row_name.as_str(), col_name.as_str(), count_name.as_str()];
-    for_each_record(path, &wanted, format.delimiter, |place, record| {
+    each(&mut |place, record| {
         let (r, c, count) = (record[0], record[1], record[2]);
         for (field, label) in [(row_name, r), (col_name, c)] {
             if label.is_empty() {
@@ -297,4 +390,75 @@ pub fn read_counts_as(
     let remap = (!identity).then_some((row_moved.as_slice(), col_moved.as_slice()));
     let counts = cells.into_grid((rows.len(), cols.len()), remap);
     Ok(CountTable { rows, cols, counts })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts held in memory make the same grid as the same cells in a file, with the same
+    /// checks; a place is the entry of the lists.
+    #[test]
+    fn records_in_memory_read_as_a_file() {
+        let dir = std::env::temp_dir().join(format!("tables-records-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("c.csv");
+        std::fs::write(&file, "row,col,count\nb,x,3\na,y,2.0\n").unwrap();
+        let from_file = read_counts(&file, false, &GridLabels::default()).unwrap();
+        let text = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let records = CountRecords { rows: text(&["b", "a"]), cols: text(&["x", "y"]), counts: text(&["3", "2.0"]) };
+        let name = Path::new("counts");
+        assert_eq!(counts_from_records(name, &records, false, &GridLabels::default()).unwrap(), from_file);
+        let bad = CountRecords { counts: text(&["3", "2.5"]), ..records.clone() };
+        let e = counts_from_records(name, &bad, false, &GridLabels::default()).unwrap_err().to_string();
+        assert!(e.starts_with("counts, row 2: (a, y)") && e.contains("\"2.5\""), "{e}");
+        let short = CountRecords { counts: text(&["3"]), ..records };
+        assert!(counts_from_records(name, &short, false, &GridLabels::default()).is_err());
+        let e = labels_from_list(Path::new("rows"), &text(&["a", "b", "a"])).unwrap_err().to_string();
+        assert!(e.contains("rows, row 3") && e.contains("listed twice"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Counts are read as exact decimals: integer-valued forms pass, and text that a double would
+    /// round to an integer is refused.
+    #[test]
+    fn counts_are_exact_integers_or_refused() {
+        for (text, value) in [
+            ("3", 3),
+            ("3.0", 3),
+            ("3.", 3),
+            ("3e2", 300),
+            ("3.50e1", 35),
+            (".5e1", 5),
+            ("0.000", 0),
+            ("-0.0", 0),
+            ("+7", 7),
+            ("1E3", 1000),
+            ("18446744073709551615", u64::MAX),
+        ] {
+            assert_eq!(parse_count(text), Some(value), "{text}");
+        }
+        for text in [
+            "2.9999999999999999",
+            "9007199254740993.5",
+            "0.5",
+            "1e-1",
+            "-1",
+            "-0.5",
+            "1e400",
+            "18446744073709551616",
+            "inf",
+            "nan",
+            "",
+            ".",
+            "e3",
+            "1e",
+            "3 ",
+            "0x10",
+        ] {
+            assert_eq!(parse_count(text), None, "{text}");
+        }
+        // 2⁵³ + 1 is read exactly (a double would make it 2⁵³).
+        assert_eq!(parse_count("9007199254740993.0"), Some(9_007_199_254_740_993));
+    }
 }

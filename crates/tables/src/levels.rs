@@ -1,7 +1,7 @@
 //! Per-row privacy levels: each person chooses their own (heterogeneous α_d, §4 of Schein et al.).
 
 use crate::error::TableError;
-use crate::records::read_records;
+use crate::records::{Place, read_records};
 use std::path::Path;
 
 /// One row's level, as written in the file.
@@ -24,9 +24,32 @@ pub fn read_levels(path: &Path) -> Result<Vec<(String, Level)>, TableError> {
             true,
         ),
     };
+    levels_of_records(path, &records, epsilon)
+}
+
+/// [`read_levels`] of levels held in memory (a Python dict): each row's `α` (or, with
+/// `epsilon`, its `ε`); `name` stands for them in messages.
+pub fn levels_from_list(
+    name: &Path,
+    levels: &[(String, f64)],
+    epsilon: bool,
+) -> Result<Vec<(String, Level)>, TableError> {
+    let records: Vec<(Place, Vec<String>)> = levels
+        .iter()
+        .enumerate()
+        .map(|(i, (row, value))| (Place::Row(i + 1), vec![row.clone(), format!("{value:?}")]))
+        .collect();
+    levels_of_records(name, &records, epsilon)
+}
+
+fn levels_of_records(
+    path: &Path,
+    records: &[(Place, Vec<String>)],
+    epsilon: bool,
+) -> Result<Vec<(String, Level)>, TableError> {
     let mut seen = crate::Labels::default();
     let mut levels = Vec::with_capacity(records.len());
-    for (place, record) in &records {
+    for (place, record) in records {
         let (row, text) = (&record[0], &record[1]);
         let value: f64 = text.parse().unwrap_or(f64::NAN);
         let level = if epsilon {

@@ -22,12 +22,14 @@ mod records;
 mod released;
 mod sidecar;
 
-pub use commit::{CommitError, Recovery, check_release_free, commit_release, recover_release};
+pub use commit::{
+    CommitError, Recovery, StagedRelease, check_release_free, commit_release, recover_release, stage_release,
+};
 pub use error::TableError;
 pub use grid::{
-    CountTable, CountsFormat, GridLabels, Labels, MAX_CELLS, MAX_COUNT, parse_delimiter, read_counts, read_counts_as,
-    read_labels,
+    CountRecords, CountTable, CountsFormat, GridLabels, Labels, MAX_CELLS, MAX_COUNT, counts_from_records,
+    labels_from_list, parse_delimiter, read_counts, read_counts_as, read_labels,
 };
-pub use levels::{Level, read_levels};
+pub use levels::{Level, levels_from_list, read_levels};
 pub use released::{Layout, ReleasedTable, read_released, read_released_pairs, write_counts, write_released};
-pub use sidecar::{PrivacySidecar, read_release_as_stated, sidecar_path};
+pub use sidecar::{PrivacySidecar, StatedLevel, read_release_as_stated, sidecar_path, stated_epsilon};

@@ -5,7 +5,7 @@ use crate::cells::Cells;
 use crate::error::TableError;
 use crate::grid::{CountTable, Labels, check_grid};
 use crate::records::{delimiter, for_each_record, is_parquet};
-use results::{Values, write_table_parts};
+use results::Values;
 use std::path::Path;
 
 /// Released values on a labelled grid (row-major).
@@ -75,6 +75,13 @@ impl ReleasedTable {
 /// Writes the cells of its layout as `row,col,value` (Parquet when the name ends in `.parquet`),
 /// atomically, in row-major order.
 pub fn write_released(path: &Path, table: &ReleasedTable) -> Result<(), TableError> {
+    let pending = write_released_pending(path, table)?;
+    pending.persist(path).map_err(|e| TableError::file(path, e.error))
+}
+
+/// [`write_released`] into a complete pending file beside `path` (created exclusively:
+/// [`results::pending_file`]), which the caller puts in place and which is removed when dropped.
+pub fn write_released_pending(path: &Path, table: &ReleasedTable) -> Result<results::TempPath, TableError> {
     let (rows, cols, layout) = (table.rows.len(), table.cols.len(), table.layout);
     let cells = (0..rows).flat_map(|i| layout.columns(i, cols).map(move |j| (i, j)));
     let cells = cells.map(|(i, j)| (i, j, table.values[i * cols + j]));
@@ -88,17 +95,19 @@ pub fn write_counts(path: &Path, table: &CountTable) -> Result<(), TableError> {
     let cols = table.cols.len();
     let cells = table.counts.iter().enumerate().filter(|(_, c)| **c > 0);
     let cells = cells.map(|(n, &c)| (n / cols, n % cols, i64::try_from(c).unwrap_or(i64::MAX)));
-    write_cells(path, (&table.rows, &table.cols), "count", cells)
+    let pending = write_cells(path, (&table.rows, &table.cols), "count", cells)?;
+    pending.persist(path).map_err(|e| TableError::file(path, e.error))
 }
 
 /// Writes `(row index, col index, value)` cells as `row,col,<value_name>` with their labels,
-/// streaming (a release of 10⁸ cells is never held as text or as one Parquet batch).
+/// streaming (a release of 10⁸ cells is never held as text or as one Parquet batch), into a
+/// complete pending file for `path`.
 fn write_cells(
     path: &Path,
     (rows, cols): (&Labels, &Labels),
     value_name: &str,
     mut cells: impl Iterator<Item = (usize, usize, i64)>,
-) -> Result<(), TableError> {
+) -> Result<results::TempPath, TableError> {
     if is_parquet(path) {
         // Parts of 2¹⁸ cells; part 0 always (a table without cells still has its columns).
         const PART: usize = 1 << 18;
@@ -112,9 +121,9 @@ fn write_cells(
             let columns = vec![("row", Values::Text(r)), ("col", Values::Text(c)), (value_name, Values::Int(v))];
             Ok((i == 0 || !columns[2].1.is_empty()).then_some(columns))
         };
-        return Ok(write_table_parts(path, &[], part)?);
+        return Ok(results::write_table_parts_pending(path, &[], part)?);
     }
-    Ok(results::write_atomic_with(path, |file| {
+    Ok(results::write_pending_with(path, |file| {
         let mut writer = csv::WriterBuilder::new().delimiter(delimiter(path, None)).from_writer(file);
         let csv_error = |e: csv::Error| results::ResultsError::new(path, e);
         writer.write_record(["row", "col", value_name]).map_err(csv_error)?;

@@ -62,21 +62,34 @@ pub fn sidecar_path(release: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The ε a release states for a mechanism of decay `λ = ln(1/α)` at precision `N`: `N·λ`
+/// rounded **up** (two ulps above the rounded product, which covers the rounding of `λ` and of
+/// the product), so that a sidecar never states less privacy loss than the noise gives. Deriving
+/// it from the rounded `α` instead understated it by up to 6·10⁻¹⁰ relative near `α = 1`.
+pub fn stated_epsilon(precision: f64, decay: f64) -> f64 {
+    (precision * decay).next_up().next_up()
+}
+
+/// A row's noise level as a sidecar states it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StatedLevel {
+    pub alpha: f64,
+    pub epsilon: f64,
+}
+
 impl PrivacySidecar {
-    /// The levels as written: a scalar `alpha` for all rows, else one entry per row.
-    pub fn set_levels(&mut self, labels: &Labels, alphas: &[f64]) {
-        let n = self.precision;
-        let eps = |a: f64| n * (1.0 / a).ln();
-        match alphas.first() {
-            Some(&a) if alphas.iter().all(|&b| b == a) => {
-                (self.alpha, self.epsilon, self.row) = (Some(a), Some(eps(a)), Vec::new());
+    /// The levels as written: a scalar `alpha` and `epsilon` for all rows, else one entry per row.
+    pub fn set_levels(&mut self, labels: &Labels, levels: &[StatedLevel]) {
+        match levels.first() {
+            Some(&l) if levels.iter().all(|&m| m == l) => {
+                (self.alpha, self.epsilon, self.row) = (Some(l.alpha), Some(l.epsilon), Vec::new());
             }
             _ => {
                 self.row = labels
                     .names
                     .iter()
-                    .zip(alphas)
-                    .map(|(l, &a)| RowLevel { label: l.clone(), alpha: a, epsilon: eps(a) })
+                    .zip(levels)
+                    .map(|(name, l)| RowLevel { label: name.clone(), alpha: l.alpha, epsilon: l.epsilon })
                     .collect();
                 (self.alpha, self.epsilon) = (None, None);
             }
@@ -127,8 +140,10 @@ impl PrivacySidecar {
             if !(epsilon.is_finite() && epsilon > 0.0) {
                 return Err(format!("{what}epsilon = {epsilon} is not allowed: it must be a finite number > 0"));
             }
+            // The stated ε is N·λ of the mechanism, rounded up, and α = e^{−λ} rounded to a double:
+            // ln(1/α) may differ from λ by the rounding of α, up to 2⁻⁵² absolute.
             let implied = n * (1.0 / alpha).ln();
-            if (epsilon - implied).abs() > 1e-9 * implied {
+            if (epsilon - implied).abs() > 1e-9 * implied + 4.0 * f64::EPSILON * n {
                 return Err(format!(
                     "{what}epsilon = {epsilon} does not match alpha = {alpha} at precision = {n}: \
                      epsilon = precision × ln(1/alpha) = {implied}"
@@ -168,14 +183,20 @@ impl PrivacySidecar {
 
     /// `α_d` for each of `rows` (in their order): the scalar level, or each row's own.
     pub fn alphas(&self, path: &Path, rows: &Labels) -> Result<Vec<f64>, TableError> {
-        if let Some(a) = self.alpha {
-            return Ok(vec![a; rows.len()]);
+        Ok(self.levels(path, rows)?.into_iter().map(|l| l.alpha).collect())
+    }
+
+    /// Each row's stated level (α and ε) in the order of `rows`; an error names a row without one.
+    pub fn levels(&self, path: &Path, rows: &Labels) -> Result<Vec<StatedLevel>, TableError> {
+        if let (Some(alpha), Some(epsilon)) = (self.alpha, self.epsilon) {
+            return Ok(vec![StatedLevel { alpha, epsilon }; rows.len()]);
         }
         let by_label = Labels::from_names(self.row.iter().map(|r| r.label.clone()));
         rows.names
             .iter()
             .map(|name| {
-                by_label.get(name).map(|i| self.row[i].alpha).ok_or_else(|| {
+                let level = |i: usize| StatedLevel { alpha: self.row[i].alpha, epsilon: self.row[i].epsilon };
+                by_label.get(name).map(level).ok_or_else(|| {
                     TableError::file(
                         path,
                         format!("no noise level for row {name:?} (the sidecar lists {} rows)", self.row.len()),
