@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from . import _core
-from ._release import Release, _input_errors, _number, _records, scratch
+from ._release import Release, _input_errors, _number, _records, _seed, scratch
 from ._tables import read_table, read_toml
 
 
@@ -121,6 +121,12 @@ def read_fit(path: Union[str, os.PathLike]) -> FitResult:
     return FitResult(path)
 
 
+# The options of `fit` that are numbers, checked here so that a bad value raises InputError
+# naming the option (the bridge's own conversion does not name it).
+_INTEGER_OPTIONS = {"max_iterations", "replicas"}
+_NUMBER_OPTIONS = {"tolerance", "a0", "b0", "scale_shape", "dispersion", "alpha", "precision", "holdout"}
+
+
 def fit(
     data,
     *,
@@ -188,9 +194,15 @@ def fit(
         ("burn_in", burn_in),
         ("thin", thin),
     ):
-        _number(name, value, integer=True)
-    if seed is not None:
-        seed = _number("seed", seed, integer=True)
+        _number(name, value, integer=True, low=0, high=2**63 - 1)
+    for name, value in list(options.items()):
+        if name in _INTEGER_OPTIONS:
+            options[name] = _number(name, value, integer=True, low=0, high=2**63 - 1)
+        elif name in _NUMBER_OPTIONS and value is not None:
+            options[name] = _number(name, value)
+        elif name == "scale_mean" and not isinstance(value, str):
+            options[name] = str(_number(name, value))
+    seed = _seed(seed)
     if threads is not None:
         threads = _number("threads", threads, integer=True)
     target = Path(output) if output is not None else scratch("lppf-fit-") / "fit"

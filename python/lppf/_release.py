@@ -116,14 +116,24 @@ def _input_errors(call, *args, **kwargs):
         raise _core.InputError(str(e)) from None
 
 
-def _number(name: str, value, *, integer: bool = False):
-    """``value`` if it is a real number (an integer with ``integer``), else :class:`InputError`:
-    ``True`` is not 1, and ``"1"`` is not a number."""
+def _number(name: str, value, *, integer: bool = False, low=None, high=None):
+    """``value`` if it is a real number (an integer with ``integer``) in ``[low, high]``, else
+    :class:`InputError`: ``True`` is not 1, and ``"1"`` is not a number."""
     kinds = (int, np.integer) if integer else (int, float, np.integer, np.floating)
+    what = "an integer" if integer else "a number"
+    if low is not None:
+        what += f" from {low} to {high}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, kinds):
-        what = "an integer" if integer else "a number"
         raise _core.InputError(f"{name} = {value!r} is not allowed: it must be {what}")
-    return int(value) if integer else float(value)
+    value = int(value) if integer else float(value)
+    if low is not None and not low <= value <= high:
+        raise _core.InputError(f"{name} = {value!r} is not allowed: it must be {what}")
+    return value
+
+
+def _seed(seed):
+    """A seed: ``None`` or an integer that fits 64 bits unsigned, as the command takes."""
+    return None if seed is None else _number("seed", seed, integer=True, low=0, high=2**64 - 1)
 
 
 def _label(value) -> str:
@@ -258,8 +268,7 @@ def privatize(
     else:
         options[name] = _number(name, level)
     precision = _number("precision", precision)
-    if seed is not None:
-        seed = _number("seed", seed, integer=True)
+    seed = _seed(seed)
     if isinstance(counts, (str, os.PathLike)):
         source = Path(counts)
     else:

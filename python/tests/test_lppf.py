@@ -106,7 +106,7 @@ def test_bad_input_raises_the_commands_message(tmp_path):
     with pytest.raises(ValueError, match="exactly one of epsilon and alpha"):
         lppf.privatize(frame, epsilon=1.0, alpha=0.5)
     bad = frame.assign(count=frame["count"] + 0.5)
-    with pytest.raises(lppf.InputError, match=r"counts \(as a CSV: line 2 is the first row\), line 2: \(d0, w0\): count \"2.5\" is not allowed"):
+    with pytest.raises(lppf.InputError, match=r"counts, row 1: \(d0, w0\): count \"2.5\" is not allowed"):
         lppf.privatize(bad, alpha=0.5, seed=1)
     with pytest.raises(lppf.InputError, match="not a delimiter"):
         lppf.privatize(frame, alpha=0.5, delimiter="ab")
@@ -192,3 +192,99 @@ def test_a_polars_frame_releases_as_the_same_pandas_frame_does():
         from_pandas = lppf.privatize(frame, alpha=0.5, seed=8)
         from_polars = lppf.privatize(pl.from_dict(frame.to_dict("list")), alpha=0.5, seed=8)
     assert np.array_equal(from_pandas.values, from_polars.values) and from_pandas.rows == from_polars.rows
+
+
+def test_raw_counts_never_touch_the_disk(tmp_path, monkeypatch):
+    """A DataFrame's counts go to the library in memory: with the outputs elsewhere, nothing at all
+    is written to the temporary directory, for a release and for a non-private fit."""
+    import tempfile
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    frame = counts_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lppf.privatize(frame, epsilon=1.0, seed=1, output=tmp_path / "out" / "r.csv")
+        lppf.privatize(frame.to_numpy()[:, 2].reshape(12, 8).astype(np.int64), alpha=0.5, seed=1,
+                       output=tmp_path / "out" / "a.csv")
+    lppf.fit(frame, model="topic", components=2, method="non-private", seed=1, output=tmp_path / "out" / "f", **SMALL)
+    assert list(scratch.iterdir()) == []
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "a.csv", "a.csv.privacy.toml", "f", "r.csv", "r.csv.privacy.toml"
+    ]
+
+
+class Stop(Exception):
+    pass
+
+
+def test_an_interrupt_while_privatizing_publishes_nothing(tmp_path):
+    """A signal whose handler raises (as Ctrl-C's does) while the release is being made: the
+    exception reaches the caller and neither the release, its sidecar nor a pending file stays.
+    The signal is sent once the release's pending file exists and its sidecar's does not, that
+    is while the library writes it (a million cells take far longer than the check)."""
+    import signal
+    import threading
+    import time
+
+    counts = np.ones((1000, 1000), dtype=np.int64)
+    output = tmp_path / "r.csv"
+    previous = signal.signal(signal.SIGUSR1, lambda *_: (_ for _ in ()).throw(Stop()))
+    sent = threading.Event()
+
+    def interrupt():
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            names = [p.name for p in tmp_path.iterdir()]
+            if any(n.startswith(".lppf-pending.") and n.endswith(".r.csv") for n in names) and not any(
+                n.endswith(".privacy.toml") for n in names
+            ):
+                os.kill(os.getpid(), signal.SIGUSR1)
+                sent.set()
+                return
+            time.sleep(0.0005)
+
+    helper = threading.Thread(target=interrupt)
+    helper.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(Stop):
+                lppf.privatize(counts, alpha=0.5, seed=1, output=output)
+    finally:
+        helper.join()
+        signal.signal(signal.SIGUSR1, previous)
+    assert sent.is_set()
+    assert list(tmp_path.iterdir()) == [], "nothing was published and nothing was left"
+
+
+def test_bad_arguments_raise_input_error_and_labels_may_be_dates(tmp_path):
+    frame = counts_frame(rows=3, cols=2)
+    for kwargs, says in [
+        (dict(alpha=0.5, seed=-1), "seed"),
+        (dict(alpha=0.5, seed=2**70), "seed"),
+        (dict(epsilon=True), "epsilon = True is not allowed"),
+        (dict(epsilon="1"), "epsilon = '1' is not allowed"),
+        (dict(alpha={"d0": True, "d1": 0.5, "d2": 0.5}), "is not allowed"),
+        (dict(alpha=0.5, precision=None), "precision = None"),
+    ]:
+        with pytest.raises(lppf.InputError, match=says):
+            lppf.privatize(frame, **kwargs)
+    with pytest.raises(lppf.InputError, match="components = '2' is not allowed"):
+        lppf.fit(frame, model="topic", components="2", method="non-private")
+    with pytest.raises(lppf.InputError, match="max_iterations"):
+        lppf.fit(frame, model="topic", components=2, method="cavi", max_iterations=-5)
+    # Dates and times as labels: the same text from the counts and from rows=.
+    days = pd.date_range("2001-05-01", periods=3, freq="D")
+    dated = pd.DataFrame({"row": np.repeat(days, 2), "col": ["a", "b"] * 3, "count": [1, 0, 2, 3, 0, 1]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release = lppf.privatize(dated, alpha=0.5, seed=1, rows=list(days), cols=["a", "b"])
+    assert release.rows == [d.isoformat() for d in days]
+    # A release without its sidecar does not claim to be seeded.
+    path = tmp_path / "bare.csv"
+    release.to_frame().to_csv(path, index=False)
+    bare = lppf.read_release(path)
+    assert bare.private is None and "privacy unknown" in repr(bare) and "NOT PRIVATE" not in repr(bare)
