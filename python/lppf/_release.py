@@ -138,7 +138,10 @@ def _seed(seed):
 
 def _label(value) -> str:
     """A grid label as text: the same text whether it comes from the counts or from ``rows``
-    (dates and times included)."""
+    (dates and times included). A missing one (None, NaN, NaT) is empty text, which the library
+    refuses naming its row."""
+    if value is None or value is pd.NaT or value is pd.NA or (isinstance(value, float) and value != value):
+        return ""
     if isinstance(value, (pd.Timestamp, np.datetime64)):
         return pd.Timestamp(value).isoformat()
     if hasattr(value, "isoformat"):

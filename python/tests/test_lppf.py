@@ -288,3 +288,52 @@ def test_bad_arguments_raise_input_error_and_labels_may_be_dates(tmp_path):
     release.to_frame().to_csv(path, index=False)
     bare = lppf.read_release(path)
     assert bare.private is None and "privacy unknown" in repr(bare) and "NOT PRIVATE" not in repr(bare)
+
+
+def test_a_seeded_fuzz_of_the_python_entry_points(tmp_path):
+    """Hostile tables and arguments for ``privatize`` and ``fit``: every case returns a whole
+    release (both files) or raises InputError with nothing written — never another exception.
+    The cases are fixed by the seed."""
+    rng = np.random.default_rng(20261127)
+    hostile = [-1, 2.5, np.nan, np.inf, 2**70, "x", None, True, "3", 1e300, -0.0, 3.0]
+    outcomes = {"released": 0, "refused": 0}
+    for case in range(120):
+        frame = counts_frame(rows=3, cols=3, seed=case).astype(object)
+        kind = rng.integers(6)
+        if kind == 0:
+            frame.loc[rng.integers(len(frame)), "count"] = hostile[rng.integers(len(hostile))]
+        elif kind == 1:
+            frame.loc[rng.integers(len(frame)), "row"] = ["", None, "é", pd.Timestamp("2001-01-01"), 7][rng.integers(5)]
+        elif kind == 2:
+            frame = frame.iloc[[0, 0, 1]]  # a cell twice
+        elif kind == 3:
+            frame = frame.drop(columns=["col"])
+        kwargs = dict(alpha=0.5, seed=case)
+        if rng.integers(3) == 0:
+            key = ["alpha", "seed", "precision"][rng.integers(3)]
+            kwargs[key] = hostile[rng.integers(len(hostile))]
+        out = tmp_path / f"case{case}"
+        out.mkdir()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                release = lppf.privatize(frame, output=out / "r.csv", **kwargs)
+        except lppf.InputError:
+            outcomes["refused"] += 1
+            assert list(out.iterdir()) == [], f"case {case}: files left"
+            continue
+        outcomes["released"] += 1
+        assert sorted(p.name for p in out.iterdir()) == ["r.csv", "r.csv.privacy.toml"], f"case {case}"
+        assert release.values.shape[0] >= 1
+        if case % 10 == 1:
+            try:
+                lppf.fit(release, model="topic", components=[2, 0, "2", 10**30][rng.integers(4)],
+                         output=out / "f", seed=1, **SMALL)
+            except lppf.InputError:
+                assert not (out / "f").exists()
+    assert outcomes["released"] >= 20 and outcomes["refused"] >= 20, outcomes
+    # A missing label is refused, naming its row, not released as the text "None".
+    frame = counts_frame(rows=2, cols=2).astype(object)
+    frame.loc[1, "row"] = None
+    with pytest.raises(lppf.InputError, match=r"counts, row 2: empty `row` label"):
+        lppf.privatize(frame, alpha=0.5, seed=1)

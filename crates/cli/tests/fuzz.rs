@@ -1,5 +1,6 @@
-//! A seeded fuzz test of `lppf privatize` and `lppf fit` (issue 31): mutated count tables,
-//! releases, sidecars and flags. Every case must end in exit 0 with a whole release (both files)
+//! Seeded fuzz tests of `lppf privatize` and `lppf fit` (issue 31), and of `lppf slurm`,
+//! `combine` and `score` (issue 53): mutated count tables, releases, sidecars, truths, names and
+//! flags (the Python entry points have theirs in python/tests). Every case must end in exit 0 with a whole release (both files)
 //! or a whole fit, or in exit 2 with a message and nothing left behind — never a panic, an
 //! abort, a partial file, or exit 1 for bad input. The cases are fixed by the seed.
 
@@ -123,6 +124,9 @@ fn left_behind(dir: &Path, inputs: &[&str]) -> Vec<String> {
 
 fn check(case: usize, what: &str, out: &Output) -> bool {
     let err = String::from_utf8_lossy(&out.stderr);
+    if std::env::var("FUZZ_DEBUG").is_ok() {
+        eprintln!("CASE {case} {}: {}", &what[..what.len().min(60)], err.lines().last().unwrap_or(""));
+    }
     match out.status.code() {
         Some(0) => true,
         Some(2) => {
@@ -230,5 +234,180 @@ fn mutated_inputs_exit_0_whole_or_2_with_nothing_left() {
     // Both outcomes are exercised (with this seed: 47 succeed, 353 are refused; the bounds
     // only guard against a change that makes every case fail or pass).
     assert!(ok >= 25 && refused >= 100, "ok {ok}, refused {refused}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Hostile text for names: shell code, quotes, control characters, Slurm's patterns.
+const NAMES: &[&str] =
+    &["gpu", "a b", "x\ny", "$(touch PWNED)", "`id`", "'", "\"", "p#q", "%x", "é", "", "a,b", "-x", "\t"];
+
+/// Every script `lppf slurm` writes parses in bash.
+fn scripts_parse(dir: &Path) -> bool {
+    ["array.sbatch", "merge.sbatch", "submit.sh"]
+        .iter()
+        .all(|f| std::process::Command::new("bash").arg("-n").arg(dir.join(f)).status().is_ok_and(|s| s.success()))
+}
+
+/// A seeded fuzz test of `lppf slurm`, `combine` and `score` (issue 53): hostile flags, names,
+/// mutated sidecars, releases and truths. Every case ends in exit 0 with whole outputs (scripts
+/// that parse, a release with its sidecar, a score with no NaN) or exit 2 with a message and
+/// nothing written; inputs are never changed and no hostile name runs a command.
+#[test]
+fn slurm_combine_and_score_mutants_exit_0_whole_or_2_with_nothing_left() {
+    let dir = std::env::temp_dir().join(format!("lppf-fuzz2-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rng = Rng(distributions::Streams::new(20_261_127).rng());
+    let (mut ok, mut refused) = (0, 0);
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments/smoke.toml");
+    // Two per-person releases to combine, a fit and its counts to score.
+    let counts = dir.join("counts.csv");
+    std::fs::write(&counts, COUNTS).unwrap();
+    std::fs::write(dir.join("a.csv"), "row,col,count\nd0,w0,3\nd0,w1,0\nd0,w2,1\n").unwrap();
+    std::fs::write(dir.join("b.csv"), "row,col,count\nd1,w0,0\nd1,w1,4\nd1,w2,0\n").unwrap();
+    for name in ["a", "b"] {
+        let (input, output) = (dir.join(format!("{name}.csv")), dir.join(format!("{name}-r.csv")));
+        let out = common::lppf(["privatize", "--input", s(&input), "--output", s(&output), "--alpha", "0.5"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let release = dir.join("r.csv");
+    let out = common::lppf(["privatize", "--input", s(&counts), "--output", s(&release), "--alpha", "0.5"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let fit = dir.join("fit");
+    let mut args = vec!["fit", "--input", s(&release), "--output", s(&fit), "--model", "topic", "--components", "2"];
+    args.extend([
+        "--method",
+        "private",
+        "--iterations",
+        "20",
+        "--burn-in",
+        "10",
+        "--thin",
+        "2",
+        "--seed",
+        "1",
+        "--quiet",
+    ]);
+    assert!(common::lppf(&args).status.success());
+    let texts: Vec<(String, String)> = ["a-r.csv", "a-r.csv.privacy.toml", "b-r.csv", "b-r.csv.privacy.toml"]
+        .iter()
+        .map(|f| (f.to_string(), std::fs::read_to_string(dir.join(f)).unwrap()))
+        .collect();
+
+    for case in 0..150 {
+        let case_dir = dir.join(format!("case{case}"));
+        std::fs::create_dir_all(&case_dir).unwrap();
+        match case % 3 {
+            0 => {
+                // slurm: in half the cases one hostile name or number, in the rest none.
+                let hostile = rng.below(14);
+                let mut pick = |slot: usize, good: &'static str, values: &[&'static str]| {
+                    if hostile == slot { rng.pick(values) } else { good }
+                };
+                let scripts = case_dir.join(pick(0, "scripts", NAMES));
+                let (tasks, cpus) = (pick(1, "3", NUMBERS), pick(2, "2", NUMBERS));
+                let (time, memory) = (pick(3, "5", NUMBERS), pick(4, "2", NUMBERS));
+                let (partition, account) = (pick(5, "short", NAMES), pick(6, "lab-1", NAMES));
+                let mut args = vec!["slurm", manifest, "--dir", s(&scripts), "--tasks", tasks, "--cpus-per-task", cpus];
+                args.extend(["--time-factor", time, "--memory-factor", memory]);
+                args.extend(["--partition", partition, "--account", account]);
+                let out = std::process::Command::new(env!("CARGO_BIN_EXE_lppf"))
+                    .args(&args)
+                    .current_dir(&case_dir)
+                    .output()
+                    .unwrap();
+                let what = format!("slurm {args:?}");
+                if check(case, &what, &out) {
+                    ok += 1;
+                    assert!(scripts_parse(&scripts), "case {case} ({what}): a script does not parse");
+                } else {
+                    refused += 1;
+                    assert!(left_behind(&case_dir, &[]).is_empty(), "case {case} ({what}): left files");
+                }
+            }
+            1 => {
+                // combine: mutated per-person releases and sidecars, hostile outputs.
+                let mut written = Vec::new();
+                // At most one input mutated, in half the cases.
+                let mutated = rng.below(2 * texts.len());
+                for (k, (name, text)) in texts.iter().enumerate() {
+                    let text = if k == mutated {
+                        if name.ends_with(".toml") {
+                            mutate_sidecar(text, &mut rng)
+                        } else {
+                            mutate_csv(text, &mut rng)
+                        }
+                    } else {
+                        text.clone()
+                    };
+                    std::fs::write(case_dir.join(name), &text).unwrap();
+                    written.push((name, text));
+                }
+                let (a, b) = (case_dir.join("a-r.csv"), case_dir.join("b-r.csv"));
+                let output = match rng.below(8) {
+                    0 => format!("{}/./a-r.csv", s(&case_dir)),
+                    1 => s(&case_dir.join(rng.pick(NAMES))).to_string(),
+                    _ => s(&case_dir.join("all.csv")).to_string(),
+                };
+                let mut args = vec!["combine", "--inputs", s(&a), s(&b), "--output", &output];
+                if rng.below(3) == 0 {
+                    args.push("--force");
+                }
+                let out = common::lppf(&args);
+                let what = format!("combine {args:?}");
+                let inputs: Vec<&str> = texts.iter().map(|(n, _)| n.as_str()).collect();
+                if check(case, &what, &out) {
+                    ok += 1;
+                    let made = Path::new(&output);
+                    assert!(
+                        made.exists() && tables::sidecar_path(made).exists(),
+                        "case {case}: a release without its sidecar"
+                    );
+                    assert_eq!(
+                        left_behind(&case_dir, &inputs).len(),
+                        2,
+                        "case {case}: {:?}",
+                        left_behind(&case_dir, &inputs)
+                    );
+                } else {
+                    refused += 1;
+                    assert!(left_behind(&case_dir, &inputs).is_empty(), "case {case} ({what}): left files");
+                }
+                for (name, text) in &written {
+                    let now = std::fs::read_to_string(case_dir.join(name)).unwrap_or_default();
+                    assert_eq!(&now, text, "case {case} ({what}): the input {name} changed");
+                }
+            }
+            _ => {
+                // score: mutated truths and hostile references.
+                let truth = case_dir.join("t.csv");
+                let text = if rng.below(2) == 0 { mutate_csv(COUNTS, &mut rng) } else { COUNTS.to_string() };
+                std::fs::write(&truth, text).unwrap();
+                let mut args = vec!["score", "--fit", s(&fit), "--truth", s(&truth)];
+                let nowhere = case_dir.join("none");
+                match rng.below(4) {
+                    0 => args.extend(["--reference", s(&fit)]),
+                    1 => args.extend(["--reference", s(&nowhere)]),
+                    2 => args.extend(["--reference", s(&case_dir)]),
+                    _ => {}
+                }
+                let out = common::lppf(&args);
+                let what = format!("score {args:?}");
+                if check(case, &what, &out) {
+                    ok += 1;
+                    let printed = String::from_utf8_lossy(&out.stdout);
+                    assert!(!printed.to_lowercase().contains("nan"), "case {case} ({what}): {printed}");
+                    printed.parse::<toml::Table>().unwrap_or_else(|e| panic!("case {case}: not TOML: {e}"));
+                } else {
+                    refused += 1;
+                }
+                assert_eq!(left_behind(&case_dir, &["t.csv"]), Vec::<String>::new(), "case {case}: score wrote files");
+            }
+        }
+        assert!(!case_dir.join("PWNED").exists() && !dir.join("PWNED").exists(), "case {case}: a name ran a command");
+        std::fs::remove_dir_all(&case_dir).unwrap();
+    }
+    println!("{ok} cases succeeded, {refused} refused with exit 2");
+    assert!(ok >= 20 && refused >= 20, "ok {ok}, refused {refused}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
