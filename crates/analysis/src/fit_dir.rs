@@ -124,17 +124,11 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("analysis-fit-dir-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+        results::test_support::scratch_dir("analysis-fit-dir", name)
     }
 
     fn names(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> =
-            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        v.sort();
-        v
+        results::test_support::sorted_names(dir)
     }
 
     /// A fake fit: `fit.toml` saying `which`, a summary, and the figure only if `figure`.

@@ -320,3 +320,27 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// Helpers for the tests of crates that write outputs (not part of the API).
+#[doc(hidden)]
+pub mod test_support {
+    use std::path::{Path, PathBuf};
+
+    /// A new, empty directory `<prefix>-<pid>-<name>` under the system's temporary directory.
+    pub fn scratch_dir(prefix: &str, name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("{prefix}-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        dir
+    }
+
+    /// The names in `dir`, sorted.
+    pub fn sorted_names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("a readable directory")
+            .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}

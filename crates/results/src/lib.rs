@@ -27,6 +27,7 @@ pub use ellipses::{EllipsePanel, Gaussian2, plot_ellipses};
 pub use figure::{
     Curve, CurveLabels, CurvePanel, CurveRow, CurveStyle, FigureText, plot, plot_coverage, plot_curve_rows, plot_curves,
 };
+pub use files::test_support;
 pub use files::{
     OutputDirError, Pending, TOKEN_LEN, check_output_dir, link_exclusive, pending_dir, pending_file, pending_twin,
     process_gone, remove_file_if_present, same_file, stale_entries, stale_entries_in,
