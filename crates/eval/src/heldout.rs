@@ -20,7 +20,7 @@ const TAIL: f64 = 40.0;
 /// `Σ_{y ≤ ỹ} Pois(y; μ) α^{ỹ−y}` and `Σ_{y > ỹ} Pois(y; μ) α^{y−ỹ}`,
 ///
 /// whose terms are log-concave in `y` (a Poisson pmf times a geometric factor) with their modes
-/// near `μ/α` and `αμ`, clamped to each half ([`ln_log_concave_sum`]). Each half is summed from
+/// near `μ/α` and `αμ`, clamped to each half (`ln_log_concave_sum`). Each half is summed from
 /// its mode outward until the bound on what remains is below `e^{−40}` of the total, so the work
 /// is `O(√(μ/α) + 1)` terms — bounded by the rate, never by the released value (a value of 2·10⁷
 /// at a rate of 5 costs a few dozen terms, where a walk from the rate to the value cost 2·10⁷).
