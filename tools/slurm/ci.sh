@@ -93,6 +93,14 @@ cd "$cluster"
 start=$(date +%s)
 "$LPPF" slurm "$NAME.toml" --tasks 4 --cpus-per-task 1
 bash "slurm/$NAME/submit.sh"
+# While its jobs are queued, a second submit.sh refuses (squeue's %Z of the hostile directory must
+# match the directory exactly) and submits nothing.
+if again=$(bash "slurm/$NAME/submit.sh" 2>&1); then
+    echo "submit.sh submitted again while the design's jobs were queued: $again" >&2
+    exit 1
+fi
+echo "$again" | grep -q "still queued or running" || { echo "submit.sh failed otherwise: $again" >&2; exit 1; }
+step "a second submit.sh while they run refuses"
 wait_for_design
 "$LPPF" diff "$work/reference/results/$NAME/results.parquet" "results/$NAME/results.parquet"
 step "identical to the single-process run ($(( $(date +%s) - start )) s under Slurm)"
