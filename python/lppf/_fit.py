@@ -171,13 +171,14 @@ def fit(
     memory and work (``FitResult.estimate``) and the summary are printed to stderr when the fit
     ends, unless ``quiet``.
     """
-    columns = tuple(options.pop(k, k[:-7]) for k in ("row_column", "col_column", "count_column"))
+    defaults = {"row_column": "row", "col_column": "col", "count_column": "count"}
+    columns = tuple(options.pop(option, default) for option, default in defaults.items())
     counts = None
     if isinstance(data, Release):
         source = data.path
     elif isinstance(data, (str, os.PathLike)):
         source = Path(data)
-        options.update(zip(("row_column", "col_column", "count_column"), columns))
+        options.update(zip(defaults, columns))
     elif isinstance(data, pd.DataFrame) or type(data).__module__.startswith("polars"):
         # Raw counts, handed over in memory: they never touch the disk.
         counts, _, _ = _records(data, columns, None, None)

@@ -243,36 +243,30 @@ fn row_levels(
             bad_input(format!("{what}: {e}{largest}"))
         })
     };
-    match &request.levels {
+    // One level for every row, or each row's own (from a file or held in memory).
+    let (given, file) = match &request.levels {
         Levels::Epsilon(e) => {
-            Ok(vec![decay_of(Level::Epsilon(*e), &format!("--epsilon {e} with --precision {n}"))?; rows.len()])
+            return Ok(vec![decay_of(Level::Epsilon(*e), &format!("--epsilon {e} with --precision {n}"))?; rows.len()]);
         }
-        Levels::Alpha(a) => Ok(vec![decay_of(Level::Alpha(*a), &format!("--alpha {a}"))?; rows.len()]),
-        Levels::File(_) | Levels::Rows { .. } => {
-            let (given, file) = match &request.levels {
-                Levels::File(file) => (read_levels(file).map_err(bad_input)?, file.clone()),
-                Levels::Rows { name, levels } => (levels.clone(), PathBuf::from(name)),
-                _ => unreachable!("matched above"),
-            };
-            let by_row = tables::Labels::from_names(given.iter().map(|(r, _)| r.clone()));
-            if let Some((extra, _)) = given.iter().find(|(r, _)| rows.get(r).is_none()) {
-                return Err(bad_input(format!(
-                    "{}: row {extra:?} is not a row of {}",
-                    file.display(),
-                    request.input.display()
-                )));
-            }
-            rows.names
-                .iter()
-                .map(|row| match by_row.get(row) {
-                    Some(i) => decay_of(given[i].1, &format!("{}: row {row:?}", file.display())),
-                    None => {
-                        Err(bad_input(format!("{}: no level for row {row:?}; every row needs one", file.display())))
-                    }
-                })
-                .collect()
-        }
+        Levels::Alpha(a) => return Ok(vec![decay_of(Level::Alpha(*a), &format!("--alpha {a}"))?; rows.len()]),
+        Levels::File(file) => (read_levels(file).map_err(bad_input)?, file.clone()),
+        Levels::Rows { name, levels } => (levels.clone(), PathBuf::from(name)),
+    };
+    let by_row = tables::Labels::from_names(given.iter().map(|(r, _)| r.clone()));
+    if let Some((extra, _)) = given.iter().find(|(r, _)| rows.get(r).is_none()) {
+        return Err(bad_input(format!(
+            "{}: row {extra:?} is not a row of {}",
+            file.display(),
+            request.input.display()
+        )));
     }
+    rows.names
+        .iter()
+        .map(|row| match by_row.get(row) {
+            Some(i) => decay_of(given[i].1, &format!("{}: row {row:?}", file.display())),
+            None => Err(bad_input(format!("{}: no level for row {row:?}; every row needs one", file.display()))),
+        })
+        .collect()
 }
 
 /// Reads the counts, noises every cell and commits the release with its sidecar. Refuses, before

@@ -23,7 +23,7 @@ pub fn write_atomic_with(
 }
 
 /// Renames a complete pending file over `path` (the pending file is removed if that fails).
-pub(crate) fn persist(pending: tempfile::TempPath, path: &Path) -> Result<(), ResultsError> {
+pub fn persist(pending: tempfile::TempPath, path: &Path) -> Result<(), ResultsError> {
     pending.persist(path).map_err(|e| ResultsError::new(path, e.error))
 }
 

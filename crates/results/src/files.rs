@@ -54,17 +54,22 @@ fn pending_builder<'a>(prefix: &'a str, suffix: &'a str, mode: u32) -> tempfile:
     builder
 }
 
+/// The prefix and suffix of this process's pending names for `path`, around the token.
+fn pending_affixes(path: &Path) -> (String, String) {
+    (format!("{PENDING}{}.", std::process::id()), format!(".{}", name_of(path)))
+}
+
 /// Creates a new, empty pending file for `path` beside it, exclusively (see the module
 /// documentation); it is removed when the returned path is dropped, unless persisted.
 pub fn pending_file(path: &Path) -> std::io::Result<(std::fs::File, tempfile::TempPath)> {
-    let (prefix, suffix) = (format!("{PENDING}{}.", std::process::id()), format!(".{}", name_of(path)));
+    let (prefix, suffix) = pending_affixes(path);
     Ok(pending_builder(&prefix, &suffix, 0o666).tempfile_in(parent_dir(path))?.into_parts())
 }
 
 /// Creates a new, empty pending directory for `path` beside it, exclusively, and returns it (it
 /// stays until removed).
 pub fn pending_dir(path: &Path) -> std::io::Result<PathBuf> {
-    let (prefix, suffix) = (format!("{PENDING}{}.", std::process::id()), format!(".{}", name_of(path)));
+    let (prefix, suffix) = pending_affixes(path);
     Ok(pending_builder(&prefix, &suffix, 0o777).tempdir_in(parent_dir(path))?.keep())
 }
 

@@ -20,7 +20,7 @@ mod summary;
 mod table;
 mod topics_figure;
 
-pub use atomic::{write_atomic, write_atomic_with, write_exclusive, write_pending_with};
+pub use atomic::{persist, write_atomic, write_atomic_with, write_exclusive, write_pending_with};
 pub use checks_figure::{CheckPanel, plot_checks};
 pub use compare::{Comparison, compare_files, is_timing_column};
 pub use ellipses::{EllipsePanel, Gaussian2, plot_ellipses};

@@ -150,6 +150,6 @@ pub fn write_figure<E: std::fmt::Display>(
     let (_, svg_pending) = results::pending_file(&svg).map_err(|e| io_error(&svg, e))?;
     let (_, png_pending) = results::pending_file(&png).map_err(|e| io_error(&png, e))?;
     draw(&svg_pending, &png_pending).map_err(|e| io_error(&svg, e))?;
-    svg_pending.persist(&svg).map_err(|e| io_error(&svg, e.error))?;
-    png_pending.persist(&png).map_err(|e| io_error(&png, e.error))
+    results::persist(svg_pending, &svg).map_err(|e| io_error(&svg, e.message))?;
+    results::persist(png_pending, &png).map_err(|e| io_error(&png, e.message))
 }

@@ -75,8 +75,7 @@ impl ReleasedTable {
 /// Writes the cells of its layout as `row,col,value` (Parquet when the name ends in `.parquet`),
 /// atomically, in row-major order.
 pub fn write_released(path: &Path, table: &ReleasedTable) -> Result<(), TableError> {
-    let pending = write_released_pending(path, table)?;
-    pending.persist(path).map_err(|e| TableError::file(path, e.error))
+    Ok(results::persist(write_released_pending(path, table)?, path)?)
 }
 
 /// [`write_released`] into a complete pending file beside `path` (created exclusively:
@@ -95,8 +94,7 @@ pub fn write_counts(path: &Path, table: &CountTable) -> Result<(), TableError> {
     let cols = table.cols.len();
     let cells = table.counts.iter().enumerate().filter(|(_, c)| **c > 0);
     let cells = cells.map(|(n, &c)| (n / cols, n % cols, i64::try_from(c).unwrap_or(i64::MAX)));
-    let pending = write_cells(path, (&table.rows, &table.cols), "count", cells)?;
-    pending.persist(path).map_err(|e| TableError::file(path, e.error))
+    Ok(results::persist(write_cells(path, (&table.rows, &table.cols), "count", cells)?, path)?)
 }
 
 /// Writes `(row index, col index, value)` cells as `row,col,<value_name>` with their labels,
