@@ -41,7 +41,7 @@ pub use error::ParamError;
 pub use exact_geometric::{ExactTwoSidedGeometric, MAX_DECAY, MIN_DECAY};
 pub use exponential::Exponential;
 pub use gamma::Gamma;
-pub use ln_gamma::{bd0, digamma, ln_gamma};
+pub use ln_gamma::{bd0, digamma, ln_gamma, ln_gamma_ratio};
 pub use multinomial::Multinomial;
 pub use poisson::Poisson;
 pub use rng::{StreamRng, Streams, stream, stream_id};

@@ -11,7 +11,7 @@
 use crate::EvalError;
 
 /// Relative size below which the remaining terms of the sum are dropped (`e^{−40}` ≈ 4·10⁻¹⁸).
-const TAIL: f64 = 40.0;
+pub(crate) const TAIL: f64 = 40.0;
 
 /// `ln p(ỹ | μ, α)`, the log-likelihood of one released value under `Pois(μ) ⊛ 2Geo(α)`, for
 /// `μ ≥ 0` and `α ∈ [0, 1)` (`α = 0`: the Poisson pmf itself). For `ỹ ≤ 0` every `y ≥ ỹ`, so
@@ -115,13 +115,13 @@ fn ln_log_concave_sum(rate: f64, s: f64, c: f64, lo: i64, hi: i64) -> (f64, u64)
 }
 
 /// A sum of `e^{term}` kept as `e^{max} · sum`, so no term overflows or underflows.
-struct LogSum {
-    max: f64,
-    sum: f64,
+pub(crate) struct LogSum {
+    pub(crate) max: f64,
+    pub(crate) sum: f64,
 }
 
 impl LogSum {
-    fn add(&mut self, term: f64) {
+    pub(crate) fn add(&mut self, term: f64) {
         if term > self.max {
             self.sum = self.sum * (self.max - term).exp() + 1.0;
             self.max = term;

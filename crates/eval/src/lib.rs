@@ -6,12 +6,14 @@
 mod align;
 mod heldout;
 mod kl;
+mod negative_binomial;
 
 pub use align::{Alignment, align_topics, min_cost_matching, normalize_rows};
 pub use heldout::{
     CellLikelihood, Seen, evenly_spaced, heldout_log_predictive, heldout_log_predictive_cells, ln_released_likelihood,
 };
 pub use kl::{mean_poisson_kl, poisson_kl};
+pub use negative_binomial::{ln_cell_likelihood, ln_negative_binomial_pmf, ln_released_nb_likelihood};
 
 use std::fmt;
 
