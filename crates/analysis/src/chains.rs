@@ -84,7 +84,10 @@ pub struct ModeSummary {
     pub chains: Vec<usize>,
     /// The sum of its chains' pooling weights.
     pub weight: f64,
-    pub mean_ln_joint: f64,
+    /// The mean over its chains of the log density the modes were grouped by
+    /// ([`inference::convergence::Assessment::primary`]: the marginal log-likelihood of the scored
+    /// cells, or the log joint).
+    pub mean_log_density: f64,
     pub mean_total_rate: f64,
     /// The held-out log predictive of its chains' samples pooled (equal weights within the
     /// mode), when cells were held out.
@@ -101,6 +104,15 @@ pub struct ChainTrace {
     pub iterations: Vec<usize>,
     /// `ln p(Z, Y)` of each kept sample (Gibbs) or the ELBO (CAVI).
     pub values: Vec<f64>,
+    /// Gibbs: the marginal log-likelihood of the scored cells (up to
+    /// [`inference::loo::MAX_LOO_CELLS`] cells the fit saw; the negative binomial's multipliers
+    /// and, for a release, the true counts integrated out) of each kept sample: what convergence
+    /// is judged on. Empty for CAVI.
+    pub ln_lik: Vec<f64>,
+    /// Gibbs fits with a partition of the rows: each kept sample's adjusted Rand index with the
+    /// fit's point estimate of the partition (a label-invariant summary of the structure). Empty
+    /// otherwise.
+    pub structure: Vec<f64>,
     /// `Σ_n μ_n` of each kept sample (Gibbs; empty for CAVI).
     pub total_rate: Vec<f64>,
     /// The negative binomial's dispersion shape `r` of each kept sample (empty for Poisson).
@@ -286,7 +298,9 @@ fn fit_chains_in_groups(
     let check = CheckSetup::new(settings, data);
     let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
     let may_stack = gibbs && settings.chains > 1 && settings.weighting != Weighting::Equal;
-    let loo_cells = match may_stack && data.heldout.is_empty() {
+    // Every Gibbs fit records the marginal log-likelihood of up to MAX_LOO_CELLS cells it saw in
+    // every kept sample: its trace is what convergence is judged on, and PSIS-LOO reads it.
+    let loo_cells = match gibbs {
         true => Some(loo_cells(data, settings.method)?),
         false => None,
     };
@@ -319,8 +333,8 @@ fn fit_chains_in_groups(
             unreliable_share: loo.unreliable_share,
         }
     });
-    let (mut result, samples, moments) = pool(settings, chains);
-    result.loo = loo;
+    let (mut result, samples, moments) = pool(settings, chains, rows);
+    result.loo = loo.filter(|l| l.cells > 0);
     if let Some(check) = check.filter(|_| !replicated.is_empty()) {
         result.checks = predictive_checks(&check.observed, &replicated);
     }
@@ -346,7 +360,6 @@ fn fit_chains_in_groups(
         });
     }
     result.modes = mode_summaries(&result);
-    result.partition = crate::partition::point_estimate(&result.assignments, rows);
     if result.traces.len() > 1 && matches!(settings.algorithm, Algorithm::Gibbs(_)) {
         let kept: Vec<usize> = result.traces.iter().map(|t| t.values.len()).collect();
         result.co_clustering_modes = crate::partition::chains_by_co_clustering(&result.assignments, &kept, rows);
@@ -445,7 +458,9 @@ impl FamilyVisitor for Chains<'_> {
             // Co-clustering of the rows (a network's actors, a topic model's documents), for the
             // label-invariant partition and the stability of the communities listed.
             let assignments = self.settings.model.square() || self.rows <= MAX_PARTITION_ROWS;
-            let pointwise = |rates: &[f64]| self.loo_cells.map_or_else(Vec::new, |c| c.ln_likelihood(rates));
+            let pointwise = |rates: &[f64], dispersion: Option<f64>| {
+                self.loo_cells.map_or_else(Vec::new, |c| c.ln_likelihood(rates, dispersion))
+            };
             let monitor = Monitor {
                 statistics: self.check.map(|_| &statistics as _),
                 pointwise: self.loo_cells.map(|_| &pointwise as _),
@@ -470,7 +485,11 @@ impl FamilyVisitor for Chains<'_> {
 /// diagnostics) with their traces, and (second) each chain's held-out rate samples to score
 /// (Gibbs: evenly spaced, at most [`MAX_PREDICTIVE_SAMPLES`] over all chains; CAVI: each start's
 /// plug-in).
-fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<Vec<Vec<f64>>>, Vec<ChainMoments>) {
+fn pool(
+    settings: &FitSettings,
+    posteriors: Vec<Posterior>,
+    rows: usize,
+) -> (FitResult, Vec<HeldOutSamples>, Vec<ChainMoments>) {
     let traces: Vec<ChainTrace> = posteriors
         .iter()
         .map(|p| ChainTrace {
@@ -479,6 +498,8 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
                 Algorithm::Cavi(_) => (1..=p.trace.len()).collect(),
             },
             values: p.trace.clone(),
+            ln_lik: inference::ln_likelihood_trace(p),
+            structure: Vec::new(),
             total_rate: p.kept_total_rate.clone(),
             dispersion: p.kept_dispersion.clone(),
             converged: p.converged,
@@ -492,13 +513,34 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         .iter()
         .map(|p| {
             let step = p.heldout_rates.len().div_ceil(per_chain).max(1);
-            p.heldout_rates.iter().step_by(step).cloned().collect()
+            HeldOutSamples {
+                rates: p.heldout_rates.iter().step_by(step).cloned().collect(),
+                shapes: p.kept_dispersion.iter().step_by(step).copied().collect(),
+            }
         })
         .collect();
-    let assignments = posteriors.iter().flat_map(|p| p.kept_assignments.iter().cloned()).collect();
+    let assignments: Vec<Vec<u16>> = posteriors.iter().flat_map(|p| p.kept_assignments.iter().cloned()).collect();
     let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
+    // The structure's label-invariant trace: each kept sample's agreement (adjusted Rand index)
+    // with the point estimate of the partition over all chains.
+    let partition = crate::partition::point_estimate(&assignments, rows);
+    let kept: Vec<usize> = traces.iter().map(|t| t.values.len()).collect();
+    let structure = partition
+        .as_ref()
+        .filter(|_| gibbs)
+        .map(|p| crate::partition::agreement_traces(&assignments, &kept, &p.group))
+        .filter(|s| s.iter().all(|t| !t.is_empty()));
+    let mut traces = traces;
     let mut pooled = inference::pool(posteriors);
-    let assessment = inference::convergence::assess_pooled(&pooled);
+    let assessment = match &structure {
+        Some(structure) => {
+            let diagnostics = inference::diagnose(&structure.iter().map(Vec::as_slice).collect::<Vec<_>>());
+            pooled.diagnostics.push(("structure", diagnostics));
+            traces.iter_mut().zip(structure).for_each(|(t, s)| t.structure = s.clone());
+            inference::convergence::assess_pooled(&pooled, Some((structure, diagnostics)))
+        }
+        None => inference::convergence::assess_pooled(&pooled, None),
+    };
     // Each chain's own means and sds, kept only to re-pool them by stacking: moved out of the
     // chains (which need them no more), not copied.
     let moments: Vec<ChainMoments> = match settings.weighting {
@@ -534,7 +576,7 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
         assessment,
         modes: Vec::new(),
         co_clustering_modes: None,
-        partition: None,
+        partition,
         seconds: 0.0,
     };
     (result, samples, moments)
@@ -542,6 +584,13 @@ fn pool(settings: &FitSettings, posteriors: Vec<Posterior>) -> (FitResult, Vec<V
 
 /// One chain's posterior mean and sd of every rate.
 type ChainMoments = (Vec<f64>, Vec<f64>);
+
+/// One chain's samples of the held-out cells' mean counts, and the negative binomial's shape
+/// of each (empty for the Poisson likelihood).
+struct HeldOutSamples {
+    rates: Vec<Vec<f64>>,
+    shapes: Vec<f64>,
+}
 
 /// Re-pools the chains with stacking weights from their held-out scores, or without held-out
 /// cells from their PSIS-LOO scores: the means and sds of the rates become those of the mixture,
@@ -574,7 +623,8 @@ fn stack(result: &mut FitResult, moments: &[ChainMoments]) {
 /// release truncated at 0 as a Poisson count (naïve), raw counts (non-private).
 fn loo_cells(data: &FitData, method: Method) -> Result<eval::CellLikelihood, FitError> {
     let (rows, cols) = data.shape();
-    let modelled: Vec<usize> = (0..rows * cols).filter(|&n| data.is_modelled(n)).collect();
+    let modelled: Vec<usize> =
+        (0..rows * cols).filter(|&n| data.is_modelled(n) && data.heldout.binary_search(&n).is_err()).collect();
     let seen = match &data.input {
         Input::Released { privatized, .. } if method == Method::Private => eval::Seen::Release(privatized),
         Input::Released { privatized, .. } => eval::Seen::Truncated(privatized),
@@ -587,6 +637,10 @@ fn loo_cells(data: &FitData, method: Method) -> Result<eval::CellLikelihood, Fit
 /// The modes of a Gibbs fit with their weights, log joints, totals and held-out scores.
 fn mode_summaries(result: &FitResult) -> Vec<ModeSummary> {
     let Some(assessment) = &result.assessment else { return Vec::new() };
+    let density = |c: usize| match assessment.primary {
+        "ln_lik" => &result.traces[c].ln_lik,
+        _ => &result.traces[c].values,
+    };
     let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64;
     assessment
         .modes
@@ -600,7 +654,7 @@ fn mode_summaries(result: &FitResult) -> Vec<ModeSummary> {
             let loo_log_predictive = result.loo.as_ref().map(|l| within_mode(&l.per_chain_cells));
             ModeSummary {
                 weight: chains.iter().map(|&c| result.weights[c]).sum(),
-                mean_ln_joint: mean(&chains.iter().map(|&c| mean(&result.traces[c].values)).collect::<Vec<_>>()),
+                mean_log_density: mean(&chains.iter().map(|&c| mean(density(c))).collect::<Vec<_>>()),
                 mean_total_rate: mean(&chains.iter().map(|&c| mean(&result.traces[c].total_rate)).collect::<Vec<_>>()),
                 heldout_log_predictive,
                 loo_log_predictive,
@@ -615,13 +669,14 @@ fn mode_summaries(result: &FitResult) -> Vec<ModeSummary> {
 /// chain's only.
 fn score_heldout(
     data: &FitData,
-    per_chain: &[Vec<Vec<f64>>],
+    per_chain: &[HeldOutSamples],
     pooled_from: Option<usize>,
 ) -> Result<Option<HeldOutScore>, FitError> {
     if data.heldout.is_empty() {
         return Ok(None);
     }
-    // Released data are scored under Pois(μ) ∗ 2Geo(α); raw counts under Pois(μ) (α = 0).
+    // Released data are scored under Pois(μ) ∗ 2Geo(α) (or NB(r, μ) ∗ 2Geo(α)); raw counts with
+    // α = 0.
     let cols = data.cols.len();
     let (mask, released, levels): (&[bool], Vec<i64>, Vec<f64>) = match &data.input {
         Input::Released { alphas, privatized, heldout_values } => {
@@ -639,25 +694,25 @@ fn score_heldout(
         .iter()
         .map(|n| missing.binary_search(n).map_err(|_| FitError::Inference(format!("held-out cell {n} is not missing"))))
         .collect::<Result<_, _>>()?;
-    let projected: Vec<Vec<Vec<f64>>>;
-    let per_chain = if positions.len() == missing.len() {
-        per_chain
-    } else {
-        let project =
-            |samples: &Vec<Vec<f64>>| samples.iter().map(|s| positions.iter().map(|&i| s[i]).collect()).collect();
-        projected = per_chain.iter().map(project).collect();
-        projected.as_slice()
+    let project = |samples: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        match positions.len() == missing.len() {
+            true => samples.to_vec(),
+            false => samples.iter().map(|s| positions.iter().map(|&i| s[i]).collect()).collect(),
+        }
     };
-    let score = |samples: &[Vec<f64>]| {
-        eval::heldout_log_predictive_cells(&released, &levels, samples).map_err(|e| FitError::Inference(e.to_string()))
+    let score = |samples: &[Vec<f64>], shapes: &[f64]| {
+        eval::heldout_log_predictive_cells_under(&released, &levels, samples, shapes)
+            .map_err(|e| FitError::Inference(e.to_string()))
     };
-    let per_chain_cells = per_chain.iter().map(|s| score(s)).collect::<Result<Vec<_>, _>>()?;
+    let projected: Vec<Vec<Vec<f64>>> = per_chain.iter().map(|c| project(&c.rates)).collect();
+    let per_chain_cells =
+        projected.iter().zip(per_chain).map(|(s, c)| score(s, &c.shapes)).collect::<Result<Vec<_>, _>>()?;
     let scores = per_chain_cells.iter().map(|c| c.iter().sum()).collect();
-    let pooled: Vec<Vec<f64>> = match pooled_from {
-        Some(c) => per_chain.get(c).cloned().unwrap_or_default(),
-        None => per_chain.concat(),
+    let (pooled, shapes): (Vec<Vec<f64>>, Vec<f64>) = match pooled_from {
+        Some(c) => (projected.get(c).cloned().unwrap_or_default(), Vec::new()),
+        None => (projected.concat(), per_chain.iter().flat_map(|c| c.shapes.iter().copied()).collect()),
     };
-    let per_cell = score(&pooled)?;
+    let per_cell = score(&pooled, &shapes)?;
     let log_predictive = per_cell.iter().sum();
     Ok(Some(HeldOutScore {
         cells: released.len(),

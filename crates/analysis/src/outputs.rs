@@ -219,7 +219,7 @@ pub fn write_outputs(
     // trace.parquet: one row per chain and kept iteration.
     let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
     let (mut chain, mut iteration, mut trace, mut total) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut dispersion = Vec::new();
+    let (mut dispersion, mut ln_lik, mut structure) = (Vec::new(), Vec::new(), Vec::new());
     for (c, t) in result.traces.iter().enumerate() {
         for (i, (&it, &v)) in t.iterations.iter().zip(&t.values).enumerate() {
             chain.push(c as i64);
@@ -227,6 +227,8 @@ pub fn write_outputs(
             trace.push(Some(v));
             total.push(t.total_rate.get(i).copied());
             dispersion.push(t.dispersion.get(i).copied());
+            ln_lik.push(t.ln_lik.get(i).copied());
+            structure.push(t.structure.get(i).copied());
         }
     }
     let mut columns = vec![
@@ -235,6 +237,14 @@ pub fn write_outputs(
         (if gibbs { "ln_joint" } else { "elbo" }, Values::Float(trace)),
         ("total_rate", Values::Float(total)),
     ];
+    // The marginal log-likelihood of the scored cells and the structure's agreement with the
+    // point estimate, what convergence is judged on.
+    if result.traces.iter().any(|t| !t.ln_lik.is_empty()) {
+        columns.push(("ln_lik", Values::Float(ln_lik)));
+    }
+    if result.traces.iter().any(|t| !t.structure.is_empty()) {
+        columns.push(("structure", Values::Float(structure)));
+    }
     // The negative binomial's dispersion shape r of each kept sample.
     if result.traces.iter().any(|t| !t.dispersion.is_empty()) {
         columns.push(("dispersion", Values::Float(dispersion)));

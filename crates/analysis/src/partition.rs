@@ -9,7 +9,8 @@
 //! Lau & Green 2007); the point estimate is the sampled partition that minimises it (Dahl 2006,
 //! "least squares clustering"), which needs no search beyond the samples.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::Hash;
 
 /// Partitions of more rows than this are not summarised (the matrix has `n²` entries: 2,000
 /// rows take 32 MB).
@@ -105,6 +106,52 @@ pub fn point_estimate(assignments: &[Vec<u16>], n: usize) -> Option<Partition> {
         .collect();
     let pairs = (n * n.saturating_sub(1) / 2).max(1) as f64;
     Some(Partition { group, groups, co, expected_loss_per_pair: best_loss / pairs })
+}
+
+/// The adjusted Rand index (Hubert & Arabie 1985) of two partitions of the same items, given as
+/// each item's pair of labels `(a_i, b_i)`: 1 for the same partition under any labels, about 0
+/// for agreement by chance; `None` with fewer than 2 items. Both partitions all singletons, or
+/// both one group, are identical: 1.
+pub fn adjusted_rand_index<A: Hash + Eq, B: Hash + Eq>(pairs: &[(A, B)]) -> Option<f64> {
+    let n = pairs.len();
+    if n < 2 {
+        return None;
+    }
+    let choose2 = |m: usize| (m * m.saturating_sub(1)) as f64 / 2.0;
+    let mut table: HashMap<(&A, &B), usize> = HashMap::new();
+    let (mut rows, mut cols): (HashMap<&A, usize>, HashMap<&B, usize>) = Default::default();
+    for (x, y) in pairs {
+        *table.entry((x, y)).or_default() += 1;
+        *rows.entry(x).or_default() += 1;
+        *cols.entry(y).or_default() += 1;
+    }
+    let index: f64 = table.values().map(|&m| choose2(m)).sum();
+    let (sa, sb): (f64, f64) = (rows.values().map(|&m| choose2(m)).sum(), cols.values().map(|&m| choose2(m)).sum());
+    let expected = sa * sb / choose2(n);
+    let max = (sa + sb) / 2.0;
+    Some(if max == expected { 1.0 } else { (index - expected) / (max - expected) })
+}
+
+/// Each chain's trace of its kept samples' agreement with `reference` (a partition of the rows,
+/// e.g. the point estimate's groups): the adjusted Rand index of every sample's assignments with
+/// it. Chain `c`'s samples are the `kept[c]` consecutive assignments after the earlier chains'.
+/// A label-invariant summary of the structure per draw: chains that sit in different partitions
+/// give traces at different levels, whatever their log-likelihoods say.
+pub fn agreement_traces(assignments: &[Vec<u16>], kept: &[usize], reference: &[usize]) -> Vec<Vec<f64>> {
+    let mut start = 0;
+    kept.iter()
+        .map(|&k| {
+            let chain = assignments.get(start..start + k).unwrap_or_default();
+            start += k;
+            chain
+                .iter()
+                .map(|a| {
+                    let pairs: Vec<(u16, usize)> = a.iter().copied().zip(reference.iter().copied()).collect();
+                    adjusted_rand_index(&pairs).unwrap_or(f64::NAN)
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The chains grouped by how they cluster the rows: chain `c`'s kept samples are the

@@ -208,14 +208,33 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
                     d.ess_tail
                 );
             }
+            if let Some(loo) = &result.loo {
+                let _ = writeln!(
+                    s,
+                    "  PSIS-LOO of {} cells the fit saw, under the marginal likelihood: {:.1} % of the chains' \
+                     estimates unreliable (k̂ > 0.7 or not computable)",
+                    loo.cells,
+                    100.0 * loo.unreliable_share
+                );
+            }
             let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64;
             for (c, t) in result.traces.iter().enumerate() {
                 let within = result.assessment.as_ref().map_or(String::new(), |a| {
                     format!("; its halves R̂ {:.3}, bulk ESS {:.0}", a.within_rhat[c], a.within_ess[c])
                 });
+                let ln_lik = if t.ln_lik.is_empty() {
+                    String::new()
+                } else {
+                    format!(", mean ln_lik {}", sig3(mean(&t.ln_lik)))
+                };
+                let structure = if t.structure.is_empty() {
+                    String::new()
+                } else {
+                    format!(", mean structure {:.3}", mean(&t.structure))
+                };
                 let _ = writeln!(
                     s,
-                    "  chain {c}: mean ln_joint {}, mean total_rate {}, weight {:.3}{within}",
+                    "  chain {c}: mean ln_joint {}{ln_lik}{structure}, mean total_rate {}, weight {:.3}{within}",
                     sig3(mean(&t.values)),
                     sig3(mean(&t.total_rate)),
                     result.weights[c]
@@ -373,7 +392,8 @@ fn modes_text(s: &mut String, result: &FitResult) {
         ),
         _ => "equal (pass --weights stacking to weight them by their predictive)".into(),
     };
-    let _ = writeln!(s, "  modes (chains grouped by mean ln_joint; weights: {how}):");
+    let primary = result.assessment.as_ref().map_or("ln_joint", |a| a.primary);
+    let _ = writeln!(s, "  modes (chains grouped by mean {primary}; weights: {how}):");
     for (i, m) in result.modes.iter().enumerate() {
         let chains: Vec<String> = m.chains.iter().map(usize::to_string).collect();
         let heldout = match (m.heldout_log_predictive, m.loo_log_predictive) {
@@ -383,12 +403,12 @@ fn modes_text(s: &mut String, result: &FitResult) {
         };
         let _ = writeln!(
             s,
-            "    mode {}: chain{} {} — weight {:.3}, mean ln_joint {}, mean total rate {}{heldout}",
+            "    mode {}: chain{} {} — weight {:.3}, mean {primary} {}, mean total rate {}{heldout}",
             i + 1,
             if m.chains.len() == 1 { "" } else { "s" },
             chains.join(", "),
             m.weight,
-            sig3(m.mean_ln_joint),
+            sig3(m.mean_log_density),
             sig3(m.mean_total_rate)
         );
     }

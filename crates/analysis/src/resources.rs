@@ -173,12 +173,9 @@ pub fn chain_memory(settings: &FitSettings, (rows, cols): (usize, usize), heldou
     let mut finished = FINISHED_BYTES_PER_CELL * cells
         + CHAIN_BYTES_PER_FACTOR * ((rows + cols + k) * k)
         + kept * (BYTES_PER_KEPT + 8.0 * heldout as f64);
-    // Stacking without held-out cells keeps every kept sample's log-likelihood of the LOO cells.
-    if matches!(settings.algorithm, Algorithm::Gibbs(_))
-        && settings.chains > 1
-        && settings.weighting != crate::Weighting::Equal
-        && heldout == 0
-    {
+    // A Gibbs chain keeps every kept sample's log-likelihood of the scored cells (the monitored
+    // marginal log-likelihood, PSIS-LOO and stacking by it).
+    if matches!(settings.algorithm, Algorithm::Gibbs(_)) {
         let pointwise = 8.0 * kept * cells.min(inference::loo::MAX_LOO_CELLS as f64);
         per_chain += pointwise;
         finished += pointwise;

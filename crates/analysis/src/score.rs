@@ -199,25 +199,7 @@ pub fn read_partition(path: &Path) -> Result<HashMap<String, String>, FitError> 
 /// about 0: agreement by chance), and how many items that is; `None` with fewer than 2 items.
 pub fn adjusted_rand(a: &HashMap<String, String>, b: &HashMap<String, String>) -> Option<(f64, usize)> {
     let pairs: Vec<(&String, &String)> = a.iter().filter_map(|(k, x)| b.get(k).map(|y| (x, y))).collect();
-    let n = pairs.len();
-    if n < 2 {
-        return None;
-    }
-    let choose2 = |m: usize| (m * m.saturating_sub(1)) as f64 / 2.0;
-    let mut table: HashMap<(&String, &String), usize> = HashMap::new();
-    let (mut rows, mut cols): (HashMap<&String, usize>, HashMap<&String, usize>) = Default::default();
-    for &(x, y) in &pairs {
-        *table.entry((x, y)).or_default() += 1;
-        *rows.entry(x).or_default() += 1;
-        *cols.entry(y).or_default() += 1;
-    }
-    let index: f64 = table.values().map(|&m| choose2(m)).sum();
-    let (sa, sb): (f64, f64) = (rows.values().map(|&m| choose2(m)).sum(), cols.values().map(|&m| choose2(m)).sum());
-    let expected = sa * sb / choose2(n);
-    let max = (sa + sb) / 2.0;
-    // Both partitions all singletons or both one group: identical, index 1.
-    let ari = if max == expected { 1.0 } else { (index - expected) / (max - expected) };
-    Some((ari, n))
+    crate::partition::adjusted_rand_index(&pairs).map(|ari| (ari, pairs.len()))
 }
 
 #[cfg(test)]

@@ -145,7 +145,24 @@ pub fn heldout_log_predictive_cells(
     alphas: &[f64],
     samples: &[Vec<f64>],
 ) -> Result<Vec<f64>, EvalError> {
-    if samples.is_empty() || released.len() != alphas.len() || samples.iter().any(|s| s.len() != released.len()) {
+    heldout_log_predictive_cells_under(released, alphas, samples, &[])
+}
+
+/// [`heldout_log_predictive_cells`] with each sample's `samples[s]` read as the cells' mean
+/// counts `μ_n^(s)` under the negative binomial with shape `shapes[s]`, the multipliers integrated
+/// out (`NB(r, μ) ⊛ 2Geo(α)`, [`crate::ln_released_nb_likelihood`]); `shapes` empty: Poisson.
+pub fn heldout_log_predictive_cells_under(
+    released: &[i64],
+    alphas: &[f64],
+    samples: &[Vec<f64>],
+    shapes: &[f64],
+) -> Result<Vec<f64>, EvalError> {
+    let shape_count = !shapes.is_empty() && shapes.len() != samples.len();
+    if samples.is_empty()
+        || shape_count
+        || released.len() != alphas.len()
+        || samples.iter().any(|s| s.len() != released.len())
+    {
         return Err(EvalError::Shape(format!(
             "{} released values, {} noise levels, {} samples of lengths {:?}",
             released.len(),
@@ -162,10 +179,11 @@ pub fn heldout_log_predictive_cells(
         }
         let terms: Vec<f64> = samples
             .iter()
-            .map(|s| {
+            .enumerate()
+            .map(|(i, s)| {
                 let rate = s[n];
                 if rate.is_finite() && rate >= 0.0 {
-                    Ok(ln_released_likelihood(value, rate, alpha))
+                    Ok(crate::ln_cell_likelihood(value, rate, shapes.get(i).copied(), alpha))
                 } else {
                     Err(EvalError::Invalid { index: n, value: rate })
                 }
@@ -236,15 +254,18 @@ impl CellLikelihood {
         &self.cells
     }
 
-    /// `ln p(x_i | μ)` of every scored cell, given all the rates `rates` (row-major); a rate that
-    /// is negative or not finite scores `−∞`.
-    pub fn ln_likelihood(&self, rates: &[f64]) -> Vec<f64> {
+    /// `ln p(x_i | μ, r)` of every scored cell, given all the mean counts `rates` (row-major) and
+    /// the negative binomial's shape `dispersion` (`None`: Poisson; [`crate::ln_cell_likelihood`]);
+    /// a rate that is negative or not finite scores `−∞`.
+    pub fn ln_likelihood(&self, rates: &[f64], dispersion: Option<f64>) -> Vec<f64> {
         self.cells
             .iter()
             .zip(&self.values)
             .zip(&self.alphas)
             .map(|((&n, &value), &alpha)| match rates.get(n) {
-                Some(&rate) if rate.is_finite() && rate >= 0.0 => ln_released_likelihood(value, rate, alpha),
+                Some(&rate) if rate.is_finite() && rate >= 0.0 => {
+                    crate::ln_cell_likelihood(value, rate, dispersion, alpha)
+                }
                 _ => f64::NEG_INFINITY,
             })
             .collect()
@@ -303,9 +324,13 @@ mod tests {
     fn cell_likelihoods_score_the_chosen_cells() {
         let scored = CellLikelihood::new(vec![2, 0], vec![-3, 4], vec![0.5, 0.0]).unwrap();
         let rates = [1.0, 9.0, 2.5];
-        let got = scored.ln_likelihood(&rates);
+        let got = scored.ln_likelihood(&rates, None);
         assert_eq!(got, vec![ln_released_likelihood(-3, 2.5, 0.5), ln_released_likelihood(4, 1.0, 0.0)]);
-        assert_eq!(scored.ln_likelihood(&[f64::NAN, 0.0, -1.0]), vec![f64::NEG_INFINITY; 2]);
+        let nb = scored.ln_likelihood(&rates, Some(0.7));
+        let expected =
+            [crate::ln_released_nb_likelihood(-3, 2.5, 0.7, 0.5), crate::ln_negative_binomial_pmf(4, 1.0, 0.7)];
+        assert_eq!(nb, expected);
+        assert_eq!(scored.ln_likelihood(&[f64::NAN, 0.0, -1.0], None), vec![f64::NEG_INFINITY; 2]);
         assert!(CellLikelihood::new(vec![0], vec![-1], vec![0.0]).is_err(), "a negative count");
         assert!(CellLikelihood::new(vec![0], vec![1], vec![1.0]).is_err(), "α = 1");
         assert!(CellLikelihood::new(vec![0, 1], vec![1], vec![0.1]).is_err(), "lengths");
@@ -401,6 +426,15 @@ mod tests {
         let expected = ((p(0, 0) + p(0, 1)) / 2.0).ln() + ((p(1, 0) + p(1, 1)) / 2.0).ln();
         assert!((got - expected).abs() < 1e-12);
         assert!(heldout_log_predictive(&released, &alphas, &[]).is_err());
+        // Under the negative binomial each sample's shape goes with it.
+        let shapes = [0.5, 4.0];
+        let got = heldout_log_predictive_cells_under(&released, &alphas, &samples, &shapes).unwrap();
+        let q = |n: usize, s: usize| {
+            crate::ln_released_nb_likelihood(released[n], samples[s][n], shapes[s], alphas[n]).exp()
+        };
+        assert!((got[0] - ((q(0, 0) + q(0, 1)) / 2.0).ln()).abs() < 1e-12);
+        assert!((got[1] - ((q(1, 0) + q(1, 1)) / 2.0).ln()).abs() < 1e-12);
+        assert!(heldout_log_predictive_cells_under(&released, &alphas, &samples, &[1.0]).is_err());
         assert!(heldout_log_predictive(&released, &[0.3, 1.0], &samples).is_err());
     }
 }

@@ -10,7 +10,8 @@ mod negative_binomial;
 
 pub use align::{Alignment, align_topics, min_cost_matching, normalize_rows};
 pub use heldout::{
-    CellLikelihood, Seen, evenly_spaced, heldout_log_predictive, heldout_log_predictive_cells, ln_released_likelihood,
+    CellLikelihood, Seen, evenly_spaced, heldout_log_predictive, heldout_log_predictive_cells,
+    heldout_log_predictive_cells_under, ln_released_likelihood,
 };
 pub use kl::{mean_poisson_kl, poisson_kl};
 pub use negative_binomial::{ln_cell_likelihood, ln_negative_binomial_pmf, ln_released_nb_likelihood};

@@ -211,9 +211,11 @@ pub type Functional<'a> = &'a (dyn Fn(&[f64]) -> f64 + Sync);
 /// the checks).
 pub type Statistics<'a> = &'a (dyn Fn(&[f64], Option<f64>, usize) -> Vec<f64> + Sync);
 
-/// The log-likelihood `ln p(x_i | μ^(s))` of each scored data point given one sample's rates
-/// (row-major): the matrix PSIS-LOO ([`crate::loo`]) and stacking by it need.
-pub type Pointwise<'a> = &'a (dyn Fn(&[f64]) -> Vec<f64> + Sync);
+/// The log-likelihood `ln p(x_i | μ^(s), r^(s))` of each scored data point given one sample's
+/// mean counts `μ^(s)` (row-major) and negative-binomial dispersion shape `r^(s)` (`None`:
+/// Poisson) — the marginal likelihood, the cells' multipliers integrated out: the matrix
+/// PSIS-LOO ([`crate::loo`]), stacking by it and the convergence diagnostics need.
+pub type Pointwise<'a> = &'a (dyn Fn(&[f64], Option<f64>) -> Vec<f64> + Sync);
 
 /// What a chain records of its kept samples for simulation studies.
 #[derive(Clone, Copy, Default)]
@@ -316,9 +318,7 @@ pub fn run_chain_watching<S: Sampler>(
         cancelled: false,
     };
     let (mut targets, mut true_targets) = (Vec::new(), Vec::new());
-    // The mean counts of a negative-binomial model for its predictive checks (a Poisson model's
-    // are its rates).
-    let mut means = Vec::new();
+    let mut cell_rates = Vec::new();
     if let Some(truth) = watch.monitor.truth {
         if truth.len() != rows * cols {
             return Err(InferenceError::Length { what: "true rates", expected: rows * cols, found: truth.len() });
@@ -330,7 +330,11 @@ pub fn run_chain_watching<S: Sampler>(
         sampler.step(streams.child(t as u64))?;
         summary.iterations_done = t;
         if schedule.is_kept(t) {
-            sampler.model().rates_into(&mut rates);
+            // What a fit reports of a cell is its mean count μ_n (E[y_n | μ, r]; under the
+            // negative binomial, not the sample's μ_n δ_n, whose multiplier has seen the cell):
+            // the rates, the total, the watched cells, the functional and the ranks all read it.
+            sampler.model().mean_rates_into(&mut rates);
+            let dispersion = sampler.model().dispersion();
             let mut total = 0.0;
             for ((s, q), r) in rate_sums.iter_mut().zip(&mut rate_squares).zip(&rates) {
                 *s += r;
@@ -338,7 +342,7 @@ pub fn run_chain_watching<S: Sampler>(
                 total += r;
             }
             summary.kept_total_rate.push(total);
-            summary.kept_dispersion.extend(sampler.model().dispersion());
+            summary.kept_dispersion.extend(dispersion);
             if !watch.entries.is_empty() {
                 summary.kept_watched_rates.push(watch.entries.iter().map(|&n| rates[n]).collect());
             }
@@ -346,21 +350,13 @@ pub fn run_chain_watching<S: Sampler>(
                 summary.kept_functional.push(functional(&rates));
             }
             if let Some(statistics) = watch.monitor.statistics {
-                let dispersion = sampler.model().dispersion();
-                let law = if dispersion.is_some() {
-                    means.resize(rows * cols, 0.0);
-                    sampler.model().mean_rates_into(&mut means);
-                    &means
-                } else {
-                    &rates
-                };
-                let values = statistics(law, dispersion, t);
+                let values = statistics(&rates, dispersion, t);
                 if !values.is_empty() {
                     summary.kept_statistics.push(values);
                 }
             }
             if let Some(pointwise) = watch.monitor.pointwise {
-                summary.kept_pointwise.push(pointwise(&rates));
+                summary.kept_pointwise.push(pointwise(&rates, dispersion));
             }
             if watch.monitor.assignments {
                 summary.kept_assignments.push(assignments(sampler.model()));
@@ -376,7 +372,14 @@ pub fn run_chain_watching<S: Sampler>(
                     *s += x;
                 }
             }
-            let ln_joint = sampler.ln_joint(&rates);
+            // ln p(Z, Y) reads each cell's Poisson rate, μ_n δ_n under the negative binomial.
+            let ln_joint = if dispersion.is_some() {
+                cell_rates.resize(rows * cols, 0.0);
+                sampler.model().rates_into(&mut cell_rates);
+                sampler.ln_joint(&cell_rates)
+            } else {
+                sampler.ln_joint(&rates)
+            };
             summary.kept_ln_joint.push((t, ln_joint));
             if summary.best.as_ref().is_none_or(|(_, best, _)| ln_joint > *best) {
                 summary.best = Some((t, ln_joint, sampler.model().clone()));

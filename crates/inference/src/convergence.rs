@@ -5,11 +5,17 @@
 //!   alone) and its bulk ESS. A chain whose halves disagree (`R̂ > WITHIN_RHAT_LIMIT`) has not
 //!   settled: it is still drifting.
 //! * **Between chains**: the split-`R̂` and ESS over all chains ([`diagnose`]).
-//! * **Modes**: chains grouped by the mean of their log joint `ln p(Z, Y)`. Sorted by that mean,
-//!   two neighbouring chains belong to different modes when their means differ by more than
-//!   [`MODE_GAP_SDS`] within-chain standard deviations `√((s_a² + s_b²)/2)`: their draws then
-//!   hardly overlap, which samples of one mode would (the mean of a stationary chain moves by far
-//!   less than one sd).
+//! * **Modes**: chains grouped by the mean of their monitored log density — the marginal
+//!   log-likelihood of the scored cells (the multipliers of the negative binomial and the latent
+//!   counts integrated out, [`crate::ln_likelihood_trace`]) when the chains recorded it,
+//!   else the log joint `ln p(Z, Y)`, whose per-cell multipliers can hide chains thousands of
+//!   nats apart in a within-chain sd of thousands more — and by every other quantity assessed (the
+//!   total, a label-invariant summary of the structure). Two chains belong to one mode when on
+//!   every quantity their means differ by at most [`MODE_GAP_SDS`] within-chain standard
+//!   deviations `√((s_a² + s_b²)/2)`; otherwise their draws hardly overlap, which samples of one
+//!   mode would (the mean of a stationary chain moves by far less than one sd). So chains whose
+//!   likelihoods agree but whose partitions of the rows differ, or a chain that ran away to a
+//!   total many times the others', are modes of their own.
 //!
 //! The verdict ([`Convergence`]) names the problem and what to do.
 
@@ -56,12 +62,14 @@ impl Convergence {
 pub struct Assessment {
     /// Per chain: the largest split-`R̂` of its own halves over the quantities assessed.
     pub within_rhat: Vec<f64>,
-    /// Per chain: its own bulk ESS of the log joint.
+    /// The monitored log density: `"ln_lik"` (the marginal log-likelihood) or `"ln_joint"`.
+    pub primary: &'static str,
+    /// Per chain: its own bulk ESS of the monitored log density.
     pub within_ess: Vec<f64>,
-    /// Per chain: the mean and sd of its log joint.
-    pub ln_joint_mean: Vec<f64>,
-    pub ln_joint_sd: Vec<f64>,
-    /// The chains grouped into modes, the mode with the highest mean log joint first; each
+    /// Per chain: the mean and sd of its monitored log density.
+    pub primary_mean: Vec<f64>,
+    pub primary_sd: Vec<f64>,
+    /// The chains grouped into modes, the mode with the highest mean log density first; each
     /// mode's chains in increasing order.
     pub modes: Vec<Vec<usize>>,
     /// The largest split-`R̂` over all chains of the quantities assessed.
@@ -76,38 +84,61 @@ fn mean_sd(x: &[f64]) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
-/// Groups chains into modes by their log joints' means and sds (module docs).
-pub fn modes(ln_joint_mean: &[f64], ln_joint_sd: &[f64]) -> Vec<Vec<usize>> {
-    let mut order: Vec<usize> = (0..ln_joint_mean.len()).collect();
-    order.sort_by(|&a, &b| ln_joint_mean[b].total_cmp(&ln_joint_mean[a]).then(a.cmp(&b)));
+/// Groups chains into modes by the means and sds of their monitored quantities (module docs):
+/// `quantities[q] = (means, sds)`, one value per chain, the first the log density that orders
+/// the modes. Two chains are linked when on *every* quantity their means differ by at most
+/// [`MODE_GAP_SDS`] within-chain sds `√((s_a² + s_b²)/2)`; a mode is a set of linked chains
+/// (connected components), highest mean log density first, each mode's chains in increasing
+/// order.
+pub fn modes(quantities: &[(&[f64], &[f64])]) -> Vec<Vec<usize>> {
+    let Some(&(primary, _)) = quantities.first() else { return Vec::new() };
+    let chains = primary.len();
+    let linked = |a: usize, b: usize| {
+        quantities.iter().all(|(mean, sd)| {
+            let within = ((sd[a].powi(2) + sd[b].powi(2)) / 2.0).sqrt();
+            (mean[a] - mean[b]).abs() <= MODE_GAP_SDS * within || mean[a] == mean[b]
+        })
+    };
+    let mut mode_of: Vec<Option<usize>> = vec![None; chains];
     let mut out: Vec<Vec<usize>> = Vec::new();
-    for (i, &c) in order.iter().enumerate() {
-        let same = i > 0 && {
-            let p = order[i - 1];
-            let sd = ((ln_joint_sd[p].powi(2) + ln_joint_sd[c].powi(2)) / 2.0).sqrt();
-            (ln_joint_mean[p] - ln_joint_mean[c]).abs() <= MODE_GAP_SDS * sd
-        };
-        match out.last_mut() {
-            Some(mode) if same => mode.push(c),
-            _ => out.push(vec![c]),
+    for start in 0..chains {
+        if mode_of[start].is_some() {
+            continue;
         }
+        let (mut members, mut queue) = (vec![start], vec![start]);
+        mode_of[start] = Some(out.len());
+        while let Some(c) = queue.pop() {
+            for d in 0..chains {
+                if mode_of[d].is_none() && linked(c, d) {
+                    mode_of[d] = Some(out.len());
+                    members.push(d);
+                    queue.push(d);
+                }
+            }
+        }
+        members.sort_unstable();
+        out.push(members);
     }
-    out.iter_mut().for_each(|m| m.sort_unstable());
+    let level = |m: &Vec<usize>| m.iter().map(|&c| primary[c]).sum::<f64>() / m.len() as f64;
+    out.sort_by(|a, b| level(b).total_cmp(&level(a)).then(a[0].cmp(&b[0])));
     out
 }
 
-/// Assesses chains from their log joints `ln_joint[c]` (kept samples, in order) and other
-/// quantities `others[q][c]` (e.g. the total rate) whose `R̂` also counts. `pooled` are the
-/// between-chain diagnostics of the same quantities (from [`diagnose`]).
-pub fn assess(ln_joint: &[&[f64]], others: &[Vec<&[f64]>], pooled: &[Diagnostics]) -> Assessment {
-    let chains = ln_joint.len();
-    let quantities = || std::iter::once(ln_joint).chain(others.iter().map(Vec::as_slice));
+/// Assesses chains from their monitored log density `primary[c]` (kept samples, in order; named
+/// `name`) and other quantities `others[q][c]` (e.g. the total rate, a label-invariant summary of
+/// the structure) whose `R̂` also counts. `pooled` are the between-chain diagnostics of the same
+/// quantities (from [`diagnose`]).
+pub fn assess(name: &'static str, primary: &[&[f64]], others: &[Vec<&[f64]>], pooled: &[Diagnostics]) -> Assessment {
+    let chains = primary.len();
+    let quantities = || std::iter::once(primary).chain(others.iter().map(Vec::as_slice));
     let within_rhat: Vec<f64> = (0..chains)
         .map(|c| quantities().map(|q| diagnose(&[q[c]]).rhat).filter(|r| !r.is_nan()).fold(1.0, f64::max))
         .collect();
-    let within_ess: Vec<f64> = ln_joint.iter().map(|c| diagnose(&[c]).ess_bulk).collect();
-    let (ln_joint_mean, ln_joint_sd): (Vec<f64>, Vec<f64>) = ln_joint.iter().map(|c| mean_sd(c)).unzip();
-    let modes = modes(&ln_joint_mean, &ln_joint_sd);
+    let within_ess: Vec<f64> = primary.iter().map(|c| diagnose(&[c]).ess_bulk).collect();
+    let moments: Vec<(Vec<f64>, Vec<f64>)> = quantities().map(|q| q.iter().map(|c| mean_sd(c)).unzip()).collect();
+    let by_quantity: Vec<(&[f64], &[f64])> = moments.iter().map(|(m, s)| (m.as_slice(), s.as_slice())).collect();
+    let modes = modes(&by_quantity);
+    let (primary_mean, primary_sd) = moments.into_iter().next().unwrap_or_default();
     let rhat = pooled.iter().map(|d| d.rhat).filter(|r| !r.is_nan()).fold(1.0, f64::max);
     let ess_short = pooled.iter().any(|d| d.ess_bulk < ESS_PER_CHAIN * chains as f64);
     let unsettled = within_rhat.iter().any(|&r| r > WITHIN_RHAT_LIMIT)
@@ -118,23 +149,36 @@ pub fn assess(ln_joint: &[&[f64]], others: &[Vec<&[f64]>], pooled: &[Diagnostics
         (true, true, true) => Convergence::UnsettledAndModes,
         (true, _, false) => Convergence::Unsettled,
     };
-    Assessment { within_rhat, within_ess, ln_joint_mean, ln_joint_sd, modes, rhat, verdict }
+    Assessment { primary: name, within_rhat, within_ess, primary_mean, primary_sd, modes, rhat, verdict }
 }
 
-/// [`assess`] of a pooled Gibbs fit by its log joint and total rate; `None` for CAVI or one chain.
-pub fn assess_pooled(pooled: &crate::Pooled) -> Option<Assessment> {
+/// [`assess`] of a pooled Gibbs fit by its marginal log-likelihood when every chain recorded
+/// pointwise likelihoods (else its log joint), its total rate, and `structure` (one trace per
+/// chain of a label-invariant summary of each kept sample's structure, with its between-chain
+/// diagnostics; `None`: not assessed); `None` for CAVI or one chain.
+pub fn assess_pooled(pooled: &crate::Pooled, structure: Option<(&[Vec<f64>], Diagnostics)>) -> Option<Assessment> {
     if pooled.chains.len() < 2 || pooled.chains[0].sd_rates.is_none() {
         return None;
     }
-    let ln_joint: Vec<&[f64]> = pooled.chains.iter().map(|p| p.trace.as_slice()).collect();
-    let totals: Vec<&[f64]> = pooled.chains.iter().map(|p| p.kept_total_rate.as_slice()).collect();
-    let between: Vec<Diagnostics> = pooled
+    let marginal = pooled.chains.iter().all(|p| !p.kept_pointwise.is_empty());
+    let traces: Vec<Vec<f64>> = match marginal {
+        true => pooled.chains.iter().map(crate::ln_likelihood_trace).collect(),
+        false => pooled.chains.iter().map(|p| p.trace.clone()).collect(),
+    };
+    let name = if marginal { "ln_lik" } else { "ln_joint" };
+    let primary: Vec<&[f64]> = traces.iter().map(Vec::as_slice).collect();
+    let mut others = vec![pooled.chains.iter().map(|p| p.kept_total_rate.as_slice()).collect::<Vec<_>>()];
+    let mut between: Vec<Diagnostics> = pooled
         .diagnostics
         .iter()
-        .filter(|(name, _)| matches!(*name, "ln_joint" | "total_rate"))
+        .filter(|(quantity, _)| *quantity == name || *quantity == "total_rate")
         .map(|(_, d)| *d)
         .collect();
-    Some(assess(&ln_joint, &[totals], &between))
+    if let Some((traces, diagnostics)) = structure {
+        others.push(traces.iter().map(Vec::as_slice).collect());
+        between.push(diagnostics);
+    }
+    Some(assess(name, &primary, &others, &between))
 }
 
 impl Assessment {
@@ -145,9 +189,11 @@ impl Assessment {
         let least_ess = self.within_ess.iter().copied().fold(f64::INFINITY, f64::min);
         let modes = || {
             let means: Vec<String> =
-                self.modes.iter().map(|m| format!("{:.0}", self.ln_joint_mean[m[0]])).collect::<Vec<_>>();
+                self.modes.iter().map(|m| format!("{:.0}", self.primary_mean[m[0]])).collect::<Vec<_>>();
+            let what = if self.primary == "ln_lik" { "log-likelihoods" } else { "log joints" };
             format!(
-                "the chains sit in {} modes (mean log joints {}; R̂ {:.2} across chains)",
+                "the chains sit in {} modes, apart in their log-likelihood, total or partition of the rows \
+                 (mean {what} {}; R̂ {:.2} across chains)",
                 self.modes.len(),
                 means.join(", "),
                 self.rhat
@@ -191,7 +237,7 @@ mod tests {
 
     fn assessed(chains: &[Vec<f64>]) -> Assessment {
         let refs: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
-        assess(&refs, &[], &[diagnose(&refs)])
+        assess("ln_lik", &refs, &[], &[diagnose(&refs)])
     }
 
     #[test]
@@ -228,8 +274,38 @@ mod tests {
 
     #[test]
     fn modes_split_on_gaps_larger_than_three_sds() {
-        assert_eq!(modes(&[0.0, 2.9, 10.0], &[1.0, 1.0, 1.0]), vec![vec![2], vec![0, 1]]);
-        assert_eq!(modes(&[5.0], &[0.0]), vec![vec![0]]);
-        assert!(modes(&[], &[]).is_empty());
+        let one = |means: &'static [f64], sds: &'static [f64]| modes(&[(means, sds)]);
+        assert_eq!(one(&[0.0, 2.9, 10.0], &[1.0, 1.0, 1.0]), vec![vec![2], vec![0, 1]]);
+        assert_eq!(one(&[5.0], &[0.0]), vec![vec![0]]);
+        assert!(modes(&[]).is_empty());
+        // The same log density, but the second quantity (a structure summary) sets chain 1 apart.
+        let split = modes(&[(&[0.0, 0.0, 0.0], &[1.0, 1.0, 1.0]), (&[1.0, 0.2, 0.98], &[0.01, 0.01, 0.01])]);
+        assert_eq!(split, vec![vec![0, 2], vec![1]]);
+    }
+
+    fn slices(q: &[Vec<f64>]) -> Vec<&[f64]> {
+        q.iter().map(Vec::as_slice).collect()
+    }
+
+    /// Two chains whose log densities and totals agree but whose structure summaries sit apart
+    /// are two modes, and the warning says so; the same chains with one structure mix.
+    #[test]
+    fn chains_apart_only_in_their_structure_are_flagged() {
+        let density: Vec<Vec<f64>> = (0..2).map(|c| chain(-500.0, 0.3, 1000, c)).collect();
+        let totals: Vec<Vec<f64>> = (0..2).map(|c| chain(80.0, 0.3, 1000, 10 + c)).collect();
+        let structure = |levels: [f64; 2]| -> Vec<Vec<f64>> {
+            (0..2)
+                .map(|c| chain(0.0, 0.3, 1000, 20 + c).iter().map(|x| levels[c as usize] + 0.01 * x).collect())
+                .collect()
+        };
+        let assessed = |structure: &[Vec<f64>]| {
+            let (d, t, s) = (slices(&density), slices(&totals), slices(structure));
+            assess("ln_lik", &d, &[t.clone(), s.clone()], &[diagnose(&d), diagnose(&t), diagnose(&s)])
+        };
+        let apart = assessed(&structure([0.95, 0.4]));
+        assert_eq!(apart.verdict, Convergence::Modes, "{apart:?}");
+        assert!(apart.warning().unwrap().contains("2 modes"));
+        let together = assessed(&structure([0.95, 0.95]));
+        assert_eq!(together.verdict, Convergence::Mixed, "{together:?}");
     }
 }

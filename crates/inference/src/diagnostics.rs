@@ -146,10 +146,17 @@ fn variances(chains: &[Vec<f64>]) -> (f64, f64) {
     (within, (n - 1.0) / n * within + between_over_n)
 }
 
-/// `√(var⁺ / W)`; `NaN` when the chains are constant.
+/// `√(var⁺ / W)`; `+∞` when every chain is constant but they differ (nothing could be more
+/// unmixed), `NaN` when all are the same constant.
 fn rhat(chains: &[Vec<f64>]) -> f64 {
     let (within, plus) = variances(chains);
-    if within > 0.0 { (plus / within).sqrt() } else { f64::NAN }
+    if within > 0.0 {
+        (plus / within).sqrt()
+    } else if plus > 0.0 {
+        f64::INFINITY
+    } else {
+        f64::NAN
+    }
 }
 
 /// The ESS of equal-length chains (Geyer's initial monotone sequence); `NaN` when constant.

@@ -243,11 +243,12 @@ impl TrueData {
     }
 }
 
-/// `μ` of a model (row-major).
+/// `μ` of a model (row-major): its mean counts (under the negative binomial, without the cells'
+/// multipliers: what a fit reports of a cell).
 fn rates_of<M: PoissonFactorization>(model: &M) -> Vec<f64> {
     let (rows, cols) = model.shape();
     let mut rates = vec![0.0; rows * cols];
-    model.rates_into(&mut rates);
+    model.mean_rates_into(&mut rates);
     rates
 }
 
@@ -419,7 +420,7 @@ impl Fit {
     /// against the truth, and each chain's own rates.
     fn score(data: &TrueData, pooled: inference::Pooled) -> Result<Self, RunError> {
         let diagnostics = fit_diagnostics(&pooled);
-        let convergence = inference::convergence::assess_pooled(&pooled).map(|a| a.verdict.name().to_string());
+        let convergence = inference::convergence::assess_pooled(&pooled, None).map(|a| a.verdict.name().to_string());
         let stacking = stack_chains(data, &pooled)?;
         let coverage = data.coverage(&pooled.truth_ranks, pooled.kept);
         let sbc = data.sbc(&pooled.chains);
@@ -492,7 +493,9 @@ fn fit_any(
         (Algorithm::Gibbs(_), true) => Some(scored_cells(data, method, released)?),
         _ => None,
     };
-    let pointwise = |rates: &[f64]| scored.as_ref().map_or_else(Vec::new, |s| s.ln_likelihood(rates));
+    let pointwise = |rates: &[f64], dispersion: Option<f64>| {
+        scored.as_ref().map_or_else(Vec::new, |s| s.ln_likelihood(rates, dispersion))
+    };
     let monitor = inference::Monitor {
         functional: Some(&kl),
         truth: Some(&data.rates),

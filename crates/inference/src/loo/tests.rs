@@ -131,3 +131,13 @@ fn degenerate_inputs() {
     assert!(loo.elpd[0].is_finite() && loo.pareto_k[0] == f64::INFINITY);
     assert!(psis_loo::<Vec<f64>>(&[]).elpd.is_empty());
 }
+
+/// A `k̂` that could not be computed (NaN) counts as unreliable, like one above 0.7; a flat
+/// tail (0) and an infinite one are counted as what they are.
+#[test]
+fn a_pareto_shape_that_cannot_be_computed_is_unreliable() {
+    let loo = Loo { elpd: vec![0.0; 4], pareto_k: vec![0.2, f64::NAN, 0.9, f64::INFINITY] };
+    assert_eq!(loo.unreliable_share(), 0.75);
+    let reliable = Loo { elpd: vec![0.0; 2], pareto_k: vec![0.0, 0.7] };
+    assert_eq!(reliable.unreliable_share(), 0.0);
+}

@@ -1,5 +1,6 @@
 //! Correctness of replica exchange on models small enough to know their (tempered) posteriors:
-//! the expectation of the total rate `Σ μ` (`Σ μ δ` with the negative binomial) under
+//! the expectation of the total rate `Σ μ` (the mean counts, what a chain reports; the weights
+//! read `μ δ` with the negative binomial) under
 //! `π_β(Z | y)` by importance sampling from the prior (`w(Z) = Π_n e^{−β μ_n δ_n} (δ_n^β Σ_k
 //! μ_nk^β)^{y_n}`, `models::tempering`; `δ = 1` for the Poisson), against a long chain's average
 //! with its batch-means error. False alarms: each comparison is a two-sided z-test at 1e-3
@@ -24,6 +25,7 @@ fn tempered_mean<M: PoissonFactorization>(model: &M, y: &[u32], beta: f64, draws
     let mut m = model.clone();
     let (rows, cols) = m.shape();
     let (mut tempered, mut plain) = (vec![0.0; rows * cols], vec![0.0; rows * cols]);
+    let mut means = vec![0.0; rows * cols];
     let (mut logw, mut values) = (Vec::with_capacity(draws), Vec::with_capacity(draws));
     for s in 0..draws {
         m.sample_prior(Streams::new(99).child(s as u64));
@@ -31,12 +33,13 @@ fn tempered_mean<M: PoissonFactorization>(model: &M, y: &[u32], beta: f64, draws
         m.rates_into(&mut tempered);
         m.set_temperature(1.0).unwrap();
         m.rates_into(&mut plain);
+        m.mean_rates_into(&mut means);
         let lw: f64 = (0..y.len())
             .filter(|&n| !m.is_excluded(n))
             .map(|n| -beta * plain[n] + f64::from(y[n]) * tempered[n].ln())
             .sum();
         logw.push(lw);
-        values.push(plain.iter().sum::<f64>());
+        values.push(means.iter().sum::<f64>());
     }
     let top = logw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let w: Vec<f64> = logw.iter().map(|l| (l - top).exp()).collect();
@@ -76,7 +79,7 @@ fn untempered_chain_mean<S: Sampler>(sampler: &mut S, sweeps: usize, seed: u64) 
         sampler.step(Streams::new(seed).child(t as u64)).unwrap();
         if t >= sweeps / 10 {
             sampler.model_mut().set_temperature(1.0).unwrap();
-            sampler.model().rates_into(&mut rates);
+            sampler.model().mean_rates_into(&mut rates);
             sampler.model_mut().set_temperature(beta).unwrap();
             x.push(rates.iter().sum::<f64>());
         }
