@@ -234,7 +234,7 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
                 };
                 let _ = writeln!(
                     s,
-                    "  chain {c}: mean ln_joint {}{ln_lik}{structure}, mean total_rate {}, weight {:.3}{within}",
+                    "  chain {c}: mean ln_joint {}, mean total_rate {}{ln_lik}{structure}, weight {:.3}{within}",
                     sig3(mean(&t.values)),
                     sig3(mean(&t.total_rate)),
                     result.weights[c]
@@ -770,6 +770,8 @@ mod tests {
         let trace = |ladder: Vec<f64>, swap_rates: Vec<f64>| ChainTrace {
             iterations: Vec::new(),
             values: Vec::new(),
+            ln_lik: Vec::new(),
+            structure: Vec::new(),
             total_rate: Vec::new(),
             dispersion: Vec::new(),
             converged: None,

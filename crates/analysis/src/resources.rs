@@ -215,22 +215,25 @@ mod tests {
         let augmented = Schedule::new(100, 50, 5).unwrap().with_private_step(inference::PrivateStep::Augmented);
         let small = FitSettings { algorithm: Algorithm::Gibbs(augmented), ..settings };
         let cost = fit_cost(&small, (10, 10), 0, four);
-        // All 4 chains at once: 24·100 + 4·(84·100 + 160·(25·5) + 10·24) = 2400 + 4·(8400 +
-        // 20000 + 240) = 116,960 bytes.
-        assert_eq!((cost.bytes, cost.chains_at_once), (116_960.0, 4));
-        // One at a time: one running chain and three finished ones (16·100 + 20000 + 240 each).
-        assert_eq!(cost.least_bytes, 2400.0 + 28_640.0 + 3.0 * 21_840.0);
-        // Two threads and 110 kB: two at a time (102,560 bytes); 95 kB: one, the least there is.
-        let two = Machine { threads: 2, available: Some(110_000.0) };
+        // All 4 chains at once: 24·100 + 4·(84·100 + 160·(25·5) + 10·24 + 8·10·100) = 2400 +
+        // 4·(8400 + 20000 + 240 + 8000) = 148,960 bytes (the last term: each kept sample's
+        // marginal log-likelihood of the scored cells, all 100 here).
+        assert_eq!((cost.bytes, cost.chains_at_once), (148_960.0, 4));
+        // One at a time: one running chain and three finished ones (16·100 + 20000 + 240 + 8000
+        // each).
+        assert_eq!(cost.least_bytes, 2400.0 + 36_640.0 + 3.0 * 29_840.0);
+        // Two threads and 140 kB: two at a time (135,360 bytes; three take 142,160); 130 kB: one,
+        // the least there is (128,560).
+        let two = Machine { threads: 2, available: Some(140_000.0) };
         let cost = fit_cost(&small, (10, 10), 0, two);
-        assert_eq!((cost.bytes, cost.chains_at_once), (2400.0 + 2.0 * 28_640.0 + 2.0 * 21_840.0, 2));
-        let tight = Machine { threads: 4, available: Some(95_000.0) };
+        assert_eq!((cost.bytes, cost.chains_at_once), (2400.0 + 2.0 * 36_640.0 + 2.0 * 29_840.0, 2));
+        let tight = Machine { threads: 4, available: Some(130_000.0) };
         assert_eq!(fit_cost(&small, (10, 10), 0, tight).chains_at_once, 1);
         let ample = Machine { threads: 2, available: Some(1e9) };
         assert_eq!(fit_cost(&small, (10, 10), 0, ample).chains_at_once, 4);
         // The collapsed step: 4 chains × 100 cells × 32 bytes fewer.
         let schedule = Schedule::new(100, 50, 5).unwrap().with_private_step(inference::PrivateStep::Collapsed);
         let collapsed = FitSettings { algorithm: Algorithm::Gibbs(schedule), ..small };
-        assert_eq!(fit_cost(&collapsed, (10, 10), 0, four).bytes, 116_960.0 - 4.0 * 100.0 * 32.0);
+        assert_eq!(fit_cost(&collapsed, (10, 10), 0, four).bytes, 148_960.0 - 4.0 * 100.0 * 32.0);
     }
 }
