@@ -529,7 +529,8 @@ fn pool(
         .as_ref()
         .filter(|_| gibbs)
         .map(|p| crate::partition::agreement_traces(&assignments, &kept, &p.group))
-        .filter(|s| s.iter().all(|t| !t.is_empty()));
+        // Every sample in one partition (one component, say): nothing to diagnose.
+        .filter(|s| s.iter().all(|t| !t.is_empty()) && s.concat().iter().any(|&x| x != s[0][0]));
     let mut traces = traces;
     let mut pooled = inference::pool(posteriors);
     let assessment = match &structure {
