@@ -11,6 +11,7 @@ use distributions::Streams;
 use inference::{Algorithm, Diagnostics, Method, Monitor, Observation, Posterior, fit_watching};
 use models::{FamilyShape, FamilyVisitor, GammaPrior, MeanMatrix, ModelFamily, ModelKind, with_family};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::time::Instant;
 
 /// At most this many posterior samples (evenly spaced over the pooled kept samples) enter the
@@ -378,14 +379,15 @@ fn fit_chains_in_groups(
 /// of their own).
 const CHECK_STREAM: u64 = u64::MAX - 1;
 
-/// What the predictive checks of a Gibbs fit of released data need (the release and its levels
-/// borrowed from the fit's data).
+/// What the predictive checks of a Gibbs fit need: the release and its levels borrowed from the
+/// fit's data, or for raw counts the counts themselves with no noise (`α = 0`: a replicated
+/// table is `y_rep ~ Pois(μ)` or `NB(r, μ)` alone).
 struct CheckSetup<'a> {
     /// The cells the fit saw: modelled and not held out (row-major, sorted).
     cells: Vec<usize>,
-    alphas: &'a [f64],
+    alphas: Cow<'a, [f64]>,
     cols: usize,
-    released: &'a [i32],
+    released: Cow<'a, [i32]>,
     observed: Vec<f64>,
     /// Kept samples between two checked ones.
     stride: usize,
@@ -396,23 +398,26 @@ struct CheckSetup<'a> {
 
 impl<'a> CheckSetup<'a> {
     fn new(settings: &FitSettings, data: &'a FitData) -> Option<Self> {
-        let (Algorithm::Gibbs(schedule), Input::Released { alphas, privatized, .. }) =
-            (&settings.algorithm, &data.input)
-        else {
-            return None;
-        };
+        let Algorithm::Gibbs(schedule) = &settings.algorithm else { return None };
         let (rows, cols) = data.shape();
+        let (released, alphas): (Cow<'a, [i32]>, Cow<'a, [f64]>) = match &data.input {
+            Input::Released { alphas, privatized, .. } => (Cow::Borrowed(privatized.values()), Cow::Borrowed(alphas)),
+            Input::Counts { counts, .. } => {
+                let counts = counts.iter().map(|&c| i32::try_from(c).unwrap_or(i32::MAX)).collect();
+                (Cow::Owned(counts), Cow::Owned(vec![0.0; rows]))
+            }
+        };
         let cells: Vec<usize> =
             (0..rows * cols).filter(|&n| data.is_modelled(n) && data.heldout.binary_search(&n).is_err()).collect();
         if cells.is_empty() {
             return None;
         }
         Some(Self {
-            observed: release_statistics(privatized.values(), cols, &cells),
+            observed: release_statistics(&released, cols, &cells),
             cells,
             alphas,
             cols,
-            released: privatized.values(),
+            released,
             stride: schedule.kept().div_ceil(MAX_CHECK_SAMPLES_PER_CHAIN).max(1),
             burn_in: schedule.burn_in(),
             thin: schedule.thin(),
@@ -428,7 +433,7 @@ impl<'a> CheckSetup<'a> {
             return Vec::new();
         }
         let streams = Streams::new(self.seed).child(CHECK_STREAM).child(chain).child(t as u64);
-        sample_statistics(law, self.released, self.alphas, self.cols, &self.cells, streams).unwrap_or_default()
+        sample_statistics(law, &self.released, &self.alphas, self.cols, &self.cells, streams).unwrap_or_default()
     }
 }
 

@@ -140,10 +140,14 @@ pub(crate) fn warnings(settings: &FitSettings, data: &FitData, result: &FitResul
             }
         }
     }
+    let (data_word, replicated) = match data.input {
+        crate::data::Input::Released { .. } => ("release", "releases"),
+        crate::data::Input::Counts { .. } => ("table of counts", "tables"),
+    };
     for c in result.checks.iter().filter(|c| c.extreme()) {
         out.push(format!(
-            "posterior predictive check {}: the release has {} where replicated releases have {} ± {} (p = {:.3}): \
-             the model does not reproduce this feature of the release (docs/model-checking.md)",
+            "posterior predictive check {}: the {data_word} has {} where replicated {replicated} have {} ± {} (p = {:.3}): \
+             the model does not reproduce this feature of the {data_word} (docs/model-checking.md)",
             c.statistic,
             sig3(c.observed),
             sig3(c.replicated_mean),
@@ -279,16 +283,20 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
     }
     if !result.checks.is_empty() {
         let n = result.checks[0].replications;
+        let (what, replicated, data_word) = match data.input {
+            crate::data::Input::Released { .. } => ("the release", "releases y_rep + noise", "release"),
+            crate::data::Input::Counts { .. } => ("the counts", "tables y_rep", "counts "),
+        };
         let _ = writeln!(
             s,
-            "\nposterior predictive checks on the release ({n} replicated releases y_rep + noise; p = P(T_rep > T), \
+            "\nposterior predictive checks on {what} ({n} replicated {replicated}; p = P(T_rep > T), \
              flagged outside [{EXTREME_P}, {}]):",
             1.0 - EXTREME_P
         );
         for c in &result.checks {
             let _ = writeln!(
                 s,
-                "  {:<21} release {:>10}   replicated {:>10} ± {:<9} p = {:.3}{}",
+                "  {:<21} {data_word} {:>10}   replicated {:>10} ± {:<9} p = {:.3}{}",
                 c.statistic,
                 sig3(c.observed),
                 sig3(c.replicated_mean),

@@ -308,4 +308,18 @@ mod tests {
         let together = assessed(&structure([0.95, 0.95]));
         assert_eq!(together.verdict, Convergence::Mixed, "{together:?}");
     }
+
+    /// A chain that ran away to a total 15 times the others' (its log-likelihood no further off
+    /// than theirs) is a mode of its own, not pooled silently.
+    #[test]
+    fn a_runaway_chain_is_a_mode_of_its_own() {
+        let density: Vec<Vec<f64>> = (0..4).map(|c| chain(-500.0, 0.3, 1000, c)).collect();
+        let totals: Vec<Vec<f64>> =
+            [80.0, 80.0, 1200.0, 80.0].iter().zip(30..).map(|(&m, c)| chain(m, 0.3, 1000, c)).collect();
+        let (d, t) = (slices(&density), slices(&totals));
+        let a = assess("ln_lik", &d, std::slice::from_ref(&t), &[diagnose(&d), diagnose(&t)]);
+        assert_eq!(a.verdict, Convergence::Modes, "{a:?}");
+        assert_eq!(a.modes.len(), 2);
+        assert!(a.modes.contains(&vec![2]), "{:?}", a.modes);
+    }
 }
