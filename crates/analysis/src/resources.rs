@@ -32,6 +32,14 @@ const BYTES_PER_KEPT: f64 = 24.0;
 /// 6.96·10¹¹ cell-component sweeps in 5,306 core-seconds on the 2-core CI machine, ≈ 7.6 ns;
 /// private topic sweeps are ≈ 3 ns, BENCHMARKS.md). A rough guide, not a promise.
 pub const SECONDS_PER_CELL_COMPONENT: f64 = 7.6e-9;
+/// Seconds per cell per Gibbs sweep on one core that the private step adds (drawing each cell's
+/// true count given its released value), whatever the components: 25–55 ns measured (BENCHMARKS.md,
+/// "The cost estimate of `lppf fit`").
+pub const PRIVATE_SECONDS_PER_CELL: f64 = 5e-8;
+/// Seconds per cell per Gibbs sweep on one core that the negative binomial adds (each cell's
+/// multiplier drawn from its gamma conditional, and the slice steps of the shape `r`, each a sum
+/// over the cells): 110–250 ns measured (BENCHMARKS.md, "The cost estimate of `lppf fit`").
+pub const NEGATIVE_BINOMIAL_SECONDS_PER_CELL: f64 = 2e-7;
 
 /// The estimated cost of a fit.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,7 +53,7 @@ pub struct FitCost {
     pub chains_at_once: usize,
     /// Gibbs sweeps (or CAVI iterations) × chains × cells × components.
     pub cell_component_sweeps: f64,
-    /// Work on one core, seconds (rough).
+    /// Work on one core, seconds (rough: within 0.9–1.7× of six measured fits, BENCHMARKS.md).
     pub core_seconds: f64,
 }
 
@@ -141,13 +149,28 @@ pub fn fit_cost(settings: &FitSettings, shape: (usize, usize), heldout: usize, m
         Algorithm::Cavi(c) => c.max_iterations() as f64,
     };
     let cell_component_sweeps = chains as f64 * iterations * rows * cols * settings.components as f64;
+    // Gibbs: per cell and sweep, the private step and the negative binomial's updates on top of the
+    // components' work.
+    let per_cell = match settings.algorithm {
+        Algorithm::Gibbs(_) => {
+            let private = if settings.method == inference::Method::Private { PRIVATE_SECONDS_PER_CELL } else { 0.0 };
+            let nb = if settings.likelihood == models::Likelihood::Poisson {
+                0.0
+            } else {
+                NEGATIVE_BINOMIAL_SECONDS_PER_CELL
+            };
+            private + nb
+        }
+        Algorithm::Cavi(_) => 0.0,
+    };
     let chains_at_once = memory.at_once(settings.chains, machine);
     FitCost {
         bytes: memory.bytes(settings.chains, chains_at_once),
         least_bytes: memory.bytes(settings.chains, 1),
         chains_at_once,
         cell_component_sweeps,
-        core_seconds: cell_component_sweeps * SECONDS_PER_CELL_COMPONENT,
+        core_seconds: cell_component_sweeps * SECONDS_PER_CELL_COMPONENT
+            + chains as f64 * iterations * rows * cols * per_cell,
     }
 }
 
@@ -235,5 +258,16 @@ mod tests {
         let schedule = Schedule::new(100, 50, 5).unwrap().with_private_step(inference::PrivateStep::Collapsed);
         let collapsed = FitSettings { algorithm: Algorithm::Gibbs(schedule), ..small };
         assert_eq!(fit_cost(&collapsed, (10, 10), 0, four).bytes, 148_960.0 - 4.0 * 100.0 * 32.0);
+        // The work: 4 chains × 100 sweeps × 100 cells × (5 components × 7.6 ns + 50 ns for the
+        // private step), and 200 ns more under the negative binomial; a non-private fit has no
+        // private step.
+        let seconds = |settings: &FitSettings| fit_cost(settings, (10, 10), 0, four).core_seconds;
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12 * b;
+        assert!(close(seconds(&collapsed), 40_000.0 * (5.0 * 7.6e-9 + 5e-8)), "{}", seconds(&collapsed));
+        let nb = models::Likelihood::NegativeBinomial(models::Dispersion::default_learned());
+        let default = FitSettings { likelihood: nb, ..collapsed };
+        assert!(close(seconds(&default), 40_000.0 * (5.0 * 7.6e-9 + 5e-8 + 2e-7)), "{}", seconds(&default));
+        let counts = FitSettings { method: Method::NonPrivate, ..default };
+        assert!(close(seconds(&counts), 40_000.0 * (5.0 * 7.6e-9 + 2e-7)), "{}", seconds(&counts));
     }
 }
