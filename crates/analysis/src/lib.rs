@@ -39,8 +39,8 @@ pub use error::FitError;
 pub use outputs::{CHECK_FIGURES, OUTPUT_FILES, write_outputs};
 pub use report::{TotalCheck, summary_text, total_check};
 pub use request::{
-    FIT_FILE, FitDone, FitPlan, FitRequest, LikelihoodChoice, PriorChoice, ScaleMean, plan_fit, run_fit,
-    weighting_from_name,
+    DEFAULT_SCALE_SHAPE, FIT_FILE, FitDone, FitPlan, FitRequest, LikelihoodChoice, PriorChoice, ScaleMean,
+    default_scale_prior, plan_fit, run_fit, weighting_from_name,
 };
 pub use resources::{ChainMemory, FitCost, Machine, fit_cost};
 /// How a raw counts file is laid out (`load`).

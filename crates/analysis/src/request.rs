@@ -218,6 +218,15 @@ pub struct FitDone {
     pub output: PathBuf,
 }
 
+/// The hierarchical prior's default shape `a'` of the rates' scales (`--scale-shape`).
+pub const DEFAULT_SCALE_SHAPE: f64 = 10.0;
+
+/// The hierarchical prior `lppf fit` uses by default: scale shape [`DEFAULT_SCALE_SHAPE`], its
+/// mean learned.
+pub fn default_scale_prior() -> ScalePrior {
+    scale_prior(DEFAULT_SCALE_SHAPE, ScaleMean::Learned).expect("the default is in range")
+}
+
 /// The prior of `scale_shape`, `scale_mean`.
 fn scale_prior(shape: f64, mean: ScaleMean) -> Result<ScalePrior, FitError> {
     let input = |e: models::PriorError| FitError::Input(e.to_string());
@@ -250,7 +259,10 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
         )));
     }
     let scale = if hierarchical {
-        Some(scale_prior(request.scale_shape.unwrap_or(10.0), request.scale_mean.unwrap_or(ScaleMean::Learned))?)
+        Some(scale_prior(
+            request.scale_shape.unwrap_or(DEFAULT_SCALE_SHAPE),
+            request.scale_mean.unwrap_or(ScaleMean::Learned),
+        )?)
     } else {
         None
     };

@@ -10,7 +10,7 @@
 //! (r, method, K) from the seed `stream_id([seed, r, method, K])`, chain `c` on its child `c`.
 
 use crate::kinds::{ExperimentError, Loaded, no_log_y};
-use crate::manifest::{Experiment, LikelihoodName, LikelihoodSpec, ManifestError, first_repeat, invalid};
+use crate::manifest::{Experiment, LikelihoodName, LikelihoodSpec, ManifestError, PriorName, first_repeat, invalid};
 use crate::outputs::{RESULTS_FILE, SUMMARY_FILE, csv_opt, write_figure};
 use crate::run::RunError;
 use analysis::{FitData, FitError, FitSettings, LevelSource, fit_chains, heldout_count, hold_out, load};
@@ -71,6 +71,11 @@ pub struct CandidateModels {
     /// The negative binomial's shape `r`, given; absent: learned.
     #[serde(default)]
     pub dispersion: Option<f64>,
+    /// `"flat"` (the default) or `"hierarchical"` ([`PriorName`]): with `prior = "hierarchical"`
+    /// and `likelihood = "negative-binomial"`, K is chosen for the model `lppf fit` runs by
+    /// default.
+    #[serde(default)]
+    pub prior: PriorName,
 }
 
 impl CandidateModels {
@@ -88,6 +93,9 @@ impl std::fmt::Debug for CandidateModels {
         d.field("kind", &self.kind).field("components", &self.components).field("a0", &self.a0).field("b0", &self.b0);
         if !self.likelihood().is_poisson() {
             d.field("likelihood", &self.likelihood).field("dispersion", &self.dispersion);
+        }
+        if self.prior != PriorName::Flat {
+            d.field("prior", &self.prior);
         }
         d.finish()
     }
@@ -316,7 +324,7 @@ impl runner::Experiment for HeldOutSweep<'_> {
             model: m.model.kind,
             components: k,
             prior: GammaPrior::new(m.model.a0, m.model.b0)?,
-            scale: None,
+            scale: m.model.prior.scale(),
             likelihood: m.model.likelihood().model().map_err(|(_, allowed)| allowed)?,
             method,
             chains: m.fit.chains,
@@ -567,7 +575,7 @@ impl Loaded for HeldOutManifest {
                 model: self.model.kind,
                 components: k,
                 prior: GammaPrior::new(self.model.a0, self.model.b0).ok()?,
-                scale: None,
+                scale: self.model.prior.scale(),
                 likelihood: self.model.likelihood().model().ok()?,
                 method: Method::Private,
                 chains: self.fit.chains,

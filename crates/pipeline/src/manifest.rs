@@ -174,6 +174,29 @@ impl LikelihoodSpec {
     }
 }
 
+/// The prior names of `[model] prior` (the held-out kind): `"flat"`, the papers' `Gamma(a0, b0)`
+/// on every factor (the default, so manifests written before the choice existed keep their
+/// meaning), or `"hierarchical"`, `lppf fit`'s default for the Gibbs methods — each row's (and
+/// column's) rates `Gamma(a0, ξ)` with its scale `ξ` drawn from a prior of shape 10 whose mean is
+/// learned (`models::ScalePrior`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PriorName {
+    #[default]
+    Flat,
+    Hierarchical,
+}
+
+impl PriorName {
+    /// The hierarchical prior's scale prior, as `lppf fit` builds it by default; `None` for flat.
+    pub fn scale(self) -> Option<models::ScalePrior> {
+        match self {
+            PriorName::Flat => None,
+            PriorName::Hierarchical => Some(analysis::default_scale_prior()),
+        }
+    }
+}
+
 /// Where the true data come from.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -288,8 +311,8 @@ pub struct SamplerSpec {
     pub private_step: PrivateStepName,
     /// Replica exchange: each chain of a Gibbs fit runs this many replicas on a ladder of inverse
     /// temperatures adapted during the burn-in, and keeps the samples of the β = 1 replica
-    /// (`inference::tempering`, docs/modes.md); absent or 1 = a plain chain. Refused with the
-    /// negative-binomial likelihood, which cannot be tempered.
+    /// (`inference::tempering`, docs/modes.md; with either likelihood: the negative binomial's
+    /// multipliers and shape are tempered too); absent or 1 = a plain chain.
     pub replicas: Option<usize>,
 }
 
@@ -634,11 +657,6 @@ impl Manifest {
             let most = inference::tempering::MAX_REPLICAS;
             if !(1..=most).contains(&n) {
                 return Err(invalid("sampler.replicas", n.to_string(), &format!("an integer from 1 to {most}")));
-            }
-            if n > 1 && self.model.likelihood().resolve(file)? != models::Likelihood::Poisson {
-                let allowed =
-                    "1 with model.likelihood = \"negative-binomial\" (its learned dispersion cannot be tempered)";
-                return Err(invalid("sampler.replicas", n.to_string(), allowed));
             }
         }
         if self.cavi.is_some() && !self.methods.iter().any(|m| m.is_cavi()) {
