@@ -20,8 +20,10 @@ class FitResult:
 
     ``rates`` (``row, col, mean, sd, heldout``: the posterior mean and sd of every modelled
     cell's rate), ``factors`` (``matrix, label, component, value``), ``trace`` (``chain,
-    iteration, ln_joint`` or ``elbo``, ``total_rate``, and ``dispersion`` for the negative
-    binomial: every kept sample), ``diagnostics`` (split-R̂ and ESS per quantity), ``checks``
+    iteration, ln_joint`` or ``elbo``, ``total_rate``, for Gibbs ``ln_lik`` (the marginal
+    log-likelihood convergence is judged on) and ``structure`` (agreement with the point estimate
+    of the partition), and ``dispersion`` for the negative binomial: every kept sample),
+    ``diagnostics`` (split-R̂ and ESS per quantity), ``checks``
     and ``partition`` are DataFrames; ``record`` is fit.toml as a dict, ``summary`` the text of
     summary.txt.
     """
@@ -70,8 +72,9 @@ class FitResult:
 
     def to_arviz(self):
         """The fit as an ``arviz.InferenceData``: posterior draws of ``total_rate`` (and the
-        negative binomial's ``dispersion``) per chain and kept sweep, ``sample_stats.lp`` (the
-        log joint), and ``observed_data.release`` (the released values, rows × cols), so that
+        negative binomial's ``dispersion``, the marginal log-likelihood ``ln_lik`` and the
+        structure summary ``structure`` when the fit has them) per chain and kept sweep,
+        ``sample_stats.lp`` (the log joint), and ``observed_data.release`` (the released values, rows × cols), so that
         ``az.summary``, ``az.plot_trace`` and ``az.rhat`` work. Gibbs fits only: CAVI has no
         draws."""
         import arviz as az
@@ -90,8 +93,9 @@ class FitResult:
             return np.stack([trace.loc[trace["chain"] == c, column].to_numpy() for c in chains])
 
         posterior = {"total_rate": by_chain("total_rate")}
-        if "dispersion" in trace.columns:
-            posterior["dispersion"] = by_chain("dispersion")
+        for column in ("dispersion", "ln_lik", "structure"):
+            if column in trace.columns:
+                posterior[column] = by_chain(column)
         observed, coords, dims = {}, {}, {}
         data = Path(self.record["input"])
         if self.record.get("method") in ("private", "naive") and data.exists():

@@ -72,6 +72,10 @@ def test_a_dataframe_is_privatized_fitted_and_opened_in_arviz(tmp_path):
     # ArviZ's R̂ of the total is the one lppf reports (both rank-normalised split-R̂).
     ours = result.diagnostics.set_index("quantity").loc["total_rate", "rhat"]
     assert float(az.rhat(idata)["total_rate"]) == pytest.approx(ours, rel=1e-6)
+    # The marginal log-likelihood convergence is judged on, with the R̂ lppf reports.
+    assert idata.posterior["ln_lik"].shape == (2, 15)
+    ours = result.diagnostics.set_index("quantity").loc["ln_lik", "rhat"]
+    assert float(az.rhat(idata)["ln_lik"]) == pytest.approx(ours, rel=1e-6)
     import matplotlib
 
     matplotlib.use("Agg")

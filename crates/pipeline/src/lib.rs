@@ -40,7 +40,7 @@ pub use heldout::{HeldOutLine, HeldOutManifest, HeldOutRow, heldout_summary};
 pub use kinds::{ExperimentError, Loaded};
 pub use manifest::{
     Cell, DEFAULT_F0, DataSet, DataSource, EXPERIMENT_KINDS, Manifest, ManifestError, Method, ModelKind, NoiseLevel,
-    Precision, RescaleAxis, load, parse,
+    Precision, PriorName, RescaleAxis, load, parse,
 };
 pub use outputs::{
     FIGURE_PNG, FIGURE_SVG, MANIFEST_FILE, PROVENANCE_FILE, RESULTS_FILE, SUMMARY_FILE, TOPICS_PNG, TOPICS_SVG,

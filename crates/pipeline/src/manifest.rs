@@ -104,6 +104,10 @@ pub struct ModelSpec {
     /// The negative binomial's shape `r`, given; absent: learned.
     #[serde(default)]
     pub dispersion: Option<f64>,
+    /// `"flat"` (the default: `Gamma(a0, b0)` on every factor) or `"hierarchical"` (`lppf fit`'s
+    /// default for the Gibbs methods, [`PriorName`]): the data from the prior and every fit use it.
+    #[serde(default)]
+    pub prior: PriorName,
 }
 
 impl ModelSpec {
@@ -121,6 +125,9 @@ impl fmt::Debug for ModelSpec {
         d.field("kind", &self.kind).field("components", &self.components).field("a0", &self.a0).field("b0", &self.b0);
         if !self.likelihood().is_poisson() {
             d.field("likelihood", &self.likelihood).field("dispersion", &self.dispersion);
+        }
+        if self.prior != PriorName::Flat {
+            d.field("prior", &self.prior);
         }
         d.finish()
     }
@@ -174,7 +181,7 @@ impl LikelihoodSpec {
     }
 }
 
-/// The prior names of `[model] prior` (the held-out kind): `"flat"`, the papers' `Gamma(a0, b0)`
+/// The prior names of `[model] prior`: `"flat"`, the papers' `Gamma(a0, b0)`
 /// on every factor (the default, so manifests written before the choice existed keep their
 /// meaning), or `"hierarchical"`, `lppf fit`'s default for the Gibbs methods — each row's (and
 /// column's) rates `Gamma(a0, ξ)` with its scale `ξ` drawn from a prior of shape 10 whose mean is

@@ -245,3 +245,29 @@ fn replicas_out_of_range_are_refused_naming_the_field_and_allowed_with_the_negat
     // rung against the posterior), as `lppf fit --replicas` allows.
     assert!(parse(&nb.replace("thin = 10", "thin = 10\nreplicas = 2"), Path::new("m.toml")).is_ok());
 }
+
+/// `[model] prior = "hierarchical"` (with the negative binomial: what `lppf fit` runs by default)
+/// is expressible in a manifest: it parses, enters the run's identity (so its unit files are not
+/// a flat run's), and changes both the data drawn from the prior and the fits.
+#[test]
+fn the_default_model_of_lppf_fit_is_expressible_in_a_manifest() {
+    let gibbs = r#"methods = ["non-private", "naive", "private"]"#;
+    let all = r#"methods = ["non-private", "naive", "private", "cavi", "naive-cavi", "private-cavi"]"#;
+    let flat = SMOKE.split("[cavi]").next().unwrap_or(SMOKE).replacen(all, gibbs, 1).replacen(
+        "b0 = 1.0\n",
+        "b0 = 1.0\nlikelihood = \"negative-binomial\"\n",
+        1,
+    );
+    let default = flat.replacen("b0 = 1.0\n", "b0 = 1.0\nprior = \"hierarchical\"\n", 1);
+    let (flat, default) =
+        (parse(&flat, Path::new("flat.toml")).unwrap(), parse(&default, Path::new("default.toml")).unwrap());
+    assert_eq!(default.model.prior, pipeline::PriorName::Hierarchical);
+    assert!(format!("{:?}", default.model).contains("Hierarchical") && !format!("{:?}", flat.model).contains("prior"));
+    let dataset = &flat.cells()[0].dataset;
+    let (a, b) = (true_data(&flat, dataset).unwrap(), true_data(&default, dataset).unwrap());
+    assert_ne!(a.counts(), b.counts(), "the hierarchy's scales change the data drawn from the prior");
+    let fits = |m: &pipeline::Manifest| all_results(m, 1).iter().map(|r| r.mean_kl).collect::<Vec<_>>();
+    let (fa, fb) = (fits(&flat), fits(&default));
+    assert!(fa.len() == fb.len() && fa.iter().zip(&fb).all(|(x, y)| x.is_finite() && y.is_finite() && x != y));
+    assert!(parse(&SMOKE.replacen("b0 = 1.0\n", "b0 = 1.0\nprior = \"wide\"\n", 1), Path::new("m.toml")).is_err());
+}
