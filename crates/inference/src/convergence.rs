@@ -108,9 +108,9 @@ pub fn modes(quantities: &[(&[f64], &[f64])]) -> Vec<Vec<usize>> {
         let (mut members, mut queue) = (vec![start], vec![start]);
         mode_of[start] = Some(out.len());
         while let Some(c) = queue.pop() {
-            for d in 0..chains {
-                if mode_of[d].is_none() && linked(c, d) {
-                    mode_of[d] = Some(out.len());
+            for (d, mode) in mode_of.iter_mut().enumerate() {
+                if mode.is_none() && linked(c, d) {
+                    *mode = Some(out.len());
                     members.push(d);
                     queue.push(d);
                 }

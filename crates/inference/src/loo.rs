@@ -42,7 +42,7 @@ impl Loo {
     /// The share of points with `k̂ > 0.7` ([`PARETO_K_LIMIT`]) or a `k̂` that could not be
     /// computed (NaN): an estimate nobody can vouch for counts as unreliable.
     pub fn unreliable_share(&self) -> f64 {
-        let bad = self.pareto_k.iter().filter(|&&k| !(k <= PARETO_K_LIMIT)).count();
+        let bad = self.pareto_k.iter().filter(|&&k| k.is_nan() || k > PARETO_K_LIMIT).count();
         bad as f64 / self.pareto_k.len().max(1) as f64
     }
 }

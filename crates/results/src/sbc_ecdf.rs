@@ -40,7 +40,7 @@ pub struct EcdfTest {
 /// The thresholds `t` of ranks among `draws` draws: `1..=draws`, or [`MAX_THRESHOLDS`] of them
 /// evenly spaced.
 fn thresholds(draws: u32) -> Vec<u32> {
-    let k = (draws as usize).min(MAX_THRESHOLDS).max(1);
+    let k = (draws as usize).clamp(1, MAX_THRESHOLDS);
     (1..=k).map(|i| ((i as u64 * u64::from(draws)).div_ceil(k as u64)) as u32).collect()
 }
 
