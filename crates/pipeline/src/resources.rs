@@ -6,7 +6,10 @@
 use crate::manifest::Manifest;
 // The costs of data and chains per cell are a fit's (`analysis::resources`, where they and the
 // measured time per cell-component sweep are documented): a unit's fits are `lppf fit`'s.
-use analysis::resources::{DATA_BYTES_PER_CELL, SECONDS_PER_CELL_COMPONENT, chain_bytes};
+use analysis::resources::{
+    DATA_BYTES_PER_CELL, NEGATIVE_BINOMIAL_SECONDS_PER_CELL, PRIVATE_SECONDS_PER_CELL, SECONDS_PER_CELL_COMPONENT,
+    chain_bytes,
+};
 pub use runner::{available_memory, bytes_text, duration_text};
 
 /// Bytes of bookkeeping per unit of work (its name, path and result slot in the runner).
@@ -80,12 +83,19 @@ impl Manifest {
         let sweeps =
             datasets * fit_sweeps(&|m| m.is_reference()) + datasets * levels * fit_sweeps(&|m| !m.is_reference());
         let entry_component_sweeps = sweeps * entries * k;
+        // Per entry and Gibbs sweep, whatever the components: the private step of the private
+        // method, and the negative binomial's multipliers and shape (as `lppf fit` counts them).
+        let private_sweeps = datasets * levels * fit_sweeps(&|m| *m == crate::Method::Private);
+        let gibbs_sweeps = datasets * fit_sweeps(&|m| m.is_reference() && !m.is_cavi())
+            + datasets * levels * fit_sweeps(&|m| !m.is_reference() && !m.is_cavi());
+        let nb = if likelihood == models::Likelihood::Poisson { 0.0 } else { NEGATIVE_BINOMIAL_SECONDS_PER_CELL };
+        let per_entry_seconds = entries * (private_sweeps * PRIVATE_SECONDS_PER_CELL + gibbs_sweeps * nb);
         Cost {
             bytes: per_unit * (threads as f64).min(units.max(1.0)) + UNIT_BYTES * units,
             threads,
             units,
             entry_component_sweeps,
-            core_seconds: entry_component_sweeps * SECONDS_PER_CELL_COMPONENT,
+            core_seconds: entry_component_sweeps * SECONDS_PER_CELL_COMPONENT + per_entry_seconds,
             work: "entry-component sweeps",
         }
     }

@@ -270,4 +270,10 @@ fn the_default_model_of_lppf_fit_is_expressible_in_a_manifest() {
     let (fa, fb) = (fits(&flat), fits(&default));
     assert!(fa.len() == fb.len() && fa.iter().zip(&fb).all(|(x, y)| x.is_finite() && y.is_finite() && x != y));
     assert!(parse(&SMOKE.replacen("b0 = 1.0\n", "b0 = 1.0\nprior = \"wide\"\n", 1), Path::new("m.toml")).is_err());
+    // The work estimate counts the negative binomial's 200 ns per entry and Gibbs sweep: 2 data
+    // sets × (60 non-private sweeps + 2 levels × 2 × 60) = 600 sweeps of 48 entries.
+    let poisson = SMOKE.split("[cavi]").next().unwrap_or(SMOKE).replacen(all, gibbs, 1);
+    let poisson = parse(&poisson, Path::new("poisson.toml")).unwrap();
+    let extra = flat.cost(2).core_seconds - poisson.cost(2).core_seconds;
+    assert!((extra - 600.0 * 48.0 * 2e-7).abs() < 1e-12, "{extra}");
 }
