@@ -495,7 +495,7 @@ fn pool(
     posteriors: Vec<Posterior>,
     rows: usize,
 ) -> (FitResult, Vec<HeldOutSamples>, Vec<ChainMoments>) {
-    let traces: Vec<ChainTrace> = posteriors
+    let mut traces: Vec<ChainTrace> = posteriors
         .iter()
         .map(|p| ChainTrace {
             iterations: match settings.algorithm {
@@ -503,7 +503,7 @@ fn pool(
                 Algorithm::Cavi(_) => (1..=p.trace.len()).collect(),
             },
             values: p.trace.clone(),
-            ln_lik: inference::ln_likelihood_trace(p),
+            ln_lik: p.kept_ln_likelihood.clone(),
             structure: Vec::new(),
             total_rate: p.kept_total_rate.clone(),
             dispersion: p.kept_dispersion.clone(),
@@ -536,7 +536,6 @@ fn pool(
         .map(|p| crate::partition::agreement_traces(&assignments, &kept, &p.group))
         // Every sample in one partition (one component, say): nothing to diagnose.
         .filter(|s| s.iter().all(|t| !t.is_empty()) && s.concat().iter().any(|&x| x != s[0][0]));
-    let mut traces = traces;
     let mut pooled = inference::pool(posteriors);
     let assessment = match &structure {
         Some(structure) => {
@@ -700,23 +699,24 @@ fn score_heldout(
         .iter()
         .map(|n| missing.binary_search(n).map_err(|_| FitError::Inference(format!("held-out cell {n} is not missing"))))
         .collect::<Result<_, _>>()?;
-    let project = |samples: &[Vec<f64>]| -> Vec<Vec<f64>> {
-        match positions.len() == missing.len() {
-            true => samples.to_vec(),
-            false => samples.iter().map(|s| positions.iter().map(|&i| s[i]).collect()).collect(),
-        }
-    };
+    let whole = positions.len() == missing.len();
     let score = |samples: &[Vec<f64>], shapes: &[f64]| {
         eval::heldout_log_predictive_cells_under(&released, &levels, samples, shapes)
             .map_err(|e| FitError::Inference(e.to_string()))
     };
-    let projected: Vec<Vec<Vec<f64>>> = per_chain.iter().map(|c| project(&c.rates)).collect();
+    let projected: Vec<Cow<[Vec<f64>]>> = per_chain
+        .iter()
+        .map(|c| match whole {
+            true => Cow::Borrowed(c.rates.as_slice()),
+            false => Cow::Owned(c.rates.iter().map(|s| positions.iter().map(|&i| s[i]).collect()).collect()),
+        })
+        .collect();
     let per_chain_cells =
         projected.iter().zip(per_chain).map(|(s, c)| score(s, &c.shapes)).collect::<Result<Vec<_>, _>>()?;
     let scores = per_chain_cells.iter().map(|c| c.iter().sum()).collect();
-    let (pooled, shapes): (Vec<Vec<f64>>, Vec<f64>) = match pooled_from {
-        Some(c) => (projected.get(c).cloned().unwrap_or_default(), Vec::new()),
-        None => (projected.concat(), per_chain.iter().flat_map(|c| c.shapes.iter().copied()).collect()),
+    let (pooled, shapes): (Cow<[Vec<f64>]>, Vec<f64>) = match pooled_from {
+        Some(c) => (Cow::Borrowed(projected.get(c).map_or(&[][..], |p| &**p)), Vec::new()),
+        None => (Cow::Owned(projected.concat()), per_chain.iter().flat_map(|c| c.shapes.iter().copied()).collect()),
     };
     let per_cell = score(&pooled, &shapes)?;
     let log_predictive = per_cell.iter().sum();

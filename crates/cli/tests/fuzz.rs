@@ -142,9 +142,7 @@ const COUNTS: &str = "row,col,count\nd0,w0,3\nd0,w2,1\nd1,w1,4\nd2,w0,2\nd2,w3,5
 
 #[test]
 fn mutated_inputs_exit_0_whole_or_2_with_nothing_left() {
-    let dir = std::env::temp_dir().join(format!("lppf-fuzz-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("fuzz", "privatize-fit");
     let mut rng = Rng(distributions::Streams::new(20_261_125).rng());
     let (mut ok, mut refused) = (0, 0);
     // A good release to mutate for the fit cases.
@@ -234,7 +232,6 @@ fn mutated_inputs_exit_0_whole_or_2_with_nothing_left() {
     // Both outcomes are exercised (with this seed: 47 succeed, 353 are refused; the bounds
     // only guard against a change that makes every case fail or pass).
     assert!(ok >= 25 && refused >= 100, "ok {ok}, refused {refused}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Hostile text for names: shell code, quotes, control characters, Slurm's patterns.
@@ -254,9 +251,7 @@ fn scripts_parse(dir: &Path) -> bool {
 /// nothing written; inputs are never changed and no hostile name runs a command.
 #[test]
 fn slurm_combine_and_score_mutants_exit_0_whole_or_2_with_nothing_left() {
-    let dir = std::env::temp_dir().join(format!("lppf-fuzz2-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("fuzz", "slurm-combine-score");
     let mut rng = Rng(distributions::Streams::new(20_261_127).rng());
     let (mut ok, mut refused) = (0, 0);
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments/smoke.toml");
@@ -409,5 +404,4 @@ fn slurm_combine_and_score_mutants_exit_0_whole_or_2_with_nothing_left() {
     }
     println!("{ok} cases succeeded, {refused} refused with exit 2");
     assert!(ok >= 20 && refused >= 20, "ok {ok}, refused {refused}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

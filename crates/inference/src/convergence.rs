@@ -7,7 +7,7 @@
 //! * **Between chains**: the split-`R̂` and ESS over all chains ([`diagnose`]).
 //! * **Modes**: chains grouped by the mean of their monitored log density — the marginal
 //!   log-likelihood of the scored cells (the multipliers of the negative binomial and the latent
-//!   counts integrated out, [`crate::ln_likelihood_trace`]) when the chains recorded it,
+//!   counts integrated out, [`crate::Posterior::kept_ln_likelihood`]) when the chains recorded it,
 //!   else the log joint `ln p(Z, Y)`, whose per-cell multipliers can hide chains thousands of
 //!   nats apart in a within-chain sd of thousands more — and by every other quantity assessed (the
 //!   total, a label-invariant summary of the structure). Two chains belong to one mode when on
@@ -160,13 +160,13 @@ pub fn assess_pooled(pooled: &crate::Pooled, structure: Option<(&[Vec<f64>], Dia
     if pooled.chains.len() < 2 || pooled.chains[0].sd_rates.is_none() {
         return None;
     }
-    let marginal = pooled.chains.iter().all(|p| !p.kept_pointwise.is_empty());
-    let traces: Vec<Vec<f64>> = match marginal {
-        true => pooled.chains.iter().map(crate::ln_likelihood_trace).collect(),
-        false => pooled.chains.iter().map(|p| p.trace.clone()).collect(),
-    };
+    let marginal = pooled.chains.iter().all(|p| !p.kept_ln_likelihood.is_empty());
     let name = if marginal { "ln_lik" } else { "ln_joint" };
-    let primary: Vec<&[f64]> = traces.iter().map(Vec::as_slice).collect();
+    let primary: Vec<&[f64]> = pooled
+        .chains
+        .iter()
+        .map(|p| if marginal { p.kept_ln_likelihood.as_slice() } else { p.trace.as_slice() })
+        .collect();
     let mut others = vec![pooled.chains.iter().map(|p| p.kept_total_rate.as_slice()).collect::<Vec<_>>()];
     let mut between: Vec<Diagnostics> = pooled
         .diagnostics

@@ -58,6 +58,11 @@ pub struct Posterior {
     /// Gibbs: the pointwise log-likelihoods of the kept samples ([`crate::Monitor::pointwise`]);
     /// empty without them and for CAVI.
     pub kept_pointwise: Vec<Vec<f64>>,
+    /// Gibbs with pointwise likelihoods: each kept sample's marginal log-likelihood of the scored
+    /// cells, `Σ_i ln p(x_i | μ^(s), r^(s))` (the sum of its [`Posterior::kept_pointwise`]), the
+    /// monitored log density of the convergence diagnostics ([`crate::convergence`]); empty
+    /// otherwise.
+    pub kept_ln_likelihood: Vec<f64>,
     /// Gibbs with [`crate::Monitor::assignments`]: each row's component in every kept sample;
     /// empty otherwise.
     pub kept_assignments: Vec<Vec<u16>>,
@@ -171,6 +176,7 @@ pub fn fit_watching<F: ModelFamily>(
                 kept_functional: Vec::new(),
                 kept_statistics: Vec::new(),
                 kept_pointwise: Vec::new(),
+                kept_ln_likelihood: Vec::new(),
                 kept_assignments: Vec::new(),
                 truth_ranks: Vec::new(),
                 trace: summary.elbo,
@@ -259,6 +265,7 @@ fn summarize<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
         kept_dispersion: summary.kept_dispersion,
         kept_functional: summary.kept_functional,
         kept_statistics: summary.kept_statistics,
+        kept_ln_likelihood: summary.kept_pointwise.iter().map(|cells| cells.iter().sum()).collect(),
         kept_pointwise: summary.kept_pointwise,
         kept_assignments: summary.kept_assignments,
         truth_ranks: summary.truth_ranks,

@@ -48,7 +48,7 @@ pub use error::InferenceError;
 pub use estimator::{Algorithm, Observation, Posterior, fit, fit_watching};
 pub use method::Method;
 pub use non_private::NonPrivate;
-pub use pooled::{Pooled, chain_streams, fit_chains, ln_likelihood_trace, pool};
+pub use pooled::{Pooled, chain_streams, fit_chains, pool};
 pub use private::LocallyPrivate;
 pub use private_step::{
     COLLAPSED_MAX_RATE, COLLAPSED_TAIL, NoiseAux, collapsed_count, lambda_posterior_rate, resample_entry,

@@ -44,7 +44,7 @@ pub struct Pooled {
     pub best: usize,
     /// Gibbs: split-`R̂` and bulk/tail ESS over the chains of `"ln_joint"` (`ln p(Z, Y)` of the kept
     /// samples), `"ln_lik"` (the marginal log-likelihood of the scored cells, when every chain
-    /// recorded pointwise likelihoods: [`ln_likelihood_trace`]), `"total_rate"` (`Σ_n μ_n`, the
+    /// recorded pointwise likelihoods: [`Posterior::kept_ln_likelihood`]), `"total_rate"` (`Σ_n μ_n`, the
     /// mean counts) and, when a functional was watched, `"functional"`.
     /// CAVI: empty.
     pub diagnostics: Vec<(&'static str, Diagnostics)>,
@@ -78,13 +78,6 @@ pub fn fit_chains<F: ModelFamily>(
     Ok(pool(posteriors))
 }
 
-/// The marginal log-likelihood of the scored cells, `Σ_i ln p(x_i | μ^(s), r^(s))`, of every kept
-/// sample of a chain that recorded pointwise likelihoods ([`crate::Monitor::pointwise`]): the
-/// monitored log density of the convergence diagnostics ([`crate::convergence`]).
-pub fn ln_likelihood_trace(posterior: &Posterior) -> Vec<f64> {
-    posterior.kept_pointwise.iter().map(|cells| cells.iter().sum()).collect()
-}
-
 /// Pools the posteriors of several chains of one fit (Gibbs when they carry `sd_rates`, CAVI
 /// otherwise). One chain is returned as it is: the same means and sds, bit for bit.
 ///
@@ -109,9 +102,8 @@ pub fn pool(posteriors: Vec<Posterior>) -> Pooled {
     let trace =
         |f: fn(&Posterior) -> &[f64]| -> Diagnostics { diagnose(&posteriors.iter().map(f).collect::<Vec<_>>()) };
     let mut diagnostics = vec![("ln_joint", trace(|p| p.trace.as_slice()))];
-    if posteriors.iter().all(|p| !p.kept_pointwise.is_empty()) {
-        let traces: Vec<Vec<f64>> = posteriors.iter().map(ln_likelihood_trace).collect();
-        diagnostics.push(("ln_lik", diagnose(&traces.iter().map(Vec::as_slice).collect::<Vec<_>>())));
+    if posteriors.iter().all(|p| !p.kept_ln_likelihood.is_empty()) {
+        diagnostics.push(("ln_lik", trace(|p| p.kept_ln_likelihood.as_slice())));
     }
     diagnostics.push(("total_rate", trace(|p| p.kept_total_rate.as_slice())));
     if !posteriors[0].kept_functional.is_empty() {

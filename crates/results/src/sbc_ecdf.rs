@@ -82,7 +82,7 @@ pub fn ecdf_test(ranks: &[u32], draws: u32) -> Option<EcdfTest> {
     let clipped: Vec<u32> = ranks.iter().map(|&r| r.min(draws)).collect();
     let mut sorted = Vec::with_capacity(n);
     let observed = statistic(&clipped, &thresholds, &tails, &mut sorted);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(SEED ^ (n as u64) << 32 ^ u64::from(draws));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(SEED ^ ((n as u64) << 32) ^ u64::from(draws));
     let mut simulated = vec![0u32; n];
     let at_most = (0..SIMULATIONS)
         .filter(|_| {
