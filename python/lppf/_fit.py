@@ -166,7 +166,8 @@ def fit(
         Threads to run the chains on (default: all cores).
     options
         Every other option of ``lppf fit``, by its name with ``_`` for ``-``: ``holdout``,
-        ``weights``, ``prior``, ``likelihood``, ``dispersion``, ``a0``, ``b0``, ``scale_shape``,
+        ``weights``, ``prior``, ``likelihood``, ``dispersion``, ``dispersion_prior`` (a pair
+        ``(shape, rate)``), ``a0``, ``b0``, ``scale_shape``,
         ``scale_mean``, ``replicas``, ``private_step``, ``alpha``, ``alpha_file``, ``precision``,
         ``max_iterations``, ``tolerance``, ``override_sidecar``, ``allow_memory``,
         ``row_column``, ``col_column``, ``count_column``, ``delimiter``.
@@ -207,6 +208,13 @@ def fit(
             options[name] = _number(name, value)
         elif name == "scale_mean" and not isinstance(value, str):
             options[name] = str(_number(name, value))
+        elif name == "dispersion_prior" and value is not None:
+            if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+                raise _core.InputError(
+                    f"dispersion_prior: {value!r} is not allowed: give a pair (shape, rate) of a gamma prior, "
+                    "e.g. (10, 10)"
+                )
+            options[name] = tuple(_number(name, v) for v in value)
     seed = _seed(seed)
     if threads is not None:
         threads = _number("threads", threads, integer=True)

@@ -280,6 +280,9 @@ def test_bad_arguments_raise_input_error_and_labels_may_be_dates(tmp_path):
         lppf.fit(frame, model="topic", components="2", method="non-private")
     with pytest.raises(lppf.InputError, match="max_iterations"):
         lppf.fit(frame, model="topic", components=2, method="cavi", max_iterations=-5)
+    for prior, says in [("10,10", "dispersion_prior"), ((10,), "dispersion_prior"), ((1e2, 1e-4), "at least half")]:
+        with pytest.raises(lppf.InputError, match=says):
+            lppf.fit(frame, model="topic", components=2, method="non-private", dispersion_prior=prior)
     # Dates and times as labels: the same text from the counts and from rows=.
     days = pd.date_range("2001-05-01", periods=3, freq="D")
     dated = pd.DataFrame({"row": np.repeat(days, 2), "col": ["a", "b"] * 3, "count": [1, 0, 2, 3, 0, 1]})

@@ -40,7 +40,7 @@ pub use outputs::{CHECK_FIGURES, OUTPUT_FILES, write_outputs};
 pub use report::{TotalCheck, summary_text, total_check};
 pub use request::{
     DEFAULT_SCALE_SHAPE, FIT_FILE, FitDone, FitPlan, FitRequest, LikelihoodChoice, PriorChoice, ScaleMean,
-    default_scale_prior, plan_fit, run_fit, weighting_from_name,
+    default_scale_prior, dispersion_prior_from_text, plan_fit, run_fit, weighting_from_name,
 };
 pub use resources::{ChainMemory, FitCost, Machine, fit_cost};
 /// How a raw counts file is laid out (`load`).

@@ -33,6 +33,14 @@ pub const CHECK_FIGURES: [&str; 2] = ["checks.svg", "checks.png"];
 /// Their stem.
 const CHECKS_STEM: &str = "checks";
 
+/// The prior of a learned dispersion shape (`None` when it is given or the model Poisson).
+fn dispersion_prior(settings: &FitSettings) -> Option<models::GammaPrior> {
+    match settings.likelihood {
+        models::Likelihood::NegativeBinomial(models::Dispersion::Learned(prior)) => Some(prior),
+        _ => None,
+    }
+}
+
 /// The quantiles of a learned dispersion shape (`None` when it is given or the model Poisson).
 fn learned_dispersion(settings: &FitSettings, result: &FitResult) -> Option<[f64; 3]> {
     match settings.likelihood {
@@ -71,6 +79,11 @@ struct FitRecord<'a> {
     /// The negative binomial's dispersion shape `r` when given (absent: learned, or Poisson).
     #[serde(skip_serializing_if = "Option::is_none")]
     dispersion: Option<f64>,
+    /// A learned `r`: its prior `Gamma(shape, rate)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dispersion_prior_shape: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dispersion_prior_rate: Option<f64>,
     /// A learned `r`: the 5 %, 50 % and 95 % quantiles over the kept samples.
     #[serde(skip_serializing_if = "Option::is_none")]
     dispersion_q05: Option<f64>,
@@ -326,6 +339,8 @@ pub fn write_outputs(
             models::Likelihood::NegativeBinomial(models::Dispersion::Given(r)) => Some(r),
             _ => None,
         },
+        dispersion_prior_shape: dispersion_prior(settings).map(|p| p.shape()),
+        dispersion_prior_rate: dispersion_prior(settings).map(|p| p.rate()),
         dispersion_q05: learned_dispersion(settings, result).map(|q| q[0]),
         dispersion_q50: learned_dispersion(settings, result).map(|q| q[1]),
         dispersion_q95: learned_dispersion(settings, result).map(|q| q[2]),

@@ -95,6 +95,15 @@ pub fn weighting_from_name(name: &str) -> Result<Weighting, FitError> {
     }
 }
 
+/// `--dispersion-prior SHAPE,RATE`: the shape and **rate** of a learned `r`'s gamma prior, as two
+/// numbers (their ranges are checked by [`plan_fit`]).
+pub fn dispersion_prior_from_text(text: &str) -> Result<(f64, f64), FitError> {
+    let pair = text.split_once(',').and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)));
+    pair.ok_or_else(|| {
+        FitError::setting("--dispersion-prior", format!("{text:?}"), "two numbers SHAPE,RATE, e.g. 10,10")
+    })
+}
+
 /// Everything `lppf fit` is told, by the same names and with the same defaults
 /// ([`FitRequest::new`]).
 #[derive(Clone, Debug)]
@@ -130,6 +139,8 @@ pub struct FitRequest {
     pub likelihood: LikelihoodChoice,
     /// The negative binomial's dispersion `r`, given instead of learned.
     pub dispersion: Option<f64>,
+    /// The prior `Gamma(shape, rate)` of a learned `r`; `None`: [`Dispersion::default_learned`].
+    pub dispersion_prior: Option<(f64, f64)>,
     /// Where a release's noise levels come from.
     pub levels: LevelSource,
     /// Fit with stated levels even where they contradict the release's sidecar.
@@ -182,6 +193,7 @@ impl FitRequest {
             scale_mean: None,
             likelihood: LikelihoodChoice::Auto,
             dispersion: None,
+            dispersion_prior: None,
             levels: LevelSource::Sidecar,
             override_sidecar: false,
             holdout: None,
@@ -270,12 +282,24 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
         LikelihoodChoice::Auto => gibbs,
         choice => choice == LikelihoodChoice::NegativeBinomial,
     };
-    let likelihood = match (negative_binomial, request.dispersion) {
-        (true, None) => Likelihood::NegativeBinomial(Dispersion::default_learned()),
-        (true, Some(r)) => Likelihood::NegativeBinomial(Dispersion::given(r).map_err(|e| input(&e))?),
-        (false, None) => Likelihood::Poisson,
-        (false, Some(r)) => {
-            return Err(input(&format!("--dispersion {r} applies to --likelihood negative-binomial only")));
+    let likelihood = match (negative_binomial, request.dispersion, request.dispersion_prior) {
+        (true, None, None) => Likelihood::NegativeBinomial(Dispersion::default_learned()),
+        (true, None, Some((shape, rate))) => {
+            Likelihood::NegativeBinomial(Dispersion::learned_with(shape, rate).map_err(|e| input(&e))?)
+        }
+        (true, Some(r), None) => Likelihood::NegativeBinomial(Dispersion::given(r).map_err(|e| input(&e))?),
+        (true, Some(r), Some(_)) => {
+            return Err(input(&format!(
+                "--dispersion {r} gives r and --dispersion-prior sets the prior of a learned r: pass one of them"
+            )));
+        }
+        (false, None, None) => Likelihood::Poisson,
+        (false, Some(_), _) | (false, _, Some(_)) => {
+            let flag = if request.dispersion.is_some() { "--dispersion" } else { "--dispersion-prior" };
+            return Err(input(&format!(
+                "{flag} applies to --likelihood negative-binomial only (this fit's likelihood is poisson{})",
+                if request.likelihood == LikelihoodChoice::Auto { ": auto is poisson for CAVI" } else { "" }
+            )));
         }
     };
     let algorithm = if request.method.is_cavi() {

@@ -4,8 +4,8 @@
 
 use crate::{Failure, bad_input, failed};
 use analysis::{
-    FitError, FitRequest, LevelSource, LikelihoodChoice, OUTPUT_FILES, PriorChoice, ScaleMean, plan_fit, run_fit,
-    weighting_from_name,
+    FitError, FitRequest, LevelSource, LikelihoodChoice, OUTPUT_FILES, PriorChoice, ScaleMean,
+    dispersion_prior_from_text, plan_fit, run_fit, weighting_from_name,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use inference::Method;
@@ -87,6 +87,12 @@ pub struct FitArgs {
     /// Negative-binomial likelihood: the dispersion shape r, given instead of learned.
     #[arg(long)]
     dispersion: Option<f64>,
+    /// Negative-binomial likelihood: the prior of a learned r, "SHAPE,RATE" for Gamma(shape, rate)
+    /// (mean shape/rate). A prior with little mass near 0 keeps r from collapsing unless the data
+    /// demand it (docs/model-checking.md, "Planted designs").
+    /// [default: 1,0.1]
+    #[arg(long, value_name = "SHAPE,RATE", allow_hyphen_values = true)]
+    dispersion_prior: Option<String>,
     /// The noise level of every row, when the release has no .privacy.toml.
     #[arg(long)]
     alpha: Option<f64>,
@@ -183,6 +189,7 @@ impl FitArgs {
             scale_mean: self.scale_mean.as_deref().map(ScaleMean::from_name).transpose()?,
             likelihood: LikelihoodChoice::from_name(&self.likelihood)?,
             dispersion: self.dispersion,
+            dispersion_prior: self.dispersion_prior.as_deref().map(dispersion_prior_from_text).transpose()?,
             levels,
             override_sidecar: self.override_sidecar,
             holdout: self.holdout,

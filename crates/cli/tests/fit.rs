@@ -679,7 +679,9 @@ fn the_hierarchical_prior_is_an_option_of_the_topic_model() {
 /// Issue 32, item 2: `--likelihood negative-binomial` fits the overdispersed counts of
 /// [`fit_for_checks`] (negative binomial, shape 0.3) without a flag where the Poisson fit is
 /// flagged (above), learns the shape (fit.toml, summary.txt, trace.parquet, diagnostics.csv), and
-/// is refused with CAVI or a `--dispersion` out of range or without it (exit 2, nothing written).
+/// is refused with CAVI or a `--dispersion` out of range or without it (exit 2, nothing written);
+/// `--dispersion-prior` sets the prior of a learned r (fit.toml records it), and is refused with a
+/// given r, the Poisson likelihood, a malformed pair, or a prior with most mass outside r's range.
 #[test]
 fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
     let dir = scratch("negative-binomial");
@@ -699,12 +701,28 @@ fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
     assert!(std::fs::read_to_string(fit.join("diagnostics.csv")).unwrap().contains("dispersion"));
     let trace = results::read_table(&fit.join("trace.parquet")).unwrap();
     assert!(floats(&trace, "dispersion").iter().all(|r| r.is_some_and(|r| r > 0.0)));
+    let prior = |record: &toml::Table| {
+        (record["dispersion_prior_shape"].as_float(), record["dispersion_prior_rate"].as_float())
+    };
+    assert_eq!(prior(&record), (Some(1.0), Some(0.1)), "the default prior of r is recorded");
     let released = dir.join("released.csv");
+    let out = dir.join("prior");
+    let extra = ["--output", s(&out), "--quiet", "--dispersion-prior", " 10, 10"];
+    let o = lppf(fit_args(&released, "topic", "2", "private", ["20", "10", "1"], &extra));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record: toml::Table = std::fs::read_to_string(out.join("fit.toml")).unwrap().parse().unwrap();
+    assert_eq!(prior(&record), (Some(10.0), Some(10.0)), "{record}");
     for (method, options) in [
         ("private-cavi", vec!["--likelihood", "negative-binomial"]),
         ("private", vec!["--likelihood", "poisson", "--dispersion", "2"]),
         ("private", vec!["--likelihood", "negative-binomial", "--dispersion", "0"]),
         ("private", vec!["--likelihood", "negative-binomial", "--dispersion", "1e9"]),
+        ("private", vec!["--likelihood", "poisson", "--dispersion-prior", "10,10"]),
+        ("private", vec!["--dispersion", "1", "--dispersion-prior", "10,10"]),
+        ("private", vec!["--dispersion-prior", "10"]),
+        ("private", vec!["--dispersion-prior", "100,1e-4"]),
+        ("private", vec!["--dispersion-prior", "-1,1"]),
+        ("private-cavi", vec!["--dispersion-prior", "10,10"]),
     ] {
         let out = dir.join("refused");
         let mut extra = vec!["--output", s(&out), "--quiet"];

@@ -74,24 +74,63 @@ impl Dispersion {
 
     /// `r` given: a number in `[R_MIN, R_MAX]`.
     pub fn given(r: f64) -> Result<Self, DispersionError> {
-        if (R_MIN..=R_MAX).contains(&r) { Ok(Self::Given(r)) } else { Err(DispersionError { value: r }) }
+        if (R_MIN..=R_MAX).contains(&r) { Ok(Self::Given(r)) } else { Err(DispersionError::Shape(r)) }
+    }
+
+    /// `r` learned with the prior `Gamma(shape, rate)` (**rate**; both in
+    /// [`crate::HYPERPARAMETER_RANGE`]), truncated to `[R_MIN, R_MAX]`: see [`Self::learned`].
+    pub fn learned_with(shape: f64, rate: f64) -> Result<Self, DispersionError> {
+        let prior = GammaPrior::new(shape, rate).map_err(|e| {
+            let parameter = if e.parameter.contains("shape") { "shape" } else { "rate" };
+            DispersionError::Hyperparameter(parameter, e.value)
+        })?;
+        Self::learned(prior)
+    }
+
+    /// `r` learned with the prior `prior`, truncated to `[R_MIN, R_MAX]`: refused unless at least
+    /// half its mass lies there (so drawing from it, by rejection, ends).
+    pub fn learned(prior: GammaPrior) -> Result<Self, DispersionError> {
+        let inside = Gamma::new(prior.shape(), prior.rate()).map_or(0.0, |g| g.cdf(R_MAX) - g.cdf(R_MIN));
+        if inside >= 0.5 { Ok(Self::Learned(prior)) } else { Err(DispersionError::Prior(prior, inside)) }
     }
 }
 
-/// A given dispersion shape `r` outside `[R_MIN, R_MAX]`.
+/// A dispersion that is not allowed.
 #[derive(Clone, Debug, PartialEq)]
-pub struct DispersionError {
-    pub value: f64,
+pub enum DispersionError {
+    /// A given shape `r` outside `[R_MIN, R_MAX]`.
+    Shape(f64),
+    /// A prior of `r` with less than half its mass (the second field) in `[R_MIN, R_MAX]`.
+    Prior(GammaPrior, f64),
+    /// The prior's `"shape"` or `"rate"` outside [`crate::HYPERPARAMETER_RANGE`].
+    Hyperparameter(&'static str, f64),
 }
 
 impl std::fmt::Display for DispersionError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "dispersion shape r = {} is not allowed: it must be a number from {R_MIN:e} to {R_MAX:e} (the \
-             negative binomial's variance is μ + μ²/r)",
-            self.value
-        )
+        match self {
+            Self::Shape(r) => write!(
+                f,
+                "dispersion shape r = {r} is not allowed: it must be a number from {R_MIN:e} to {R_MAX:e} (the \
+                 negative binomial's variance is μ + μ²/r)"
+            ),
+            Self::Prior(prior, inside) => write!(
+                f,
+                "dispersion prior Gamma(shape {}, rate {}) is not allowed: it puts {:.3} of its mass on r from \
+                 {R_MIN:e} to {R_MAX:e}, where r is kept; choose a shape and rate that put at least half there \
+                 (its mean is shape / rate)",
+                prior.shape(),
+                prior.rate(),
+                inside
+            ),
+            Self::Hyperparameter(parameter, value) => {
+                let (lo, hi) = crate::HYPERPARAMETER_RANGE;
+                write!(
+                    f,
+                    "dispersion prior {parameter} = {value} is not allowed: it must be a number from {lo:e} to {hi:e}"
+                )
+            }
+        }
     }
 }
 
@@ -398,6 +437,20 @@ mod tests {
     }
 
     /// `Dispersion::given` refuses an `r` outside its range, with the range in the message.
+    #[test]
+    fn a_prior_with_most_mass_outside_the_range_is_refused() {
+        assert!(Dispersion::learned(GammaPrior::new(10.0, 10.0).unwrap()).is_ok());
+        // Mean 1e6 ≫ R_MAX, and mean 1e-4 < R_MIN with shape 100: nearly no mass inside.
+        for (shape, rate) in [(100.0, 1e-4), (100.0, 1e6)] {
+            let e = Dispersion::learned_with(shape, rate).unwrap_err();
+            assert!(matches!(e, DispersionError::Prior(_, inside) if inside < 1e-6), "{e}");
+            assert!(e.to_string().contains("at least half"), "{e}");
+        }
+        let e = Dispersion::learned_with(0.0, 1.0).unwrap_err();
+        assert_eq!(e, DispersionError::Hyperparameter("shape", 0.0));
+        assert!(e.to_string().starts_with("dispersion prior shape = 0 is not allowed"), "{e}");
+    }
+
     #[test]
     fn given_shape_outside_its_range_is_refused() {
         for r in [0.0, -1.0, 1e-4, 2e4, f64::NAN, f64::INFINITY] {

@@ -71,6 +71,9 @@ pub struct CandidateModels {
     /// The negative binomial's shape `r`, given; absent: learned.
     #[serde(default)]
     pub dispersion: Option<f64>,
+    /// The prior `[shape, rate]` of a learned `r` (as in a factorization manifest).
+    #[serde(default)]
+    pub dispersion_prior: Option<[f64; 2]>,
     /// `"flat"` (the default) or `"hierarchical"` ([`PriorName`]): with `prior = "hierarchical"`
     /// and `likelihood = "negative-binomial"`, K is chosen for the model `lppf fit` runs by
     /// default.
@@ -81,7 +84,7 @@ pub struct CandidateModels {
 impl CandidateModels {
     /// The likelihood fields together.
     pub fn likelihood(&self) -> LikelihoodSpec {
-        LikelihoodSpec { likelihood: self.likelihood, dispersion: self.dispersion }
+        LikelihoodSpec { likelihood: self.likelihood, dispersion: self.dispersion, prior: self.dispersion_prior }
     }
 }
 
@@ -91,9 +94,7 @@ impl std::fmt::Debug for CandidateModels {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut d = f.debug_struct("CandidateModels");
         d.field("kind", &self.kind).field("components", &self.components).field("a0", &self.a0).field("b0", &self.b0);
-        if !self.likelihood().is_poisson() {
-            d.field("likelihood", &self.likelihood).field("dispersion", &self.dispersion);
-        }
+        self.likelihood().identity(&mut d);
         if self.prior != PriorName::Flat {
             d.field("prior", &self.prior);
         }
@@ -325,7 +326,7 @@ impl runner::Experiment for HeldOutSweep<'_> {
             components: k,
             prior: GammaPrior::new(m.model.a0, m.model.b0)?,
             scale: m.model.prior.scale(),
-            likelihood: m.model.likelihood().model().map_err(|(_, allowed)| allowed)?,
+            likelihood: m.model.likelihood().model().map_err(|(_, _, allowed)| allowed)?,
             method,
             chains: m.fit.chains,
             algorithm: Algorithm::Gibbs(m.schedule()?),

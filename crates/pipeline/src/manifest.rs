@@ -104,6 +104,9 @@ pub struct ModelSpec {
     /// The negative binomial's shape `r`, given; absent: learned.
     #[serde(default)]
     pub dispersion: Option<f64>,
+    /// The prior `[shape, rate]` of a learned `r`; absent: `models::Dispersion::default_learned`.
+    #[serde(default)]
+    pub dispersion_prior: Option<[f64; 2]>,
     /// `"flat"` (the default: `Gamma(a0, b0)` on every factor) or `"hierarchical"` (`lppf fit`'s
     /// default for the Gibbs methods, [`PriorName`]): the data from the prior and every fit use it.
     #[serde(default)]
@@ -113,7 +116,7 @@ pub struct ModelSpec {
 impl ModelSpec {
     /// The likelihood fields together.
     pub fn likelihood(&self) -> LikelihoodSpec {
-        LikelihoodSpec { likelihood: self.likelihood, dispersion: self.dispersion }
+        LikelihoodSpec { likelihood: self.likelihood, dispersion: self.dispersion, prior: self.dispersion_prior }
     }
 }
 
@@ -123,9 +126,7 @@ impl fmt::Debug for ModelSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("ModelSpec");
         d.field("kind", &self.kind).field("components", &self.components).field("a0", &self.a0).field("b0", &self.b0);
-        if !self.likelihood().is_poisson() {
-            d.field("likelihood", &self.likelihood).field("dispersion", &self.dispersion);
-        }
+        self.likelihood().identity(&mut d);
         if self.prior != PriorName::Flat {
             d.field("prior", &self.prior);
         }
@@ -145,12 +146,13 @@ pub enum LikelihoodName {
 }
 
 /// `[model] likelihood = "poisson" | "negative-binomial"` and, for the negative binomial,
-/// `dispersion = r` to give its shape (absent: `r` is learned with the prior
-/// `models::Dispersion::default_learned`).
+/// `dispersion = r` to give its shape or `dispersion_prior = [shape, rate]` for the prior of a
+/// learned one (both absent: `r` is learned with the prior `models::Dispersion::default_learned`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LikelihoodSpec {
     pub likelihood: LikelihoodName,
     pub dispersion: Option<f64>,
+    pub prior: Option<[f64; 2]>,
 }
 
 impl LikelihoodSpec {
@@ -158,24 +160,49 @@ impl LikelihoodSpec {
         *self == Self::default()
     }
 
-    /// The likelihood, or the error naming `model.dispersion` and what it allows.
-    pub fn resolve(&self, file: &Path) -> Result<models::Likelihood, ManifestError> {
-        self.model().map_err(|(r, allowed)| invalid(file, "model.dispersion", r.to_string(), &allowed))
+    /// Adds the likelihood to a section's identity (`Debug`) text: nothing for the Poisson, so
+    /// runs made before the likelihood existed resume; the prior only when one is given, so runs
+    /// made before it could be given resume too.
+    pub(crate) fn identity(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        if !self.is_poisson() {
+            d.field("likelihood", &self.likelihood).field("dispersion", &self.dispersion);
+        }
+        if let Some(prior) = &self.prior {
+            d.field("dispersion_prior", prior);
+        }
     }
 
-    /// The likelihood, or the `model.dispersion` that is not allowed with what is allowed (for a
+    /// The likelihood, or the error naming the field (`model.dispersion` or
+    /// `model.dispersion_prior`) and what it allows.
+    pub fn resolve(&self, file: &Path) -> Result<models::Likelihood, ManifestError> {
+        self.model().map_err(|(field, value, allowed)| invalid(file, field, value, &allowed))
+    }
+
+    /// The likelihood, or the field that is not allowed, its value and what is allowed (for a
     /// manifest that [`Self::resolve`] already accepted, this cannot fail).
-    pub fn model(&self) -> Result<models::Likelihood, (f64, String)> {
-        match (self.likelihood, self.dispersion) {
-            (LikelihoodName::Poisson, None) => Ok(models::Likelihood::Poisson),
-            (LikelihoodName::Poisson, Some(r)) => {
-                Err((r, "absent unless model.likelihood = \"negative-binomial\"".to_string()))
-            }
-            (LikelihoodName::NegativeBinomial, None) => {
+    pub fn model(&self) -> Result<models::Likelihood, (&'static str, String, String)> {
+        const R: &str = "model.dispersion";
+        const PRIOR: &str = "model.dispersion_prior";
+        let nb = "absent unless model.likelihood = \"negative-binomial\"".to_string();
+        match (self.likelihood, self.dispersion, self.prior) {
+            (LikelihoodName::Poisson, None, None) => Ok(models::Likelihood::Poisson),
+            (LikelihoodName::Poisson, Some(r), _) => Err((R, r.to_string(), nb)),
+            (LikelihoodName::Poisson, None, Some(p)) => Err((PRIOR, format!("{p:?}"), nb)),
+            (LikelihoodName::NegativeBinomial, None, None) => {
                 Ok(models::Likelihood::NegativeBinomial(models::Dispersion::default_learned()))
             }
-            (LikelihoodName::NegativeBinomial, Some(r)) => {
-                models::Dispersion::given(r).map(models::Likelihood::NegativeBinomial).map_err(|e| (r, e.to_string()))
+            (LikelihoodName::NegativeBinomial, Some(r), None) => models::Dispersion::given(r)
+                .map(models::Likelihood::NegativeBinomial)
+                .map_err(|e| (R, r.to_string(), e.to_string())),
+            (LikelihoodName::NegativeBinomial, Some(_), Some(p)) => Err((
+                PRIOR,
+                format!("{p:?}"),
+                "absent when model.dispersion gives r (the prior is of a learned r)".to_string(),
+            )),
+            (LikelihoodName::NegativeBinomial, None, Some(p @ [shape, rate])) => {
+                models::Dispersion::learned_with(shape, rate)
+                    .map(models::Likelihood::NegativeBinomial)
+                    .map_err(|e| (PRIOR, format!("{p:?}"), format!("[shape, rate] of a gamma prior: {e}")))
             }
         }
     }

@@ -277,7 +277,7 @@ fn with_family<T: FamilyTask>(manifest: &Manifest, task: T) -> Result<T::Output,
         return Err(RunError::Parameter("the manifest has no matrix size (validate it with `parse`/`load`)".into()));
     }
     // Validation resolved the likelihood against the manifest's file already.
-    let likelihood = m.likelihood().model().map_err(|(_, allowed)| RunError::Parameter(allowed))?;
+    let likelihood = m.likelihood().model().map_err(|(_, _, allowed)| RunError::Parameter(allowed))?;
     let shape = FamilyShape { rows, cols, components: m.components, prior, scale: m.prior.scale(), likelihood };
     models::with_family(m.kind, shape, Visit(task))
 }

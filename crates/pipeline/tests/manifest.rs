@@ -295,6 +295,32 @@ fn the_likelihood_of_the_model() {
         }
     }
     assert!(with("b0 = 1.0\n", "b0 = 1.0\nlikelihood = \"gamma\"\n").is_err());
+    // The prior of a learned r: read, part of the identity, refused with a given r, with the
+    // Poisson likelihood, and where it puts most of its mass outside the range r is kept in.
+    let text = nb("likelihood = \"negative-binomial\"\ndispersion_prior = [10.0, 10.0]\n");
+    let m = parse(&text, Path::new("nb.toml")).unwrap();
+    let prior = models::GammaPrior::new(10.0, 10.0).unwrap();
+    assert_eq!(
+        m.model.likelihood().resolve(Path::new("nb.toml")).unwrap(),
+        models::Likelihood::NegativeBinomial(models::Dispersion::Learned(prior))
+    );
+    assert!(format!("{:?}", m.model).contains("dispersion_prior: [10.0, 10.0]"));
+    let default = parse(&nb("likelihood = \"negative-binomial\"\n"), Path::new("nb.toml")).unwrap();
+    assert!(!format!("{:?}", default.model).contains("dispersion_prior"));
+    for (model, allowed) in [
+        ("likelihood = \"negative-binomial\"\ndispersion = 1.0\ndispersion_prior = [10.0, 10.0]\n", "absent when"),
+        ("dispersion_prior = [10.0, 10.0]\n", "negative-binomial"),
+        ("likelihood = \"negative-binomial\"\ndispersion_prior = [100.0, 1e-4]\n", "at least half"),
+        ("likelihood = \"negative-binomial\"\ndispersion_prior = [0.0, 1.0]\n", "shape"),
+    ] {
+        match parse(&nb(model), Path::new("nb.toml")) {
+            Err(ManifestError::Invalid { field, allowed: text, .. }) => {
+                assert_eq!(field, "model.dispersion_prior", "{model}");
+                assert!(text.contains(allowed), "{model}: {text}");
+            }
+            other => panic!("{model}: {other:?}"),
+        }
+    }
     let poisson = parse(SMOKE, Path::new("smoke.toml")).unwrap();
     assert_eq!(format!("{:?}", poisson.model), "ModelSpec { kind: Topic, components: 2, a0: 1.0, b0: 1.0 }");
 }
