@@ -157,7 +157,7 @@ fn privatize<'py>(
 #[pyfunction]
 #[pyo3(signature = (input, output, *, model, components, method, counts=None, chains=4, iterations=2000, burn_in=1000,
     thin=5, max_iterations=1000, tolerance=1e-6, a0=1.0, b0=1.0, prior="auto", scale_shape=None,
-    scale_mean=None, likelihood="auto", dispersion=None, dispersion_prior=None, alpha=None, alpha_file=None, precision=1.0,
+    scale_mean=None, likelihood="auto", dispersion=None, dispersion_prior=None, dispersion_warm_up=None, alpha=None, alpha_file=None, precision=1.0,
     holdout=None, weights="auto", replicas=1, private_step="collapsed", seed=None, force=false,
     override_sidecar=false, allow_memory=false, threads=None, delimiter=None, row_column="row".to_owned(),
     col_column="col".to_owned(), count_column="count".to_owned()))]
@@ -184,6 +184,7 @@ fn fit<'py>(
     likelihood: &str,
     dispersion: Option<f64>,
     dispersion_prior: Option<(f64, f64)>,
+    dispersion_warm_up: Option<usize>,
     alpha: Option<f64>,
     alpha_file: Option<PathBuf>,
     precision: f64,
@@ -237,6 +238,7 @@ fn fit<'py>(
         likelihood: LikelihoodChoice::from_name(likelihood).map_err(fit_error)?,
         dispersion,
         dispersion_prior,
+        dispersion_warm_up,
         levels,
         override_sidecar,
         holdout,

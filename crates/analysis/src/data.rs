@@ -365,9 +365,16 @@ pub fn hold_out(data: &mut FitData, fraction: f64, streams: Streams) -> Result<(
     Ok(())
 }
 
-/// A fresh seed from the operating system, for a fit run without `--seed` (the seed is then
-/// recorded in `fit.toml`, so the fit can be repeated exactly).
+/// The largest seed a fit takes: `fit.toml` records it as a TOML integer, which is 64-bit
+/// signed (a larger one made fit.toml unreadable to TOML parsers, `lppf score` among them).
+pub const MAX_SEED: u64 = i64::MAX as u64;
+
+/// A fresh seed from the operating system (63 bits, up to [`MAX_SEED`]), for a fit run without
+/// `--seed` (the seed is then recorded in `fit.toml`, so the fit can be repeated exactly).
 pub fn seed_from_os() -> Result<u64, FitError> {
     use rand::TryRng;
-    rand::rngs::SysRng.try_next_u64().map_err(|e| FitError::Inference(format!("no operating-system entropy: {e}")))
+    let seed = rand::rngs::SysRng
+        .try_next_u64()
+        .map_err(|e| FitError::Inference(format!("no operating-system entropy: {e}")))?;
+    Ok(seed & MAX_SEED)
 }

@@ -84,6 +84,10 @@ struct FitRecord<'a> {
     dispersion_prior_shape: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     dispersion_prior_rate: Option<f64>,
+    /// A learned `r`: the first sweeps of each chain in which it was held at
+    /// `inference::WARM_UP_DISPERSION`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dispersion_warm_up: Option<usize>,
     /// A learned `r`: the 5 %, 50 % and 95 % quantiles over the kept samples.
     #[serde(skip_serializing_if = "Option::is_none")]
     dispersion_q05: Option<f64>,
@@ -341,6 +345,10 @@ pub fn write_outputs(
         },
         dispersion_prior_shape: dispersion_prior(settings).map(|p| p.shape()),
         dispersion_prior_rate: dispersion_prior(settings).map(|p| p.rate()),
+        dispersion_warm_up: match settings.algorithm {
+            Algorithm::Gibbs(s) if dispersion_prior(settings).is_some() => Some(s.dispersion_warm_up()),
+            _ => None,
+        },
         dispersion_q05: learned_dispersion(settings, result).map(|q| q[0]),
         dispersion_q50: learned_dispersion(settings, result).map(|q| q[1]),
         dispersion_q95: learned_dispersion(settings, result).map(|q| q[2]),

@@ -272,10 +272,18 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
     if let Some([lo, median, hi]) = result.dispersion_quantiles {
         let _ = writeln!(
             s,
-            "  dispersion r (negative binomial, variance μ + μ²/r): median {}, 90 % interval [{}, {}]",
+            "  dispersion r (negative binomial, variance μ + μ²/r): median {}, 90 % interval [{}, {}]{}",
             sig3(median),
             sig3(lo),
-            sig3(hi)
+            sig3(hi),
+            match settings.algorithm {
+                Algorithm::Gibbs(g) if g.dispersion_warm_up() > 0 => format!(
+                    " (held at {} for each chain's first {} sweeps)",
+                    inference::WARM_UP_DISPERSION,
+                    g.dispersion_warm_up()
+                ),
+                _ => String::new(),
+            }
         );
     }
     if let Some((lo, hi)) = result.total_rate_interval {

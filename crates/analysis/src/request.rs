@@ -141,6 +141,10 @@ pub struct FitRequest {
     pub dispersion: Option<f64>,
     /// The prior `Gamma(shape, rate)` of a learned `r`; `None`: [`Dispersion::default_learned`].
     pub dispersion_prior: Option<(f64, f64)>,
+    /// Sweeps at the start of each chain in which a learned `r` is held at
+    /// `inference::WARM_UP_DISPERSION` (`Schedule::with_dispersion_warm_up`); `None`: half the
+    /// burn-in when `r` is learned.
+    pub dispersion_warm_up: Option<usize>,
     /// Where a release's noise levels come from.
     pub levels: LevelSource,
     /// Fit with stated levels even where they contradict the release's sidecar.
@@ -194,6 +198,7 @@ impl FitRequest {
             likelihood: LikelihoodChoice::Auto,
             dispersion: None,
             dispersion_prior: None,
+            dispersion_warm_up: None,
             levels: LevelSource::Sidecar,
             override_sidecar: false,
             holdout: None,
@@ -308,6 +313,25 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
         Algorithm::Cavi(settings.map_err(|e| input(&e))?)
     } else {
         let schedule = Schedule::new(request.iterations, request.burn_in, request.thin).map_err(|e| input(&e))?;
+        let learned = matches!(likelihood, Likelihood::NegativeBinomial(Dispersion::Learned(_)));
+        let warm_up = match (learned, request.dispersion_warm_up) {
+            (true, sweeps) => sweeps.unwrap_or(request.burn_in / 2),
+            (false, None | Some(0)) => 0,
+            (false, Some(sweeps)) => {
+                return Err(input(&format!(
+                    "--dispersion-warm-up {sweeps} holds a learned dispersion r, and this fit has none (its likelihood \
+                     is {}); drop it",
+                    if negative_binomial { "the negative binomial with r given" } else { "poisson" }
+                )));
+            }
+        };
+        let schedule = schedule.with_dispersion_warm_up(warm_up).map_err(|_| {
+            FitError::setting(
+                "--dispersion-warm-up",
+                warm_up,
+                format!("at most --burn-in ({}), which discards the sweeps it holds r in", request.burn_in),
+            )
+        })?;
         Algorithm::Gibbs(schedule.with_private_step(request.private_step))
     };
     if request.method.is_cavi() && !request.model.has_cavi() {
@@ -334,6 +358,13 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
         request.records.as_ref(),
     )?;
     let (seed, seed_source) = match request.seed {
+        Some(s) if s > crate::data::MAX_SEED => {
+            return Err(FitError::setting(
+                "--seed",
+                s,
+                format!("an integer from 0 to {} (fit.toml records it as a TOML integer)", crate::data::MAX_SEED),
+            ));
+        }
         Some(s) => (s, "--seed"),
         None => (seed_from_os()?, "operating-system entropy (recorded here to repeat the fit)"),
     };

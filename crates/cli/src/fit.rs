@@ -93,6 +93,13 @@ pub struct FitArgs {
     /// [default: 1,0.1]
     #[arg(long, value_name = "SHAPE,RATE", allow_hyphen_values = true)]
     dispersion_prior: Option<String>,
+    /// Negative-binomial likelihood with r learned: the first sweeps of each chain in which r is
+    /// held at 1, so the communities or topics settle before the cells' multipliers can explain
+    /// the table by themselves (docs/model-checking.md, "Planted designs"). At most --burn-in: only
+    /// the burn-in changes. 0: learn r from the first sweep.
+    /// [default: half of --burn-in]
+    #[arg(long, value_name = "SWEEPS")]
+    dispersion_warm_up: Option<usize>,
     /// The noise level of every row, when the release has no .privacy.toml.
     #[arg(long)]
     alpha: Option<f64>,
@@ -190,6 +197,7 @@ impl FitArgs {
             likelihood: LikelihoodChoice::from_name(&self.likelihood)?,
             dispersion: self.dispersion,
             dispersion_prior: self.dispersion_prior.as_deref().map(dispersion_prior_from_text).transpose()?,
+            dispersion_warm_up: self.dispersion_warm_up,
             levels,
             override_sidecar: self.override_sidecar,
             holdout: self.holdout,

@@ -512,6 +512,11 @@ fn refusals_exit_2_and_write_no_fit() {
         ("bad prior", [base(&released, "private", "topic"), vec!["--a0=-1".into()]].concat(), "a0"),
         ("bad schedule", [base(&released, "private", "topic"), vec!["--thin".into(), "50".into()]].concat(), "thin"),
         ("unknown method", base(&released, "gibbs", "topic"), "not a method"),
+        (
+            "seed beyond TOML's integers",
+            [base(&released, "private", "topic"), vec!["--seed".into(), "9223372036854775808".into()]].concat(),
+            "--seed",
+        ),
         ("missing input", base(&dir.join("nope.csv"), "private", "topic"), "nope.csv"),
     ];
     for (name, mut args, says) in cases {
@@ -681,7 +686,9 @@ fn the_hierarchical_prior_is_an_option_of_the_topic_model() {
 /// flagged (above), learns the shape (fit.toml, summary.txt, trace.parquet, diagnostics.csv), and
 /// is refused with CAVI or a `--dispersion` out of range or without it (exit 2, nothing written);
 /// `--dispersion-prior` sets the prior of a learned r (fit.toml records it), and is refused with a
-/// given r, the Poisson likelihood, a malformed pair, or a prior with most mass outside r's range.
+/// given r, the Poisson likelihood, a malformed pair, or a prior with most mass outside r's range;
+/// r is held for half the burn-in by default, and `--dispersion-warm-up` is refused without a
+/// learned r or beyond the burn-in.
 #[test]
 fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
     let dir = scratch("negative-binomial");
@@ -705,6 +712,8 @@ fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
         (record["dispersion_prior_shape"].as_float(), record["dispersion_prior_rate"].as_float())
     };
     assert_eq!(prior(&record), (Some(1.0), Some(0.1)), "the default prior of r is recorded");
+    let burn_in = record["burn_in"].as_integer().unwrap();
+    assert_eq!(record["dispersion_warm_up"].as_integer(), Some(burn_in / 2), "r is held for half the burn-in");
     let released = dir.join("released.csv");
     let out = dir.join("prior");
     let extra = ["--output", s(&out), "--quiet", "--dispersion-prior", " 10, 10"];
@@ -723,6 +732,9 @@ fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
         ("private", vec!["--dispersion-prior", "100,1e-4"]),
         ("private", vec!["--dispersion-prior", "-1,1"]),
         ("private-cavi", vec!["--dispersion-prior", "10,10"]),
+        ("private", vec!["--likelihood", "poisson", "--dispersion-warm-up", "5"]),
+        ("private", vec!["--dispersion", "1", "--dispersion-warm-up", "5"]),
+        ("private", vec!["--dispersion-warm-up", "11"]),
     ] {
         let out = dir.join("refused");
         let mut extra = vec!["--output", s(&out), "--quiet"];

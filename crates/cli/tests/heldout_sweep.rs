@@ -145,6 +145,25 @@ fn invalid_settings_are_refused_before_anything_runs() {
         }
         assert!(!dir.join("out").exists(), "{field}: nothing written");
     }
+    // A dispersion warm-up: only with a learned r, and within the burn-in (150).
+    let nb = "b0 = 1.0\nlikelihood = \"negative-binomial\"\n";
+    for (model, warm_up) in
+        [("b0 = 1.0\n", "10"), (nb, "151"), ("b0 = 1.0\nlikelihood = \"negative-binomial\"\ndispersion = 1.0\n", "10")]
+    {
+        let m = manifest(&dir, &released, "[2]", r#"["private"]"#, "0.2");
+        let text = std::fs::read_to_string(&m).unwrap().replacen("b0 = 1.0\n", model, 1);
+        std::fs::write(&m, text.replacen("thin = 3\n", &format!("thin = 3\ndispersion_warm_up = {warm_up}\n"), 1))
+            .unwrap();
+        let out = lppf(["validate", s(&m)]);
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{model} {warm_up}: {said}");
+        assert!(said.contains("fit.dispersion_warm_up"), "{said}");
+    }
+    let m = manifest(&dir, &released, "[2]", r#"["private"]"#, "0.2");
+    let text = std::fs::read_to_string(&m).unwrap().replacen("b0 = 1.0\n", nb, 1);
+    std::fs::write(&m, text.replacen("thin = 3\n", "thin = 3\ndispersion_warm_up = 75\n", 1)).unwrap();
+    let out = lppf(["validate", s(&m)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

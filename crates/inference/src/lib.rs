@@ -41,7 +41,7 @@ pub use cavi::{
 };
 pub use chain::{
     ChainSummary, Functional, MeanFactor, Monitor, Pointwise, PrivateStep, Progress, Schedule, ScheduleError,
-    Statistics, Watch, calibration_targets, run_chain, run_chain_watching,
+    Statistics, WARM_UP_DISPERSION, Watch, calibration_targets, run_chain, run_chain_watching,
 };
 pub use diagnostics::{Diagnostics, ESS_PER_CHAIN, RHAT_LIMIT, diagnose};
 pub use error::InferenceError;
@@ -73,6 +73,12 @@ pub trait Sampler {
 
     /// The current complete counts `Y` (observed, imputed or resampled).
     fn counts(&self) -> &[u32];
+
+    /// Holds the model's learned dispersion shape at `r`, or releases it (`None`): the warm-up of
+    /// a burn-in ([`Schedule::with_dispersion_warm_up`]; `PoissonFactorization::hold_dispersion`).
+    fn hold_dispersion(&mut self, r: Option<f64>) {
+        self.model_mut().hold_dispersion(r);
+    }
 
     /// `ln p(Z, Y) = ln p(Z) + Σ_n ln Pois(y_n; μ_n)` for the current state, given its rates.
     /// For the private sampler `Y` is the current draw of the true counts; the noise auxiliaries

@@ -198,6 +198,10 @@ impl<S: Sampler + Send> Sampler for Replicas<S> {
         self.replicas[cold].model_mut()
     }
 
+    fn hold_dispersion(&mut self, r: Option<f64>) {
+        self.replicas.iter_mut().for_each(|replica| replica.hold_dispersion(r));
+    }
+
     fn counts(&self) -> &[u32] {
         self.replicas[self.on_rung[0]].counts()
     }

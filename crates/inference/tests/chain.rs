@@ -118,3 +118,52 @@ fn shape_mismatch_is_an_error() {
     assert!(NonPrivate::naive(model.clone(), &data).is_err());
     assert!(NonPrivate::new(model, vec![0; 5]).is_err());
 }
+
+/// The dispersion warm-up: a learned `r` is held at `WARM_UP_DISPERSION` for the warm-up's
+/// sweeps (in a plain sampler and in every replica of replica exchange) and learned after it; a
+/// warm-up longer than the burn-in is refused; a Poisson model ignores it.
+#[test]
+fn a_dispersion_warm_up_holds_r_then_learns_it() {
+    use inference::WARM_UP_DISPERSION;
+    use inference::tempering::Replicas;
+    use models::{Dispersion, Likelihood};
+    let learned = Likelihood::NegativeBinomial(Dispersion::Learned(GammaPrior::new(1.0, 0.1).unwrap()));
+    let sampler = |seed: u64| {
+        let s = topic_sampler(seed);
+        let y = s.counts().to_vec();
+        let model = TopicModel::new(70, 40, 4, GammaPrior::new(0.5, 1.0).unwrap(), Streams::new(seed).child(3));
+        NonPrivate::new(model.with_likelihood(learned, Streams::new(seed).child(4)), y).unwrap()
+    };
+    let mut plain = sampler(5);
+    plain.hold_dispersion(Some(WARM_UP_DISPERSION));
+    for t in 0..3 {
+        plain.step(Streams::new(1).child(t)).unwrap();
+        assert_eq!(plain.model().dispersion(), Some(WARM_UP_DISPERSION));
+    }
+    plain.hold_dispersion(None);
+    plain.step(Streams::new(1).child(3)).unwrap();
+    assert_ne!(plain.model().dispersion(), Some(WARM_UP_DISPERSION));
+    let mut replicas = Replicas::new(sampler(6), 3, 10).unwrap();
+    replicas.hold_dispersion(Some(WARM_UP_DISPERSION));
+    for t in 0..3 {
+        replicas.step(Streams::new(2).child(t)).unwrap();
+        assert_eq!(replicas.model().dispersion(), Some(WARM_UP_DISPERSION), "the cold rung, whichever replica");
+    }
+    // The chain holds r in sweeps 1..=4 and learns it from sweep 5: every kept r (sweeps 5, 6) is
+    // learned, and the chain differs from one without the warm-up.
+    let schedule = Schedule::new(6, 4, 1).unwrap();
+    let warm = schedule.with_dispersion_warm_up(4).unwrap();
+    let run =
+        |schedule: &Schedule| run_chain(&mut sampler(7), schedule, Streams::new(3), |_| ControlFlow::Continue(()));
+    let (cold, held) = (run(&schedule).unwrap(), run(&warm).unwrap());
+    assert_eq!(held.kept_dispersion.len(), 2);
+    assert!(held.kept_dispersion.iter().all(|&r| r != WARM_UP_DISPERSION), "{:?}", held.kept_dispersion);
+    assert_ne!(cold.kept_dispersion, held.kept_dispersion);
+    let refused = schedule.with_dispersion_warm_up(5).unwrap_err();
+    assert_eq!(refused.field, "dispersion_warm_up");
+    // A Poisson model: the warm-up changes nothing.
+    let poisson = |schedule: &Schedule| {
+        run_chain(&mut topic_sampler(8), schedule, Streams::new(3), |_| ControlFlow::Continue(())).unwrap().mean_rates
+    };
+    assert_eq!(poisson(&schedule), poisson(&warm));
+}

@@ -573,6 +573,12 @@ impl PoissonFactorization for BlockModel {
         self.overdispersion.as_ref().map(Overdispersion::shape)
     }
 
+    fn hold_dispersion(&mut self, r: Option<f64>) {
+        if let Some(od) = &mut self.overdispersion {
+            od.hold(r);
+        }
+    }
+
     fn mean_rates_into(&self, out: &mut [f64]) {
         // At a temperature 1/β: μ̃_ij = Σ_cd θ_ic^β θ_jd^β π_cd^β (`w` holds the tempered sums).
         let tempered = (self.beta != 1.0).then(|| powered(&self.theta, self.beta));

@@ -100,6 +100,13 @@ pub trait PoissonFactorization: Clone + Send + Sync {
         None
     }
 
+    /// Holds a learned negative-binomial dispersion shape at `r` (`Some`: [`Self::gibbs_update`]
+    /// then draws the multipliers given this `r` and leaves `r` where it is) or lets it be learned
+    /// again (`None`). Only for the start of a burn-in (a warm-up: the factors find the structure
+    /// before the multipliers can absorb it); the kernel with `r` held does not leave the posterior
+    /// invariant. Nothing for a Poisson model or a given `r`.
+    fn hold_dispersion(&mut self, _r: Option<f64>) {}
+
     /// Replaces the factors by a draw from their prior.
     fn sample_prior(&mut self, streams: Streams);
 

@@ -154,6 +154,8 @@ pub(crate) struct Overdispersion {
     beta: f64,
     tracks_energy: bool,
     energy_terms: f64,
+    /// A learned `r` held at this value (the warm-up of a burn-in: `PoissonFactorization::hold_dispersion`).
+    held: Option<f64>,
 }
 
 impl Overdispersion {
@@ -178,7 +180,17 @@ impl Overdispersion {
         };
         let scales = vec![1.0; rows * cols];
         let (beta, tracks_energy, energy_terms) = (1.0, false, 0.0);
-        Self { dispersion, shape: shape.clamp(R_MIN, R_MAX), scales, cols, modelled, beta, tracks_energy, energy_terms }
+        Self {
+            dispersion,
+            shape: shape.clamp(R_MIN, R_MAX),
+            scales,
+            cols,
+            modelled,
+            beta,
+            tracks_energy,
+            energy_terms,
+            held: None,
+        }
     }
 
     fn excluded(&self, n: usize) -> bool {
@@ -235,6 +247,14 @@ impl Overdispersion {
         });
     }
 
+    /// Holds a learned `r` at `r` (clamped to `[R_MIN, R_MAX]`) or releases it (`None`); a given
+    /// `r` is never held.
+    pub(crate) fn hold(&mut self, r: Option<f64>) {
+        if let Dispersion::Learned(_) = self.dispersion {
+            self.held = r.map(|r| r.clamp(R_MIN, R_MAX));
+        }
+    }
+
     /// Sets the inverse temperature (replica exchange, `crate::tempering`) and starts tracking
     /// the multipliers' part of the energy.
     pub(crate) fn set_temperature(&mut self, beta: f64) {
@@ -253,7 +273,9 @@ impl Overdispersion {
     /// `δ_n ~ Gamma(r + β y_n, r + β μ_n)`, and `r` from the negative binomial with them.
     pub(crate) fn gibbs_update(&mut self, y: &[u32], mean_rates: &[f64], streams: Streams) {
         let beta = self.beta;
-        if let Dispersion::Learned(prior) = self.dispersion {
+        if let Some(r) = self.held {
+            self.shape = r;
+        } else if let Dispersion::Learned(prior) = self.dispersion {
             let target = ShapeTarget::new(self, y, mean_rates, prior);
             let mut rng = streams.child(SHAPE).rng();
             self.shape = slice_sample(self.shape.ln(), |u| target.ln_density(u), &mut rng).exp();

@@ -266,6 +266,12 @@ impl PoissonFactorization for TopicModel {
         self.overdispersion.as_ref().map(Overdispersion::shape)
     }
 
+    fn hold_dispersion(&mut self, r: Option<f64>) {
+        if let Some(od) = &mut self.overdispersion {
+            od.hold(r);
+        }
+    }
+
     fn mean_rates_into(&self, out: &mut [f64]) {
         self.rates_at(self.beta, out);
     }

@@ -103,7 +103,7 @@ impl std::fmt::Debug for CandidateModels {
 }
 
 /// `[fit]`: the methods (`naive`, `private`) and the Gibbs schedule of every chain.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FitSpec {
     pub methods: Vec<Method>,
@@ -111,6 +111,25 @@ pub struct FitSpec {
     pub iterations: usize,
     pub burn_in: usize,
     pub thin: usize,
+    /// Sweeps at the start of each chain in which a learned dispersion shape is held; absent = 0.
+    #[serde(default)]
+    pub dispersion_warm_up: Option<usize>,
+}
+
+/// Part of the run's identity: without a warm-up, what it was before the warm-up existed.
+impl std::fmt::Debug for FitSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("FitSpec");
+        d.field("methods", &self.methods)
+            .field("chains", &self.chains)
+            .field("iterations", &self.iterations)
+            .field("burn_in", &self.burn_in)
+            .field("thin", &self.thin);
+        if let Some(n) = self.dispersion_warm_up {
+            d.field("dispersion_warm_up", &n);
+        }
+        d.finish()
+    }
 }
 
 /// `[holdout]`: the fraction of modelled cells hidden, and how many random masks.
@@ -207,7 +226,16 @@ impl HeldOutManifest {
         if f.chains == 0 || f.chains > MAX_CHAINS {
             return bad("fit.chains", f.chains.to_string(), &format!("an integer from 1 to {MAX_CHAINS}"));
         }
-        m.schedule().map_err(|e| invalid(file, e.field, e.value.to_string(), &e.allowed))?;
+        m.model.likelihood().check_warm_up(file, "fit.dispersion_warm_up", f.dispersion_warm_up)?;
+        m.schedule().map_err(|e| {
+            let field = match e.field {
+                "iterations" => "fit.iterations",
+                "burn_in" => "fit.burn_in",
+                "dispersion_warm_up" => "fit.dispersion_warm_up",
+                _ => "fit.thin",
+            };
+            invalid(file, field, e.value.to_string(), &e.allowed)
+        })?;
         let h = &m.holdout;
         if !(h.fraction > 0.0 && h.fraction < 1.0) {
             return bad("holdout.fraction", h.fraction.to_string(), "a fraction in (0, 1)");
@@ -224,7 +252,7 @@ impl HeldOutManifest {
 
     fn schedule(&self) -> Result<Schedule, inference::ScheduleError> {
         let s = &self.fit;
-        Schedule::new(s.iterations, s.burn_in, s.thin)
+        Schedule::new(s.iterations, s.burn_in, s.thin)?.with_dispersion_warm_up(s.dispersion_warm_up.unwrap_or(0))
     }
 
     fn output_dir(&self) -> PathBuf {

@@ -160,6 +160,29 @@ impl LikelihoodSpec {
         *self == Self::default()
     }
 
+    /// The negative binomial with `r` learned (what a dispersion warm-up holds).
+    pub(crate) fn learns_dispersion(&self) -> bool {
+        self.likelihood == LikelihoodName::NegativeBinomial && self.dispersion.is_none()
+    }
+
+    /// Checks a dispersion warm-up of `sweeps` (named `field`): refused unless `r` is learned.
+    pub(crate) fn check_warm_up(
+        &self,
+        file: &Path,
+        field: &'static str,
+        sweeps: Option<usize>,
+    ) -> Result<(), ManifestError> {
+        match sweeps {
+            Some(n) if n > 0 && !self.learns_dispersion() => Err(invalid(
+                file,
+                field,
+                n.to_string(),
+                "absent (or 0) unless model.likelihood = \"negative-binomial\" with r learned (no model.dispersion)",
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Adds the likelihood to a section's identity (`Debug`) text: nothing for the Poisson, so
     /// runs made before the likelihood existed resume; the prior only when one is given, so runs
     /// made before it could be given resume too.
@@ -348,10 +371,13 @@ pub struct SamplerSpec {
     /// (`inference::tempering`, docs/modes.md; with either likelihood: the negative binomial's
     /// multipliers and shape are tempered too); absent or 1 = a plain chain.
     pub replicas: Option<usize>,
+    /// Sweeps at the start of each chain in which a learned dispersion shape is held
+    /// (`inference::Schedule::with_dispersion_warm_up`); absent = 0, none.
+    pub dispersion_warm_up: Option<usize>,
 }
 
 /// The `Debug` text of the sampler section enters a sweep's identity (its unit files): without
-/// replicas it is what it was before `replicas` existed, so runs made then resume.
+/// replicas or a warm-up it is what it was before they existed, so runs made then resume.
 impl fmt::Debug for SamplerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("SamplerSpec");
@@ -362,6 +388,9 @@ impl fmt::Debug for SamplerSpec {
             .field("private_step", &self.private_step);
         if self.replicas.is_some_and(|r| r != 1) {
             d.field("replicas", &self.replicas);
+        }
+        if let Some(n) = self.dispersion_warm_up {
+            d.field("dispersion_warm_up", &n);
         }
         d.finish()
     }
@@ -673,6 +702,7 @@ impl Manifest {
                 let field = match e.field {
                     "iterations" => "sampler.iterations",
                     "burn_in" => "sampler.burn_in",
+                    "dispersion_warm_up" => "sampler.dispersion_warm_up",
                     _ => "sampler.thin",
                 };
                 invalid(field, e.value.to_string(), &e.allowed)
@@ -687,6 +717,8 @@ impl Manifest {
                 return Err(invalid(field, n.to_string(), &format!("an integer from 1 to {MAX_CHAINS}")));
             }
         }
+        let warm_up = self.sampler.as_ref().and_then(|s| s.dispersion_warm_up);
+        self.model.likelihood().check_warm_up(file, "sampler.dispersion_warm_up", warm_up)?;
         if let Some(n) = self.sampler.as_ref().and_then(|s| s.replicas) {
             let most = inference::tempering::MAX_REPLICAS;
             if !(1..=most).contains(&n) {
@@ -722,7 +754,8 @@ impl Manifest {
     pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
         let missing = || ScheduleError { field: "iterations", value: 0, allowed: "a [sampler] table".into() };
         let s = self.sampler.as_ref().ok_or_else(missing)?;
-        Ok(Schedule::new(s.iterations, s.burn_in, s.thin)?.with_private_step(s.private_step.step()))
+        let schedule = Schedule::new(s.iterations, s.burn_in, s.thin)?.with_private_step(s.private_step.step());
+        schedule.with_dispersion_warm_up(s.dispersion_warm_up.unwrap_or(0))
     }
 
     /// The CAVI settings: `[cavi]` over [`CaviSettings::DEFAULT`], validated.

@@ -321,6 +321,27 @@ fn the_likelihood_of_the_model() {
             other => panic!("{model}: {other:?}"),
         }
     }
+    // A dispersion warm-up: part of the schedule and the identity, only with a learned r and
+    // within the burn-in.
+    let warm = |model: &str, sweeps: usize| {
+        let text = nb(model);
+        let (before, after) = text.split_once("[sampler]\n").unwrap();
+        format!("{before}[sampler]\ndispersion_warm_up = {sweeps}\n{after}")
+    };
+    let learned = "likelihood = \"negative-binomial\"\n";
+    let m = parse(&warm(learned, 2), Path::new("nb.toml")).unwrap();
+    assert_eq!(m.schedule().unwrap().dispersion_warm_up(), 2);
+    assert!(format!("{:?}", m.sampler).contains("dispersion_warm_up: 2"));
+    assert!(!format!("{:?}", parse(&nb(learned), Path::new("nb.toml")).unwrap().sampler).contains("warm"));
+    let burn_in = m.schedule().unwrap().burn_in();
+    for (model, sweeps) in
+        [("", 2), ("likelihood = \"negative-binomial\"\ndispersion = 1.0\n", 2), (learned, burn_in + 1)]
+    {
+        match parse(&warm(model, sweeps), Path::new("nb.toml")) {
+            Err(ManifestError::Invalid { field, .. }) => assert_eq!(field, "sampler.dispersion_warm_up", "{model}"),
+            other => panic!("{model} {sweeps}: {other:?}"),
+        }
+    }
     let poisson = parse(SMOKE, Path::new("smoke.toml")).unwrap();
     assert_eq!(format!("{:?}", poisson.model), "ModelSpec { kind: Topic, components: 2, a0: 1.0, b0: 1.0 }");
 }
