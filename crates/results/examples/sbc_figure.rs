@@ -1,4 +1,4 @@
-//! Redraws a run's rank-histogram figure (`sbc.png`/`sbc.svg`, as `lppf run` draws it:
+//! Redraws a run's SBC figure, the ECDF plots of its ranks (`sbc.png`/`sbc.svg`, as `lppf run` draws it:
 //! [`results::plot_sbc`]) from its `results.parquet` alone, for committed evidence whose unit
 //! files are gone (`lppf plot` redraws from unit files). The title is the run's name.
 //!

@@ -165,8 +165,11 @@ fn p_label(p: f64) -> String {
     }
 }
 
-/// The rank histograms, a panel per (e₀, level): fits per bin for each method, against the
-/// uniform expectation with its 99 % band (normal approximation to each bin's binomial).
+/// The ECDF plots of the ranks (Säilynoja, Bürkner & Vehtari 2022), a panel per (e₀, level): each
+/// method's ECDF of the ranks minus the uniform one, `F(z) − z` at `z = t/(L + 1)`, inside the
+/// simultaneous 95 % band of uniform ranks ([`crate::EcdfTest::curve`]); a curve leaving the band
+/// anywhere is what the ECDF test rejects. Ranks piled at both ends (a posterior too narrow) bend
+/// the curve up then down; a biased posterior bows it to one side.
 pub fn plot_sbc(groups: &[SbcGroup], title: &str, svg: Option<&Path>, png: Option<&Path>) -> Result<(), ResultsError> {
     let panels_of = distinct(groups.iter().map(|g| (g.e0.map(f64::to_bits), g.level.map(f64::to_bits))));
     let panels: Vec<CurvePanel> = panels_of
@@ -174,26 +177,20 @@ pub fn plot_sbc(groups: &[SbcGroup], title: &str, svg: Option<&Path>, png: Optio
         .map(|(e0, level)| {
             let members: Vec<&SbcGroup> =
                 groups.iter().filter(|g| (g.e0.map(f64::to_bits), g.level.map(f64::to_bits)) == (e0, level)).collect();
+            // The method's own name, so it keeps its colour in every panel and figure.
             let mut curves: Vec<Curve> = members
                 .iter()
-                .map(|g| {
-                    // The method's own name, so it keeps its colour in every panel and figure.
-                    let bins = g.counts.len() as f64;
-                    let points =
-                        g.counts.iter().enumerate().map(|(b, &c)| ((b as f64 + 0.5) / bins, c as f64, 0.0)).collect();
-                    Curve::new(g.method.clone(), points)
-                })
+                .map(|g| Curve::new(g.method.clone(), g.ecdf.curve.iter().map(|&(z, d, _, _)| (z, d, 0.0)).collect()))
                 .collect();
             if let Some(g) = members.first() {
-                // The expectation of the (near) equal bins, and its 99 % band.
-                let q = g.probabilities.iter().sum::<f64>() / g.probabilities.len() as f64;
-                let n = g.fits as f64;
-                let band = (n * q, 2.576 * (n * q * (1.0 - q)).sqrt());
-                // One colour in every panel and figure (by label index it took whichever colour
-                // followed the methods present).
-                let mut uniform = Curve::reference("uniform (99 % band)", band).dashed();
-                uniform.style.colour = Some(UNIFORM_COLOUR);
-                curves.push(uniform);
+                // One colour in every panel and figure.
+                let edge = |label: &str, pick: fn(&(f64, f64, f64, f64)) -> f64| {
+                    let mut c = Curve::new(label, g.ecdf.curve.iter().map(|p| (p.0, pick(p), 0.0)).collect()).dashed();
+                    c.style.colour = Some(UNIFORM_COLOUR);
+                    c
+                };
+                curves.push(edge("simultaneous 95 % band", |p| p.3));
+                curves.push(edge("(its lower edge)", |p| p.2));
             }
             let at = match (e0, level) {
                 (_, None) => "true counts".to_string(),
@@ -208,13 +205,13 @@ pub fn plot_sbc(groups: &[SbcGroup], title: &str, svg: Option<&Path>, png: Optio
         .collect();
     let labels = CurveLabels {
         x: "rank of the true total rate / (draws + 1)".into(),
-        y: "fits".into(),
-        y_from_zero: true,
+        y: "ECDF of the ranks − uniform".into(),
+        y_from_zero: false,
         log_x: false,
         log_y: false,
         note: Some("p: Holm-adjusted ECDF test that the ranks are uniform (simulation-based calibration)".into()),
     };
-    plot_curves(&panels, &labels, &format!("{title}: ranks of the true total rate"), svg, png)
+    plot_curves(&panels, &labels, &format!("{title}: ECDF of the ranks of the true total rate"), svg, png)
 }
 
 #[cfg(test)]

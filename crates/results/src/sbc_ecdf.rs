@@ -28,6 +28,10 @@ pub const SIMULATIONS: usize = 4000;
 /// The seed of the simulations (any fixed number: the verdicts are then reproducible).
 const SEED: u64 = 20_221_127;
 
+/// The simultaneous band of [`EcdfTest::curve`] covers uniform ranks' whole ECDF with this
+/// probability.
+pub const BAND_LEVEL: f64 = 0.95;
+
 /// The ECDF test of one group's ranks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EcdfTest {
@@ -35,6 +39,11 @@ pub struct EcdfTest {
     pub statistic: f64,
     /// `P(T_null ≤ T)`, simulated.
     pub p: f64,
+    /// The ECDF plot of Säilynoja et al. (their Fig. 3, as a difference from uniform): at each
+    /// threshold `z = t/(L + 1)`, the points `(z, F(z) − z, low − z, high − z)`, `F` the share of
+    /// ranks below `t` and `[low, high]` the simultaneous [`BAND_LEVEL`] band (the counts whose
+    /// pointwise tail probability exceeds the `1 − BAND_LEVEL` quantile of the simulated `T`).
+    pub curve: Vec<(f64, f64, f64, f64)>,
 }
 
 /// The thresholds `t` of ranks among `draws` draws: `1..=draws`, or [`MAX_THRESHOLDS`] of them
@@ -84,13 +93,33 @@ pub fn ecdf_test(ranks: &[u32], draws: u32) -> Option<EcdfTest> {
     let observed = statistic(&clipped, &thresholds, &tails, &mut sorted);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(SEED ^ ((n as u64) << 32) ^ u64::from(draws));
     let mut simulated = vec![0u32; n];
-    let at_most = (0..SIMULATIONS)
-        .filter(|_| {
+    let mut null: Vec<f64> = (0..SIMULATIONS)
+        .map(|_| {
             simulated.iter_mut().for_each(|r| *r = rng.random_range(0..=draws));
-            statistic(&simulated, &thresholds, &tails, &mut sorted) <= observed
+            statistic(&simulated, &thresholds, &tails, &mut sorted)
         })
-        .count();
-    Some(EcdfTest { statistic: observed, p: (1 + at_most) as f64 / (1 + SIMULATIONS) as f64 })
+        .collect();
+    let at_most = null.iter().filter(|&&t| t <= observed).count();
+    null.sort_unstable_by(f64::total_cmp);
+    let gamma = null[((1.0 - BAND_LEVEL) * SIMULATIONS as f64) as usize];
+    sorted.clear();
+    sorted.extend_from_slice(&clipped);
+    sorted.sort_unstable();
+    let curve = thresholds
+        .iter()
+        .zip(&tails)
+        .map(|(&t, tail)| {
+            let z = f64::from(t) / (f64::from(draws) + 1.0);
+            let below = sorted.partition_point(|&r| r < t) as f64 / n as f64;
+            let inside: Vec<usize> = (0..=n).filter(|&c| tail[c] > gamma).collect();
+            let (low, high) = match (inside.first(), inside.last()) {
+                (Some(&l), Some(&h)) => (l as f64 / n as f64, h as f64 / n as f64),
+                _ => (z, z),
+            };
+            (z, below - z, low - z, high - z)
+        })
+        .collect();
+    Some(EcdfTest { statistic: observed, p: (1 + at_most) as f64 / (1 + SIMULATIONS) as f64, curve })
 }
 
 #[cfg(test)]
@@ -132,5 +161,28 @@ mod tests {
         tail.iter_mut().take(9).for_each(|r| *r = 0);
         assert!(ecdf_test(&tail, 99).unwrap().p < 0.01, "{:?}", ecdf_test(&tail, 99));
         assert!(ecdf_test(&[], 19).is_none() && ecdf_test(&[1], 0).is_none());
+    }
+
+    /// The band is simultaneous: uniform ranks leave it anywhere in about 5 % of groups (those the
+    /// test rejects at about 0.05); it contains 0 at every threshold and narrows towards the ends.
+    #[test]
+    fn the_band_holds_uniform_ecdfs_at_its_level() {
+        let outside = (0..200)
+            .filter(|&s| {
+                let test = ecdf_test(&uniform_ranks(100, 19, 1000 + s), 19).unwrap();
+                let left = test.curve.iter().any(|&(_, d, lo, hi)| d < lo - 1e-12 || d > hi + 1e-12);
+                // The statistic is discrete (ties at the band's edge), so leaving the band and
+                // p ≤ 0.05 agree up to those ties.
+                assert!(!left || test.p <= 0.07, "seed {s}: left the band with p {}", test.p);
+                assert!(left || test.p > 0.03, "seed {s}: inside the band with p {}", test.p);
+                left
+            })
+            .count();
+        assert!((2..=20).contains(&outside), "{outside} of 200 left the band");
+        let curve = ecdf_test(&uniform_ranks(100, 19, 7), 19).unwrap().curve;
+        assert_eq!(curve.len(), 19);
+        assert!(curve.iter().all(|&(_, _, lo, hi)| lo <= 0.0 && hi >= 0.0));
+        let width = |i: usize| curve[i].3 - curve[i].2;
+        assert!(width(0) < width(9) && width(18) < width(9));
     }
 }
