@@ -193,7 +193,7 @@ def priors_enron():
         likelihood = {"poisson": "Poisson", "negative-binomial": "negative binomial"}[r["likelihood"]]
         name = "naïve (flat, Poisson)" if r["fit"] == "naive" else f"{r['prior']}, {likelihood}"
         if r["fit"] == "hierarchical-negative-binomial":
-            name = f"**{name} (today's default)**"
+            name = f"**{name} (the default before the warm-up)**"
         flagged = ", ".join(f"`{c}`" for c in r["flagged_checks"].split()) or "none"
         lines.append(f"| {name} | {float(r['total_q05']):,.0f} – {float(r['total_q95']):,.0f} "
                      f"({float(r['released_total']):,.0f}) | {float(r['rhat_ln_joint']):.2f} / {float(r['rhat_total']):.2f} | "
