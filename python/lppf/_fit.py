@@ -202,7 +202,7 @@ def fit(
     ):
         _number(name, value, integer=True, low=0, high=2**63 - 1)
     for name, value in list(options.items()):
-        if name in _INTEGER_OPTIONS:
+        if name in _INTEGER_OPTIONS and not (name == "dispersion_warm_up" and value is None):
             options[name] = _number(name, value, integer=True, low=0, high=2**63 - 1)
         elif name in _NUMBER_OPTIONS and value is not None:
             options[name] = _number(name, value)

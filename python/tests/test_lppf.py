@@ -280,6 +280,8 @@ def test_bad_arguments_raise_input_error_and_labels_may_be_dates(tmp_path):
         lppf.fit(frame, model="topic", components="2", method="non-private")
     with pytest.raises(lppf.InputError, match="max_iterations"):
         lppf.fit(frame, model="topic", components=2, method="cavi", max_iterations=-5)
+    with pytest.raises(lppf.InputError, match="dispersion_warm_up"):
+        lppf.fit(frame, model="topic", components=2, method="non-private", dispersion_warm_up=-1)
     for prior, says in [("10,10", "dispersion_prior"), ((10,), "dispersion_prior"), ((1e2, 1e-4), "at least half")]:
         with pytest.raises(lppf.InputError, match=says):
             lppf.fit(frame, model="topic", components=2, method="non-private", dispersion_prior=prior)
