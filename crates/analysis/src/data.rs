@@ -369,7 +369,7 @@ pub fn hold_out(data: &mut FitData, fraction: f64, streams: Streams) -> Result<(
 /// signed (a larger one made fit.toml unreadable to TOML parsers, `lppf score` among them).
 pub const MAX_SEED: u64 = i64::MAX as u64;
 
-/// A fresh seed from the operating system (63 bits, up to [`MAX_SEED`]), for a fit run without
+/// A fresh seed from the operating system (63 bits, up to `MAX_SEED` = `i64::MAX`), for a fit run without
 /// `--seed` (the seed is then recorded in `fit.toml`, so the fit can be repeated exactly).
 pub fn seed_from_os() -> Result<u64, FitError> {
     use rand::TryRng;
