@@ -24,6 +24,21 @@ def sbc_table():
     return "\n".join(lines)
 
 
+def sbc_default_table():
+    """docs/calibration.md: SBC of `lppf fit`'s default — each group's ECDF-test p, its Holm
+    adjustment over the run's groups, the χ² p beside it, and the verdict at 0.05."""
+    lines = ["| run | group | ECDF p | Holm p | χ² (9 df) p | verdict |", "| --- | --- | ---: | ---: | ---: | --- |"]
+    for model, run in [("topic (20 × 15)", "calibration-default-topic"), ("block (20 actors)", "calibration-default-block"),
+                       ("undirected (20 actors)", "calibration-default-undirected")]:
+        for i, r in enumerate(rows(run, "sbc.csv")):
+            name = model if i == 0 else model.split(" ")[0]
+            group = "non-private" if not r["level"] else f"{r['method']}, α = {r['level']}"
+            p, holm = float(r["ecdf_p"]), float(r["ecdf_p_holm"])
+            verdict = "uniform" if holm >= 0.05 else "**not uniform**"
+            lines.append(f"| {name} | {group} | {p:.2f} | {min(holm, 1.0):.2g} | {float(r['p']):.2f} | {verdict} |")
+    return "\n".join(lines)
+
+
 def fig4_table():
     """docs/fig4.md: private against naïve in every cell of the quick design with 10 data sets."""
     summary = rows("fig4-enron-quick-10", "summary.csv")
