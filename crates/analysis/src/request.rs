@@ -308,6 +308,9 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
         }
     };
     let algorithm = if request.method.is_cavi() {
+        if let Some(sweeps) = request.dispersion_warm_up.filter(|&n| n > 0) {
+            return Err(input(&format!("--dispersion-warm-up {sweeps} applies to the Gibbs methods, not to CAVI")));
+        }
         let settings =
             CaviSettings::new(request.max_iterations, request.tolerance, MEstimate::Mode, BesselArgument::DeltaMethod);
         Algorithm::Cavi(settings.map_err(|e| input(&e))?)

@@ -735,6 +735,7 @@ fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
         ("private", vec!["--likelihood", "poisson", "--dispersion-warm-up", "5"]),
         ("private", vec!["--dispersion", "1", "--dispersion-warm-up", "5"]),
         ("private", vec!["--dispersion-warm-up", "11"]),
+        ("private-cavi", vec!["--dispersion-warm-up", "5"]),
     ] {
         let out = dir.join("refused");
         let mut extra = vec!["--output", s(&out), "--quiet"];
