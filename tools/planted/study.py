@@ -11,7 +11,9 @@ results.csv as fits finish and rows already there are skipped, so a killed run r
 Per fit: `ari` (adjusted Rand index of partition.csv, the co-clustering point estimate, with the
 planted groups), `total_covered` (the true counts' total inside the fit's 90 % interval of
 sum mu), `total_error` (fitted total / true total - 1), `kl` (mean Poisson KL of the true rates
-from the fitted posterior means, per cell), and the fit's convergence verdict and seconds.
+from the fitted posterior means, per cell), the fit's convergence verdict and seconds, and
+`count_covered` (the true total inside the 90 % interval of the table's own total, the true
+counts drawn given the release).
 """
 
 import argparse
@@ -46,6 +48,7 @@ CANDIDATES = {
 FIELDS = [
     "shape", "noise", "alpha", "replication", "candidate", "ari", "total_covered", "total_error",
     "kl", "true_total", "q05", "q95", "dispersion_q50", "convergence", "seconds",
+    "count_covered", "count_q05", "count_q95",
 ]
 
 
@@ -113,6 +116,11 @@ def fit_row(work, shape, noise, alpha, rep, candidate, y, rate, group, component
         "total_error": (fit["total_rate_q05"] + fit["total_rate_q95"]) / 2 / true_total - 1,
         "kl": float(kl.mean()), "dispersion_q50": fit.get("dispersion_q50", ""),
         "convergence": fit.get("convergence", ""), "seconds": fit["seconds"],
+        # The posterior of the table's own total (the true counts drawn given the release), where
+        # the fit writes it (private fits since the column existed).
+        "count_q05": fit.get("total_count_q05", ""), "count_q95": fit.get("total_count_q95", ""),
+        "count_covered": (int(fit["total_count_q05"] <= true_total <= fit["total_count_q95"])
+                          if "total_count_q05" in fit else ""),
     }
 
 

@@ -116,6 +116,8 @@ pub struct ChainTrace {
     pub structure: Vec<f64>,
     /// `Σ_n μ_n` of each kept sample (Gibbs; empty for CAVI).
     pub total_rate: Vec<f64>,
+    /// `Σ_n y_n` of each kept sample's complete counts (Gibbs; empty for CAVI).
+    pub total_count: Vec<f64>,
     /// The negative binomial's dispersion shape `r` of each kept sample (empty for Poisson).
     pub dispersion: Vec<f64>,
     /// CAVI: whether it converged; `None` for Gibbs.
@@ -185,6 +187,9 @@ pub struct FitResult {
     /// Gibbs: the central 90 % interval of the total rate `Σ_n μ_n` over all chains' kept
     /// samples (the 5 % and 95 % quantiles); `None` for CAVI.
     pub total_rate_interval: Option<(f64, f64)>,
+    /// Private Gibbs fits: the central 90 % interval of the table's own total `Σ_n y_n` (the true
+    /// counts drawn given the release), weighted as the total rate's; `None` otherwise.
+    pub total_count_interval: Option<(f64, f64)>,
     /// Gibbs with the negative-binomial likelihood: the 5 %, 50 % and 95 % quantiles of its
     /// dispersion shape `r` over all chains' kept samples.
     pub dispersion_quantiles: Option<[f64; 3]>,
@@ -348,17 +353,22 @@ fn fit_chains_in_groups(
     if may_stack && (settings.weighting == Weighting::Stacking || in_modes) {
         stack(&mut result, &moments);
     }
-    let totals: Vec<&[f64]> = result.traces.iter().map(|t| t.total_rate.as_slice()).collect();
-    if totals.iter().any(|t| !t.is_empty()) {
-        let q = |p| inference::stacking::weighted_quantile(&totals, &result.weights, p);
-        result.total_rate_interval = Some(match result.weighting {
+    let interval = |totals: Vec<&[f64]>| {
+        totals.iter().any(|t| !t.is_empty()).then(|| match result.weighting {
             Weighting::Equal => {
                 let mut all: Vec<f64> = totals.concat();
                 all.sort_by(f64::total_cmp);
                 (quantile(&all, 0.05), quantile(&all, 0.95))
             }
-            Weighting::Stacking | Weighting::Auto => (q(0.05), q(0.95)),
-        });
+            Weighting::Stacking | Weighting::Auto => {
+                let q = |p| inference::stacking::weighted_quantile(&totals, &result.weights, p);
+                (q(0.05), q(0.95))
+            }
+        })
+    };
+    result.total_rate_interval = interval(result.traces.iter().map(|t| t.total_rate.as_slice()).collect());
+    if settings.method == inference::Method::Private {
+        result.total_count_interval = interval(result.traces.iter().map(|t| t.total_count.as_slice()).collect());
     }
     result.modes = mode_summaries(&result);
     if result.traces.len() > 1 && matches!(settings.algorithm, Algorithm::Gibbs(_)) {
@@ -506,6 +516,7 @@ fn pool(
             ln_lik: p.kept_ln_likelihood.clone(),
             structure: Vec::new(),
             total_rate: p.kept_total_rate.clone(),
+            total_count: p.kept_total_count.clone(),
             dispersion: p.kept_dispersion.clone(),
             converged: p.converged,
             swap_rates: p.swap_rates.clone(),
@@ -573,6 +584,7 @@ fn pool(
         loo: None,
         verdict: None,
         total_rate_interval: None,
+        total_count_interval: None,
         dispersion_quantiles: None,
         assignments,
         checks: Vec::new(),

@@ -153,6 +153,12 @@ struct FitRecord<'a> {
     total_rate_q05: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     total_rate_q95: Option<f64>,
+    /// A private Gibbs fit: the 5 % and 95 % quantiles of the table's own total `Σ y` (the true
+    /// counts drawn given the release).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_count_q05: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_count_q95: Option<f64>,
     /// The "no structure" verdict: the independence model's held-out score, Δ and its se.
     #[serde(skip_serializing_if = "Option::is_none")]
     independence_log_predictive: Option<f64>,
@@ -383,6 +389,8 @@ pub fn write_outputs(
         swap_rates: result.traces.iter().filter(|t| !t.ladder.is_empty()).map(|t| t.swap_rates.clone()).collect(),
         total_rate_q05: result.total_rate_interval.map(|i| i.0),
         total_rate_q95: result.total_rate_interval.map(|i| i.1),
+        total_count_q05: result.total_count_interval.map(|i| i.0),
+        total_count_q95: result.total_count_interval.map(|i| i.1),
         independence_log_predictive: result.verdict.as_ref().map(|v| v.independence_log_predictive),
         structure_difference: result.verdict.as_ref().map(|v| v.difference),
         structure_difference_se: result.verdict.as_ref().map(|v| v.se),

@@ -289,6 +289,14 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
     if let Some((lo, hi)) = result.total_rate_interval {
         let _ = writeln!(s, "  total rate Σμ: 90 % interval [{}, {}] over the kept samples", sig3(lo), sig3(hi));
     }
+    if let Some((lo, hi)) = result.total_count_interval {
+        let _ = writeln!(
+            s,
+            "  total count Σy (the table's own true counts, drawn given the release): 90 % interval [{}, {}]",
+            sig3(lo),
+            sig3(hi)
+        );
+    }
     if !result.checks.is_empty() {
         let n = result.checks[0].replications;
         let (what, replicated, data_word) = match data.input {
@@ -789,6 +797,7 @@ mod tests {
             ln_lik: Vec::new(),
             structure: Vec::new(),
             total_rate: Vec::new(),
+            total_count: Vec::new(),
             dispersion: Vec::new(),
             converged: None,
             swap_rates,

@@ -712,6 +712,10 @@ fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
         (record["dispersion_prior_shape"].as_float(), record["dispersion_prior_rate"].as_float())
     };
     assert_eq!(prior(&record), (Some(1.0), Some(0.1)), "the default prior of r is recorded");
+    // The table's own total, drawn given the release, has an interval beside the total rate's.
+    let (c05, c95) = (record["total_count_q05"].as_float().unwrap(), record["total_count_q95"].as_float().unwrap());
+    assert!(0.0 < c05 && c05 <= c95, "[{c05}, {c95}]");
+    assert!(summary_has(&fit, "total count Σy"));
     let burn_in = record["burn_in"].as_integer().unwrap();
     assert_eq!(record["dispersion_warm_up"].as_integer(), Some(burn_in / 2), "r is held for half the burn-in");
     let released = dir.join("released.csv");
@@ -745,6 +749,10 @@ fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
         assert_eq!(o.status.code(), Some(2), "{method} {options:?}: {err}");
         assert!((err.contains("likelihood") || err.contains("dispersion")) && !out.exists(), "{err}");
     }
+}
+
+fn summary_has(fit: &Path, text: &str) -> bool {
+    std::fs::read_to_string(fit.join("summary.txt")).is_ok_and(|s| s.contains(text))
 }
 
 /// Issue 33, item 1: `--replicas` runs each chain as replica exchange and reports the ladder and

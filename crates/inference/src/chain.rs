@@ -185,6 +185,10 @@ pub struct ChainSummary<M> {
     pub kept_total_rate: Vec<f64>,
     /// The negative-binomial dispersion shape `r` of every kept sample; empty for a Poisson model.
     pub kept_dispersion: Vec<f64>,
+    /// `Σ_n y_n^(s)` over the modelled cells of every kept sample's complete counts (observed,
+    /// or drawn given the release): the posterior of the table's own total, where `Σ μ` is the
+    /// model's mean total.
+    pub kept_total_count: Vec<f64>,
     /// `μ_n^(s)` at the watched entries ([`run_chain_watching`]) of every kept sample: what a
     /// held-out predictive score averages over.
     pub kept_watched_rates: Vec<Vec<f64>>,
@@ -331,6 +335,7 @@ pub fn run_chain_watching<S: Sampler>(
         mean_rates: Vec::new(),
         sd_rates: Vec::new(),
         kept_total_rate: Vec::with_capacity(schedule.kept()),
+        kept_total_count: Vec::with_capacity(schedule.kept()),
         kept_dispersion: Vec::new(),
         kept_watched_rates: Vec::new(),
         kept_functional: Vec::new(),
@@ -376,6 +381,9 @@ pub fn run_chain_watching<S: Sampler>(
                 total += r;
             }
             summary.kept_total_rate.push(total);
+            let model = sampler.model();
+            let counts = sampler.counts().iter().enumerate().filter(|&(n, _)| !model.is_excluded(n));
+            summary.kept_total_count.push(counts.map(|(_, &y)| f64::from(y)).sum());
             summary.kept_dispersion.extend(dispersion);
             if !watch.entries.is_empty() {
                 summary.kept_watched_rates.push(watch.entries.iter().map(|&n| rates[n]).collect());

@@ -46,6 +46,9 @@ pub struct Posterior {
     pub sd_rates: Option<Vec<f64>>,
     /// Gibbs: `Σ_n μ_n` of every kept sample (a label-free summary for R̂ and ESS); CAVI: empty.
     pub kept_total_rate: Vec<f64>,
+    /// Gibbs: `Σ_n y_n` of every kept sample's complete counts over the modelled cells
+    /// ([`crate::ChainSummary::kept_total_count`]); CAVI: empty.
+    pub kept_total_count: Vec<f64>,
     /// Gibbs with the negative-binomial likelihood: its dispersion shape `r` of every kept sample;
     /// empty otherwise.
     pub kept_dispersion: Vec<f64>,
@@ -172,6 +175,7 @@ pub fn fit_watching<F: ModelFamily>(
                 mean_rates: summary.mean_rates,
                 sd_rates: None,
                 kept_total_rate: Vec::new(),
+                kept_total_count: Vec::new(),
                 kept_dispersion: Vec::new(),
                 kept_functional: Vec::new(),
                 kept_statistics: Vec::new(),
@@ -262,6 +266,7 @@ fn summarize<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
         mean_rates: summary.mean_rates,
         sd_rates: Some(summary.sd_rates),
         kept_total_rate: summary.kept_total_rate,
+        kept_total_count: summary.kept_total_count,
         kept_dispersion: summary.kept_dispersion,
         kept_functional: summary.kept_functional,
         kept_statistics: summary.kept_statistics,

@@ -159,6 +159,9 @@ fn a_dispersion_warm_up_holds_r_then_learns_it() {
     assert_eq!(held.kept_dispersion.len(), 2);
     assert!(held.kept_dispersion.iter().all(|&r| r != WARM_UP_DISPERSION), "{:?}", held.kept_dispersion);
     assert_ne!(cold.kept_dispersion, held.kept_dispersion);
+    // The table's own total of every kept sample: the observed counts' total, non-privately.
+    let total: f64 = sampler(7).counts().iter().map(|&y| f64::from(y)).sum();
+    assert!(held.kept_total_count.iter().all(|&t| t == total), "{:?} vs {total}", held.kept_total_count);
     let refused = schedule.with_dispersion_warm_up(5).unwrap_err();
     assert_eq!(refused.field, "dispersion_warm_up");
     // A Poisson model: the warm-up changes nothing.
