@@ -27,6 +27,15 @@ calibration:
     cargo run --release -p cli -- run experiments/calibration-block.toml
     cargo run --release -p cli -- run experiments/calibration-undirected.toml
 
+# Tables with known communities or topics and four kinds of noise, released and fitted by each
+# candidate model; about 2 hours on 2 cores (the release binary, the Python of `just test`).
+# The planted-design study behind docs/model-checking.md, "Planted designs".
+planted-designs:
+    cargo build --release -p cli
+    target/ci-python/bin/python tools/planted/study.py --out results/planted-designs --replications 3
+    target/ci-python/bin/python tools/planted/study.py --out results/planted-designs-enron-size --replications 1 \
+        --shapes network-large --noises cell-nb --alphas 0.5 --candidates papers default no-warm-up nb-r1
+
 # Copy the small results of the runs the docs quote into docs/evidence/ (committed) and regenerate
 # the docs' numbers from them (tools/docs/generate.py); CI checks that the pages agree (issue 36).
 docs:
