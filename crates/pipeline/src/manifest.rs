@@ -160,11 +160,6 @@ impl LikelihoodSpec {
         *self == Self::default()
     }
 
-    /// The negative binomial with `r` learned (what a dispersion warm-up holds).
-    pub(crate) fn learns_dispersion(&self) -> bool {
-        self.likelihood == LikelihoodName::NegativeBinomial && self.dispersion.is_none()
-    }
-
     /// Checks a dispersion warm-up of `sweeps` (named `field`): refused unless `r` is learned.
     pub(crate) fn check_warm_up(
         &self,
@@ -172,8 +167,10 @@ impl LikelihoodSpec {
         field: &'static str,
         sweeps: Option<usize>,
     ) -> Result<(), ManifestError> {
+        // What a warm-up holds: the negative binomial with `r` learned, as the likelihood resolves.
+        let learned = matches!(self.model(), Ok(models::Likelihood::NegativeBinomial(models::Dispersion::Learned(_))));
         match sweeps {
-            Some(n) if n > 0 && !self.learns_dispersion() => Err(invalid(
+            Some(n) if n > 0 && !learned => Err(invalid(
                 file,
                 field,
                 n.to_string(),
