@@ -114,6 +114,23 @@ def binomial_test_p(k, n, p0):
     return min(1.0, sum(q for q in pmf if q <= pmf[k] * (1 + 1e-7)))
 
 
+def beta_quantile(q, a, b):
+    """The `q` quantile of Beta(a, b), by bisection on the incomplete beta function."""
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if incomplete_beta(a, b, mid) < q else (lo, mid)
+    return (lo + hi) / 2
+
+
+def binomial_bounds(k, n, level=0.95):
+    """One-sided Clopper–Pearson bounds of a proportion from k successes in n: the `level` lower
+    bound (0 when k = 0) and the `level` upper bound (1 when k = n), each exact on its side."""
+    lower = 0.0 if k == 0 else beta_quantile(1 - level, k, n - k + 1)
+    upper = 1.0 if k == n else beta_quantile(level, k + 1, n - k)
+    return lower, upper
+
+
 def self_check():
     """Fails loudly if the t distribution, Holm's adjustment or the binomial test drifts from
     reference values (SciPy 1.17.1: `2·t.sf(3, 4)`, `2·t.sf(0.5, 30)`, `t.ppf(0.975, 9)`,
@@ -129,3 +146,7 @@ def self_check():
         assert abs(got - want) < 1e-9 * want, (got, want)
     for got, want in [(binomial_test_p(2, 10, 0.5), 0.109375), (binomial_test_p(7, 9, 0.5), 0.1796875)]:
         assert abs(got - want) < 1e-12, (got, want)
+    # SciPy 1.17.1: beta.ppf(0.95, 1, 60), beta.ppf(0.95, 4, 57), beta.ppf(0.05, 3, 58).
+    for got, want in [(binomial_bounds(0, 60)[1], 0.04870291331009749), (binomial_bounds(3, 60)[1], 0.12418721047743608),
+                      (binomial_bounds(3, 60)[0], 0.01376515756828304)]:
+        assert abs(got - want) < 1e-9 * want, (got, want)

@@ -28,14 +28,20 @@ import numpy as np
 
 NOISES = ("poisson", "cell-nb", "row-level", "outliers")
 SHAPES = ("network", "topics", "network-large")
+# The verdict's error-rate study (tools/planted/verdict.py): a network of 45 actors in 3
+# communities of 15, mean count about 1.2 whatever the strength of the structure.
+STRENGTHS = {"null": (1.2, 1.2), "weak": (2.0, 0.8), "strong": (3.0, 0.3)}
 
 
-def _network(rng, actors, communities, within, between):
+def _network(rng, actors, communities, within, between, popularity=False):
+    """Rates a_i a'_j B[c_i, c_j] off the diagonal: a'_j = a_j (an actor sends as much as it
+    receives), or with `popularity` drawn apart from the sending activities."""
     group = np.repeat(np.arange(communities), actors // communities)
     activity = rng.gamma(4.0, 1.0 / 4.0, size=actors)
+    receiving = rng.gamma(4.0, 1.0 / 4.0, size=actors) if popularity else activity
     block = np.full((communities, communities), between)
     np.fill_diagonal(block, within)
-    mu = np.outer(activity, activity) * block[np.ix_(group, group)]
+    mu = np.outer(activity, receiving) * block[np.ix_(group, group)]
     np.fill_diagonal(mu, 0.0)
     return mu, group
 
@@ -48,6 +54,27 @@ def _topics(rng, docs=90, words=60, topics=3, length=300.0):
         phi[k, k * own:(k + 1) * own] = 0.8 / own
     lengths = length * rng.gamma(5.0, 1.0 / 5.0, size=docs)
     return lengths[:, None] * phi[group], group
+
+
+def draw_strength(strength, noise, seed):
+    """(true counts, true rates, planted groups) of a verdict design: 45 actors in 3 communities,
+    sending activities and receiving popularities drawn apart, block rates `STRENGTHS[strength]`
+    (within, between); "null" has no structure beyond the activities and popularities, so the
+    independence model `a_i b_j` holds its rates. `noise` is
+    "poisson" or "cell-nb" (as in `draw`)."""
+    rng = np.random.default_rng(seed)
+    within, between = STRENGTHS[strength]
+    mu, group = _network(rng, 45, 3, within, between, popularity=True)
+    return _noised(rng, mu, noise), mu, group
+
+
+def _noised(rng, mu, noise):
+    """Counts around the mean `mu`: Poisson, or cell-level NB(0.3) (zero where `mu` is)."""
+    if noise == "poisson":
+        return rng.poisson(mu)
+    if noise == "cell-nb":
+        return rng.poisson(mu * rng.gamma(0.3, 1.0 / 0.3, size=mu.shape))
+    raise ValueError(f"noise {noise!r}: poisson or cell-nb")
 
 
 def draw(shape, noise, seed):
@@ -66,10 +93,8 @@ def draw(shape, noise, seed):
     else:
         raise ValueError(f"shape {shape!r}: one of {SHAPES}")
     square = shape.startswith("network")
-    if noise == "poisson":
-        y = rng.poisson(mu)
-    elif noise == "cell-nb":
-        y = rng.poisson(mu * rng.gamma(0.3, 1.0 / 0.3, size=mu.shape))
+    if noise in ("poisson", "cell-nb"):
+        y = _noised(rng, mu, noise)
     elif noise == "row-level":
         mu = mu * rng.gamma(1.0, 1.0, size=(mu.shape[0], 1))
         y = rng.poisson(mu)

@@ -33,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 import designs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-LPPF = ROOT / "target" / "release" / "lppf"
+# LPPF_BIN: another binary (e.g. a copy, so that a long study is not disturbed by a rebuild).
+LPPF = Path(os.environ.get("LPPF_BIN", ROOT / "target" / "release" / "lppf"))
 
 # name -> extra `lppf fit` flags. "default" is what `lppf fit` runs with no model flags (the
 # hierarchical prior, the negative binomial with r learned, r held at 1 for half the burn-in).

@@ -151,6 +151,8 @@ pub struct HeldOutScore {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LooScore {
     pub cells: usize,
+    /// The cells (row-major indices), in the order of `per_chain_cells`' entries.
+    pub at: Vec<usize>,
     /// Each chain's `Σ_i ln p̂(x_i | x_{−i})` over the cells.
     pub per_chain: Vec<f64>,
     /// Each chain's estimate of each cell.
@@ -330,6 +332,7 @@ fn fit_chains_in_groups(
         let per_chain_cells = loo.elpd;
         LooScore {
             cells: cells.cells().len(),
+            at: cells.cells().to_vec(),
             per_chain: per_chain_cells.iter().map(|c| c.iter().sum()).collect(),
             log_predictive: inference::stacking::mixture_log_density(
                 &per_chain_cells,
@@ -635,13 +638,16 @@ fn stack(result: &mut FitResult, moments: &[ChainMoments]) {
     result.weighting = Weighting::Stacking;
 }
 
-/// The cells PSIS-LOO scores (at most [`inference::loo::MAX_LOO_CELLS`] of the modelled ones, evenly spaced) with
+/// The cells PSIS-LOO scores (at most [`inference::loo::MAX_LOO_CELLS`] of the modelled cells the
+/// fit sees, evenly spaced: so the independence model of the verdict, which marks the cells a
+/// network leaves out as missing, scores the same cells as the block model) with
 /// what `method` sees of them: a release under the Skellam-convolved likelihood (private), a
 /// release truncated at 0 as a Poisson count (naïve), raw counts (non-private).
 fn loo_cells(data: &FitData, method: Method) -> Result<eval::CellLikelihood, FitError> {
     let (rows, cols) = data.shape();
-    let modelled: Vec<usize> =
-        (0..rows * cols).filter(|&n| data.is_modelled(n) && data.heldout.binary_search(&n).is_err()).collect();
+    let modelled: Vec<usize> = (0..rows * cols)
+        .filter(|&n| data.is_modelled(n) && !data.is_missing(n) && data.heldout.binary_search(&n).is_err())
+        .collect();
     let seen = match &data.input {
         Input::Released { privatized, .. } if method == Method::Private => eval::Seen::Release(privatized),
         Input::Released { privatized, .. } => eval::Seen::Truncated(privatized),

@@ -66,6 +66,15 @@ impl FitData {
     pub fn is_modelled(&self, n: usize) -> bool {
         !self.modelled.excludes(n, self.cols.len())
     }
+
+    /// Whether cell `n` (row-major) is marked missing: the fit does not see it.
+    pub fn is_missing(&self, n: usize) -> bool {
+        let missing = match &self.input {
+            Input::Released { privatized, .. } => privatized.missing(),
+            Input::Counts { missing, .. } => missing.as_slice(),
+        };
+        missing.get(n).copied().unwrap_or(false)
+    }
 }
 
 /// Reads `path` for `method` and `kind`: released values (`row,col,value`) with their levels for

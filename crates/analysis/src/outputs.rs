@@ -159,13 +159,20 @@ struct FitRecord<'a> {
     total_count_q05: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     total_count_q95: Option<f64>,
-    /// The "no structure" verdict: the independence model's held-out score, Δ and its se.
+    /// The "no structure" verdict: the independence model's held-out score, Δ and its se; beside
+    /// it, the cells, Δ and se of the comparison with the PSIS-LOO cells added (not the verdict).
     #[serde(skip_serializing_if = "Option::is_none")]
     independence_log_predictive: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     structure_difference: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     structure_difference_se: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structure_with_loo_cells: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structure_with_loo_difference: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structure_with_loo_difference_se: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     structure: Option<bool>,
     /// The total check (released data): Σ ỹ, Σ μ̂ and their gap in sd.
@@ -394,6 +401,9 @@ pub fn write_outputs(
         independence_log_predictive: result.verdict.as_ref().map(|v| v.independence_log_predictive),
         structure_difference: result.verdict.as_ref().map(|v| v.difference),
         structure_difference_se: result.verdict.as_ref().map(|v| v.se),
+        structure_with_loo_cells: result.verdict.as_ref().and_then(|v| v.with_loo.map(|w| w.0)),
+        structure_with_loo_difference: result.verdict.as_ref().and_then(|v| v.with_loo.map(|w| w.1)),
+        structure_with_loo_difference_se: result.verdict.as_ref().and_then(|v| v.with_loo.map(|w| w.2)),
         structure: result.verdict.as_ref().map(crate::Verdict::structure),
         released_total: check.map(|t| t.released_total),
         fitted_total: check.map(|t| t.fitted_total),

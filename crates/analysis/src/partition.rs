@@ -202,6 +202,34 @@ pub fn chains_by_co_clustering(assignments: &[Vec<u16>], kept: &[usize], n: usiz
     Some(out)
 }
 
+/// The columns that set a group of rows apart, from the posterior mean rates `μ̄` (row-major,
+/// `cols` columns; label-free, so pooled over every chain and sample): with `p_v` the group's
+/// share of its rows' total in column `v` and `q_v` the same share over all rows, the columns
+/// with `p_v > q_v` ranked by `p_v ln(p_v / q_v)` (their term in the Kullback–Leibler divergence
+/// of the group from all rows: frequent in the group and rarer elsewhere), at most `top`, with
+/// `p_v`. Empty when the group or the table has no mass.
+pub fn distinctive_columns(rows: &[usize], mean_rates: &[f64], cols: usize, top: usize) -> Vec<(usize, f64)> {
+    let column_totals = |rows: &mut dyn Iterator<Item = usize>| {
+        let mut totals = vec![0.0; cols];
+        for i in rows {
+            for (t, m) in totals.iter_mut().zip(&mean_rates[i * cols..(i + 1) * cols]) {
+                *t += m;
+            }
+        }
+        let sum: f64 = totals.iter().sum();
+        (sum > 0.0).then(|| totals.iter().map(|t| t / sum).collect::<Vec<f64>>())
+    };
+    let (Some(p), Some(q)) =
+        (column_totals(&mut rows.iter().copied()), column_totals(&mut (0..mean_rates.len() / cols.max(1))))
+    else {
+        return Vec::new();
+    };
+    let mut scored: Vec<(usize, f64, f64)> =
+        (0..cols).filter(|&v| p[v] > q[v]).map(|v| (v, p[v] * (p[v] / q[v]).ln(), p[v])).collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    scored.into_iter().take(top).map(|(v, _, share)| (v, share)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,5 +274,25 @@ mod tests {
         assert_eq!(chains_by_co_clustering(&samples, &[2, 2, 2], 4), Some(vec![vec![0, 1], vec![2]]));
         assert_eq!(chains_by_co_clustering(&samples, &[3, 3], 4).map(|g| g.len()), Some(2));
         assert!(chains_by_co_clustering(&samples, &[2, 2], 4).is_none(), "the sample counts must match");
+    }
+
+    /// Rows 0–1 use columns 0 and 1, rows 2–3 column 2 and a little of 1: the first group's
+    /// distinctive column is 0 before 1 (1 is used by all rows), and column 2 is not the first
+    /// group's at all.
+    #[test]
+    fn distinctive_columns_are_frequent_in_the_group_and_rarer_elsewhere() {
+        let rates = [
+            4.0, 2.0, 0.0, //
+            4.0, 2.0, 0.0, //
+            0.0, 1.0, 5.0, //
+            0.0, 1.0, 5.0,
+        ];
+        let first = distinctive_columns(&[0, 1], &rates, 3, 10);
+        let columns: Vec<usize> = first.iter().map(|c| c.0).collect();
+        assert_eq!(columns, vec![0, 1]);
+        assert!((first[0].1 - 4.0 / 6.0).abs() < 1e-12 && (first[1].1 - 2.0 / 6.0).abs() < 1e-12, "{first:?}");
+        let second = distinctive_columns(&[2, 3], &rates, 3, 1);
+        assert_eq!(second.iter().map(|c| c.0).collect::<Vec<_>>(), vec![2]);
+        assert!(distinctive_columns(&[0], &[0.0; 3], 3, 5).is_empty());
     }
 }

@@ -1,15 +1,20 @@
-//! The "no structure" verdict (issue 32, item 4): do the fit's `K` components predict held-out
-//! released cells better than the **independence model** `μ_ij = a_i b_j` (a topic model with
-//! one component: each row's activity times each column's popularity), fitted by the same method
-//! on the same cells?
+//! The "no structure" verdict: do the fit's `K` components predict held-out released cells
+//! better than the **independence model** `μ_ij = a_i b_j` (a topic model with one component:
+//! each row's activity times each column's popularity), fitted by the same method on the same
+//! cells?
 //!
 //! Both fits are scored on the same held-out cells by the released-data log predictive
-//! `ln p(ỹ_n | data)` (Poisson ∗ two-sided geometric, [`eval::heldout_log_predictive_cells`]).
-//! The comparison is paired over cells: `Δ = Σ_n (ln p_K(ỹ_n) − ln p_1(ỹ_n))` with standard
-//! error `√n · sd_n(ln p_K − ln p_1)`, as for pointwise predictive comparisons (Vehtari, Gelman &
-//! Gabry 2017, §5.2). The fit shows structure beyond row and column totals when `Δ > 2 se`;
-//! otherwise its communities or topics are not findings, and the summary says so instead of
-//! listing them.
+//! `ln p(ỹ_n | data)` ([`eval::heldout_log_predictive_cells`]). The comparison is paired over
+//! cells: `Δ = Σ_n (ln p_K(ỹ_n) − ln p_1(ỹ_n))` with standard error `√n · sd_n(ln p_K − ln p_1)`,
+//! as for pointwise predictive comparisons (Vehtari, Gelman & Gabry 2017, §5.2). The fit shows
+//! structure beyond row and column totals when `Δ > 2 se`; otherwise its communities or topics
+//! are not findings, and the summary says so instead of listing them.
+//!
+//! Beside the verdict, the same comparison with the PSIS-LOO cells of both fits added (up to
+//! [`inference::loo::MAX_LOO_CELLS`] cells they saw, each scored by its leave-one-out predictive)
+//! is recorded. It compares up to ten times the cells, but it is not the verdict: on networks
+//! without structure it favours the `K` components (docs/model-checking.md, "How often the
+//! verdict is right"), as PSIS-LOO does for the more flexible model when chains mix slowly.
 
 use crate::chains::{FitSettings, fit_chains};
 use crate::data::{FitData, Input};
@@ -30,6 +35,9 @@ pub struct Verdict {
     pub difference: f64,
     /// `√n · sd` of the per-cell differences.
     pub se: f64,
+    /// The same comparison with the PSIS-LOO cells added: `(cells, Δ, se)` over the held-out and
+    /// the LOO cells (module docs: recorded, not the verdict).
+    pub with_loo: Option<(usize, f64, f64)>,
 }
 
 impl Verdict {
@@ -51,7 +59,28 @@ impl Verdict {
             independence_log_predictive: independence.iter().sum(),
             difference: d.iter().sum(),
             se: (n as f64).sqrt() * sd?,
+            with_loo: None,
         })
+    }
+
+    /// The verdict on the held-out cells (`fit`, `independence`: their scores in the same order),
+    /// with the comparison over those and the PSIS-LOO cells both fits scored (`(cell, score)`
+    /// pairs of each fit, paired by cell) beside it when there are LOO cells.
+    pub fn from_heldout_and_loo(
+        fit: &[f64],
+        independence: &[f64],
+        fit_loo: &[(usize, f64)],
+        independence_loo: &[(usize, f64)],
+    ) -> Option<Self> {
+        let mut verdict = Self::from_cells(fit, independence)?;
+        let other: std::collections::HashMap<usize, f64> = independence_loo.iter().copied().collect();
+        let (loo_fit, loo_independence): (Vec<f64>, Vec<f64>) =
+            fit_loo.iter().filter_map(|(n, a)| other.get(n).map(|b| (*a, *b))).unzip();
+        if !loo_fit.is_empty() {
+            let all = Self::from_cells(&[fit, &loo_fit].concat(), &[independence, &loo_independence].concat())?;
+            verdict.with_loo = Some((all.cells, all.difference, all.se));
+        }
+        Some(verdict)
     }
 }
 
@@ -61,8 +90,9 @@ const INDEPENDENCE_STREAM: u64 = 0x1de9_e4de_4ce0;
 
 /// Fits the independence model (a topic model with one component, the same method, chains and
 /// schedule; for a network the diagonal stays out of the model) on `data` with its held-out cells,
-/// and compares it with `result` ([`Verdict::from_cells`]). `None` when nothing is held out, or
-/// when the fit is itself the independence model (a topic model with `K = 1`).
+/// and compares it with `result` on the held-out cells, and beside that on the held-out and the
+/// PSIS-LOO cells ([`Verdict::from_heldout_and_loo`]). `None` when nothing is held out, or when the fit is
+/// itself the independence model (a topic model with `K = 1`).
 pub fn independence_verdict(
     settings: &FitSettings,
     data: &FitData,
@@ -97,8 +127,21 @@ pub fn independence_verdict(
         ..settings.clone()
     };
     let independence = fit_chains(&baseline, &baseline_data, on_iteration)?;
-    let Some(other) = independence.heldout else { return Ok(None) };
-    Ok(Verdict::from_cells(&scored.per_cell, &other.per_cell))
+    let Some(other) = &independence.heldout else { return Ok(None) };
+    Ok(Verdict::from_heldout_and_loo(
+        &scored.per_cell,
+        &other.per_cell,
+        &pooled_loo(result),
+        &pooled_loo(&independence),
+    ))
+}
+
+/// Each PSIS-LOO cell of a fit with its pooled score `ln Σ_k w_k p̂_k(ỹ_n | ỹ_{−n})` under the
+/// fit's chain weights (empty without LOO, e.g. for CAVI).
+fn pooled_loo(result: &crate::FitResult) -> Vec<(usize, f64)> {
+    let Some(loo) = &result.loo else { return Vec::new() };
+    let pooled = inference::stacking::mixture_log_densities(&loo.per_chain_cells, &result.weights);
+    loo.at.iter().copied().zip(pooled).collect()
 }
 
 /// The posterior stability of a listed community, independent of the components' labels: for
@@ -151,5 +194,21 @@ mod tests {
         assert!(clear.structure() && clear.se < 1e-9, "{clear:?}");
         assert!(Verdict::from_cells(&[1.0], &[1.0]).is_none());
         assert!(Verdict::from_cells(&[1.0, 2.0], &[1.0]).is_none());
+    }
+
+    /// The verdict is the held-out comparison; beside it, LOO cells are paired by cell whatever
+    /// their order, and a cell one fit did not score is left out.
+    #[test]
+    fn loo_cells_join_the_heldout_cells_beside_the_verdict() {
+        let fit_loo = [(3, -1.0), (7, -2.0), (9, -0.5)];
+        let independence_loo = [(9, -1.5), (3, -1.0), (5, -9.0)];
+        let v = Verdict::from_heldout_and_loo(&[-1.0, -2.0], &[-1.5, -2.0], &fit_loo, &independence_loo).unwrap();
+        let alone = Verdict::from_cells(&[-1.0, -2.0], &[-1.5, -2.0]).unwrap();
+        assert_eq!((v.cells, v.difference, v.se), (2, alone.difference, alone.se));
+        // With LOO: held out (−1 vs −1.5, −2 vs −2) and LOO cells 3 (−1 vs −1) and 9 (−0.5 vs −1.5).
+        let all = Verdict::from_cells(&[-1.0, -2.0, -1.0, -0.5], &[-1.5, -2.0, -1.0, -1.5]).unwrap();
+        assert_eq!(v.with_loo, Some((4, 1.5, all.se)));
+        let plain = Verdict::from_heldout_and_loo(&[-1.0, -2.0], &[-1.5, -2.0], &[], &[]).unwrap();
+        assert_eq!(plain, alone);
     }
 }
