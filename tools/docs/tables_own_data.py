@@ -233,11 +233,16 @@ def check_verdict():
 
 def fit_lines(folders, dispersion):
     """One line per fit of docs/evidence/own-data-fit/FOLDER/: convergence, the total and the
-    predictive checks (with the dispersion column under the negative-binomial likelihood)."""
-    quantities = ("ln_joint", "total_rate") + (("dispersion",) if dispersion else ())
-    head = "| fit | R̂ / bulk ESS: log joint | total rate |" + (" dispersion r |" if dispersion else "")
-    head += " verdict | fitted total [90 % interval] (released total) |" + (" r, median [90 %] |" if dispersion else "")
-    lines = [head + " checks flagged | seconds |", "|" + " --- |" * (6 + 2 * dispersion + 1)]
+    predictive checks. With `dispersion` (fits of today's default, negative binomial): convergence
+    read on the marginal log-likelihood, the structure summary, the total and r, the dispersion
+    column and the share of unreliable PSIS-LOO estimates; else (the papers' model, fitted
+    before those were recorded) on the log joint and the total."""
+    quantities = ("ln_lik", "structure", "total_rate", "dispersion") if dispersion else ("ln_joint", "total_rate")
+    head = ("| fit | R̂ / bulk ESS: log-likelihood | structure | total rate | dispersion r |" if dispersion
+            else "| fit | R̂ / bulk ESS: log joint | total rate |")
+    head += " verdict | fitted total [90 % interval] (released total) |"
+    head += " r, median [90 %] | PSIS-LOO k̂ > 0.7 |" if dispersion else ""
+    lines = [head + " checks flagged | seconds |", "|" + " --- |" * (len(quantities) + 5 + 2 * dispersion)]
     for folder in folders:
         fit = toml(f"own-data-fit/{folder}/fit.toml")
         diag = {r["quantity"]: r for r in rows("own-data-fit", f"{folder}/diagnostics.csv")}
@@ -251,6 +256,7 @@ def fit_lines(folders, dispersion):
                 f"[{fit['total_rate_q05']:,.0f}, {fit['total_rate_q95']:,.0f}]{released} |")
         if dispersion:
             line += f" {fit['dispersion_q50']:.3f} [{fit['dispersion_q05']:.3f}, {fit['dispersion_q95']:.3f}] |"
+            line += f" {100 * fit['loo_unreliable_share']:.1f} % of {fit['loo_cells']:,} cells |"
         # A non-private fit has no release to check (its checks.csv is empty).
         named = f"{': ' + ', '.join(f'`{s}`' for s in flagged) if flagged else ''}"
         line += f" {f'{len(flagged)} of {len(checks)}{named}' if checks else '—'} | {fit['seconds']:.1f} |"
