@@ -36,6 +36,28 @@ planted-designs:
     target/ci-python/bin/python tools/planted/study.py --out results/planted-designs-enron-size --replications 1 \
         --shapes network-large --noises cell-nb --alphas 0.5 --candidates papers default no-warm-up nb-r1
 
+# The "no structure" verdict on networks with none and with planted communities (false-positive
+# rate and power; docs/model-checking.md, "How often the verdict is right"); resumable, about
+# 5 s per data set on 2 cores (100 per design: about 2.5 hours).
+verdict-error-rates:
+    cargo build --release -p cli
+    target/ci-python/bin/python tools/planted/verdict.py --out docs/evidence/verdict-error-rates \
+        --replications 100 --strengths null strong
+    target/ci-python/bin/python tools/planted/verdict.py --out docs/evidence/verdict-error-rates \
+        --replications 40 --strengths weak
+
+# Topics of Enron e-mails (AESLC): lppf (non-private, private, naive) against scikit-learn's NMF
+# and LDA, scored by coherence on the raw counts (needs scikit-learn; about 15 minutes).
+aeslc-topics:
+    cargo build --release -p cli
+    target/ci-python/bin/python tools/topics/aeslc_compare.py --out docs/evidence/aeslc-topics
+
+# Wall time of default fits against the papers' model on four shapes of data, interleaved
+# (BENCHMARKS.md; run on an idle machine; about 5 minutes).
+fit-cost:
+    cargo build --release -p cli
+    target/ci-python/bin/python tools/planted/cost.py --out docs/evidence/fit-cost --repeats 3
+
 # Copy the small results of the runs the docs quote into docs/evidence/ (committed) and regenerate
 # the docs' numbers from them (tools/docs/generate.py); CI checks that the pages agree (issue 36).
 docs:

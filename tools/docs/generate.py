@@ -19,6 +19,7 @@ from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_c
 from tables_fig5 import fig5_base, fig5_e50, fig5_e50_paper, fig5_table
 from tables_planted import planted_enron_size, planted_summary
 from tables_verdict import verdict_error_rates
+from tables_topics import aeslc_topics
 from tables_modes import fig4_stacking, fig4_verdicts, replicas_default, replicas_papers
 from tables_own_data import (check_calibration_default, check_calibration_flat, check_calibration_priors, check_verdict,
                              checks_enron, priors_enron,
@@ -31,6 +32,7 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/calibration.md", "sbc-default", sbc_default_table),
           ("docs/model-checking.md", "planted-enron-size", planted_enron_size),
           ("docs/model-checking.md", "verdict-error-rates", verdict_error_rates),
+          ("docs/own-data.md", "aeslc-topics", aeslc_topics),
           ("docs/calibration.md", "coverage-1chain", lambda: coverage_table("calibration")),
           ("docs/calibration.md", "coverage-4chains", lambda: coverage_table("calibration-4chains")),
           ("docs/calibration.md", "sbc-fig4-size", sbc_fig4_size),
