@@ -45,4 +45,4 @@ pub use request::{
 pub use resources::{ChainMemory, FitCost, Machine, fit_cost};
 /// How a raw counts file is laid out (`load`).
 pub use tables::CountsFormat;
-pub use verdict::{VERDICT_SES, Verdict, co_clustering, independence_verdict};
+pub use verdict::{VERDICT_MIN_NATS, VERDICT_SES, Verdict, co_clustering, independence_verdict};

@@ -4,7 +4,7 @@
 use crate::chains::{ChainTrace, FitResult, FitSettings, Weighting};
 use crate::checks::EXTREME_P;
 use crate::data::FitData;
-use crate::verdict::VERDICT_SES;
+use crate::verdict::{VERDICT_MIN_NATS, VERDICT_SES};
 use inference::tempering::TARGET_SWAP;
 use inference::{Algorithm, ESS_PER_CHAIN, RHAT_LIMIT};
 use models::{MeanMatrix, ModelKind};
@@ -478,7 +478,8 @@ fn verdict_text(s: &mut String, settings: &FitSettings, result: &FitResult) -> b
             let _ = writeln!(
                 s,
                 "\nstructure: the {k} {what} predict the held-out cells better than the independence model \
-                 (row activity × column popularity): Δ = {} ± {} nats (se, {} cells; > {VERDICT_SES} se)",
+                 (row activity × column popularity): Δ = {} ± {} nats (se, {} cells; > {VERDICT_SES} se and > \
+                 {VERDICT_MIN_NATS} nats)",
                 sig3(v.difference),
                 sig3(v.se),
                 v.cells
@@ -491,7 +492,7 @@ fn verdict_text(s: &mut String, settings: &FitSettings, result: &FitResult) -> b
                 s,
                 "\nNO EVIDENCE OF STRUCTURE: the {k} {what} predict the held-out cells {how} the independence \
                  model (row activity × column popularity): Δ = {} ± {} nats (se, {} cells; structure needs \
-                 Δ > {VERDICT_SES} se). What this fit would call {what} are not findings, so none are listed; \
+                 Δ > {VERDICT_SES} se and Δ > {VERDICT_MIN_NATS} nats). What this fit would call {what} are not findings, so none are listed; \
                  the rates in rates.parquet are still the posterior means. This verdict rarely says structure \
                  where there is none, but it misses weak structure, and strong structure in overdispersed or \
                  very noisy tables (docs/model-checking.md, \"How often the verdict is right\").",
