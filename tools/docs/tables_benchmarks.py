@@ -7,7 +7,7 @@ import math
 from statistics import median
 
 from docstats import interval, mean_sd, minus, p_text, paired_t, t_quantile
-from sources import data_rows
+from sources import data_rows, rows
 
 
 def log_mean_half(values):
@@ -145,3 +145,22 @@ def product(first, second):
     (m1, h1), (m2, h2) = first, second
     m, h = m1 + m2, math.hypot(h1, h2)
     return f"{math.exp(m1):.1f} × {math.exp(m2):.2f} = {interval(math.exp(m), math.exp(m - h), math.exp(m + h), '.1f')}×"
+
+
+def fit_cost():
+    """The default fit against the papers' model as a user pays it (docs/evidence/fit-cost/fits.csv,
+    written by tools/planted/cost.py): per shape, the median wall time of each over the repeats
+    and the default/papers ratio (geometric mean over the paired repeats, 95 % t-interval on the
+    log scale; the range of the repeats)."""
+    fits = rows("fit-cost", "fits.csv")
+    lines = ["| data | papers' model (flat, Poisson): median wall | default: median wall | default / papers, "
+             "geometric mean [95 %] | range over repeats |", "| --- | ---: | ---: | --- | --- |"]
+    for shape in dict.fromkeys(r["shape"] for r in fits):
+        mine = [r for r in fits if r["shape"] == shape]
+        wall = {c: {r["repeat"]: float(r["wall_seconds"]) for r in mine if r["candidate"] == c}
+                for c in ("papers", "default")}
+        ratios = [wall["default"][k] / wall["papers"][k] for k in wall["papers"] if k in wall["default"]]
+        ratio, low, high = log_ratio(ratios)
+        lines.append(f"| {shape} | {median(wall['papers'].values()):.2f} s | {median(wall['default'].values()):.2f} s | "
+                     f"{interval(ratio, low, high, '.2f')} | {min(ratios):.2f}–{max(ratios):.2f} |")
+    return minus("\n".join(lines))
