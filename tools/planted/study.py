@@ -17,6 +17,7 @@ counts drawn given the release).
 """
 
 import argparse
+import contextlib
 import csv
 import hashlib
 import os
@@ -55,6 +56,28 @@ FIELDS = [
 
 def seed_of(*parts):
     return int.from_bytes(hashlib.sha256("/".join(map(str, parts)).encode()).digest()[:7], "little")
+
+
+@contextlib.contextmanager
+def appending(table, fields, key):
+    """A resumable results table: yields (the keys `key(row)` of the rows already in `table`, a
+    function that appends one row and flushes it). The header is written when `table` is new, so
+    a killed run loses at most the row in flight."""
+    done = set()
+    if table.exists():
+        with open(table) as f:
+            done = {key(r) for r in csv.DictReader(f)}
+    new = not table.exists()
+    with open(table, "a", newline="") as f:
+        writer = csv.DictWriter(f, fields)
+        if new:
+            writer.writeheader()
+
+        def write(row):
+            writer.writerow(row)
+            f.flush()
+
+        yield done, write
 
 
 def adjusted_rand_index(a, b):
@@ -135,17 +158,8 @@ def main():
     parser.add_argument("--candidates", nargs="+", default=list(CANDIDATES), choices=list(CANDIDATES))
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    table = args.out / "results.csv"
-    done = set()
-    if table.exists():
-        with open(table) as f:
-            done = {(r["shape"], r["noise"], float(r["alpha"]), int(r["replication"]), r["candidate"])
-                    for r in csv.DictReader(f)}
-    new = not table.exists()
-    with open(table, "a", newline="") as f, tempfile.TemporaryDirectory() as tmp:
-        writer = csv.DictWriter(f, FIELDS)
-        if new:
-            writer.writeheader()
+    key = lambda r: (r["shape"], r["noise"], float(r["alpha"]), int(r["replication"]), r["candidate"])  # noqa: E731
+    with appending(args.out / "results.csv", FIELDS, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         for rep in range(args.replications):
             for shape in args.shapes:
                 for noise in args.noises:
@@ -165,8 +179,7 @@ def main():
                                  "--output", work / "release.csv"])
                         for candidate in todo:
                             row = fit_row(work, shape, noise, alpha, rep, candidate, y, rate, group, components)
-                            writer.writerow(row)
-                            f.flush()
+                            write(row)
                             print(f"{shape} {noise} a={alpha} rep {rep} {candidate}: ari {row['ari']:.2f} "
                                   f"total {row['total_error']:+.2f} covered {row['total_covered']} "
                                   f"{row['seconds']:.1f}s", flush=True)

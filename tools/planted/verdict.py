@@ -36,7 +36,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).parent))
 import designs  # noqa: E402
-from study import LPPF, run, seed_of, write_counts  # noqa: E402
+from study import LPPF, appending, run, seed_of, write_counts  # noqa: E402
 
 HOLDOUT = 0.1
 DISPERSION = 0.3  # the cell-level NB's shape in designs._noised
@@ -161,16 +161,8 @@ def main():
     args.out.mkdir(parents=True, exist_ok=True)
     if args.enron_size:
         return enron_size(args.out)
-    table = args.out / "results.csv"
-    done = set()
-    if table.exists():
-        with open(table) as f:
-            done = {(r["strength"], r["noise"], float(r["alpha"]), int(r["replication"])) for r in csv.DictReader(f)}
-    new = not table.exists()
-    with open(table, "a", newline="") as f, tempfile.TemporaryDirectory() as tmp:
-        writer = csv.DictWriter(f, FIELDS)
-        if new:
-            writer.writeheader()
+    key = lambda r: (r["strength"], r["noise"], float(r["alpha"]), int(r["replication"]))  # noqa: E731
+    with appending(args.out / "results.csv", FIELDS, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         # Replications outermost, so that a run stopped early has every design at the same depth.
         for rep in range(args.replications):
             for strength in args.strengths:
@@ -179,8 +171,7 @@ def main():
                         if (strength, noise, alpha, rep) in done:
                             continue
                         row = one(Path(tmp), strength, noise, alpha, rep)
-                        writer.writerow(row)
-                        f.flush()
+                        write(row)
                         print(f"{strength} {noise} a={alpha} rep {rep}: structure {row['structure']} "
                               f"({row['difference']:+.1f} ± {row['se']:.1f}); with LOO {row['with_loo_structure']} "
                               f"({row['with_loo_difference']:+.1f} ± {row['with_loo_se']:.1f}); oracle {row['oracle_structure']} "
