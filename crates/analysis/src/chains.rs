@@ -7,7 +7,7 @@ use crate::checks::{
 use crate::data::{FitData, Input};
 use crate::error::FitError;
 use crate::partition::MAX_PARTITION_ROWS;
-use distributions::Streams;
+use distributions::{CellDispersion, Streams};
 use inference::{Algorithm, Diagnostics, Method, Monitor, Observation, Posterior, fit_watching};
 use models::{FamilyShape, FamilyVisitor, GammaPrior, MeanMatrix, ModelFamily, ModelKind, with_family};
 use rayon::prelude::*;
@@ -118,8 +118,11 @@ pub struct ChainTrace {
     pub total_rate: Vec<f64>,
     /// `Σ_n y_n` of each kept sample's complete counts (Gibbs; empty for CAVI).
     pub total_count: Vec<f64>,
-    /// The negative binomial's dispersion shape `r` of each kept sample (empty for Poisson).
+    /// The dispersion shape `r` of each kept sample (empty for Poisson).
     pub dispersion: Vec<f64>,
+    /// The contaminated likelihood's share `π` of overdispersed cells of each kept sample (empty
+    /// for the other likelihoods).
+    pub share: Vec<f64>,
     /// CAVI: whether it converged; `None` for Gibbs.
     pub converged: Option<bool>,
     /// Replica exchange: the swap rate of each neighbouring pair of rungs, and the final ladder
@@ -192,9 +195,12 @@ pub struct FitResult {
     /// Private Gibbs fits: the central 90 % interval of the table's own total `Σ_n y_n` (the true
     /// counts drawn given the release), weighted as the total rate's; `None` otherwise.
     pub total_count_interval: Option<(f64, f64)>,
-    /// Gibbs with the negative-binomial likelihood: the 5 %, 50 % and 95 % quantiles of its
+    /// Gibbs with an overdispersed likelihood: the 5 %, 50 % and 95 % quantiles of its
     /// dispersion shape `r` over all chains' kept samples.
     pub dispersion_quantiles: Option<[f64; 3]>,
+    /// Gibbs with the contaminated likelihood: the same quantiles of the share `π` of
+    /// overdispersed cells.
+    pub share_quantiles: Option<[f64; 3]>,
     /// Gibbs fits of a network: each actor's community (`argmax_c θ_ic`) in every kept sample of
     /// every chain, for co-clustering probabilities ([`crate::co_clustering`]); empty otherwise.
     pub assignments: Vec<Vec<u16>>,
@@ -378,11 +384,13 @@ fn fit_chains_in_groups(
         let kept: Vec<usize> = result.traces.iter().map(|t| t.values.len()).collect();
         result.co_clustering_modes = crate::partition::chains_by_co_clustering(&result.assignments, &kept, rows);
     }
-    let mut shapes: Vec<f64> = result.traces.iter().flat_map(|t| t.dispersion.iter().copied()).collect();
-    if !shapes.is_empty() {
-        shapes.sort_by(f64::total_cmp);
-        result.dispersion_quantiles = Some([0.05, 0.5, 0.95].map(|q| quantile(&shapes, q)));
-    }
+    let quantiles = |draws: &dyn Fn(&ChainTrace) -> &[f64]| {
+        let mut all: Vec<f64> = result.traces.iter().flat_map(|t| draws(t).iter().copied()).collect();
+        all.sort_by(f64::total_cmp);
+        (!all.is_empty()).then(|| [0.05, 0.5, 0.95].map(|q| quantile(&all, q)))
+    };
+    result.dispersion_quantiles = quantiles(&|t| &t.dispersion);
+    result.share_quantiles = quantiles(&|t| &t.share);
     result.seconds = start.elapsed().as_secs_f64();
     Ok(result)
 }
@@ -469,14 +477,14 @@ impl FamilyVisitor for Chains<'_> {
     fn visit<F: ModelFamily>(self, family: &F) -> Self::Output {
         let root = Streams::new(self.settings.seed);
         let chain = |c: usize| {
-            let statistics = |means: &[f64], dispersion: Option<f64>, t: usize| {
+            let statistics = |means: &[f64], dispersion: Option<CellDispersion>, t: usize| {
                 let law = CountLaw { means, dispersion };
                 self.check.map_or_else(Vec::new, |check| check.statistics(c as u64, law, t))
             };
             // Co-clustering of the rows (a network's actors, a topic model's documents), for the
             // label-invariant partition and the stability of the communities listed.
             let assignments = self.settings.model.square() || self.rows <= MAX_PARTITION_ROWS;
-            let pointwise = |rates: &[f64], dispersion: Option<f64>| {
+            let pointwise = |rates: &[f64], dispersion: Option<CellDispersion>| {
                 self.loo_cells.map_or_else(Vec::new, |c| c.ln_likelihood(rates, dispersion))
             };
             let monitor = Monitor {
@@ -521,6 +529,10 @@ fn pool(
             total_rate: p.kept_total_rate.clone(),
             total_count: p.kept_total_count.clone(),
             dispersion: p.kept_dispersion.clone(),
+            share: match settings.likelihood {
+                models::Likelihood::Contaminated(_) => p.kept_share.clone(),
+                _ => Vec::new(),
+            },
             converged: p.converged,
             swap_rates: p.swap_rates.clone(),
             ladder: p.ladder.clone(),
@@ -534,7 +546,10 @@ fn pool(
             let step = p.heldout_rates.len().div_ceil(per_chain).max(1);
             HeldOutSamples {
                 rates: p.heldout_rates.iter().step_by(step).cloned().collect(),
-                shapes: p.kept_dispersion.iter().step_by(step).copied().collect(),
+                shapes: (p.kept_dispersion.iter().zip(&p.kept_share))
+                    .step_by(step)
+                    .map(|(&shape, &share)| CellDispersion { shape, share })
+                    .collect(),
             }
         })
         .collect();
@@ -589,6 +604,7 @@ fn pool(
         total_rate_interval: None,
         total_count_interval: None,
         dispersion_quantiles: None,
+        share_quantiles: None,
         assignments,
         checks: Vec::new(),
         weighting: Weighting::Equal,
@@ -605,11 +621,11 @@ fn pool(
 /// One chain's posterior mean and sd of every rate.
 type ChainMoments = (Vec<f64>, Vec<f64>);
 
-/// One chain's samples of the held-out cells' mean counts, and the negative binomial's shape
-/// of each (empty for the Poisson likelihood).
+/// One chain's samples of the held-out cells' mean counts, and the law of the cells' multipliers
+/// in each (empty for the Poisson likelihood).
 struct HeldOutSamples {
     rates: Vec<Vec<f64>>,
-    shapes: Vec<f64>,
+    shapes: Vec<CellDispersion>,
 }
 
 /// Re-pools the chains with stacking weights from their held-out scores, or without held-out
@@ -718,7 +734,7 @@ fn score_heldout(
         .map(|n| missing.binary_search(n).map_err(|_| FitError::Inference(format!("held-out cell {n} is not missing"))))
         .collect::<Result<_, _>>()?;
     let whole = positions.len() == missing.len();
-    let score = |samples: &[Vec<f64>], shapes: &[f64]| {
+    let score = |samples: &[Vec<f64>], shapes: &[CellDispersion]| {
         eval::heldout_log_predictive_cells_under(&released, &levels, samples, shapes)
             .map_err(|e| FitError::Inference(e.to_string()))
     };
@@ -732,7 +748,7 @@ fn score_heldout(
     let per_chain_cells =
         projected.iter().zip(per_chain).map(|(s, c)| score(s, &c.shapes)).collect::<Result<Vec<_>, _>>()?;
     let scores = per_chain_cells.iter().map(|c| c.iter().sum()).collect();
-    let (pooled, shapes): (Cow<[Vec<f64>]>, Vec<f64>) = match pooled_from {
+    let (pooled, shapes): (Cow<[Vec<f64>]>, Vec<CellDispersion>) = match pooled_from {
         Some(c) => (Cow::Borrowed(projected.get(c).map_or(&[][..], |p| &**p)), Vec::new()),
         None => (Cow::Owned(projected.concat()), per_chain.iter().flat_map(|c| c.shapes.iter().copied()).collect()),
     };

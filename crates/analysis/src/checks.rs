@@ -24,7 +24,7 @@
 //! a higher 90 % quantile. The largest cell and the chi-square flag only a release above its
 //! replications; the total, the share of small cells and the median flag both tails.
 
-use distributions::{Gamma, Poisson, Streams, TwoSidedGeometric};
+use distributions::{CellDispersion, Poisson, Streams, TwoSidedGeometric};
 use rand::distr::Distribution;
 
 /// The names of the statistics, in the order [`release_statistics`] returns them.
@@ -199,21 +199,23 @@ pub fn release_statistics(values: &[i32], cols: usize, cells: &[usize]) -> Vec<f
     sums.statistics()
 }
 
-/// The law of each cell's count in one kept sample: `y_n ~ Pois(μ_n)`, or with a dispersion
-/// shape `r` the negative binomial `NB(r, μ_n)` (mean `μ_n`, variance `μ_n + μ_n²/r`), drawn as
-/// `Pois(μ_n δ)`, `δ ~ Gamma(r, r)` — a new table from the model, not the fit's own multipliers.
+/// The law of each cell's count in one kept sample: `y_n ~ Pois(μ_n)`, or with a multiplier law
+/// the negative binomial `NB(r, μ_n)` (mean `μ_n`, variance `μ_n + μ_n²/r`) or its contaminated
+/// form (variance `μ_n + π μ_n²/r`), drawn as `Pois(μ_n δ)` with a fresh `δ`
+/// ([`CellDispersion::draw_multiplier`]) — a new table from the model, not the fit's own
+/// multipliers.
 #[derive(Clone, Copy, Debug)]
 pub struct CountLaw<'a> {
     /// `μ_n`, row-major.
     pub means: &'a [f64],
-    pub dispersion: Option<f64>,
+    pub dispersion: Option<CellDispersion>,
 }
 
 impl CountLaw<'_> {
     /// The variance of cell `n`'s count.
     fn variance(&self, n: usize) -> f64 {
         let mu = self.means[n];
-        self.dispersion.map_or(mu, |r| mu + mu * mu / r)
+        self.dispersion.map_or(mu, |d| d.variance(mu))
     }
 }
 
@@ -236,11 +238,10 @@ pub fn replicate_release<'a>(
 ) -> impl Iterator<Item = Option<i64>> + 'a {
     let mut rng = streams.rng();
     let noise: Option<Vec<TwoSidedGeometric>> = alphas.iter().map(|&a| TwoSidedGeometric::new(a).ok()).collect();
-    let multiplier = law.dispersion.and_then(|r| Gamma::new(r, r).ok());
     cells.iter().map(move |&n| {
-        let rate = match &multiplier {
+        let rate = match &law.dispersion {
             None => law.means[n],
-            Some(gamma) => law.means[n] * gamma.sample(&mut rng),
+            Some(d) => law.means[n] * d.draw_multiplier(&mut rng)?,
         };
         let y = Poisson::new(rate).ok()?.sample(&mut rng);
         i64::try_from(y).ok()?.checked_add(noise.as_ref()?[n / cols].sample(&mut rng))
@@ -365,7 +366,7 @@ mod tests {
         let (rows, cols) = (200, 200);
         let means = vec![3.0; rows * cols];
         let cells: Vec<usize> = (0..rows * cols).collect();
-        let law = CountLaw { means: &means, dispersion: Some(2.0) };
+        let law = CountLaw { means: &means, dispersion: Some(CellDispersion::negative_binomial(2.0)) };
         let rep: Vec<i64> =
             replicate_release(law, &vec![0.5; rows], cols, &cells, Streams::new(5)).collect::<Option<_>>().unwrap();
         let n = rep.len() as f64;

@@ -35,18 +35,15 @@ const CHECKS_STEM: &str = "checks";
 
 /// The prior of a learned dispersion shape (`None` when it is given or the model Poisson).
 fn dispersion_prior(settings: &FitSettings) -> Option<models::GammaPrior> {
-    match settings.likelihood {
-        models::Likelihood::NegativeBinomial(models::Dispersion::Learned(prior)) => Some(prior),
+    match settings.likelihood.dispersion() {
+        Some(models::Dispersion::Learned(prior)) => Some(prior),
         _ => None,
     }
 }
 
 /// The quantiles of a learned dispersion shape (`None` when it is given or the model Poisson).
 fn learned_dispersion(settings: &FitSettings, result: &FitResult) -> Option<[f64; 3]> {
-    match settings.likelihood {
-        models::Likelihood::NegativeBinomial(models::Dispersion::Learned(_)) => result.dispersion_quantiles,
-        _ => None,
-    }
+    dispersion_prior(settings).and(result.dispersion_quantiles)
 }
 
 /// `fit.toml`: every setting, the input, the software, the seed and the headline numbers.
@@ -74,9 +71,9 @@ struct FitRecord<'a> {
     scale_mean: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     scale_mean_learned: Option<bool>,
-    /// `"poisson"` or `"negative-binomial"`.
+    /// `"poisson"`, `"negative-binomial"` or `"contaminated"`.
     likelihood: &'a str,
-    /// The negative binomial's dispersion shape `r` when given (absent: learned, or Poisson).
+    /// The dispersion shape `r` when given (absent: learned, or Poisson).
     #[serde(skip_serializing_if = "Option::is_none")]
     dispersion: Option<f64>,
     /// A learned `r`: its prior `Gamma(shape, rate)`.
@@ -95,6 +92,14 @@ struct FitRecord<'a> {
     dispersion_q50: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     dispersion_q95: Option<f64>,
+    /// The contaminated likelihood: the 5 %, 50 % and 95 % quantiles of the share `π` of
+    /// overdispersed cells over the kept samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    overdispersed_share_q05: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    overdispersed_share_q50: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    overdispersed_share_q95: Option<f64>,
     method: &'a str,
     chains: usize,
     seed: u64,
@@ -249,7 +254,7 @@ pub fn write_outputs(
     // trace.parquet: one row per chain and kept iteration.
     let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
     let (mut chain, mut iteration, mut trace, mut total) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut dispersion, mut ln_lik, mut structure) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut dispersion, mut share, mut ln_lik, mut structure) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (c, t) in result.traces.iter().enumerate() {
         for (i, (&it, &v)) in t.iterations.iter().zip(&t.values).enumerate() {
             chain.push(c as i64);
@@ -257,6 +262,7 @@ pub fn write_outputs(
             trace.push(Some(v));
             total.push(t.total_rate.get(i).copied());
             dispersion.push(t.dispersion.get(i).copied());
+            share.push(t.share.get(i).copied());
             ln_lik.push(t.ln_lik.get(i).copied());
             structure.push(t.structure.get(i).copied());
         }
@@ -275,9 +281,12 @@ pub fn write_outputs(
     if result.traces.iter().any(|t| !t.structure.is_empty()) {
         columns.push(("structure", Values::Float(structure)));
     }
-    // The negative binomial's dispersion shape r of each kept sample.
+    // The dispersion shape r of each kept sample, and the contaminated likelihood's share π.
     if result.traces.iter().any(|t| !t.dispersion.is_empty()) {
         columns.push(("dispersion", Values::Float(dispersion)));
+    }
+    if result.traces.iter().any(|t| !t.share.is_empty()) {
+        columns.push(("overdispersed_share", Values::Float(share)));
     }
     write_table(&dir.join("trace.parquet"), &columns, &[])?;
     // diagnostics.csv
@@ -352,8 +361,8 @@ pub fn write_outputs(
         scale_mean: settings.scale.map(|s| s.mean()),
         scale_mean_learned: settings.scale.map(|s| s.learns_mean()),
         likelihood: settings.likelihood.name(),
-        dispersion: match settings.likelihood {
-            models::Likelihood::NegativeBinomial(models::Dispersion::Given(r)) => Some(r),
+        dispersion: match settings.likelihood.dispersion() {
+            Some(models::Dispersion::Given(r)) => Some(r),
             _ => None,
         },
         dispersion_prior_shape: dispersion_prior(settings).map(|p| p.shape()),
@@ -365,6 +374,9 @@ pub fn write_outputs(
         dispersion_q05: learned_dispersion(settings, result).map(|q| q[0]),
         dispersion_q50: learned_dispersion(settings, result).map(|q| q[1]),
         dispersion_q95: learned_dispersion(settings, result).map(|q| q[2]),
+        overdispersed_share_q05: result.share_quantiles.map(|q| q[0]),
+        overdispersed_share_q50: result.share_quantiles.map(|q| q[1]),
+        overdispersed_share_q95: result.share_quantiles.map(|q| q[2]),
         method: settings.method.name(),
         chains: settings.chains,
         seed: settings.seed,

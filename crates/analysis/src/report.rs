@@ -272,7 +272,11 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
     if let Some([lo, median, hi]) = result.dispersion_quantiles {
         let _ = writeln!(
             s,
-            "  dispersion r (negative binomial, variance μ + μ²/r): median {}, 90 % interval [{}, {}]{}",
+            "  dispersion r ({}): median {}, 90 % interval [{}, {}]{}",
+            match settings.likelihood {
+                models::Likelihood::Contaminated(_) => "of the overdispersed cells, NB(r, μ)",
+                _ => "negative binomial, variance μ + μ²/r",
+            },
             sig3(median),
             sig3(lo),
             sig3(hi),
@@ -284,6 +288,15 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
                 ),
                 _ => String::new(),
             }
+        );
+    }
+    if let Some([lo, median, hi]) = result.share_quantiles {
+        let _ = writeln!(
+            s,
+            "  share π of overdispersed cells (the rest Poisson): median {}, 90 % interval [{}, {}]",
+            sig3(median),
+            sig3(lo),
+            sig3(hi)
         );
     }
     if let Some((lo, hi)) = result.total_rate_interval {
@@ -831,6 +844,7 @@ mod tests {
             total_rate: Vec::new(),
             total_count: Vec::new(),
             dispersion: Vec::new(),
+            share: Vec::new(),
             converged: None,
             swap_rates,
             ladder,

@@ -42,6 +42,8 @@ pub enum LikelihoodChoice {
     Poisson,
     /// `y ~ Pois(μδ), δ ~ Gamma(r, rate r)`: variance `μ + μ²/r`.
     NegativeBinomial,
+    /// `y ~ (1 − π) Pois(μ) + π NB(r, μ)`: a learned share `π` of the cells is overdispersed.
+    Contaminated,
 }
 
 /// The hierarchical prior's scale `κ`: learned (`κ ~ Gamma(1, rate 1/a')`), or fixed so the
@@ -69,7 +71,10 @@ macro_rules! named {
     };
 }
 named!(PriorChoice { Auto = "auto", Flat = "flat", Hierarchical = "hierarchical" }, "--prior");
-named!(LikelihoodChoice { Auto = "auto", Poisson = "poisson", NegativeBinomial = "negative-binomial" }, "--likelihood");
+named!(
+    LikelihoodChoice { Auto = "auto", Poisson = "poisson", NegativeBinomial = "negative-binomial", Contaminated = "contaminated" },
+    "--likelihood"
+);
 
 impl ScaleMean {
     /// `"learned"` or a number (checked by [`ScalePrior::new`]).
@@ -283,26 +288,29 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
     } else {
         None
     };
-    let negative_binomial = match request.likelihood {
-        LikelihoodChoice::Auto => gibbs,
-        choice => choice == LikelihoodChoice::NegativeBinomial,
+    // The overdispersed likelihood chosen, as a function of its dispersion `r`.
+    let overdispersed: Option<fn(Dispersion) -> Likelihood> = match request.likelihood {
+        LikelihoodChoice::Auto if gibbs => Some(Likelihood::NegativeBinomial),
+        LikelihoodChoice::NegativeBinomial => Some(Likelihood::NegativeBinomial),
+        LikelihoodChoice::Contaminated => Some(Likelihood::Contaminated),
+        LikelihoodChoice::Auto | LikelihoodChoice::Poisson => None,
     };
-    let likelihood = match (negative_binomial, request.dispersion, request.dispersion_prior) {
-        (true, None, None) => Likelihood::NegativeBinomial(Dispersion::default_learned()),
-        (true, None, Some((shape, rate))) => {
-            Likelihood::NegativeBinomial(Dispersion::learned_with(shape, rate).map_err(|e| input(&e))?)
-        }
-        (true, Some(r), None) => Likelihood::NegativeBinomial(Dispersion::given(r).map_err(|e| input(&e))?),
-        (true, Some(r), Some(_)) => {
+    let negative_binomial = overdispersed.is_some();
+    let likelihood = match (overdispersed, request.dispersion, request.dispersion_prior) {
+        (Some(wrap), None, None) => wrap(Dispersion::default_learned()),
+        (Some(wrap), None, Some((shape, rate))) => wrap(Dispersion::learned_with(shape, rate).map_err(|e| input(&e))?),
+        (Some(wrap), Some(r), None) => wrap(Dispersion::given(r).map_err(|e| input(&e))?),
+        (Some(_), Some(r), Some(_)) => {
             return Err(input(&format!(
                 "--dispersion {r} gives r and --dispersion-prior sets the prior of a learned r: pass one of them"
             )));
         }
-        (false, None, None) => Likelihood::Poisson,
-        (false, Some(_), _) | (false, _, Some(_)) => {
+        (None, None, None) => Likelihood::Poisson,
+        (None, Some(_), _) | (None, _, Some(_)) => {
             let flag = if request.dispersion.is_some() { "--dispersion" } else { "--dispersion-prior" };
             return Err(input(&format!(
-                "{flag} applies to --likelihood negative-binomial only (this fit's likelihood is poisson{})",
+                "{flag} applies to --likelihood negative-binomial or contaminated only (this fit's likelihood is \
+                 poisson{})",
                 if request.likelihood == LikelihoodChoice::Auto { ": auto is poisson for CAVI" } else { "" }
             )));
         }
@@ -316,7 +324,7 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
         Algorithm::Cavi(settings.map_err(|e| input(&e))?)
     } else {
         let schedule = Schedule::new(request.iterations, request.burn_in, request.thin).map_err(|e| input(&e))?;
-        let learned = matches!(likelihood, Likelihood::NegativeBinomial(Dispersion::Learned(_)));
+        let learned = matches!(likelihood.dispersion(), Some(Dispersion::Learned(_)));
         let warm_up = match (learned, request.dispersion_warm_up) {
             (true, sweeps) => sweeps.unwrap_or(request.burn_in / 2),
             (false, None | Some(0)) => 0,
@@ -324,7 +332,7 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
                 return Err(input(&format!(
                     "--dispersion-warm-up {sweeps} holds a learned dispersion r, and this fit has none (its likelihood \
                      is {}); drop it",
-                    if negative_binomial { "the negative binomial with r given" } else { "poisson" }
+                    if negative_binomial { "overdispersed with r given" } else { "poisson" }
                 )));
             }
         };

@@ -80,9 +80,11 @@ pub struct FitArgs {
     scale_mean: Option<String>,
     /// poisson: y ~ Pois(μ). negative-binomial (Gibbs methods): y ~ Pois(μδ), δ ~ Gamma(r, r) per
     /// cell, i.e. variance μ + μ²/r, for overdispersed counts (most real networks and texts;
-    /// docs/model-checking.md); r is learned unless --dispersion gives it. auto:
-    /// negative-binomial for the Gibbs methods, poisson for CAVI.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "poisson", "negative-binomial"])]
+    /// docs/model-checking.md); r is learned unless --dispersion gives it. contaminated (Gibbs
+    /// methods): a learned share π of the cells is negative binomial, the rest Poisson, for a few
+    /// heavy cells among Poisson ones. auto: negative-binomial for the Gibbs methods, poisson for
+    /// CAVI.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "poisson", "negative-binomial", "contaminated"])]
     likelihood: String,
     /// Negative-binomial likelihood: the dispersion shape r, given instead of learned.
     #[arg(long)]

@@ -9,6 +9,7 @@
 //! higher is better, comparable across models fitted to the same cells (choosing `K`).
 
 use crate::EvalError;
+use distributions::CellDispersion;
 
 /// Relative size below which the remaining terms of the sum are dropped (`e^{−40}` ≈ 4·10⁻¹⁸).
 pub(crate) const TAIL: f64 = 40.0;
@@ -149,13 +150,14 @@ pub fn heldout_log_predictive_cells(
 }
 
 /// [`heldout_log_predictive_cells`] with each sample's `samples[s]` read as the cells' mean
-/// counts `μ_n^(s)` under the negative binomial with shape `shapes[s]`, the multipliers integrated
-/// out (`NB(r, μ) ⊛ 2Geo(α)`, [`crate::ln_released_nb_likelihood`]); `shapes` empty: Poisson.
+/// counts `μ_n^(s)` under the overdispersed law `shapes[s]` (the negative binomial, or its
+/// contaminated form), the multipliers integrated out ([`crate::ln_cell_likelihood`]); `shapes`
+/// empty: Poisson.
 pub fn heldout_log_predictive_cells_under(
     released: &[i64],
     alphas: &[f64],
     samples: &[Vec<f64>],
-    shapes: &[f64],
+    shapes: &[CellDispersion],
 ) -> Result<Vec<f64>, EvalError> {
     let shape_count = !shapes.is_empty() && shapes.len() != samples.len();
     if samples.is_empty()
@@ -254,10 +256,10 @@ impl CellLikelihood {
         &self.cells
     }
 
-    /// `ln p(x_i | μ, r)` of every scored cell, given all the mean counts `rates` (row-major) and
-    /// the negative binomial's shape `dispersion` (`None`: Poisson; [`crate::ln_cell_likelihood`]);
-    /// a rate that is negative or not finite scores `−∞`.
-    pub fn ln_likelihood(&self, rates: &[f64], dispersion: Option<f64>) -> Vec<f64> {
+    /// `ln p(x_i | μ, r, π)` of every scored cell, given all the mean counts `rates` (row-major)
+    /// and the law of the cells' multipliers `dispersion` (`None`: Poisson;
+    /// [`crate::ln_cell_likelihood`]); a rate that is negative or not finite scores `−∞`.
+    pub fn ln_likelihood(&self, rates: &[f64], dispersion: Option<CellDispersion>) -> Vec<f64> {
         self.cells
             .iter()
             .zip(&self.values)
@@ -326,7 +328,7 @@ mod tests {
         let rates = [1.0, 9.0, 2.5];
         let got = scored.ln_likelihood(&rates, None);
         assert_eq!(got, vec![ln_released_likelihood(-3, 2.5, 0.5), ln_released_likelihood(4, 1.0, 0.0)]);
-        let nb = scored.ln_likelihood(&rates, Some(0.7));
+        let nb = scored.ln_likelihood(&rates, Some(CellDispersion::negative_binomial(0.7)));
         let expected =
             [crate::ln_released_nb_likelihood(-3, 2.5, 0.7, 0.5), crate::ln_negative_binomial_pmf(4, 1.0, 0.7)];
         assert_eq!(nb, expected);
@@ -427,14 +429,15 @@ mod tests {
         assert!((got - expected).abs() < 1e-12);
         assert!(heldout_log_predictive(&released, &alphas, &[]).is_err());
         // Under the negative binomial each sample's shape goes with it.
-        let shapes = [0.5, 4.0];
+        let shapes = [0.5, 4.0].map(CellDispersion::negative_binomial);
         let got = heldout_log_predictive_cells_under(&released, &alphas, &samples, &shapes).unwrap();
         let q = |n: usize, s: usize| {
-            crate::ln_released_nb_likelihood(released[n], samples[s][n], shapes[s], alphas[n]).exp()
+            crate::ln_released_nb_likelihood(released[n], samples[s][n], shapes[s].shape, alphas[n]).exp()
         };
         assert!((got[0] - ((q(0, 0) + q(0, 1)) / 2.0).ln()).abs() < 1e-12);
         assert!((got[1] - ((q(1, 0) + q(1, 1)) / 2.0).ln()).abs() < 1e-12);
-        assert!(heldout_log_predictive_cells_under(&released, &alphas, &samples, &[1.0]).is_err());
+        let one = [CellDispersion::negative_binomial(1.0)];
+        assert!(heldout_log_predictive_cells_under(&released, &alphas, &samples, &one).is_err());
         assert!(heldout_log_predictive(&released, &[0.3, 1.0], &samples).is_err());
     }
 }

@@ -25,6 +25,7 @@
 //! `α` — never by the released value (tested by counting terms).
 
 use crate::heldout::{LogSum, TAIL};
+use distributions::CellDispersion;
 
 /// `ln NB(y; r, μ)` for a count `y ≥ 0`, mean `μ ≥ 0` and shape `r > 0` (`μ = 0`: all mass at 0).
 pub fn ln_negative_binomial_pmf(y: u64, mean: f64, shape: f64) -> f64 {
@@ -44,11 +45,21 @@ pub fn ln_released_nb_likelihood(released: i64, mean: f64, shape: f64, alpha: f6
 }
 
 /// The log-likelihood of a released value (or a count: `α = 0`) given its cell's mean `μ`, under
-/// the Poisson model (`shape` `None`) or the negative binomial with shape `r`.
-pub fn ln_cell_likelihood(released: i64, mean: f64, shape: Option<f64>, alpha: f64) -> f64 {
-    match shape {
-        None => crate::ln_released_likelihood(released, mean, alpha),
-        Some(r) => ln_released_nb_likelihood(released, mean, r, alpha),
+/// the Poisson model (`dispersion` `None`), the negative binomial with shape `r` (`π = 1`), or
+/// the contaminated mixture `(1 − π) Pois(μ) + π NB(r, μ)`, each convolved with `2Geo(α)`:
+/// `ln((1 − π) p_Pois(ỹ) + π p_NB(ỹ))`, both terms exact as above.
+pub fn ln_cell_likelihood(released: i64, mean: f64, dispersion: Option<CellDispersion>, alpha: f64) -> f64 {
+    let poisson = || crate::ln_released_likelihood(released, mean, alpha);
+    match dispersion {
+        None => poisson(),
+        Some(d) if d.share >= 1.0 => ln_released_nb_likelihood(released, mean, d.shape, alpha),
+        Some(d) if d.share <= 0.0 => poisson(),
+        Some(d) => {
+            let a = (-d.share).ln_1p() + poisson();
+            let b = d.share.ln() + ln_released_nb_likelihood(released, mean, d.shape, alpha);
+            let (max, min) = if a >= b { (a, b) } else { (b, a) };
+            if max == f64::NEG_INFINITY { max } else { max + (min - max).exp().ln_1p() }
+        }
     }
 }
 
@@ -302,6 +313,27 @@ mod tests {
         let poisson = crate::ln_released_likelihood(7, 4.0, 0.6);
         assert!((ln_released_nb_likelihood(7, 4.0, 1e12, 0.6) - poisson).abs() < 1e-10);
         assert_eq!(ln_cell_likelihood(7, 4.0, None, 0.6), poisson);
+    }
+
+    /// The contaminated mixture's likelihood is `(1 − π) p_Pois + π p_NB` (released and raw), it
+    /// sums to 1 over the released values, and its ends are the Poisson and the negative binomial.
+    #[test]
+    fn the_contaminated_likelihood_is_the_mixture() {
+        let law = CellDispersion { shape: 0.5, share: 0.2 };
+        for &(value, mean, alpha) in &[(7i64, 4.0, 0.6), (-2, 1.5, 0.3), (3, 2.0, 0.0), (40, 2.0, 0.0)] {
+            let expected = 0.8 * crate::ln_released_likelihood(value, mean, alpha).exp()
+                + 0.2 * ln_released_nb_likelihood(value, mean, 0.5, alpha).exp();
+            let got = ln_cell_likelihood(value, mean, Some(law), alpha);
+            assert!((got - expected.ln()).abs() < 1e-12, "{value} {mean} {alpha}: {got} vs {}", expected.ln());
+        }
+        let total: f64 = (-3000..=30_000).map(|v| ln_cell_likelihood(v, 3.0, Some(law), 0.5).exp()).sum();
+        assert!((total - 1.0).abs() < 1e-11, "{total}");
+        let poisson = crate::ln_released_likelihood(7, 4.0, 0.6);
+        assert_eq!(ln_cell_likelihood(7, 4.0, Some(CellDispersion { shape: 0.5, share: 0.0 }), 0.6), poisson);
+        let nb = ln_released_nb_likelihood(7, 4.0, 0.5, 0.6);
+        assert_eq!(ln_cell_likelihood(7, 4.0, Some(CellDispersion::negative_binomial(0.5)), 0.6), nb);
+        // A count far out in the tail: the negative binomial's term carries it, no underflow to −∞.
+        assert!(ln_cell_likelihood(10_000, 1.0, Some(law), 0.0).is_finite());
     }
 
     /// The work is bounded by (μ, r, α), not by the released value: values of 2·10⁹ and 9·10¹⁸

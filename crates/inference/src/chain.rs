@@ -1,7 +1,7 @@
 //! The MCMC driver: schedule, running posterior means, best sample, progress and cancellation.
 
 use crate::{InferenceError, Sampler};
-use distributions::Streams;
+use distributions::{CellDispersion, Streams};
 use models::PoissonFactorization;
 use std::fmt;
 use std::ops::ControlFlow;
@@ -183,8 +183,11 @@ pub struct ChainSummary<M> {
     pub sd_rates: Vec<f64>,
     /// `Σ_n μ_n^(s)` of every kept sample (a label-free summary for convergence diagnostics).
     pub kept_total_rate: Vec<f64>,
-    /// The negative-binomial dispersion shape `r` of every kept sample; empty for a Poisson model.
+    /// The dispersion shape `r` of every kept sample; empty for a Poisson model.
     pub kept_dispersion: Vec<f64>,
+    /// The share `π` of overdispersed cells of every kept sample (1 under the negative binomial);
+    /// empty for a Poisson model.
+    pub kept_share: Vec<f64>,
     /// `Σ_n y_n^(s)` over the modelled cells of every kept sample's complete counts (observed,
     /// or drawn given the release): the posterior of the table's own total, where `Σ μ` is the
     /// model's mean total.
@@ -236,17 +239,17 @@ pub fn run_chain<S: Sampler>(
 pub type Functional<'a> = &'a (dyn Fn(&[f64]) -> f64 + Sync);
 
 /// Statistics of data replicated from one kept sample (a posterior predictive check): called with
-/// the sample's mean counts `μ^(s)` (row-major; `PoissonFactorization::mean_rates_into`), its
-/// negative-binomial dispersion shape `r` (`None`: Poisson) and its sweep `t`, from which the
+/// the sample's mean counts `μ^(s)` (row-major; `PoissonFactorization::mean_rates_into`), the law
+/// of its cells' multipliers (`r` and `π`; `None`: Poisson) and its sweep `t`, from which the
 /// caller derives the sample's own random stream. An empty vector skips the sample (e.g. to thin
 /// the checks).
-pub type Statistics<'a> = &'a (dyn Fn(&[f64], Option<f64>, usize) -> Vec<f64> + Sync);
+pub type Statistics<'a> = &'a (dyn Fn(&[f64], Option<CellDispersion>, usize) -> Vec<f64> + Sync);
 
-/// The log-likelihood `ln p(x_i | μ^(s), r^(s))` of each scored data point given one sample's
-/// mean counts `μ^(s)` (row-major) and negative-binomial dispersion shape `r^(s)` (`None`:
+/// The log-likelihood `ln p(x_i | μ^(s), r^(s), π^(s))` of each scored data point given one
+/// sample's mean counts `μ^(s)` (row-major) and the law of its cells' multipliers (`None`:
 /// Poisson) — the marginal likelihood, the cells' multipliers integrated out: the matrix
 /// PSIS-LOO ([`crate::loo`]), stacking by it and the convergence diagnostics need.
-pub type Pointwise<'a> = &'a (dyn Fn(&[f64], Option<f64>) -> Vec<f64> + Sync);
+pub type Pointwise<'a> = &'a (dyn Fn(&[f64], Option<CellDispersion>) -> Vec<f64> + Sync);
 
 /// What a chain records of its kept samples for simulation studies.
 #[derive(Clone, Copy, Default)]
@@ -337,6 +340,7 @@ pub fn run_chain_watching<S: Sampler>(
         kept_total_rate: Vec::with_capacity(schedule.kept()),
         kept_total_count: Vec::with_capacity(schedule.kept()),
         kept_dispersion: Vec::new(),
+        kept_share: Vec::new(),
         kept_watched_rates: Vec::new(),
         kept_functional: Vec::new(),
         kept_statistics: Vec::new(),
@@ -384,7 +388,8 @@ pub fn run_chain_watching<S: Sampler>(
             let model = sampler.model();
             let counts = sampler.counts().iter().enumerate().filter(|&(n, _)| !model.is_excluded(n));
             summary.kept_total_count.push(counts.map(|(_, &y)| f64::from(y)).sum());
-            summary.kept_dispersion.extend(dispersion);
+            summary.kept_dispersion.extend(dispersion.map(|d| d.shape));
+            summary.kept_share.extend(dispersion.map(|d| d.share));
             if !watch.entries.is_empty() {
                 summary.kept_watched_rates.push(watch.entries.iter().map(|&n| rates[n]).collect());
             }

@@ -49,9 +49,12 @@ pub struct Posterior {
     /// Gibbs: `Σ_n y_n` of every kept sample's complete counts over the modelled cells
     /// ([`crate::ChainSummary::kept_total_count`]); CAVI: empty.
     pub kept_total_count: Vec<f64>,
-    /// Gibbs with the negative-binomial likelihood: its dispersion shape `r` of every kept sample;
+    /// Gibbs with an overdispersed likelihood: its dispersion shape `r` of every kept sample;
     /// empty otherwise.
     pub kept_dispersion: Vec<f64>,
+    /// Gibbs with an overdispersed likelihood: the share `π` of overdispersed cells of every kept
+    /// sample (1 under the negative binomial); empty otherwise.
+    pub kept_share: Vec<f64>,
     /// Gibbs: the watched functional of every kept sample's rates ([`crate::fit_chains`]); empty
     /// without one and for CAVI.
     pub kept_functional: Vec<f64>,
@@ -177,6 +180,7 @@ pub fn fit_watching<F: ModelFamily>(
                 kept_total_rate: Vec::new(),
                 kept_total_count: Vec::new(),
                 kept_dispersion: Vec::new(),
+                kept_share: Vec::new(),
                 kept_functional: Vec::new(),
                 kept_statistics: Vec::new(),
                 kept_pointwise: Vec::new(),
@@ -268,6 +272,7 @@ fn summarize<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
         kept_total_rate: summary.kept_total_rate,
         kept_total_count: summary.kept_total_count,
         kept_dispersion: summary.kept_dispersion,
+        kept_share: summary.kept_share,
         kept_functional: summary.kept_functional,
         kept_statistics: summary.kept_statistics,
         kept_ln_likelihood: summary.kept_pointwise.iter().map(|cells| cells.iter().sum()).collect(),

@@ -115,6 +115,10 @@ pub fn pool(posteriors: Vec<Posterior>) -> Pooled {
     {
         diagnostics.push(("dispersion", trace(|p| p.kept_dispersion.as_slice())));
     }
+    // The contaminated likelihood's share of overdispersed cells (1 under the negative binomial).
+    if posteriors.iter().all(|p| !p.kept_share.is_empty()) && posteriors.iter().any(|p| varies(&p.kept_share)) {
+        diagnostics.push(("overdispersed_share", trace(|p| p.kept_share.as_slice())));
+    }
     let (mean_rates, sd_rates) = if let [only] = posteriors.as_slice() {
         (only.mean_rates.clone(), only.sd_rates.clone())
     } else {

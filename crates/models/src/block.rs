@@ -569,8 +569,8 @@ impl PoissonFactorization for BlockModel {
         self.overdispersion.as_ref().map(Overdispersion::scales)
     }
 
-    fn dispersion(&self) -> Option<f64> {
-        self.overdispersion.as_ref().map(Overdispersion::shape)
+    fn dispersion(&self) -> Option<distributions::CellDispersion> {
+        self.overdispersion.as_ref().map(Overdispersion::law)
     }
 
     fn hold_dispersion(&mut self, r: Option<f64>) {

@@ -95,8 +95,9 @@ pub trait PoissonFactorization: Clone + Send + Sync {
     /// entries): the low-rank rate, without the negative binomial's cell multipliers `δ_n`.
     fn mean_rates_into(&self, out: &mut [f64]);
 
-    /// The negative-binomial likelihood's dispersion shape `r`; `None` for the Poisson likelihood.
-    fn dispersion(&self) -> Option<f64> {
+    /// The law of the cells' multipliers under an overdispersed likelihood (the shape `r`, and the
+    /// share `π` of overdispersed cells, 1 for the negative binomial); `None` for the Poisson.
+    fn dispersion(&self) -> Option<distributions::CellDispersion> {
         None
     }
 

@@ -17,10 +17,25 @@
 //!
 //! The two are one blocked draw of `(r, δ) | y, μ`. `r` is kept in `[R_MIN, R_MAX]` (its prior is
 //! truncated there; the prior puts less than `1e-4` of its mass outside at the default).
+//!
+//! **The contaminated form** ([`Likelihood::Contaminated`]): a cell is overdispersed (`z_n = 1`)
+//! with probability `π`, else Poisson:
+//! `δ_n = 1` if `z_n = 0`, `δ_n ~ Gamma(r, r)` if `z_n = 1`, `z_n ~ Bernoulli(π)`, `π ~ Beta(1, 1)`,
+//! so that `y_n | μ_n ~ (1 − π) Pois(μ_n) + π NB(r, μ_n)` (a contaminated model in the sense of
+//! robust statistics; Aitkin & Wilson 1980 for mixtures of this kind). A few heavy cells then get
+//! multipliers of their own without making `r` small for every cell. Its Gibbs updates, a
+//! partially collapsed sampler (van Dyk & Park 2008: each step that integrates out `δ` is followed
+//! by one that draws it):
+//! * `r | z, y, μ` (δ integrated out) by the slice sampler, from the cells with `z_n = 1` only;
+//! * `(z_n, δ_n) | r, π, y_n, μ_n`: `z_n` with odds
+//!   `π NB(y_n; r, μ_n) / ((1 − π) Pois(y_n; μ_n)) =
+//!   π/(1 − π) · Γ(r + y_n)/Γ(r) · r^r e^{μ_n} / (r + μ_n)^{r + y_n}`, then `δ_n` as above if
+//!   `z_n = 1`;
+//! * `π | z ~ Beta(1 + Σ z_n, 1 + N − Σ z_n)`.
 
 use crate::chunks::chunk_rows;
 use crate::{FactorBlock, GammaPrior, ModelledCells};
-use distributions::{Gamma, Streams, ln_gamma};
+use distributions::{Beta, CellDispersion, Gamma, StreamRng, Streams, ln_gamma, ln_gamma_ratio};
 use rand::Rng;
 use rand::distr::Distribution;
 use rayon::prelude::*;
@@ -33,6 +48,7 @@ pub const R_MAX: f64 = 1e4;
 /// Stream ids of the dispersion's steps.
 const SHAPE: u64 = 0;
 const SCALES: u64 = 1;
+const SHARE: u64 = 2;
 
 /// The likelihood of a cell's count given its model rate `μ_n`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -43,6 +59,9 @@ pub enum Likelihood {
     /// `y_n ~ NB(r, μ_n)` (mean `μ_n`, variance `μ_n + μ_n²/r`) as `Pois(μ_n δ_n)`,
     /// `δ_n ~ Gamma(r, r)`.
     NegativeBinomial(Dispersion),
+    /// `y_n ~ (1 − π) Pois(μ_n) + π NB(r, μ_n)`: a learned share `π` (prior `Beta(1, 1)`) of the
+    /// cells is overdispersed (module docs).
+    Contaminated(Dispersion),
 }
 
 impl Likelihood {
@@ -51,6 +70,15 @@ impl Likelihood {
         match self {
             Self::Poisson => "poisson",
             Self::NegativeBinomial(_) => "negative-binomial",
+            Self::Contaminated(_) => "contaminated",
+        }
+    }
+
+    /// The dispersion shape `r`: given or learned (`None` for the Poisson).
+    pub fn dispersion(&self) -> Option<Dispersion> {
+        match self {
+            Self::Poisson => None,
+            Self::NegativeBinomial(d) | Self::Contaminated(d) => Some(*d),
         }
     }
 }
@@ -144,6 +172,9 @@ pub(crate) struct Overdispersion {
     shape: f64,
     /// `δ_n`, row-major `rows × cols`; 1 at excluded cells (not part of the model).
     scales: Vec<f64>,
+    /// The contaminated form: `π`, and `z_n` (whether cell `n` is overdispersed) row-major; `None`
+    /// for the negative binomial (every cell overdispersed).
+    contamination: Option<(f64, Vec<bool>)>,
     cols: usize,
     /// Which cells are modelled (the block model leaves out the diagonal, its undirected form the
     /// lower triangle too).
@@ -169,6 +200,11 @@ impl Overdispersion {
         match likelihood {
             Likelihood::Poisson => None,
             Likelihood::NegativeBinomial(d) => Some(Self::new(d, rows, cols, modelled)),
+            Likelihood::Contaminated(d) => {
+                let mut od = Self::new(d, rows, cols, modelled);
+                od.contamination = Some((0.5, vec![true; rows * cols]));
+                Some(od)
+            }
         }
     }
 
@@ -184,6 +220,7 @@ impl Overdispersion {
             dispersion,
             shape: shape.clamp(R_MIN, R_MAX),
             scales,
+            contamination: None,
             cols,
             modelled,
             beta,
@@ -197,9 +234,11 @@ impl Overdispersion {
         self.modelled.excludes(n, self.cols)
     }
 
-    /// `r`.
-    pub(crate) fn shape(&self) -> f64 {
-        self.shape
+    /// The law of a cell's multiplier: `r` and the share `π` of overdispersed cells (1 for the
+    /// negative binomial).
+    pub(crate) fn law(&self) -> CellDispersion {
+        let share = self.contamination.as_ref().map_or(1.0, |(pi, _)| *pi);
+        CellDispersion { shape: self.shape, share }
     }
 
     /// `δ`, row-major.
@@ -210,6 +249,11 @@ impl Overdispersion {
     /// `δ`, for tests of samplers.
     pub(crate) fn scales_mut(&mut self) -> &mut [f64] {
         &mut self.scales
+    }
+
+    /// `π` and `z` of the contaminated form, for tests of samplers.
+    pub(crate) fn contamination_mut(&mut self) -> Option<(&mut f64, &[bool])> {
+        self.contamination.as_mut().map(|(pi, z)| (pi, z.as_slice()))
     }
 
     /// Draws `r` from its (truncated) prior if learned, then every `δ_n ~ Gamma(r, r)`.
@@ -225,7 +269,38 @@ impl Overdispersion {
             };
         }
         let r = self.shape;
-        self.draw_scales(streams.child(SCALES), |_| (r, r));
+        match &mut self.contamination {
+            None => self.draw_scales(streams.child(SCALES), |_| (r, r)),
+            Some((pi, _)) => {
+                *pi = Beta::new(1.0, 1.0).map_or(0.5, |b| b.sample(&mut streams.child(SHARE).rng()));
+                let ln_odds = pi.ln() - (-*pi).ln_1p();
+                self.draw_contaminated(streams.child(SCALES), |_| (ln_odds, (r, r)));
+            }
+        }
+    }
+
+    /// The contaminated form's `(z_n, δ_n)` of every modelled cell, in fixed row chunks (one stream
+    /// each): `z_n = 1` with log-odds `ln_odds_and_gamma(n).0`, then `δ_n ~ Gamma(.1)` if it is,
+    /// else `δ_n = 1`.
+    fn draw_contaminated(&mut self, streams: Streams, ln_odds_and_gamma: impl Fn(usize) -> (f64, (f64, f64)) + Sync) {
+        let Some((_, flags)) = &mut self.contamination else { return };
+        let cols = self.cols;
+        let per_chunk = (chunk_rows(self.scales.len() / cols.max(1)) * cols).max(1);
+        let modelled = self.modelled;
+        self.scales.par_chunks_mut(per_chunk).zip(flags.par_chunks_mut(per_chunk)).enumerate().for_each(
+            |(chunk, (scales, flags))| {
+                let mut rng = streams.child(chunk as u64).rng();
+                for (i, (delta, z)) in scales.iter_mut().zip(flags.iter_mut()).enumerate() {
+                    let n = chunk * per_chunk + i;
+                    if modelled.excludes(n, cols) {
+                        continue;
+                    }
+                    let (ln_odds, (shape, rate)) = ln_odds_and_gamma(n);
+                    *z = bernoulli_logit(ln_odds, &mut rng);
+                    *delta = if *z { gamma_draw(shape, rate, &mut rng) } else { 1.0 };
+                }
+            },
+        );
     }
 
     /// `δ_n ~ Gamma(shape_rate(n))` for every modelled cell, in fixed row chunks (one stream each).
@@ -241,8 +316,7 @@ impl Overdispersion {
                     continue;
                 }
                 let (shape, rate) = shape_rate(n);
-                *delta =
-                    Gamma::new(shape, rate).map_or(f64::MIN_POSITIVE, |g| g.sample(&mut rng)).max(f64::MIN_POSITIVE);
+                *delta = gamma_draw(shape, rate, &mut rng);
             }
         });
     }
@@ -281,7 +355,21 @@ impl Overdispersion {
             self.shape = slice_sample(self.shape.ln(), |u| target.ln_density(u), &mut rng).exp();
         }
         let r = self.shape;
-        self.draw_scales(streams.child(SCALES), |n| (r + beta * f64::from(y[n]), r + beta * mean_rates[n]));
+        let posterior = |n: usize| (r + beta * f64::from(y[n]), r + beta * mean_rates[n]);
+        match self.contamination {
+            None => self.draw_scales(streams.child(SCALES), posterior),
+            Some((pi, _)) => {
+                // ln of π NB(βy; r, βμ) / ((1 − π) Pois(βy; βμ)), the common μ^{βy}/y! dropped.
+                let prior_odds = pi.ln() - (-pi).ln_1p();
+                let ln_r = r.ln();
+                self.draw_contaminated(streams.child(SCALES), |n| {
+                    let (by, bmu) = (beta * f64::from(y[n]), beta * mean_rates[n]);
+                    let ln_nb = ln_gamma_ratio(by, r) + r * ln_r - (r + by) * (r + bmu).ln();
+                    (prior_odds + ln_nb + bmu, posterior(n))
+                });
+                self.draw_share(streams.child(SHARE));
+            }
+        }
         if self.tracks_energy {
             self.energy_terms = (0..y.len())
                 .filter(|&n| !self.excluded(n))
@@ -290,12 +378,31 @@ impl Overdispersion {
         }
     }
 
-    /// `ln p(δ | r) + ln p(r)` (the truncated prior's normalising constant omitted: it does not
-    /// depend on the state).
+    /// `π | z ~ Beta(1 + Σ z_n, 1 + N − Σ z_n)` over the modelled cells.
+    fn draw_share(&mut self, streams: Streams) {
+        let Some((pi, flags)) = &mut self.contamination else { return };
+        let (cols, modelled) = (self.cols, self.modelled);
+        let (mut on, mut off) = (0u64, 0u64);
+        for (_, &z) in flags.iter().enumerate().filter(|(n, _)| !modelled.excludes(*n, cols)) {
+            if z { on += 1 } else { off += 1 }
+        }
+        if let Ok(b) = Beta::new(1.0 + on as f64, 1.0 + off as f64) {
+            *pi = b.sample(&mut streams.rng());
+        }
+    }
+
+    /// `ln p(δ, z | r, π) + ln p(r)` (`ln p(π) = 0` under `Beta(1, 1)`; the truncated prior's
+    /// normalising constant omitted: it does not depend on the state).
     pub(crate) fn ln_prior(&self) -> f64 {
         let r = self.shape;
         let cells = Gamma::new(r, r).map_or(f64::NEG_INFINITY, |g| {
-            self.scales.iter().enumerate().filter(|(n, _)| !self.excluded(*n)).map(|(_, &d)| g.ln_pdf(d)).sum()
+            let modelled = self.scales.iter().enumerate().filter(|(n, _)| !self.excluded(*n));
+            match &self.contamination {
+                None => modelled.map(|(_, &d)| g.ln_pdf(d)).sum(),
+                Some((pi, z)) => modelled
+                    .map(|(n, &d)| if z[n] { pi.ln() + g.ln_pdf(d) } else { (-pi).ln_1p() })
+                    .sum(),
+            }
         });
         match self.dispersion {
             Dispersion::Given(_) => cells,
@@ -312,9 +419,25 @@ impl Overdispersion {
             let r = std::slice::from_ref(&self.shape);
             blocks.push(FactorBlock { name: "r (dispersion shape)", rows: 1, cols: 1, values: r });
         }
+        if let Some((pi, _)) = &self.contamination {
+            let pi = std::slice::from_ref(pi);
+            blocks.push(FactorBlock { name: "pi (share of overdispersed cells)", rows: 1, cols: 1, values: pi });
+        }
         blocks.push(FactorBlock { name: "delta (cell multipliers)", rows, cols: self.cols, values: &self.scales });
         blocks
     }
+}
+
+/// `Gamma(shape, rate)` (rate), kept above 0.
+fn gamma_draw(shape: f64, rate: f64, rng: &mut StreamRng) -> f64 {
+    Gamma::new(shape, rate).map_or(f64::MIN_POSITIVE, |g| g.sample(rng)).max(f64::MIN_POSITIVE)
+}
+
+/// `true` with probability `1 / (1 + e^{−ln_odds})`.
+fn bernoulli_logit(ln_odds: f64, rng: &mut StreamRng) -> bool {
+    let u: f64 = rand::RngExt::sample(rng, rand::distr::StandardUniform);
+    // u < σ(x) ⇔ ln u − ln(1 − u) < x.
+    u.ln() - (-u).ln_1p() < ln_odds
 }
 
 /// Counts below this are tallied in a histogram for `Σ_n [ln Γ(y_n + r) − ln Γ(r)]`.
@@ -335,22 +458,27 @@ struct ShapeTarget<'a> {
     /// The table's columns, when its diagonal is not modelled (the block model).
     modelled: ModelledCells,
     cols: usize,
+    /// The contaminated form's `z`: only the cells with `z_n = 1` enter.
+    flags: Option<&'a [bool]>,
     /// The inverse temperature: counts and rates enter as `β y`, `β μ` (1 for the model itself).
     beta: f64,
 }
 
 impl<'a> ShapeTarget<'a> {
-    fn new(od: &Overdispersion, y: &'a [u32], mean_rates: &'a [f64], prior: GammaPrior) -> Self {
+    fn new(od: &'a Overdispersion, y: &'a [u32], mean_rates: &'a [f64], prior: GammaPrior) -> Self {
         let mut histogram = vec![0u64; HISTOGRAM];
         let (mut large, mut cells) = (Vec::new(), 0.0);
-        for (_, &count) in y.iter().enumerate().filter(|(n, _)| !od.excluded(*n)) {
+        let flags = od.contamination.as_ref().map(|(_, z)| z.as_slice());
+        let included = |n: usize| !od.excluded(n) && flags.is_none_or(|z| z[n]);
+        for (_, &count) in y.iter().enumerate().filter(|(n, _)| included(*n)) {
             cells += 1.0;
             match usize::try_from(count) {
                 Ok(c) if c < HISTOGRAM => histogram[c] += 1,
                 _ => large.push(count),
             }
         }
-        Self { prior, histogram, large, cells, y, mean_rates, modelled: od.modelled, cols: od.cols, beta: od.beta }
+        let (modelled, cols, beta) = (od.modelled, od.cols, od.beta);
+        Self { prior, histogram, large, cells, y, mean_rates, modelled, cols, flags, beta }
     }
 
     fn ln_density(&self, u: f64) -> f64 {
@@ -371,7 +499,7 @@ impl<'a> ShapeTarget<'a> {
         sum += self.cells * r * u;
         // Σ (r + y_n) ln(r + μ_n) in fixed chunks summed in order (the same at any thread count).
         const CHUNK: usize = 4096;
-        let (modelled, cols, beta) = (self.modelled, self.cols, self.beta);
+        let (modelled, cols, beta, flags) = (self.modelled, self.cols, self.beta, self.flags);
         let parts: Vec<f64> = self
             .y
             .par_chunks(CHUNK)
@@ -381,7 +509,10 @@ impl<'a> ShapeTarget<'a> {
                 y.iter()
                     .zip(mu)
                     .enumerate()
-                    .filter(|(i, _)| !modelled.excludes(chunk * CHUNK + i, cols))
+                    .filter(|(i, _)| {
+                        let n = chunk * CHUNK + i;
+                        !modelled.excludes(n, cols) && flags.is_none_or(|z| z[n])
+                    })
                     .map(|(_, (&y, &mu))| (r + beta * f64::from(y)) * (r + beta * mu).ln())
                     .sum::<f64>()
             })

@@ -149,6 +149,13 @@ impl TopicModel {
         self.overdispersion.as_mut().map(Overdispersion::scales_mut)
     }
 
+    /// The contaminated likelihood's share `π` and the cells' flags `z` (overdispersed or not),
+    /// for tests of samplers (a planted wrong conditional); `None` for the other likelihoods.
+    #[doc(hidden)]
+    pub fn contamination_mut(&mut self) -> Option<(&mut f64, &[bool])> {
+        self.overdispersion.as_mut().and_then(Overdispersion::contamination_mut)
+    }
+
     /// Replaces the factors: `theta` is `D × K`, `phi` is `K × V` (topic-major, as written in the
     /// paper). Errors on a wrong length or a value that is not finite and `> 0`.
     pub fn set_factors(&mut self, theta: &[f64], phi_topic_major: &[f64]) -> Result<(), ModelError> {
@@ -262,8 +269,8 @@ impl PoissonFactorization for TopicModel {
         self.overdispersion.as_ref().map(Overdispersion::scales)
     }
 
-    fn dispersion(&self) -> Option<f64> {
-        self.overdispersion.as_ref().map(Overdispersion::shape)
+    fn dispersion(&self) -> Option<distributions::CellDispersion> {
+        self.overdispersion.as_ref().map(Overdispersion::law)
     }
 
     fn hold_dispersion(&mut self, r: Option<f64>) {

@@ -143,9 +143,11 @@ pub enum LikelihoodName {
     Poisson,
     /// `y ~ NB(r, μ)` as `Pois(μδ)`, `δ ~ Gamma(r, r)` (`models::Likelihood`).
     NegativeBinomial,
+    /// `y ~ (1 − π) Pois(μ) + π NB(r, μ)`, `π` learned (`models::Likelihood::Contaminated`).
+    Contaminated,
 }
 
-/// `[model] likelihood = "poisson" | "negative-binomial"` and, for the negative binomial,
+/// `[model] likelihood = "poisson" | "negative-binomial" | "contaminated"` and, for the last two,
 /// `dispersion = r` to give its shape or `dispersion_prior = [shape, rate]` for the prior of a
 /// learned one (both absent: `r` is learned with the prior `models::Dispersion::default_learned`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -168,13 +170,14 @@ impl LikelihoodSpec {
         sweeps: Option<usize>,
     ) -> Result<(), ManifestError> {
         // What a warm-up holds: the negative binomial with `r` learned, as the likelihood resolves.
-        let learned = matches!(self.model(), Ok(models::Likelihood::NegativeBinomial(models::Dispersion::Learned(_))));
+        let learned = matches!(self.model().map(|l| l.dispersion()), Ok(Some(models::Dispersion::Learned(_))));
         match sweeps {
             Some(n) if n > 0 && !learned => Err(invalid(
                 file,
                 field,
                 n.to_string(),
-                "absent (or 0) unless model.likelihood = \"negative-binomial\" with r learned (no model.dispersion)",
+                "absent (or 0) unless model.likelihood = \"negative-binomial\" or \"contaminated\" with r learned (no \
+                 model.dispersion)",
             )),
             _ => Ok(()),
         }
@@ -203,27 +206,29 @@ impl LikelihoodSpec {
     pub fn model(&self) -> Result<models::Likelihood, (&'static str, String, String)> {
         const R: &str = "model.dispersion";
         const PRIOR: &str = "model.dispersion_prior";
-        let nb = "absent unless model.likelihood = \"negative-binomial\"".to_string();
-        match (self.likelihood, self.dispersion, self.prior) {
-            (LikelihoodName::Poisson, None, None) => Ok(models::Likelihood::Poisson),
-            (LikelihoodName::Poisson, Some(r), _) => Err((R, r.to_string(), nb)),
-            (LikelihoodName::Poisson, None, Some(p)) => Err((PRIOR, format!("{p:?}"), nb)),
-            (LikelihoodName::NegativeBinomial, None, None) => {
-                Ok(models::Likelihood::NegativeBinomial(models::Dispersion::default_learned()))
+        let nb = "absent unless model.likelihood = \"negative-binomial\" or \"contaminated\"".to_string();
+        let wrap: fn(models::Dispersion) -> models::Likelihood = match self.likelihood {
+            LikelihoodName::Poisson => {
+                return match (self.dispersion, self.prior) {
+                    (None, None) => Ok(models::Likelihood::Poisson),
+                    (Some(r), _) => Err((R, r.to_string(), nb)),
+                    (None, Some(p)) => Err((PRIOR, format!("{p:?}"), nb)),
+                };
             }
-            (LikelihoodName::NegativeBinomial, Some(r), None) => models::Dispersion::given(r)
-                .map(models::Likelihood::NegativeBinomial)
-                .map_err(|e| (R, r.to_string(), e.to_string())),
-            (LikelihoodName::NegativeBinomial, Some(_), Some(p)) => Err((
+            LikelihoodName::NegativeBinomial => models::Likelihood::NegativeBinomial,
+            LikelihoodName::Contaminated => models::Likelihood::Contaminated,
+        };
+        match (self.dispersion, self.prior) {
+            (None, None) => Ok(wrap(models::Dispersion::default_learned())),
+            (Some(r), None) => models::Dispersion::given(r).map(wrap).map_err(|e| (R, r.to_string(), e.to_string())),
+            (Some(_), Some(p)) => Err((
                 PRIOR,
                 format!("{p:?}"),
                 "absent when model.dispersion gives r (the prior is of a learned r)".to_string(),
             )),
-            (LikelihoodName::NegativeBinomial, None, Some(p @ [shape, rate])) => {
-                models::Dispersion::learned_with(shape, rate)
-                    .map(models::Likelihood::NegativeBinomial)
-                    .map_err(|e| (PRIOR, format!("{p:?}"), format!("[shape, rate] of a gamma prior: {e}")))
-            }
+            (None, Some(p @ [shape, rate])) => models::Dispersion::learned_with(shape, rate)
+                .map(wrap)
+                .map_err(|e| (PRIOR, format!("{p:?}"), format!("[shape, rate] of a gamma prior: {e}"))),
         }
     }
 }

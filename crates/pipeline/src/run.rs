@@ -493,7 +493,7 @@ fn fit_any(
         (Algorithm::Gibbs(_), true) => Some(scored_cells(data, method, released)?),
         _ => None,
     };
-    let pointwise = |rates: &[f64], dispersion: Option<f64>| {
+    let pointwise = |rates: &[f64], dispersion: Option<distributions::CellDispersion>| {
         scored.as_ref().map_or_else(Vec::new, |s| s.ln_likelihood(rates, dispersion))
     };
     let monitor = inference::Monitor {

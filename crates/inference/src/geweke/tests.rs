@@ -2,8 +2,8 @@
 //! layer with per-entry noise, an exact (α = 0) entry and a missing entry.
 //!
 //! False-alarm rate: each Geweke run rejects at family-wise level 1e-3 (Bonferroni over its test
-//! functions), so the twenty-seven runs that must pass (in twenty-five tests) together have a
-//! false-alarm rate ≤ 2.7e-2 — and, with fixed seeds, they are deterministic. Power (mutation tests, each must be
+//! functions), so the thirty runs that must pass (in twenty-eight tests) together have a
+//! false-alarm rate ≤ 3.0e-2 — and, with fixed seeds, they are deterministic. Power (mutation tests, each must be
 //! rejected): `wrong_lambda_rate_is_rejected` runs the test with the rate printed in eq. 16
 //! (`α/(1−α) + 1` instead of `1/α`); `swapped_noise_counts_are_rejected` with a sampler that
 //! draws `λ₁` from `g₂` and `λ₂` from `g₁` (every marginal stays right: only the cross moments
@@ -14,6 +14,8 @@
 //! paired with the wrong cells; `wrong_kappa_conditional_is_rejected` with a learned `κ` of the
 //! document rates drawn given one rate instead of all of them; `collapsed_wrong_upper_piece_is_rejected`
 //! with the collapsed private step's upper piece at `α²` instead of `α`;
+//! `wrong_share_conditional_is_rejected` with the contaminated likelihood's share `π` drawn with
+//! one Poisson cell too many;
 //! `undirected_with_directed_exposure_is_rejected` with the undirected block model's memberships
 //! drawn with the directed exposure (every other actor counted twice).
 
@@ -21,6 +23,7 @@ use super::*;
 use crate::PrivateStep;
 use crate::entries::Entry;
 use distributions::Erlang;
+use rand::distr::Distribution;
 use mechanism::{Noise, Privatized};
 use models::{BlockModel, Dispersion, GammaPrior, Likelihood, ScalePrior, TopicModel};
 
@@ -120,6 +123,57 @@ fn rotated_cell_multipliers_are_rejected() {
     let inner = NonPrivate::new(nb_topic(), vec![0; 20]).unwrap();
     let report = geweke_test(&mut Mutant { inner, after: rotated_multipliers }, CONFIG, Streams::new(26));
     assert!(!report.rejected(FAMILY_ALPHA).is_empty(), "the rotated multipliers went undetected\n{report}");
+    println!("{report}");
+}
+
+/// The contaminated likelihood of the Geweke tests: `r` learned as in [`negative_binomial`], `π`
+/// learned with its `Beta(1, 1)` prior.
+fn contaminated() -> Likelihood {
+    Likelihood::Contaminated(Dispersion::Learned(GammaPrior::new(6.0, 2.0).unwrap()))
+}
+
+fn contaminated_topic() -> TopicModel {
+    topic().with_likelihood(contaminated(), Streams::new(41))
+}
+
+#[test]
+fn contaminated_topic_model_non_private() {
+    let mut sim = NonPrivate::new(contaminated_topic(), vec![0; 20]).unwrap();
+    assert_passes("contaminated topic, non-private", &mut sim, 41);
+}
+
+#[test]
+fn contaminated_topic_model_locally_private() {
+    let data = released(4, 5, Noise::Scalar(ALPHA));
+    let mut sim = LocallyPrivate::new(contaminated_topic(), &data, Streams::new(42)).unwrap();
+    assert_passes("contaminated topic, private", &mut sim, 42);
+}
+
+#[test]
+fn contaminated_hierarchical_block_model_locally_private() {
+    let model = hierarchical_block().with_likelihood(contaminated(), Streams::new(43));
+    let mut sim = LocallyPrivate::new(model, &released(4, 4, Noise::Scalar(ALPHA)), Streams::new(44)).unwrap();
+    assert_passes("contaminated hierarchical block, private", &mut sim, 43);
+}
+
+/// The planted bug of the contaminated likelihood, an off-by-one: after the true sweep `π` is
+/// redrawn as `Beta(1 + Σ z_n, 2 + N − Σ z_n)`, one Poisson cell too many (the right conditional
+/// is `Beta(1 + Σ z_n, 1 + N − Σ z_n)`). One draw moves `E[π]` by about 0.02 at N = 20 cells, but
+/// the bias compounds through `z`: measured, `E[π]` 0.33 against 0.50 (z = 76).
+fn share_from_every_cell(sampler: &mut NonPrivate<TopicModel>, streams: Streams) {
+    if let Some((pi, z)) = sampler.model.contamination_mut() {
+        let on = z.iter().filter(|&&z| z).count() as f64;
+        let off = z.len() as f64 - on;
+        *pi = distributions::Beta::new(1.0 + on, 2.0 + off).unwrap().sample(&mut streams.rng());
+    }
+}
+
+/// Power: the share of overdispersed cells drawn from the wrong conditional is rejected.
+#[test]
+fn wrong_share_conditional_is_rejected() {
+    let inner = NonPrivate::new(contaminated_topic(), vec![0; 20]).unwrap();
+    let report = geweke_test(&mut Mutant { inner, after: share_from_every_cell }, CONFIG, Streams::new(45));
+    assert!(!report.rejected(FAMILY_ALPHA).is_empty(), "the wrong conditional of π went undetected\n{report}");
     println!("{report}");
 }
 
