@@ -72,7 +72,8 @@ class FitResult:
 
     def to_arviz(self):
         """The fit as an ``arviz.InferenceData``: posterior draws of ``total_rate`` (and the
-        negative binomial's ``dispersion``, the marginal log-likelihood ``ln_lik`` and the
+        overdispersed likelihoods' ``dispersion`` and ``overdispersed_share``, the marginal
+        log-likelihood ``ln_lik`` and the
         structure summary ``structure`` when the fit has them) per chain and kept sweep,
         ``sample_stats.lp`` (the log joint), and ``observed_data.release`` (the released values, rows × cols), so that
         ``az.summary``, ``az.plot_trace`` and ``az.rhat`` work. Gibbs fits only: CAVI has no
@@ -93,7 +94,7 @@ class FitResult:
             return np.stack([trace.loc[trace["chain"] == c, column].to_numpy() for c in chains])
 
         posterior = {"total_rate": by_chain("total_rate")}
-        for column in ("dispersion", "ln_lik", "structure"):
+        for column in ("dispersion", "overdispersed_share", "ln_lik", "structure"):
             if column in trace.columns:
                 posterior[column] = by_chain(column)
         observed, coords, dims = {}, {}, {}

@@ -46,6 +46,7 @@ CANDIDATES = {
     "no-warm-up": ["--dispersion-warm-up", "0"],
     "nb-prior": ["--dispersion-prior", "10,10", "--dispersion-warm-up", "0"],
     "nb-r1": ["--likelihood", "negative-binomial", "--dispersion", "1"],
+    "contaminated": ["--likelihood", "contaminated"],
 }
 FIELDS = [
     "shape", "noise", "alpha", "replication", "candidate", "ari", "total_covered", "total_error",

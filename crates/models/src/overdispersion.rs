@@ -26,12 +26,17 @@
 //! multipliers of their own without making `r` small for every cell. Its Gibbs updates, a
 //! partially collapsed sampler (van Dyk & Park 2008: each step that integrates out `δ` is followed
 //! by one that draws it):
-//! * `r | z, y, μ` (δ integrated out) by the slice sampler, from the cells with `z_n = 1` only;
-//! * `(z_n, δ_n) | r, π, y_n, μ_n`: `z_n` with odds
+//! * `r | π, y, μ` (`z` and `δ` integrated out) by the slice sampler, from
+//!   `Π_n [(1 − π) Pois(y_n; μ_n) + π NB(y_n; r, μ_n)]` (drawing `r` given `z` instead, from the
+//!   overdispersed cells only, left the chain stuck for hundreds of sweeps with most cells
+//!   overdispersed and `r` near 1, as `r` and `z` hold each other in place);
+//! * `π | r, y, μ` (`z` and `δ` integrated out) by the slice sampler on `logit π`, from the same
+//!   mixture likelihood and the uniform prior (`π | z ~ Beta(1 + Σ z_n, 1 + N − Σ z_n)` is exact
+//!   too, but `π` and `z` hold each other in place as `r` and `z` do);
+//! * `(z_n, δ_n) | r, π, y_n, μ_n` for every cell: `z_n` with odds
 //!   `π NB(y_n; r, μ_n) / ((1 − π) Pois(y_n; μ_n)) =
 //!   π/(1 − π) · Γ(r + y_n)/Γ(r) · r^r e^{μ_n} / (r + μ_n)^{r + y_n}`, then `δ_n` as above if
-//!   `z_n = 1`;
-//! * `π | z ~ Beta(1 + Σ z_n, 1 + N − Σ z_n)`.
+//!   `z_n = 1`, else `δ_n = 1`.
 
 use crate::chunks::chunk_rows;
 use crate::{FactorBlock, GammaPrior, ModelledCells};
@@ -359,15 +364,30 @@ impl Overdispersion {
         match self.contamination {
             None => self.draw_scales(streams.child(SCALES), posterior),
             Some((pi, _)) => {
-                // ln of π NB(βy; r, βμ) / ((1 − π) Pois(βy; βμ)), the common μ^{βy}/y! dropped.
-                let prior_odds = pi.ln() - (-pi).ln_1p();
-                let ln_r = r.ln();
-                self.draw_contaminated(streams.child(SCALES), |n| {
-                    let (by, bmu) = (beta * f64::from(y[n]), beta * mean_rates[n]);
-                    let ln_nb = ln_gamma_ratio(by, r) + r * ln_r - (r + by) * (r + bmu).ln();
-                    (prior_odds + ln_nb + bmu, posterior(n))
-                });
-                self.draw_share(streams.child(SHARE));
+                // ln NB(βy; r, βμ) / Pois(βy; βμ) of every cell at this r, then π | r with z and δ
+                // integrated out, then (z, δ) | r, π.
+                let r_ln_r = r * r.ln();
+                let ratios: Vec<f64> = (0..y.len())
+                    .into_par_iter()
+                    .map(|n| {
+                        let (by, bmu) = (beta * f64::from(y[n]), beta * mean_rates[n]);
+                        ln_nb_over_poisson(ln_gamma_ratio(by, r), r, r_ln_r, by, bmu)
+                    })
+                    .collect();
+                let included: Vec<f64> =
+                    ratios.iter().enumerate().filter(|(n, _)| !self.excluded(*n)).map(|(_, &x)| x).collect();
+                let target = |v: f64| {
+                    // v = logit π; the uniform prior's density on v is π (1 − π).
+                    let (ln_pi, ln_rest) = (-(-v).exp().ln_1p(), -v.exp().ln_1p());
+                    ln_pi + ln_rest + ln_mixture_sum(&included, ln_pi, ln_rest)
+                };
+                let mut rng = streams.child(SHARE).rng();
+                let pi = logistic(slice_sample(pi.ln() - (-pi).ln_1p(), target, &mut rng));
+                if let Some((share, _)) = &mut self.contamination {
+                    *share = pi;
+                }
+                let ln_odds = pi.ln() - (-pi).ln_1p();
+                self.draw_contaminated(streams.child(SCALES), |n| (ln_odds + ratios[n], posterior(n)));
             }
         }
         if self.tracks_energy {
@@ -375,19 +395,6 @@ impl Overdispersion {
                 .filter(|&n| !self.excluded(n))
                 .map(|n| f64::from(y[n]) * self.scales[n].ln() - mean_rates[n] * self.scales[n])
                 .sum();
-        }
-    }
-
-    /// `π | z ~ Beta(1 + Σ z_n, 1 + N − Σ z_n)` over the modelled cells.
-    fn draw_share(&mut self, streams: Streams) {
-        let Some((pi, flags)) = &mut self.contamination else { return };
-        let (cols, modelled) = (self.cols, self.modelled);
-        let (mut on, mut off) = (0u64, 0u64);
-        for (_, &z) in flags.iter().enumerate().filter(|(n, _)| !modelled.excludes(*n, cols)) {
-            if z { on += 1 } else { off += 1 }
-        }
-        if let Ok(b) = Beta::new(1.0 + on as f64, 1.0 + off as f64) {
-            *pi = b.sample(&mut streams.rng());
         }
     }
 
@@ -428,6 +435,30 @@ impl Overdispersion {
     }
 }
 
+/// `ln NB(y; r, μ) − ln Pois(y; μ) = ln Γ(r + y) − ln Γ(r) + r ln r − (r + y) ln(r + μ) + μ`
+/// (the common `μ^y / y!` cancelled), given `ln Γ(r + y) − ln Γ(r)` and `r ln r`.
+fn ln_nb_over_poisson(ln_gamma_ratio: f64, r: f64, r_ln_r: f64, y: f64, mu: f64) -> f64 {
+    ln_gamma_ratio + r_ln_r - (r + y) * (r + mu).ln() + mu
+}
+
+/// `ln(eᵃ + eᵇ)`.
+fn ln_add(a: f64, b: f64) -> f64 {
+    let (max, min) = if a >= b { (a, b) } else { (b, a) };
+    if max == f64::NEG_INFINITY { max } else { max + (min - max).exp().ln_1p() }
+}
+
+/// `Σ_n ln((1 − π) + π e^{ρ_n})` of the cells' log-ratios `ρ_n` ([`ln_nb_over_poisson`]), given
+/// `ln π` and `ln(1 − π)`, in fixed chunks summed in order (the same at any thread count).
+fn ln_mixture_sum(ratios: &[f64], ln_pi: f64, ln_rest: f64) -> f64 {
+    let parts: Vec<f64> = ratios.par_chunks(4096).map(|c| c.iter().map(|&x| ln_add(ln_rest, ln_pi + x)).sum()).collect();
+    parts.iter().sum()
+}
+
+/// `1 / (1 + e^{−v})`.
+fn logistic(v: f64) -> f64 {
+    1.0 / (1.0 + (-v).exp())
+}
+
 /// `Gamma(shape, rate)` (rate), kept above 0.
 fn gamma_draw(shape: f64, rate: f64, rng: &mut StreamRng) -> f64 {
     Gamma::new(shape, rate).map_or(f64::MIN_POSITIVE, |g| g.sample(rng)).max(f64::MIN_POSITIVE)
@@ -458,8 +489,9 @@ struct ShapeTarget<'a> {
     /// The table's columns, when its diagonal is not modelled (the block model).
     modelled: ModelledCells,
     cols: usize,
-    /// The contaminated form's `z`: only the cells with `z_n = 1` enter.
-    flags: Option<&'a [bool]>,
+    /// The contaminated form's `π`: each cell enters as the mixture
+    /// `(1 − π) Pois + π NB` ([`Self::ln_mixture`]).
+    share: Option<f64>,
     /// The inverse temperature: counts and rates enter as `β y`, `β μ` (1 for the model itself).
     beta: f64,
 }
@@ -468,9 +500,7 @@ impl<'a> ShapeTarget<'a> {
     fn new(od: &'a Overdispersion, y: &'a [u32], mean_rates: &'a [f64], prior: GammaPrior) -> Self {
         let mut histogram = vec![0u64; HISTOGRAM];
         let (mut large, mut cells) = (Vec::new(), 0.0);
-        let flags = od.contamination.as_ref().map(|(_, z)| z.as_slice());
-        let included = |n: usize| !od.excluded(n) && flags.is_none_or(|z| z[n]);
-        for (_, &count) in y.iter().enumerate().filter(|(n, _)| included(*n)) {
+        for (_, &count) in y.iter().enumerate().filter(|(n, _)| !od.excluded(*n)) {
             cells += 1.0;
             match usize::try_from(count) {
                 Ok(c) if c < HISTOGRAM => histogram[c] += 1,
@@ -478,13 +508,17 @@ impl<'a> ShapeTarget<'a> {
             }
         }
         let (modelled, cols, beta) = (od.modelled, od.cols, od.beta);
-        Self { prior, histogram, large, cells, y, mean_rates, modelled, cols, flags, beta }
+        let share = od.contamination.as_ref().map(|(pi, _)| *pi);
+        Self { prior, histogram, large, cells, y, mean_rates, modelled, cols, share, beta }
     }
 
     fn ln_density(&self, u: f64) -> f64 {
         let r = u.exp();
         if !(R_MIN..=R_MAX).contains(&r) {
             return f64::NEG_INFINITY;
+        }
+        if let Some(pi) = self.share {
+            return self.ln_mixture(r, pi) + self.prior.ln_pdf(r) + u;
         }
         let ln_gamma_r = ln_gamma(r);
         let mut sum: f64 = self
@@ -499,7 +533,7 @@ impl<'a> ShapeTarget<'a> {
         sum += self.cells * r * u;
         // Σ (r + y_n) ln(r + μ_n) in fixed chunks summed in order (the same at any thread count).
         const CHUNK: usize = 4096;
-        let (modelled, cols, beta, flags) = (self.modelled, self.cols, self.beta, self.flags);
+        let (modelled, cols, beta) = (self.modelled, self.cols, self.beta);
         let parts: Vec<f64> = self
             .y
             .par_chunks(CHUNK)
@@ -509,16 +543,44 @@ impl<'a> ShapeTarget<'a> {
                 y.iter()
                     .zip(mu)
                     .enumerate()
-                    .filter(|(i, _)| {
-                        let n = chunk * CHUNK + i;
-                        !modelled.excludes(n, cols) && flags.is_none_or(|z| z[n])
-                    })
+                    .filter(|(i, _)| !modelled.excludes(chunk * CHUNK + i, cols))
                     .map(|(_, (&y, &mu))| (r + beta * f64::from(y)) * (r + beta * mu).ln())
                     .sum::<f64>()
             })
             .collect();
         sum -= parts.iter().sum::<f64>();
         sum + self.prior.ln_pdf(r) + u
+    }
+
+    /// `Σ_n ln[(1 − π) + π NB(y_n; r, μ_n) / Pois(y_n; μ_n)]`, the contaminated form's
+    /// log-likelihood of `r` up to terms free of it, where
+    /// `ln(NB/Pois) = ln Γ(r + y) − ln Γ(r) + r ln r − (r + y) ln(r + μ) + μ` (at an inverse
+    /// temperature, `β y` and `β μ`). `ln Γ(r + β y) − ln Γ(r)` is tabulated for `y < HISTOGRAM`.
+    fn ln_mixture(&self, r: f64, pi: f64) -> f64 {
+        let beta = self.beta;
+        let table: Vec<f64> = (0..HISTOGRAM).map(|y| ln_gamma_ratio(beta * y as f64, r)).collect();
+        let (ln_pi, ln_rest, r_ln_r) = (pi.ln(), (-pi).ln_1p(), r * r.ln());
+        const CHUNK: usize = 4096;
+        let (modelled, cols) = (self.modelled, self.cols);
+        let parts: Vec<f64> = self
+            .y
+            .par_chunks(CHUNK)
+            .zip(self.mean_rates.par_chunks(CHUNK))
+            .enumerate()
+            .map(|(chunk, (y, mu))| {
+                y.iter()
+                    .zip(mu)
+                    .enumerate()
+                    .filter(|(i, _)| !modelled.excludes(chunk * CHUNK + i, cols))
+                    .map(|(_, (&y, &mu))| {
+                        let (by, bmu) = (beta * f64::from(y), beta * mu);
+                        let gamma = table.get(y as usize).copied().unwrap_or_else(|| ln_gamma_ratio(by, r));
+                        ln_add(ln_rest, ln_pi + ln_nb_over_poisson(gamma, r, r_ln_r, by, bmu))
+                    })
+                    .sum::<f64>()
+            })
+            .collect();
+        parts.iter().sum()
     }
 }
 
