@@ -672,8 +672,8 @@ impl Manifest {
         if self.model.likelihood().resolve(file)? != models::Likelihood::Poisson
             && let Some(m) = self.methods.iter().find(|m| m.is_cavi())
         {
-            let allowed = "Gibbs methods only with model.likelihood = \"negative-binomial\" (a learned dispersion \
-                           has no closed-form CAVI update)";
+            let allowed = "Gibbs methods only with model.likelihood = \"negative-binomial\" or \"contaminated\" (a \
+                           learned dispersion has no closed-form CAVI update)";
             return Err(invalid("methods", format!("{:?}", m.name()), allowed));
         }
         self.validate_data(file)?;

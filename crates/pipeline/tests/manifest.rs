@@ -295,6 +295,14 @@ fn the_likelihood_of_the_model() {
         }
     }
     assert!(with("b0 = 1.0\n", "b0 = 1.0\nlikelihood = \"gamma\"\n").is_err());
+    // The contaminated form: the same dispersion fields, Gibbs methods only.
+    let m = parse(&nb("likelihood = \"contaminated\"\ndispersion = 0.5\n"), Path::new("c.toml")).unwrap();
+    assert_eq!(
+        m.model.likelihood().resolve(Path::new("c.toml")).unwrap(),
+        models::Likelihood::Contaminated(models::Dispersion::Given(0.5))
+    );
+    assert!(format!("{:?}", m.model).contains("Contaminated"));
+    assert_invalid("b0 = 1.0\n", "b0 = 1.0\nlikelihood = \"contaminated\"\n", "methods", "Gibbs methods only");
     // The prior of a learned r: read, part of the identity, refused with a given r, with the
     // Poisson likelihood, and where it puts most of its mass outside the range r is kept in.
     let text = nb("likelihood = \"negative-binomial\"\ndispersion_prior = [10.0, 10.0]\n");
