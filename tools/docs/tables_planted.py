@@ -8,7 +8,7 @@ from docstats import interval, minus, paired_t
 from sources import rows
 
 RUN = "planted-designs"
-CANDIDATES = ["papers", "hierarchical-poisson", "no-warm-up", "nb-prior", "nb-r1", "default"]
+CANDIDATES = ["papers", "hierarchical-poisson", "no-warm-up", "nb-prior", "nb-r1", "contaminated", "default"]
 NOISES = ["poisson", "cell-nb", "row-level", "outliers"]
 
 

@@ -173,20 +173,26 @@ fn draw_words<R: rand::Rng>(rng: &mut R) {
 }
 
 /// One private sweep of the papers' model (flat prior, Poisson) and of `lppf fit`'s default
-/// (hierarchical prior a₀ = a' = b' = 1, negative binomial with r learned), on the data of the
-/// topic and V = 117 block benchmarks, one thread.
+/// (hierarchical prior a₀ = a' = b' = 1, negative binomial with r learned), and the same with the
+/// contaminated likelihood, on the data of the topic and V = 117 block benchmarks, one thread.
 fn default_model(c: &mut Criterion) {
     let mut group = c.benchmark_group("default model");
     group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
     let scale = models::ScalePrior::new(1.0, 1.0).expect("valid");
     let nb = models::Likelihood::NegativeBinomial(models::Dispersion::default_learned());
+    let contaminated = models::Likelihood::Contaminated(models::Dispersion::default_learned());
     let topic_prior = GammaPrior::new(1.0, 7.0).expect("valid prior");
     let truth = TopicModel::new(1000, 1000, 50, topic_prior, Streams::new(1));
     let fresh = TopicModel::new(1000, 1000, 50, GammaPrior::new(1.0, 1.0).expect("valid"), Streams::new(6));
     let (_, data, fresh) = setup(&truth, fresh, (-1.0f64).exp());
     let default = fresh.clone().with_hierarchy(scale, Streams::new(7)).with_likelihood(nb, Streams::new(7));
-    for (name, model) in [("topic 1000x1000 K=50, flat Poisson", fresh), ("topic 1000x1000 K=50, default", default)] {
+    let mixed = fresh.clone().with_hierarchy(scale, Streams::new(7)).with_likelihood(contaminated, Streams::new(7));
+    for (name, model) in [
+        ("topic 1000x1000 K=50, flat Poisson", fresh),
+        ("topic 1000x1000 K=50, default", default),
+        ("topic 1000x1000 K=50, contaminated", mixed),
+    ] {
         let mut private = LocallyPrivate::new(model, &data, Streams::new(4)).expect("shape");
         bench_sampler(&mut group, &pool, name, &mut private);
     }
@@ -194,7 +200,12 @@ fn default_model(c: &mut Criterion) {
     let fresh = BlockModel::new(117, 10, GammaPrior::new(1.0, 1.0).expect("valid"), Streams::new(6));
     let (_, data, fresh) = setup(&truth, fresh, 0.5);
     let default = fresh.clone().with_hierarchy(scale, Streams::new(7)).with_likelihood(nb, Streams::new(7));
-    for (name, model) in [("block V=117 C=10, flat Poisson", fresh), ("block V=117 C=10, default", default)] {
+    let mixed = fresh.clone().with_hierarchy(scale, Streams::new(7)).with_likelihood(contaminated, Streams::new(7));
+    for (name, model) in [
+        ("block V=117 C=10, flat Poisson", fresh),
+        ("block V=117 C=10, default", default),
+        ("block V=117 C=10, contaminated", mixed),
+    ] {
         let mut private = LocallyPrivate::new(model, &data, Streams::new(4)).expect("shape");
         bench_sampler(&mut group, &pool, name, &mut private);
     }
