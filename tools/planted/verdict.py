@@ -5,7 +5,7 @@ that knows the true rates.
 
     target/ci-python/bin/python tools/planted/verdict.py --out docs/evidence/verdict-error-rates \
         --replications 100 [--strengths null weak strong] [--noises poisson cell-nb] \
-        [--alphas 0.2 0.5 0.8]
+        [--alphas 0.2 0.5 0.8] [--likelihood contaminated]
 
 Designs (`designs.draw_strength`): 45 actors in 3 communities, activities Gamma(4, rate 4),
 block rates equal (null), 2.0/0.8 (weak) or 3.0/0.3 (strong) within/between; Poisson or
@@ -20,7 +20,9 @@ rates and their best independence approximation (a_i b_j, fitted to the true rat
 on an independent 10 % of the cells by the released-data likelihood of the true noise (Poisson
 or NB(0.3), each convolved with the two-sided geometric noise). The oracle is the power any fit
 could reach with this many held-out cells. Every draw is seeded from (strength, noise, alpha,
-replication); rows already in results.csv are skipped, so a killed run resumes.
+replication); rows already in results.csv are skipped, so a killed run resumes. With
+`--likelihood L` the fits pass `--likelihood L` (the data, releases and seeds are the same, so
+the rows pair with the default's; write them to another directory).
 """
 
 import argparse
@@ -99,7 +101,7 @@ def oracle(release, mu, alpha, noise, seed):
     return int(difference > max(2 * se, 1e-9)), difference, se
 
 
-def one(work, strength, noise, alpha, rep):
+def one(work, strength, noise, alpha, rep, likelihood=None):
     y, mu, group = designs.draw_strength(strength, noise, seed_of("verdict-data", strength, noise, rep))
     write_counts(work / "counts.csv", y, "network")
     release = work / "release.csv"
@@ -109,7 +111,7 @@ def one(work, strength, noise, alpha, rep):
     out = work / "fit"
     run([LPPF, "fit", "--input", release, "--model", "block", "--components", group.max() + 1,
          "--method", "private", "--holdout", HOLDOUT, "--seed", seed_of("verdict-fit", strength, noise, alpha, rep),
-         "--quiet", "--force", "--output", out])
+         "--quiet", "--force", "--output", out, *(["--likelihood", likelihood] if likelihood else [])])
     fit = tomllib.loads((out / "fit.toml").read_text())
     o = oracle(released(release, y.shape[0]), mu, alpha, noise,
                seed_of("verdict-oracle", strength, noise, alpha, rep))
@@ -155,6 +157,8 @@ def main():
     parser.add_argument("--strengths", nargs="+", default=list(designs.STRENGTHS), choices=list(designs.STRENGTHS))
     parser.add_argument("--noises", nargs="+", default=["poisson", "cell-nb"], choices=["poisson", "cell-nb"])
     parser.add_argument("--alphas", nargs="+", type=float, default=[0.2, 0.5, 0.8])
+    parser.add_argument("--likelihood", choices=["contaminated", "negative-binomial", "poisson"],
+                        help="fit with this likelihood instead of the default (same data and seeds)")
     parser.add_argument("--enron-size", action="store_true",
                         help="only the verdict on the Enron-sized planted network (enron-size.csv)")
     args = parser.parse_args()
@@ -170,7 +174,7 @@ def main():
                     for alpha in args.alphas:
                         if (strength, noise, alpha, rep) in done:
                             continue
-                        row = one(Path(tmp), strength, noise, alpha, rep)
+                        row = one(Path(tmp), strength, noise, alpha, rep, args.likelihood)
                         write(row)
                         print(f"{strength} {noise} a={alpha} rep {rep}: structure {row['structure']} "
                               f"({row['difference']:+.1f} ± {row['se']:.1f}); with LOO {row['with_loo_structure']} "

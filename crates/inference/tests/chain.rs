@@ -147,7 +147,11 @@ fn a_dispersion_warm_up_holds_r_then_learns_it() {
     replicas.hold_dispersion(Some(WARM_UP_DISPERSION));
     for t in 0..3 {
         replicas.step(Streams::new(2).child(t)).unwrap();
-        assert_eq!(replicas.model().dispersion().map(|d| d.shape), Some(WARM_UP_DISPERSION), "the cold rung, whichever replica");
+        assert_eq!(
+            replicas.model().dispersion().map(|d| d.shape),
+            Some(WARM_UP_DISPERSION),
+            "the cold rung, whichever replica"
+        );
     }
     // The chain holds r in sweeps 1..=4 and learns it from sweep 5: every kept r (sweeps 5, 6) is
     // learned, and the chain differs from one without the warm-up.

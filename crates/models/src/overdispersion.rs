@@ -406,9 +406,7 @@ impl Overdispersion {
             let modelled = self.scales.iter().enumerate().filter(|(n, _)| !self.excluded(*n));
             match &self.contamination {
                 None => modelled.map(|(_, &d)| g.ln_pdf(d)).sum(),
-                Some((pi, z)) => modelled
-                    .map(|(n, &d)| if z[n] { pi.ln() + g.ln_pdf(d) } else { (-pi).ln_1p() })
-                    .sum(),
+                Some((pi, z)) => modelled.map(|(n, &d)| if z[n] { pi.ln() + g.ln_pdf(d) } else { (-pi).ln_1p() }).sum(),
             }
         });
         match self.dispersion {
@@ -450,7 +448,8 @@ fn ln_add(a: f64, b: f64) -> f64 {
 /// `Σ_n ln((1 − π) + π e^{ρ_n})` of the cells' log-ratios `ρ_n` ([`ln_nb_over_poisson`]), given
 /// `ln π` and `ln(1 − π)`, in fixed chunks summed in order (the same at any thread count).
 fn ln_mixture_sum(ratios: &[f64], ln_pi: f64, ln_rest: f64) -> f64 {
-    let parts: Vec<f64> = ratios.par_chunks(4096).map(|c| c.iter().map(|&x| ln_add(ln_rest, ln_pi + x)).sum()).collect();
+    let parts: Vec<f64> =
+        ratios.par_chunks(4096).map(|c| c.iter().map(|&x| ln_add(ln_rest, ln_pi + x)).sum()).collect();
     parts.iter().sum()
 }
 

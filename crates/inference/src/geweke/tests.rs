@@ -23,9 +23,9 @@ use super::*;
 use crate::PrivateStep;
 use crate::entries::Entry;
 use distributions::Erlang;
-use rand::distr::Distribution;
 use mechanism::{Noise, Privatized};
 use models::{BlockModel, Dispersion, GammaPrior, Likelihood, ScalePrior, TopicModel};
+use rand::distr::Distribution;
 
 const FAMILY_ALPHA: f64 = 1e-3;
 const CONFIG: GewekeConfig = GewekeConfig { marginal_draws: 100_000, successive_steps: 200_000, batches: 50 };
