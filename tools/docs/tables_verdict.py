@@ -24,6 +24,16 @@ def _rate(k, n, null):
     return f"{k}/{n} (≤ {100 * high:.1f} %)" if null else f"{k}/{n} (≥ {100 * low:.0f} %)"
 
 
+def _designs(table):
+    """(strength, noise, alpha, its rows) of every design in `table`, in the tables' order."""
+    for strength in STRENGTHS:
+        for noise in NOISES:
+            for alpha in sorted({r["alpha"] for r in table}, key=float):
+                mine = [r for r in table if (r["strength"], r["noise"], r["alpha"]) == (strength, noise, alpha)]
+                if mine:
+                    yield strength, noise, alpha, mine
+
+
 def verdict_error_rates():
     """Per design: how often each rule says structure, with its bound, and the mean of Δ/se over
     the data sets (near 0 under the null for an unbiased comparison); the oracle beside it. The
@@ -32,20 +42,35 @@ def verdict_error_rates():
     lines = ["| design | α | data sets | the verdict: Δ > 2 se and > 4 nats | Δ > 2 se alone | mean Δ/se | "
              "with the PSIS-LOO cells: Δ > 2 se | mean Δ/se | oracle (true rates; the verdict's rule) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for strength in STRENGTHS:
-        for noise in NOISES:
-            for alpha in sorted({r["alpha"] for r in table}, key=float):
-                mine = [r for r in table if (r["strength"], r["noise"], r["alpha"]) == (strength, noise, alpha)]
-                if not mine:
-                    continue
-                n, null = len(mine), strength == "null"
-                verdict = sum(_says(r["difference"], r["se"]) for r in mine)
-                ses = sum(_says(r["difference"], r["se"], 0.0) for r in mine)
-                pooled = sum(_says(r["with_loo_difference"], r["with_loo_se"], 0.0) for r in mine)
-                oracle = sum(_says(r["oracle_difference"], r["oracle_se"]) for r in mine)
-                z = [sum(float(r[d]) / float(r[e]) for r in mine) / n
-                     for d, e in (("difference", "se"), ("with_loo_difference", "with_loo_se"))]
-                lines.append(f"| {strength}, {noise} | {alpha} | {n} | {_rate(verdict, n, null)} | {_rate(ses, n, null)} | "
-                             f"{z[0]:+.2f} | {_rate(pooled, n, null)} | {z[1]:+.2f} | "
-                             f"{'—' if null else _rate(oracle, n, False)} |")
+    for strength, noise, alpha, mine in _designs(table):
+        n, null = len(mine), strength == "null"
+        verdict = sum(_says(r["difference"], r["se"]) for r in mine)
+        ses = sum(_says(r["difference"], r["se"], 0.0) for r in mine)
+        pooled = sum(_says(r["with_loo_difference"], r["with_loo_se"], 0.0) for r in mine)
+        oracle = sum(_says(r["oracle_difference"], r["oracle_se"]) for r in mine)
+        z = [sum(float(r[d]) / float(r[e]) for r in mine) / n
+             for d, e in (("difference", "se"), ("with_loo_difference", "with_loo_se"))]
+        lines.append(f"| {strength}, {noise} | {alpha} | {n} | {_rate(verdict, n, null)} | {_rate(ses, n, null)} | "
+                     f"{z[0]:+.2f} | {_rate(pooled, n, null)} | {z[1]:+.2f} | "
+                     f"{'—' if null else _rate(oracle, n, False)} |")
+    return minus("\n".join(lines))
+
+
+def verdict_contaminated():
+    """The verdict of fits with the contaminated likelihood (docs/evidence/verdict-contaminated,
+    `verdict.py --likelihood contaminated`) beside the default's on the same data sets, releases
+    and seeds: per design, how often each says structure, with its bound, and the mean of Δ/se."""
+    default = {(r["strength"], r["noise"], r["alpha"], r["replication"]): r for r in rows(RUN, "results.csv")}
+    table = rows("verdict-contaminated", "results.csv")
+    lines = ["| design | α | data sets | contaminated: the verdict | mean Δ/se | default, the same data sets | mean Δ/se |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for strength, noise, alpha, mine in _designs(table):
+        theirs = [default[(strength, noise, alpha, r["replication"])] for r in mine]
+        n, null = len(mine), strength == "null"
+        cells = []
+        for group in (mine, theirs):
+            k = sum(_says(r["difference"], r["se"]) for r in group)
+            z = sum(float(r["difference"]) / float(r["se"]) for r in group) / n
+            cells += [_rate(k, n, null), f"{z:+.2f}"]
+        lines.append(f"| {strength}, {noise} | {alpha} | {n} | " + " | ".join(cells) + " |")
     return minus("\n".join(lines))

@@ -22,7 +22,8 @@ or NB(0.3), each convolved with the two-sided geometric noise). The oracle is th
 could reach with this many held-out cells. Every draw is seeded from (strength, noise, alpha,
 replication); rows already in results.csv are skipped, so a killed run resumes. With
 `--likelihood L` the fits pass `--likelihood L` (the data, releases and seeds are the same, so
-the rows pair with the default's; write them to another directory).
+the rows pair with the default's, whose oracle they share and leave empty; write them to another
+directory).
 """
 
 import argparse
@@ -113,8 +114,9 @@ def one(work, strength, noise, alpha, rep, likelihood=None):
          "--method", "private", "--holdout", HOLDOUT, "--seed", seed_of("verdict-fit", strength, noise, alpha, rep),
          "--quiet", "--force", "--output", out, *(["--likelihood", likelihood] if likelihood else [])])
     fit = tomllib.loads((out / "fit.toml").read_text())
-    o = oracle(released(release, y.shape[0]), mu, alpha, noise,
-               seed_of("verdict-oracle", strength, noise, alpha, rep))
+    # The oracle does not depend on the fit: with another likelihood it is the default's row's.
+    o = ("", float("nan"), float("nan")) if likelihood else oracle(
+        released(release, y.shape[0]), mu, alpha, noise, seed_of("verdict-oracle", strength, noise, alpha, rep))
     return {
         "strength": strength, "noise": noise, "alpha": alpha, "replication": rep,
         "with_loo_structure": int(fit["structure_with_loo_difference"] > 2 * fit["structure_with_loo_difference_se"]),
