@@ -565,14 +565,28 @@ fn check_p_values(fit: &Path) -> Vec<(String, f64, bool)> {
 /// `y ~ Pois(μ δ)`, `δ ~ Gamma(0.3, rate 0.3)` per cell (negative binomial with shape 0.3 and the
 /// same means). Released at α = 0.5 (seed 6) and fitted privately with K = 2 (and `options`).
 fn fit_for_checks(dir: &Path, overdispersed: bool, options: &[&str]) -> PathBuf {
-    let mut rng = Streams::new(23).rng();
     let boost = distributions::Gamma::new(0.3, 0.3).unwrap();
+    let count = |_: usize, rate: f64, rng: &mut distributions::StreamRng| {
+        let rate = if overdispersed { rate * boost.sample(rng) } else { rate };
+        Poisson::new(rate).unwrap().sample(rng)
+    };
+    fit_two_topics(dir, 23, count, options)
+}
+
+/// The two-topic design of [`fit_for_checks`] with each cell's count drawn by `count(n, rate,
+/// rng)` (`n` the cell's row-major index) from `Streams::new(seed)`, released and fitted as there.
+fn fit_two_topics(
+    dir: &Path,
+    seed: u64,
+    mut count: impl FnMut(usize, f64, &mut distributions::StreamRng) -> u64,
+    options: &[&str],
+) -> PathBuf {
+    let mut rng = Streams::new(seed).rng();
     let mut text = String::from("row,col,count\n");
     for d in 0..60 {
         for v in 0..40 {
             let rate = if (d < 30) == (v < 20) { 3.0 } else { 0.2 };
-            let rate = if overdispersed { rate * boost.sample(&mut rng) } else { rate };
-            let y = Poisson::new(rate).unwrap().sample(&mut rng);
+            let y = count(d * 40 + v, rate, &mut rng);
             text.push_str(&format!("doc{d},w{v},{y}\n"));
         }
     }
@@ -773,24 +787,10 @@ fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
 #[test]
 fn the_contaminated_likelihood_learns_a_small_share_of_heavy_cells() {
     let dir = scratch("contaminated");
-    let mut rng = Streams::new(29).rng();
-    let mut text = String::from("row,col,count\n");
-    for d in 0..60 {
-        for v in 0..40 {
-            let rate = if (d < 30) == (v < 20) { 3.0 } else { 0.2 };
-            let heavy = if (d * 40 + v) % 50 == 0 { 40 } else { 0 };
-            let y = Poisson::new(rate).unwrap().sample(&mut rng) + heavy;
-            text.push_str(&format!("doc{d},w{v},{y}\n"));
-        }
-    }
-    let counts = dir.join("counts.csv");
-    std::fs::write(&counts, text).unwrap();
-    let released = dir.join("released.csv");
-    privatize(&counts, &released, &["--alpha", "0.5", "--seed", "6"]);
-    let fit = dir.join("fit");
-    let extra = ["--chains", "2", "--seed", "4", "--output", s(&fit), "--quiet", "--likelihood", "contaminated"];
-    let o = lppf(fit_args(&released, "topic", "2", "private", ["600", "300", "3"], &extra));
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let count = |n: usize, rate: f64, rng: &mut distributions::StreamRng| {
+        Poisson::new(rate).unwrap().sample(rng) + if n % 50 == 0 { 40 } else { 0 }
+    };
+    let fit = fit_two_topics(&dir, 29, count, &["--likelihood", "contaminated"]);
     let record: toml::Table = std::fs::read_to_string(fit.join("fit.toml")).unwrap().parse().unwrap();
     assert_eq!(record["likelihood"].as_str(), Some("contaminated"), "{record}");
     let share = |q: &str| record[&format!("overdispersed_share_{q}")].as_float().unwrap();

@@ -530,35 +530,14 @@ impl<'a> ShapeTarget<'a> {
             .sum();
         sum += self.large.iter().map(|&y| ln_gamma(self.beta * f64::from(y) + r) - ln_gamma_r).sum::<f64>();
         sum += self.cells * r * u;
-        // Σ (r + y_n) ln(r + μ_n) in fixed chunks summed in order (the same at any thread count).
-        const CHUNK: usize = 4096;
-        let (modelled, cols, beta) = (self.modelled, self.cols, self.beta);
-        let parts: Vec<f64> = self
-            .y
-            .par_chunks(CHUNK)
-            .zip(self.mean_rates.par_chunks(CHUNK))
-            .enumerate()
-            .map(|(chunk, (y, mu))| {
-                y.iter()
-                    .zip(mu)
-                    .enumerate()
-                    .filter(|(i, _)| !modelled.excludes(chunk * CHUNK + i, cols))
-                    .map(|(_, (&y, &mu))| (r + beta * f64::from(y)) * (r + beta * mu).ln())
-                    .sum::<f64>()
-            })
-            .collect();
-        sum -= parts.iter().sum::<f64>();
+        let beta = self.beta;
+        sum -= self.sum_modelled(|y, mu| (r + beta * y) * (r + beta * mu).ln());
         sum + self.prior.ln_pdf(r) + u
     }
 
-    /// `Σ_n ln[(1 − π) + π NB(y_n; r, μ_n) / Pois(y_n; μ_n)]`, the contaminated form's
-    /// log-likelihood of `r` up to terms free of it, where
-    /// `ln(NB/Pois) = ln Γ(r + y) − ln Γ(r) + r ln r − (r + y) ln(r + μ) + μ` (at an inverse
-    /// temperature, `β y` and `β μ`). `ln Γ(r + β y) − ln Γ(r)` is tabulated for `y < HISTOGRAM`.
-    fn ln_mixture(&self, r: f64, pi: f64) -> f64 {
-        let beta = self.beta;
-        let table: Vec<f64> = (0..HISTOGRAM).map(|y| ln_gamma_ratio(beta * y as f64, r)).collect();
-        let (ln_pi, ln_rest, r_ln_r) = (pi.ln(), (-pi).ln_1p(), r * r.ln());
+    /// `Σ_n term(y_n, μ_n)` over the modelled cells, in fixed chunks summed in order (the same at
+    /// any thread count).
+    fn sum_modelled(&self, term: impl Fn(f64, f64) -> f64 + Sync) -> f64 {
         const CHUNK: usize = 4096;
         let (modelled, cols) = (self.modelled, self.cols);
         let parts: Vec<f64> = self
@@ -571,15 +550,26 @@ impl<'a> ShapeTarget<'a> {
                     .zip(mu)
                     .enumerate()
                     .filter(|(i, _)| !modelled.excludes(chunk * CHUNK + i, cols))
-                    .map(|(_, (&y, &mu))| {
-                        let (by, bmu) = (beta * f64::from(y), beta * mu);
-                        let gamma = table.get(y as usize).copied().unwrap_or_else(|| ln_gamma_ratio(by, r));
-                        ln_add(ln_rest, ln_pi + ln_nb_over_poisson(gamma, r, r_ln_r, by, bmu))
-                    })
+                    .map(|(_, (&y, &mu))| term(f64::from(y), mu))
                     .sum::<f64>()
             })
             .collect();
         parts.iter().sum()
+    }
+
+    /// `Σ_n ln[(1 − π) + π NB(y_n; r, μ_n) / Pois(y_n; μ_n)]`, the contaminated form's
+    /// log-likelihood of `r` up to terms free of it, where
+    /// `ln(NB/Pois) = ln Γ(r + y) − ln Γ(r) + r ln r − (r + y) ln(r + μ) + μ` (at an inverse
+    /// temperature, `β y` and `β μ`). `ln Γ(r + β y) − ln Γ(r)` is tabulated for `y < HISTOGRAM`.
+    fn ln_mixture(&self, r: f64, pi: f64) -> f64 {
+        let beta = self.beta;
+        let table: Vec<f64> = (0..HISTOGRAM).map(|y| ln_gamma_ratio(beta * y as f64, r)).collect();
+        let (ln_pi, ln_rest, r_ln_r) = (pi.ln(), (-pi).ln_1p(), r * r.ln());
+        self.sum_modelled(|y, mu| {
+            let (by, bmu) = (beta * y, beta * mu);
+            let gamma = table.get(y as usize).copied().unwrap_or_else(|| ln_gamma_ratio(by, r));
+            ln_add(ln_rest, ln_pi + ln_nb_over_poisson(gamma, r, r_ln_r, by, bmu))
+        })
     }
 }
 
