@@ -788,7 +788,7 @@ fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
 fn the_contaminated_likelihood_learns_a_small_share_of_heavy_cells() {
     let dir = scratch("contaminated");
     let count = |n: usize, rate: f64, rng: &mut distributions::StreamRng| {
-        Poisson::new(rate).unwrap().sample(rng) + if n % 50 == 0 { 40 } else { 0 }
+        Poisson::new(rate).unwrap().sample(rng) + if n.is_multiple_of(50) { 40 } else { 0 }
     };
     let fit = fit_two_topics(&dir, 29, count, &["--likelihood", "contaminated"]);
     let record: toml::Table = std::fs::read_to_string(fit.join("fit.toml")).unwrap().parse().unwrap();
