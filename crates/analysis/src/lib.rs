@@ -28,6 +28,7 @@ mod report;
 mod request;
 pub mod resources;
 pub mod score;
+pub mod totals;
 mod verdict;
 
 pub use chains::{
@@ -37,7 +38,7 @@ pub use chains::{
 pub use data::{FitData, Input, LevelSource, heldout_count, hold_out, load, seed_from_os};
 pub use error::FitError;
 pub use outputs::{CHECK_FIGURES, OUTPUT_FILES, write_outputs};
-pub use report::{TotalCheck, summary_text, total_check};
+pub use report::summary_text;
 pub use request::{
     DEFAULT_SCALE_SHAPE, FIT_FILE, FitDone, FitPlan, FitRequest, LikelihoodChoice, PriorChoice, ScaleMean,
     default_scale_prior, dispersion_prior_from_text, plan_fit, run_fit, weighting_from_name,
@@ -45,4 +46,5 @@ pub use request::{
 pub use resources::{ChainMemory, FitCost, Machine, fit_cost};
 /// How a raw counts file is laid out (`load`).
 pub use tables::CountsFormat;
+pub use totals::{ReleaseTotal, TOTAL_LEVEL, TotalCheck, release_total, total_check};
 pub use verdict::{VERDICT_MIN_NATS, VERDICT_SES, Verdict, co_clustering, independence_verdict};

@@ -3,7 +3,8 @@
 use crate::chains::{FitResult, FitSettings};
 use crate::data::FitData;
 use crate::error::FitError;
-use crate::report::{figure_matrix, summary_text, total_check, warnings};
+use crate::report::{figure_matrix, summary_text, warnings};
+use crate::totals::{release_total, total_check};
 use inference::Algorithm;
 use results::{
     CheckPanel, HeatmapText, TopicPanel, Values, plot_checks, plot_heatmaps, write_atomic, write_table,
@@ -153,6 +154,14 @@ struct FitRecord<'a> {
     ladders: Vec<Vec<f64>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     swap_rates: Vec<Vec<f64>>,
+    /// Released data: the table's true total estimated from the release alone (`Σ ỹ` over the
+    /// modelled cells) and its 90 % interval, which needs no model (`analysis::totals`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    true_total_from_release: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    true_total_q05: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    true_total_q95: Option<f64>,
     /// Gibbs: the 5 % and 95 % quantiles of the total rate over the kept samples.
     #[serde(skip_serializing_if = "Option::is_none")]
     total_rate_q05: Option<f64>,
@@ -345,6 +354,7 @@ pub fn write_outputs(
         Algorithm::Cavi(c) => (None, None, None, Some(c.max_iterations()), Some(c.tolerance())),
     };
     let check = total_check(data, result);
+    let release = release_total(data);
     let record = FitRecord {
         software: format!("lppf {}", env!("CARGO_PKG_VERSION")),
         input: data.file.display().to_string(),
@@ -406,6 +416,9 @@ pub fn write_outputs(
         replicas: settings.replicas,
         ladders: result.traces.iter().filter(|t| !t.ladder.is_empty()).map(|t| t.ladder.clone()).collect(),
         swap_rates: result.traces.iter().filter(|t| !t.ladder.is_empty()).map(|t| t.swap_rates.clone()).collect(),
+        true_total_from_release: release.map(|t| t.released),
+        true_total_q05: release.map(|t| t.interval.0),
+        true_total_q95: release.map(|t| t.interval.1),
         total_rate_q05: result.total_rate_interval.map(|i| i.0),
         total_rate_q95: result.total_rate_interval.map(|i| i.1),
         total_count_q05: result.total_count_interval.map(|i| i.0),

@@ -4,6 +4,7 @@
 use crate::chains::{ChainTrace, FitResult, FitSettings, Weighting};
 use crate::checks::EXTREME_P;
 use crate::data::FitData;
+use crate::totals::{TOTAL_CHECK_SDS, release_total, total_check};
 use crate::verdict::{VERDICT_MIN_NATS, VERDICT_SES};
 use inference::tempering::TARGET_SWAP;
 use inference::{Algorithm, ESS_PER_CHAIN, RHAT_LIMIT};
@@ -80,42 +81,6 @@ fn top(values: impl Iterator<Item = f64>, n: usize) -> Vec<(usize, f64)> {
 
 /// The warnings a reader must see: unconverged or few effective draws, CAVI starts that did not
 /// converge.
-/// The total check of a fit to released data: the released total over the fitted cells,
-/// `T̃ = Σ ỹ_n`, is an unbiased estimate of the true total (the noise has mean 0), so under the
-/// model `T̃ − Σ μ̂_n` has sd ≈ `√(Σ μ̂_n + Σ_n 2α_n/(1−α_n)²)` (Poisson plus 2Geo variance).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TotalCheck {
-    pub released_total: f64,
-    pub fitted_total: f64,
-    pub sd: f64,
-}
-
-/// Gaps beyond this many sd are reported (a normal gap would pass 99.994 % of the time; a prior
-/// that pulls the total also trips it — docs/own-data.md).
-const TOTAL_CHECK_SDS: f64 = 4.0;
-
-impl TotalCheck {
-    /// `(T̃ − Σ μ̂) / sd`.
-    pub fn gap(&self) -> f64 {
-        (self.released_total - self.fitted_total) / self.sd
-    }
-}
-
-/// [`TotalCheck`] over the modelled, not held-out cells of released data; `None` for raw counts.
-pub fn total_check(data: &FitData, result: &FitResult) -> Option<TotalCheck> {
-    let crate::data::Input::Released { alphas, privatized, .. } = &data.input else { return None };
-    let values = privatized.values();
-    let cols = data.cols.len();
-    let (mut released_total, mut fitted_total, mut noise) = (0.0, 0.0, 0.0);
-    for n in (0..values.len()).filter(|&n| data.is_modelled(n) && data.heldout.binary_search(&n).is_err()) {
-        let a = alphas[n / cols];
-        released_total += f64::from(values[n]);
-        fitted_total += result.mean_rates[n];
-        noise += 2.0 * a / ((1.0 - a) * (1.0 - a));
-    }
-    Some(TotalCheck { released_total, fitted_total, sd: (fitted_total.max(0.0) + noise).sqrt() })
-}
-
 pub(crate) fn warnings(settings: &FitSettings, data: &FitData, result: &FitResult) -> Vec<String> {
     let mut out = Vec::new();
     // A Gibbs fit of released data checks its total by the posterior predictive check (which
@@ -128,6 +93,18 @@ pub(crate) fn warnings(settings: &FitSettings, data: &FitData, result: &FitResul
             sig3(t.fitted_total),
             t.gap().abs(),
             sig3(t.released_total)
+        ));
+    }
+    if let (Some(t), Some((lo, hi))) = (release_total(data), result.total_count_interval)
+        && (hi < t.interval.0 || lo > t.interval.1)
+    {
+        out.push(format!(
+            "the model's total count [{}, {}] lies outside the interval the release alone gives the true total \
+                 [{}, {}]: the model misfits the counts' total; quote the release's (docs/own-data.md, 'The total')",
+            sig3(lo),
+            sig3(hi),
+            t.interval.0,
+            t.interval.1
         ));
     }
     match &result.assessment {
@@ -299,13 +276,25 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
             sig3(hi)
         );
     }
+    if let Some(t) = release_total(data) {
+        let _ = writeln!(
+            s,
+            "  the table's true total, from the release alone (no model): {}, 90 % interval [{}, {}] over {} cells",
+            t.released, t.interval.0, t.interval.1, t.cells
+        );
+    }
     if let Some((lo, hi)) = result.total_rate_interval {
-        let _ = writeln!(s, "  total rate Σμ: 90 % interval [{}, {}] over the kept samples", sig3(lo), sig3(hi));
+        let _ = writeln!(
+            s,
+            "  total rate Σμ under the model: 90 % interval [{}, {}] over the kept samples",
+            sig3(lo),
+            sig3(hi)
+        );
     }
     if let Some((lo, hi)) = result.total_count_interval {
         let _ = writeln!(
             s,
-            "  total count Σy (the table's own true counts, drawn given the release): 90 % interval [{}, {}]",
+            "  total count Σy under the model (the true counts drawn given the release): 90 % interval [{}, {}]",
             sig3(lo),
             sig3(hi)
         );
@@ -759,11 +748,9 @@ pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &Fit
 mod tests {
     use super::*;
 
-    /// The block figure shows the posterior means when the chains agree and, when they disagree,
-    /// the rates θ π θᵀ of the sample its communities come from, saying which in the title;
-    /// excluded cells (the diagonal) stay 0 either way, and lines fall between communities.
-    #[test]
-    fn the_block_figure_shows_one_sample_when_the_chains_disagree() {
+    /// A private block fit (2 chains × 20 sweeps, K = 2) of a released 6-actor network with two
+    /// communities of 3: its settings, data and result.
+    fn small_block_fit() -> (FitSettings, FitData, FitResult) {
         let n = 6;
         let counts: Vec<u32> =
             (0..n * n).map(|c| if c / n == c % n { 0 } else { ((c / n < 3) == (c % n < 3)) as u32 * 5 }).collect();
@@ -799,7 +786,17 @@ mod tests {
             weighting: Weighting::Equal,
             replicas: 1,
         };
-        let mut result = crate::fit_chains(&settings, &data, &|| {}).unwrap();
+        let result = crate::fit_chains(&settings, &data, &|| {}).unwrap();
+        (settings, data, result)
+    }
+
+    /// The block figure shows the posterior means when the chains agree and, when they disagree,
+    /// the rates θ π θᵀ of the sample its communities come from, saying which in the title;
+    /// excluded cells (the diagonal) stay 0 either way, and lines fall between communities.
+    #[test]
+    fn the_block_figure_shows_one_sample_when_the_chains_disagree() {
+        let (settings, data, mut result) = small_block_fit();
+        let n = 6;
         let settle = |result: &mut FitResult, rhat: f64| {
             for (_, d) in &mut result.diagnostics {
                 d.rhat = rhat;
@@ -829,6 +826,27 @@ mod tests {
         }
         let groups: Vec<usize> = order.iter().map(|&i| dominant_component(theta, i)).collect();
         assert_eq!(agree.breaks, [group_breaks(&groups, n), group_breaks(&groups, n)]);
+    }
+
+    /// A model total count outside the release's own interval for the true total is a warning,
+    /// one that overlaps it is not; the summary gives the release's interval either way.
+    #[test]
+    fn a_model_total_outside_the_releases_interval_is_a_warning() {
+        let (settings, data, mut result) = small_block_fit();
+        let (lo, hi) = crate::release_total(&data).unwrap().interval;
+        let warned = |result: &FitResult| {
+            warnings(&settings, &data, result)
+                .iter()
+                .any(|w| w.contains("outside the interval the release alone gives"))
+        };
+        result.total_count_interval = Some((lo - 1.0, lo));
+        assert!(!warned(&result));
+        result.total_count_interval = Some((hi + 1.0, hi + 5.0));
+        assert!(warned(&result));
+        result.total_count_interval = Some(((lo - 10.0).min(-1.0), lo - 1.0));
+        assert!(warned(&result));
+        let text = summary_text(&settings, &data, &result);
+        assert!(text.contains("the table's true total, from the release alone (no model)"), "{text}");
     }
 
     /// The replica line names the rungs that swapped below half the adaptation's lower target,

@@ -741,6 +741,21 @@ fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
     let (c05, c95) = (record["total_count_q05"].as_float().unwrap(), record["total_count_q95"].as_float().unwrap());
     assert!(0.0 < c05 && c05 <= c95, "[{c05}, {c95}]");
     assert!(summary_has(&fit, "total count Σy"));
+    // The true total from the release alone: Σ ỹ over the 2,400 cells, ± the 95 % quantile of 2,400
+    // cells' noise at α = 0.5 (exact law: `distributions::NoiseTotal`), whatever the model; with
+    // cells held out it is the same (they are part of the table).
+    let released_sum: f64 = std::fs::read_to_string(dir.join("released.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap().parse::<f64>().unwrap())
+        .sum();
+    let half = distributions::NoiseTotal::new([(0.5, 2400)]).unwrap().upper_quantile(0.95).unwrap() as f64;
+    let true_total = |record: &toml::Table| {
+        ["true_total_from_release", "true_total_q05", "true_total_q95"].map(|k| record[k].as_float().unwrap())
+    };
+    assert_eq!(true_total(&record), [released_sum, released_sum - half, released_sum + half], "{record}");
+    assert!(summary_has(&fit, "the table's true total, from the release alone"));
     let burn_in = record["burn_in"].as_integer().unwrap();
     assert_eq!(record["dispersion_warm_up"].as_integer(), Some(burn_in / 2), "r is held for half the burn-in");
     let released = dir.join("released.csv");
@@ -750,6 +765,12 @@ fn the_negative_binomial_likelihood_fits_overdispersed_counts() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let record: toml::Table = std::fs::read_to_string(out.join("fit.toml")).unwrap().parse().unwrap();
     assert_eq!(prior(&record), (Some(10.0), Some(10.0)), "{record}");
+    let held = dir.join("held-out");
+    let extra = ["--output", s(&held), "--quiet", "--holdout", "0.1"];
+    let o = lppf(fit_args(&released, "topic", "2", "private", ["20", "10", "1"], &extra));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record: toml::Table = std::fs::read_to_string(held.join("fit.toml")).unwrap().parse().unwrap();
+    assert_eq!(true_total(&record)[0], released_sum, "held-out cells are part of the table's total");
     for (method, options) in [
         ("private-cavi", vec!["--likelihood", "negative-binomial"]),
         ("private-cavi", vec!["--likelihood", "contaminated"]),
