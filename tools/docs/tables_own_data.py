@@ -240,7 +240,8 @@ def fit_lines(folders, dispersion):
     quantities = ("ln_lik", "structure", "total_rate", "dispersion") if dispersion else ("ln_joint", "total_rate")
     head = ("| fit | R̂ / bulk ESS: log-likelihood | structure | total rate | dispersion r |" if dispersion
             else "| fit | R̂ / bulk ESS: log joint | total rate |")
-    head += " verdict | fitted total [90 % interval] (released total) |"
+    head += (" verdict | fitted total rate [90 % interval] (from the release alone: the true total [90 %]) |"
+             if dispersion else " verdict | fitted total [90 % interval] (released total) |")
     head += " r, median [90 %] | PSIS-LOO k̂ > 0.7 |" if dispersion else ""
     lines = [head + " checks flagged | seconds |", "|" + " --- |" * (len(quantities) + 5 + 2 * dispersion)]
     for folder in folders:
@@ -250,6 +251,9 @@ def fit_lines(folders, dispersion):
         flagged = [r["statistic"] for r in checks if r["flag"]]
         cells = " | ".join(f"{float(diag[q]['rhat']):.2f} / {float(diag[q]['ess_bulk']):.0f}" for q in quantities)
         released = f" ({fit['released_total']:,.0f})" if "released_total" in fit else ""
+        if "true_total_q05" in fit:
+            released = (f" ({fit['true_total_from_release']:,.0f} [{fit['true_total_q05']:,.0f}, "
+                        f"{fit['true_total_q95']:,.0f}])")
         # A non-private fit has no release, so no total check and no `fitted_total`: its interval only.
         fitted = f"{fit['fitted_total']:,.0f} " if "fitted_total" in fit else ""
         line = (f"| {folder} | {cells} | {fit['convergence']} | {fitted}"

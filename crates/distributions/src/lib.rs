@@ -1,6 +1,7 @@
 //! Distributions for locally private Bayesian inference on count data.
 //!
-//! The noise of the geometric mechanism ([`TwoSidedGeometric`]), the [`Skellam`] and [`Bessel`]
+//! The noise of the geometric mechanism ([`TwoSidedGeometric`]) and the exact law of its total over
+//! a table ([`NoiseTotal`]), the [`Skellam`] and [`Bessel`]
 //! distributions that make the locally private Gibbs sampler of Schein et al. (2019) closed-form,
 //! the special function [`ln_bessel_i`] they need, thin validated wrappers over `rand_distr` for
 //! the conjugate families ([`Gamma`], [`Erlang`], [`Exponential`], [`Poisson`], [`Binomial`], [`Multinomial`],
