@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional, Union
+from typing import Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -25,7 +25,8 @@ class FitResult:
     of the partition), and ``dispersion`` for the negative binomial: every kept sample),
     ``diagnostics`` (split-R̂ and ESS per quantity), ``checks``
     and ``partition`` are DataFrames; ``record`` is fit.toml as a dict, ``summary`` the text of
-    summary.txt.
+    summary.txt, ``true_total`` the table's true total from the release alone with its 90 %
+    interval.
     """
 
     def __init__(self, path: Union[str, os.PathLike], estimate: Optional[str] = None):
@@ -57,6 +58,16 @@ class FitResult:
     @property
     def checks(self) -> Optional[pd.DataFrame]:
         return self._csv("checks.csv")
+
+    @property
+    def true_total(self) -> Optional[Tuple[float, float, float]]:
+        """A fit of a release: ``(estimate, q05, q95)`` of the table's true total from the release
+        alone (the sum of the released values over the modelled cells, and a 90 % interval from
+        the exact law of the noise's total, which needs no model); ``None`` for raw counts."""
+        r = self.record
+        if "true_total_q05" not in r:
+            return None
+        return (r["true_total_from_release"], r["true_total_q05"], r["true_total_q95"])
 
     @property
     def partition(self) -> Optional[pd.DataFrame]:

@@ -63,6 +63,8 @@ def test_a_dataframe_is_privatized_fitted_and_opened_in_arviz(tmp_path):
     assert result.rate_matrix().shape == (12, 8)
     assert set(result.diagnostics["quantity"]) >= {"ln_joint", "total_rate"}
     assert result.record["seed"] == 3 and result.record["method"] == "private"
+    estimate, low, high = result.true_total
+    assert estimate == release.values.sum() and low <= estimate <= high
 
     idata = result.to_arviz()
     assert idata.posterior["total_rate"].shape == (2, 15)
