@@ -71,3 +71,49 @@ def planted_enron_size():
         lines.append(f"| {r['candidate']} | {float(r['ari']):.2f} | {100 * float(r['total_error']):+.0f} % | "
                      f"{'yes' if r['total_covered'] == '1' else 'no'} | {r['convergence']} |")
     return minus("\n".join(lines))
+
+
+def release_total():
+    """How often the release's own 90 % interval for the true total holds it
+    (docs/evidence/release-total/results.csv, tools/planted/release_total.py), by noise and α over
+    both shapes (95 % Wilson intervals), and on the study's data sets beside the default's and the
+    papers' model's intervals of Σμ and Σy."""
+    release = {(r["shape"], r["noise"], r["alpha"], r["replication"]): int(r["covered"])
+               for r in rows("release-total", "results.csv")}
+    alphas = sorted({k[2] for k in release}, key=float)
+    reps = len({k[3] for k in release})
+    lines = [f"{len(release)} releases: {reps} replications of each design (both shapes).", "",
+             "| noise | " + " | ".join(f"α = {a}" for a in alphas) + " | all |",
+             "| --- |" + " --- |" * (len(alphas) + 1)]
+
+    def cell(keys):
+        k, n = sum(release[x] for x in keys), len(keys)
+        low, high = _wilson(k, n)
+        return f"{k}/{n} ({low:.2f}–{high:.2f})"
+
+    for noise in NOISES:
+        keys = [x for x in release if x[1] == noise]
+        lines.append(f"| {noise} | " + " | ".join(cell([x for x in keys if x[2] == a]) for a in alphas)
+                     + f" | {cell(keys)} |")
+    lines.append("| all | " + " | ".join(cell([x for x in release if x[2] == a]) for a in alphas)
+                 + f" | {cell(list(release))} |")
+    table = _table()
+    sets = sorted({k[1:] for k in table if k[0] == "default"})
+    paired = [s for s in sets if s in release]
+    realized = {(r["shape"], r["noise"], r["alpha"], r["replication"]): r
+                for r in rows(RUN, "realized-total.csv") if r["candidate"] == "default"}
+    lines += ["", f"On the study's {len(paired)} data sets (the same releases):", "",
+              "| interval of the total | holds the true total |", "| --- | --- |",
+              f"| the release alone | {cell(paired)} |"]
+    for c in ("default", "papers"):
+        k = sum(int(table[(c, *s)]["total_covered"]) for s in paired)
+        low, high = _wilson(k, len(paired))
+        lines.append(f"| {c}: Σμ | {k}/{len(paired)} ({low:.2f}–{high:.2f}) |")
+    both = [s for s in realized if s in release]
+    k, n = sum(int(realized[s]["count_covered"]) for s in both), len(both)
+    low, high = _wilson(k, n)
+    lines += ["", f"On the {n} data sets of the first replication (realized-total.csv):", "",
+              "| interval of the total | holds the true total |", "| --- | --- |",
+              f"| the release alone | {cell(both)} |",
+              f"| default: Σy given the release | {k}/{n} ({low:.2f}–{high:.2f}) |"]
+    return minus("\n".join(lines))
