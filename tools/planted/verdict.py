@@ -102,13 +102,20 @@ def oracle(release, mu, alpha, noise, seed):
     return int(difference > max(2 * se, 1e-9)), difference, se
 
 
-def one(work, strength, noise, alpha, rep, likelihood=None):
+def draw_and_release(work, strength, noise, alpha, rep):
+    """(true counts, true rates, planted groups, the release's path) of one data set, drawn and
+    released (seeded) into `work`."""
     y, mu, group = designs.draw_strength(strength, noise, seed_of("verdict-data", strength, noise, rep))
     write_counts(work / "counts.csv", y, "network")
     release = work / "release.csv"
     run([LPPF, "privatize", "--input", work / "counts.csv", "--labels", work / "counts.csv.rows", "--square",
          "--alpha", alpha, "--seed", seed_of("verdict-release", strength, noise, alpha, rep), "--force",
          "--output", release])
+    return y, mu, group, release
+
+
+def one(work, strength, noise, alpha, rep, likelihood=None):
+    y, mu, group, release = draw_and_release(work, strength, noise, alpha, rep)
     out = work / "fit"
     run([LPPF, "fit", "--input", release, "--model", "block", "--components", group.max() + 1,
          "--method", "private", "--holdout", HOLDOUT, "--seed", seed_of("verdict-fit", strength, noise, alpha, rep),
