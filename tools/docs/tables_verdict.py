@@ -74,3 +74,27 @@ def verdict_contaminated():
             cells += [_rate(k, n, null), f"{z:+.2f}"]
         lines.append(f"| {strength}, {noise} | {alpha} | {n} | " + " | ".join(cells) + " |")
     return minus("\n".join(lines))
+
+
+def verdict_oracles():
+    """The oracle's bounds on overdispersed networks (docs/evidence/verdict-error-rates/
+    oracles.csv, tools/planted/oracles.py) beside the verdict of the default fit on the same data
+    sets: how often each says structure by the verdict's rule (Δ > 2 se and > 4 nats), and the
+    median learned r of the independence model."""
+    default = {(r["strength"], r["noise"], r["alpha"], r["replication"]): r for r in rows(RUN, "results.csv")}
+    table = rows(RUN, "oracles.csv")
+    lines = ["| design | α | data sets | the fit's verdict | oracle: held out, r = 0.3 for both | held out, "
+             "independence with its own r | every cell, r = 0.3 | every cell, its own r | its r (median) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for strength, noise, alpha, mine in _designs(table):
+        n, null = len(mine), strength == "null"
+        fits = [default[(strength, noise, alpha, r["replication"])] for r in mine]
+        cells = [_rate(sum(_says(r["difference"], r["se"]) for r in fits), n, null)]
+        for prefix in ("", "all_"):
+            for kind in ("fixed", "learned"):
+                k = sum(_says(r[f"{prefix}{kind}_difference"], r[f"{prefix}{kind}_se"]) for r in mine)
+                cells.append(_rate(k, n, null))
+        rs = sorted(float(r["learned_r"]) for r in mine)
+        cells.append(f"{rs[len(rs) // 2]:.2f}")
+        lines.append(f"| {strength}, {noise} | {alpha} | {n} | " + " | ".join(cells) + " |")
+    return minus("\n".join(lines))

@@ -94,7 +94,7 @@ impl NoiseTotal {
     }
 
     /// The pmf of `S` on `[−offset, len − 1 − offset]`, or `None` when computing it would cost more
-    /// than [`EXACT_WORK`] steps. Adding one cell's `τ = G₁ − G₂` (`P(G = k) = (1−α)αᵏ`) is two
+    /// than `EXACT_WORK` (4·10⁷) steps. Adding one cell's `τ = G₁ − G₂` (`P(G = k) = (1−α)αᵏ`) is two
     /// first-order recurrences: `h(s) = (1−α) f(s) + α h(s−1)` adds `G₁`, and
     /// `g(s) = (1−α) h(s) + α g(s+1)` subtracts `G₂`.
     pub fn exact_pmf(&self) -> Option<(i64, Vec<f64>)> {
