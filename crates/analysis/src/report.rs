@@ -79,8 +79,8 @@ fn top(values: impl Iterator<Item = f64>, n: usize) -> Vec<(usize, f64)> {
     v
 }
 
-/// The warnings a reader must see: unconverged or few effective draws, CAVI starts that did not
-/// converge.
+/// The warnings a reader must see: a total off the release's, unconverged or few effective
+/// draws, flagged checks, CAVI starts that did not converge.
 pub(crate) fn warnings(settings: &FitSettings, data: &FitData, result: &FitResult) -> Vec<String> {
     let mut out = Vec::new();
     // A Gibbs fit of released data checks its total by the posterior predictive check (which
