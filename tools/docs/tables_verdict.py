@@ -24,6 +24,16 @@ def _rate(k, n, null):
     return f"{k}/{n} (≤ {100 * high:.1f} %)" if null else f"{k}/{n} (≥ {100 * low:.0f} %)"
 
 
+def _header(*columns):
+    """The first two lines of a markdown table with these columns."""
+    return ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
+
+
+def _by_data_set():
+    """The default fit's rows of results.csv by (strength, noise, alpha, replication)."""
+    return {(r["strength"], r["noise"], r["alpha"], r["replication"]): r for r in rows(RUN, "results.csv")}
+
+
 def _designs(table):
     """(strength, noise, alpha, its rows) of every design in `table`, in the tables' order."""
     for strength in STRENGTHS:
@@ -39,9 +49,8 @@ def verdict_error_rates():
     the data sets (near 0 under the null for an unbiased comparison); the oracle beside it. The
     rules are applied to the recorded Δ and se, so the fits do not depend on the rule."""
     table = rows(RUN, "results.csv")
-    lines = ["| design | α | data sets | the verdict: Δ > 2 se and > 4 nats | Δ > 2 se alone | mean Δ/se | "
-             "with the PSIS-LOO cells: Δ > 2 se | mean Δ/se | oracle (true rates; the verdict's rule) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = _header("design", "α", "data sets", "the verdict: Δ > 2 se and > 4 nats", "Δ > 2 se alone", "mean Δ/se",
+                    "with the PSIS-LOO cells: Δ > 2 se", "mean Δ/se", "oracle (true rates; the verdict's rule)")
     for strength, noise, alpha, mine in _designs(table):
         n, null = len(mine), strength == "null"
         verdict = sum(_says(r["difference"], r["se"]) for r in mine)
@@ -60,10 +69,10 @@ def verdict_contaminated():
     """The verdict of fits with the contaminated likelihood (docs/evidence/verdict-contaminated,
     `verdict.py --likelihood contaminated`) beside the default's on the same data sets, releases
     and seeds: per design, how often each says structure, with its bound, and the mean of Δ/se."""
-    default = {(r["strength"], r["noise"], r["alpha"], r["replication"]): r for r in rows(RUN, "results.csv")}
+    default = _by_data_set()
     table = rows("verdict-contaminated", "results.csv")
-    lines = ["| design | α | data sets | contaminated: the verdict | mean Δ/se | default, the same data sets | mean Δ/se |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines = _header("design", "α", "data sets", "contaminated: the verdict", "mean Δ/se", "default, the same data sets",
+                    "mean Δ/se")
     for strength, noise, alpha, mine in _designs(table):
         theirs = [default[(strength, noise, alpha, r["replication"])] for r in mine]
         n, null = len(mine), strength == "null"
@@ -81,11 +90,11 @@ def verdict_oracles():
     oracles.csv, tools/planted/oracles.py) beside the verdict of the default fit on the same data
     sets: how often each says structure by the verdict's rule (Δ > 2 se and > 4 nats), and the
     median learned r of the independence model."""
-    default = {(r["strength"], r["noise"], r["alpha"], r["replication"]): r for r in rows(RUN, "results.csv")}
+    default = _by_data_set()
     table = rows(RUN, "oracles.csv")
-    lines = ["| design | α | data sets | the fit's verdict | oracle: held out, r = 0.3 for both | held out, "
-             "independence with its own r | every cell, r = 0.3 | every cell, its own r | its r (median) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = _header("design", "α", "data sets", "the fit's verdict", "oracle: held out, r = 0.3 for both",
+                    "held out, independence with its own r", "every cell, r = 0.3", "every cell, its own r",
+                    "its r (median)")
     for strength, noise, alpha, mine in _designs(table):
         n, null = len(mine), strength == "null"
         fits = [default[(strength, noise, alpha, r["replication"])] for r in mine]
