@@ -195,6 +195,9 @@ pub struct FitResult {
     /// Private Gibbs fits: the central 90 % interval of the table's own total `Σ_n y_n` (the true
     /// counts drawn given the release), weighted as the total rate's; `None` otherwise.
     pub total_count_interval: Option<(f64, f64)>,
+    /// Released data: the table's true total from the release alone, with its interval
+    /// ([`crate::release_total`]; computed once, read by the summary, warnings and fit.toml).
+    pub release_total: Option<crate::ReleaseTotal>,
     /// Gibbs with an overdispersed likelihood: the 5 %, 50 % and 95 % quantiles of its
     /// dispersion shape `r` over all chains' kept samples.
     pub dispersion_quantiles: Option<[f64; 3]>,
@@ -349,6 +352,7 @@ fn fit_chains_in_groups(
         }
     });
     let (mut result, samples, moments) = pool(settings, chains, rows);
+    result.release_total = crate::release_total(data);
     result.loo = loo.filter(|l| l.cells > 0);
     if let Some(check) = check.filter(|_| !replicated.is_empty()) {
         result.checks = predictive_checks(&check.observed, &replicated);
@@ -603,6 +607,7 @@ fn pool(
         verdict: None,
         total_rate_interval: None,
         total_count_interval: None,
+        release_total: None,
         dispersion_quantiles: None,
         share_quantiles: None,
         assignments,

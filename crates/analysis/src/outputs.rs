@@ -4,7 +4,7 @@ use crate::chains::{FitResult, FitSettings};
 use crate::data::FitData;
 use crate::error::FitError;
 use crate::report::{figure_matrix, summary_text, warnings};
-use crate::totals::{release_total, total_check};
+use crate::totals::total_check;
 use inference::Algorithm;
 use results::{
     CheckPanel, HeatmapText, TopicPanel, Values, plot_checks, plot_heatmaps, write_atomic, write_table,
@@ -354,7 +354,7 @@ pub fn write_outputs(
         Algorithm::Cavi(c) => (None, None, None, Some(c.max_iterations()), Some(c.tolerance())),
     };
     let check = total_check(data, result);
-    let release = release_total(data);
+    let release = result.release_total;
     let record = FitRecord {
         software: format!("lppf {}", env!("CARGO_PKG_VERSION")),
         input: data.file.display().to_string(),

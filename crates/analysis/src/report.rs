@@ -4,7 +4,7 @@
 use crate::chains::{ChainTrace, FitResult, FitSettings, Weighting};
 use crate::checks::EXTREME_P;
 use crate::data::FitData;
-use crate::totals::{TOTAL_CHECK_SDS, release_total, total_check};
+use crate::totals::{TOTAL_CHECK_SDS, total_check};
 use crate::verdict::{VERDICT_MIN_NATS, VERDICT_SES};
 use inference::tempering::TARGET_SWAP;
 use inference::{Algorithm, ESS_PER_CHAIN, RHAT_LIMIT};
@@ -95,7 +95,7 @@ pub(crate) fn warnings(settings: &FitSettings, data: &FitData, result: &FitResul
             sig3(t.released_total)
         ));
     }
-    if let (Some(t), Some((lo, hi))) = (release_total(data), result.total_count_interval)
+    if let (Some(t), Some((lo, hi))) = (result.release_total, result.total_count_interval)
         && (hi < t.interval.0 || lo > t.interval.1)
     {
         out.push(format!(
@@ -276,7 +276,7 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
             sig3(hi)
         );
     }
-    if let Some(t) = release_total(data) {
+    if let Some(t) = result.release_total {
         let _ = writeln!(
             s,
             "  the table's true total, from the release alone (no model): {}, 90 % interval [{}, {}] over {} cells",
@@ -833,7 +833,9 @@ mod tests {
     #[test]
     fn a_model_total_outside_the_releases_interval_is_a_warning() {
         let (settings, data, mut result) = small_block_fit();
-        let (lo, hi) = crate::release_total(&data).unwrap().interval;
+        let expected = crate::release_total(&data);
+        assert_eq!(result.release_total, expected, "the fit computes it once, from its data");
+        let (lo, hi) = expected.unwrap().interval;
         let warned = |result: &FitResult| {
             warnings(&settings, &data, result)
                 .iter()
