@@ -4,7 +4,7 @@ tools/planted/study.py)."""
 
 import math
 
-from docstats import interval, minus, paired_t
+from docstats import binomial_test_p, interval, minus, p_text, paired_t
 from sources import rows
 
 RUN = "planted-designs"
@@ -105,10 +105,19 @@ def release_total():
     lines += ["", f"On the study's {len(paired)} data sets (the same releases):", "",
               "| interval of the total | holds the true total |", "| --- | --- |",
               f"| the release alone | {cell(paired)} |"]
+    discordant = []
     for c in ("default", "papers"):
-        k = sum(int(table[(c, *s)]["total_covered"]) for s in paired)
+        covered = {s: int(table[(c, *s)]["total_covered"]) for s in paired}
+        k = sum(covered.values())
         low, high = _wilson(k, len(paired))
         lines.append(f"| {c}: Σμ | {k}/{len(paired)} ({low:.2f}–{high:.2f}) |")
+        only_release = sum(release[s] and not covered[s] for s in paired)
+        only_model = sum(covered[s] and not release[s] for s in paired)
+        p = binomial_test_p(only_release, only_release + only_model, 0.5)
+        shown = p_text(p)
+        discordant.append(f"{c} {only_release} against {only_model} (p {shown if shown.startswith('<') else '= ' + shown})")
+    lines += ["", "Paired over the same releases (exact sign test on the data sets where exactly one interval "
+              "holds the true total; the release's alone first): " + "; ".join(discordant) + "."]
     both = [s for s in realized if s in release]
     k, n = sum(int(realized[s]["count_covered"]) for s in both), len(both)
     low, high = _wilson(k, n)
