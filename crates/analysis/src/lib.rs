@@ -28,6 +28,7 @@ mod report;
 mod request;
 pub mod resources;
 pub mod score;
+pub mod structure_test;
 pub mod totals;
 mod verdict;
 
