@@ -189,6 +189,9 @@ pub struct FitResult {
     /// The "no structure" verdict, when the fit held cells out and was compared with the
     /// independence model on them ([`crate::independence_verdict`]).
     pub verdict: Option<crate::Verdict>,
+    /// The test of structure beyond activity × popularity on the release alone
+    /// ([`crate::structure_test`]); `None` for a topic model with one component.
+    pub structure_test: Option<crate::structure_test::StructureTest>,
     /// Gibbs: the central 90 % interval of the total rate `Σ_n μ_n` over all chains' kept
     /// samples (the 5 % and 95 % quantiles); `None` for CAVI.
     pub total_rate_interval: Option<(f64, f64)>,
@@ -605,6 +608,7 @@ fn pool(
         heldout: None,
         loo: None,
         verdict: None,
+        structure_test: None,
         total_rate_interval: None,
         total_count_interval: None,
         release_total: None,

@@ -189,6 +189,20 @@ struct FitRecord<'a> {
     structure_with_loo_difference_se: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     structure: Option<bool>,
+    /// The test of the release: its decision, p-value, statistic `T`, bootstrap tables, groups and
+    /// the null's NB shape (absent: Poisson).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structure_in_release: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structure_test_p: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structure_test_statistic: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structure_test_replicates: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structure_test_groups: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structure_test_dispersion: Option<f64>,
     /// The total check (released data): Σ ỹ, Σ μ̂ and their gap in sd.
     #[serde(skip_serializing_if = "Option::is_none")]
     released_total: Option<f64>,
@@ -430,6 +444,12 @@ pub fn write_outputs(
         structure_with_loo_difference: result.verdict.as_ref().and_then(|v| v.with_loo.map(|w| w.1)),
         structure_with_loo_difference_se: result.verdict.as_ref().and_then(|v| v.with_loo.map(|w| w.2)),
         structure: result.verdict.as_ref().map(crate::Verdict::structure),
+        structure_in_release: result.structure_test.map(|t| t.structure()),
+        structure_test_p: result.structure_test.map(|t| t.p_value),
+        structure_test_statistic: result.structure_test.map(|t| t.statistic),
+        structure_test_replicates: result.structure_test.map(|t| t.replicates),
+        structure_test_groups: result.structure_test.map(|t| t.groups),
+        structure_test_dispersion: result.structure_test.and_then(|t| t.dispersion),
         released_total: check.map(|t| t.released_total),
         fitted_total: check.map(|t| t.fitted_total),
         total_gap_sd: check.map(|t| t.gap()),

@@ -470,42 +470,57 @@ fn modes_text(s: &mut String, result: &FitResult) {
     }
 }
 
-/// The "no structure" verdict in words; returns whether the components are worth listing as
-/// findings (not when the independence model predicts the held-out cells as well).
+/// The verdict in words: the test of the release ([`crate::structure_test`]), then the held-out
+/// comparison of this fit with the independence model. Returns whether the components are worth
+/// listing: when either finds structure (with no test at all, as before: always).
 fn verdict_text(s: &mut String, settings: &FitSettings, result: &FitResult) -> bool {
     let what = if settings.model.square() { "communities" } else { "topics" };
     let k = settings.components;
-    match &result.verdict {
-        Some(v) if v.structure() => {
+    let in_release = result.structure_test.map(|t| {
+        let _ = writeln!(s, "\n{}", t.describe());
+        t.structure()
+    });
+    let heldout = result.verdict.as_ref().map(|v| {
+        let (word, rule) = match v.structure() {
+            true => ("better than", format!("> {VERDICT_SES} se and > {VERDICT_MIN_NATS} nats")),
+            false if v.difference > 0.0 => {
+                ("not clearly better than", format!("structure needs > {VERDICT_SES} se and > {VERDICT_MIN_NATS} nats"))
+            }
+            false => ("no better than", format!("structure needs > {VERDICT_SES} se and > {VERDICT_MIN_NATS} nats")),
+        };
+        let _ = writeln!(
+            s,
+            "this fit: the {k} {what} predict the held-out cells {word} the independence model (row activity × \
+             column popularity): Δ = {} ± {} nats (se, {} cells; {rule})",
+            sig3(v.difference),
+            sig3(v.se),
+            v.cells
+        );
+        v.structure()
+    });
+    match (in_release, heldout) {
+        (Some(true), Some(false)) => {
             let _ = writeln!(
                 s,
-                "\nstructure: the {k} {what} predict the held-out cells better than the independence model \
-                 (row activity × column popularity): Δ = {} ± {} nats (se, {} cells; > {VERDICT_SES} se and > \
-                 {VERDICT_MIN_NATS} nats)",
-                sig3(v.difference),
-                sig3(v.se),
-                v.cells
+                "  the release has structure that this fit's {what} may not capture: read them with their \
+                 co-clustering (co), and try another K or --likelihood poisson"
             );
             true
         }
-        Some(v) => {
-            let how = if v.difference > 0.0 { "not clearly better than" } else { "no better than" };
+        (Some(false), Some(true)) => {
+            let _ = writeln!(s, "  the two checks disagree: the {what} below are leads, not findings");
+            true
+        }
+        (Some(false), _) | (None, Some(false)) => {
             let _ = writeln!(
                 s,
-                "\nNO EVIDENCE OF STRUCTURE: the {k} {what} predict the held-out cells {how} the independence \
-                 model (row activity × column popularity): Δ = {} ± {} nats (se, {} cells; structure needs \
-                 Δ > {VERDICT_SES} se and Δ > {VERDICT_MIN_NATS} nats). What this fit would call {what} are not findings, so none are listed; \
-                 the rates in rates.parquet are still the posterior means. This verdict rarely says structure \
-                 where there is none, but it misses weak structure, and strong structure in overdispersed or \
-                 very noisy tables (docs/model-checking.md, \"How often the verdict is right\").",
-                sig3(v.difference),
-                sig3(v.se),
-                v.cells
+                "What this fit would call {what} are not findings, so none are listed; the rates in rates.parquet \
+                 are still the posterior means. \"No evidence\" is not \"none\": weak structure in small or very \
+                 noisy tables is missed (docs/model-checking.md, \"How often the verdict is right\")."
             );
             false
         }
-        None if settings.model == ModelKind::Topic && k == 1 => true,
-        None => {
+        (None, None) if !(settings.model == ModelKind::Topic && k == 1) => {
             let _ = writeln!(
                 s,
                 "\nno check of structure: with --holdout (e.g. 0.1) the fit is compared with the independence \
@@ -513,6 +528,7 @@ fn verdict_text(s: &mut String, settings: &FitSettings, result: &FitResult) -> b
             );
             true
         }
+        (release, fit) => release.or(fit).unwrap_or(true),
     }
 }
 

@@ -446,6 +446,13 @@ pub fn run_fit(plan: &FitPlan, request: &FitRequest, on_iteration: &(dyn Fn() + 
     let FitPlan { settings, data, seed_source, .. } = plan;
     let mut result: FitResult = fit_chains(settings, data, on_iteration)?;
     result.verdict = independence_verdict(settings, data, &result, on_iteration)?;
+    result.structure_test = crate::structure_test::table_structure_test(
+        data,
+        settings.model,
+        settings.components,
+        crate::structure_test::STRUCTURE_TEST_REPLICATES,
+        settings.seed,
+    );
     commit_fit(&request.output, |dir| write_outputs(dir, settings, data, &result, seed_source, request.holdout))?;
     Ok(FitDone { summary: summary_text(settings, data, &result), output: request.output.clone() })
 }

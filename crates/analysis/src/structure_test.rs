@@ -28,7 +28,9 @@
 //! thread count. Its error rates on planted networks are in docs/model-checking.md ("How often
 //! the verdict is right"); the clip at 3 and `K` groups were fixed before any of them was measured.
 
+use crate::data::{FitData, Input};
 use distributions::{Gamma, Poisson, Streams, TwoSidedGeometric};
+use models::{ModelKind, ModelledCells};
 use rand::distr::Distribution;
 use rand::{Rng, RngExt};
 use rayon::prelude::*;
@@ -80,6 +82,24 @@ impl StructureTest {
     pub fn structure(&self) -> bool {
         self.p_value <= STRUCTURE_TEST_LEVEL
     }
+
+    /// The test in one sentence, for the summary.
+    pub fn describe(&self) -> String {
+        let null = match self.dispersion {
+            Some(r) => format!("negative-binomial counts of shape r = {r:.3}"),
+            None => "Poisson counts".into(),
+        };
+        let how = format!(
+            "T = {:.1}, p = {:.3}: blocks of {} row and column groups in the release's standardized residuals, \
+             against {} tables drawn from the independence model fitted to the release (row activity × column \
+             popularity, {null}, the release's noise); structure when p ≤ {STRUCTURE_TEST_LEVEL}",
+            self.statistic, self.p_value, self.groups, self.replicates
+        );
+        match self.structure() {
+            true => format!("structure in the release, beyond row activity × column popularity ({how})"),
+            false => format!("NO EVIDENCE OF STRUCTURE in the release beyond row activity × column popularity ({how})"),
+        }
+    }
 }
 
 /// The test with `groups` groups and `replicates` bootstrap tables; `None` when it cannot be
@@ -109,6 +129,40 @@ pub fn structure_test(table: &TestTable, groups: usize, replicates: usize, strea
         dispersion: (null.inv_shape > 0.0).then(|| 1.0 / null.inv_shape),
     })
 }
+
+/// The test of a loaded table for a model of `kind` with `groups` components: the cells the fit
+/// sees (modelled, not held out), each row's level (0 for raw counts); for a network one partition
+/// of the actors, for undirected pairs the residuals mirrored. The stream is
+/// `Streams::new(seed).child(STRUCTURE_TEST_STREAM)`, apart from the fit's chains.
+pub fn table_structure_test(
+    data: &FitData,
+    kind: ModelKind,
+    groups: usize,
+    replicates: usize,
+    seed: u64,
+) -> Option<StructureTest> {
+    let (rows, cols) = data.shape();
+    let used: Vec<bool> = (0..rows * cols).map(|n| data.is_modelled(n) && !data.is_missing(n)).collect();
+    let (values, alphas): (Vec<f64>, Vec<f64>) = match &data.input {
+        Input::Released { privatized, alphas, .. } => {
+            (privatized.values().iter().map(|&v| f64::from(v)).collect(), alphas.clone())
+        }
+        Input::Counts { counts, .. } => (counts.iter().map(|&c| f64::from(c)).collect(), vec![0.0; rows]),
+    };
+    let table = TestTable {
+        rows,
+        cols,
+        values: &values,
+        used: &used,
+        alphas: &alphas,
+        shared: kind.square(),
+        mirror: data.modelled == ModelledCells::Pairs,
+    };
+    structure_test(&table, groups, replicates, Streams::new(seed).child(STRUCTURE_TEST_STREAM))
+}
+
+/// The test's stream under a fit's seed.
+const STRUCTURE_TEST_STREAM: u64 = 0x5c_a47e_57;
 
 /// The fitted independence model: `μ` on the grid (0 off the used cells) and `1/r`.
 struct Null {
@@ -146,9 +200,8 @@ impl Null {
                 break;
             }
         }
-        let mean: Vec<f64> = (0..rows * cols)
-            .map(|n| if t.used[n] { (a[n / cols] * b[n % cols]).max(1e-6) } else { 0.0 })
-            .collect();
+        let mean: Vec<f64> =
+            (0..rows * cols).map(|n| if t.used[n] { (a[n / cols] * b[n % cols]).max(1e-6) } else { 0.0 }).collect();
         let (mut excess, mut square) = (0.0, 0.0);
         for n in (0..rows * cols).filter(|&n| t.used[n]) {
             let m = mean[n];
@@ -181,7 +234,8 @@ impl Null {
     /// A table from the null: `y ~ Pois(μ δ)`, `δ ~ Gamma(r, rate r)`, plus `2Geo(α_i)` noise.
     fn draw<R: Rng>(&self, t: &TestTable, rng: &mut R) -> Vec<f64> {
         let cols = t.cols;
-        let multiplier = (self.inv_shape > 0.0).then(|| Gamma::new(1.0 / self.inv_shape, 1.0 / self.inv_shape).ok()).flatten();
+        let multiplier =
+            (self.inv_shape > 0.0).then(|| Gamma::new(1.0 / self.inv_shape, 1.0 / self.inv_shape).ok()).flatten();
         let noise: Vec<Option<TwoSidedGeometric>> =
             t.alphas.iter().map(|&a| (a > 0.0).then(|| TwoSidedGeometric::new(a).ok()).flatten()).collect();
         (0..t.rows * cols)
@@ -222,7 +276,13 @@ fn scan<R: Rng>(z: &[f64], t: &TestTable, groups: usize, rng: &mut R) -> f64 {
 
 /// Rows of `Z V` and of `Zᵀ U` for the top `K` singular vectors, by subspace iteration from a
 /// random start.
-fn spectral_embedding<R: Rng>(z: &[f64], rows: usize, cols: usize, k: usize, rng: &mut R) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+fn spectral_embedding<R: Rng>(
+    z: &[f64],
+    rows: usize,
+    cols: usize,
+    k: usize,
+    rng: &mut R,
+) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
     let mut v: Vec<Vec<f64>> = (0..k).map(|_| (0..cols).map(|_| rng.random::<f64>() - 0.5).collect()).collect();
     let times = |x: &[f64]| -> Vec<f64> { (0..rows).map(|i| dot(&z[i * cols..(i + 1) * cols], x)).collect() };
     let times_t = |y: &[f64]| -> Vec<f64> {
@@ -242,7 +302,8 @@ fn spectral_embedding<R: Rng>(z: &[f64], rows: usize, cols: usize, k: usize, rng
     }
     let zv: Vec<Vec<f64>> = v.iter().map(|x| times(x)).collect();
     let ztu: Vec<Vec<f64>> = u.iter().map(|y| times_t(y)).collect();
-    let by_row = |m: &[Vec<f64>], len: usize| -> Vec<Vec<f64>> { (0..len).map(|i| m.iter().map(|c| c[i]).collect()).collect() };
+    let by_row =
+        |m: &[Vec<f64>], len: usize| -> Vec<Vec<f64>> { (0..len).map(|i| m.iter().map(|c| c[i]).collect()).collect() };
     (by_row(&zv, rows), by_row(&ztu, cols))
 }
 
@@ -272,7 +333,8 @@ fn k_means<R: Rng>(points: &[Vec<f64>], k: usize, rng: &mut R) -> Vec<usize> {
     let distance = |a: &[f64], b: &[f64]| -> f64 { a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum() };
     let mut centres = vec![points[rng.random_range(0..points.len())].clone()];
     while centres.len() < k {
-        let d: Vec<f64> = points.iter().map(|p| centres.iter().map(|c| distance(p, c)).fold(f64::INFINITY, f64::min)).collect();
+        let d: Vec<f64> =
+            points.iter().map(|p| centres.iter().map(|c| distance(p, c)).fold(f64::INFINITY, f64::min)).collect();
         let total: f64 = d.iter().sum();
         let mut u = rng.random::<f64>() * total;
         let pick = d.iter().position(|&x| {
@@ -287,7 +349,8 @@ fn k_means<R: Rng>(points: &[Vec<f64>], k: usize, rng: &mut R) -> Vec<usize> {
             *label = (0..k).min_by(|&a, &b| distance(p, &centres[a]).total_cmp(&distance(p, &centres[b]))).unwrap_or(0);
         }
         for (c, centre) in centres.iter_mut().enumerate() {
-            let members: Vec<&Vec<f64>> = points.iter().zip(&labels).filter(|&(_, &l)| l == c).map(|(p, _)| p).collect();
+            let members: Vec<&Vec<f64>> =
+                points.iter().zip(&labels).filter(|&(_, &l)| l == c).map(|(p, _)| p).collect();
             if !members.is_empty() {
                 for (d, x) in centre.iter_mut().enumerate() {
                     *x = members.iter().map(|m| m[d]).sum::<f64>() / members.len() as f64;
@@ -327,7 +390,9 @@ impl<'a> Blocks<'a> {
                 sums[rows[i] * k + cols[j]] += z[i * t.cols + j];
             }
         }
-        let sizes = |labels: &[usize]| -> Vec<f64> { (0..k).map(|g| labels.iter().filter(|&&l| l == g).count() as f64).collect() };
+        let sizes = |labels: &[usize]| -> Vec<f64> {
+            (0..k).map(|g| labels.iter().filter(|&&l| l == g).count() as f64).collect()
+        };
         let (row_sizes, col_sizes) = (sizes(&rows), sizes(&cols));
         Self { z, t, k, rows, cols, sums, row_sizes, col_sizes }
     }
@@ -431,10 +496,18 @@ mod tests {
     /// A network of `actors` in three equal communities (`within`, `between` block rates times
     /// activities drawn from Gamma(4, rate 4)), Poisson counts (or NB(0.3) with `overdispersed`),
     /// released at `alpha`; the diagonal is not used.
-    fn network(actors: usize, within: f64, between: f64, overdispersed: bool, alpha: f64, seed: u64) -> (Vec<f64>, Vec<bool>) {
+    fn network(
+        actors: usize,
+        within: f64,
+        between: f64,
+        overdispersed: bool,
+        alpha: f64,
+        seed: u64,
+    ) -> (Vec<f64>, Vec<bool>) {
         let mut rng = distributions::stream(seed, 0);
         let activity = Gamma::new(4.0, 4.0).unwrap();
-        let (a, b): (Vec<f64>, Vec<f64>) = (0..actors).map(|_| (activity.sample(&mut rng), activity.sample(&mut rng))).unzip();
+        let (a, b): (Vec<f64>, Vec<f64>) =
+            (0..actors).map(|_| (activity.sample(&mut rng), activity.sample(&mut rng))).unzip();
         let multiplier = Gamma::new(0.3, 0.3).unwrap();
         let noise = TwoSidedGeometric::new(alpha).unwrap();
         let mut values = vec![0.0; actors * actors];
@@ -543,7 +616,13 @@ mod tests {
             (0..docs * words)
                 .map(|n| {
                     let (d, v) = (n / words, n % words);
-                    let rate = if !structured { 2.0 } else if (d < docs / 2) == (v < words / 2) { 3.5 } else { 0.5 };
+                    let rate = if !structured {
+                        2.0
+                    } else if (d < docs / 2) == (v < words / 2) {
+                        3.5
+                    } else {
+                        0.5
+                    };
                     Poisson::new(rate).unwrap().sample(rng) as f64 + noise.sample(rng) as f64
                 })
                 .collect()
@@ -551,7 +630,15 @@ mod tests {
         let (used, alphas) = (vec![true; docs * words], vec![0.5; docs]);
         for (structured, expect) in [(true, true), (false, false)] {
             let values = table(structured, &mut rng);
-            let t = TestTable { rows: docs, cols: words, values: &values, used: &used, alphas: &alphas, shared: false, mirror: false };
+            let t = TestTable {
+                rows: docs,
+                cols: words,
+                values: &values,
+                used: &used,
+                alphas: &alphas,
+                shared: false,
+                mirror: false,
+            };
             let test = structure_test(&t, 2, 99, Streams::new(4)).unwrap();
             assert_eq!(test.structure(), expect, "{test:?}");
         }
@@ -576,7 +663,8 @@ mod tests {
         let (values, _) = network(12, 3.0, 0.3, false, 0.2, 3);
         let used: Vec<bool> = (0..144).map(|n| n / 12 < n % 12).collect();
         let alphas = vec![0.2; 12];
-        let t = TestTable { rows: 12, cols: 12, values: &values, used: &used, alphas: &alphas, shared: true, mirror: true };
+        let t =
+            TestTable { rows: 12, cols: 12, values: &values, used: &used, alphas: &alphas, shared: true, mirror: true };
         let z = Null::fit(&t, &values).residuals(&t, &values);
         assert!((0..12).all(|i| (0..12).all(|j| z[i * 12 + j] == z[j * 12 + i])));
         assert!((0..12).all(|i| z[i * 12 + i] == 0.0));
