@@ -26,7 +26,7 @@ class FitResult:
     ``diagnostics`` (split-R̂ and ESS per quantity), ``checks``
     and ``partition`` are DataFrames; ``record`` is fit.toml as a dict, ``summary`` the text of
     summary.txt, ``true_total`` the table's true total from the release alone with its 90 %
-    interval.
+    interval, ``structure_test`` the test of structure on the release.
     """
 
     def __init__(self, path: Union[str, os.PathLike], estimate: Optional[str] = None):
@@ -68,6 +68,16 @@ class FitResult:
         if "true_total_q05" not in r:
             return None
         return (r["true_total_from_release"], r["true_total_q05"], r["true_total_q95"])
+
+    @property
+    def structure_test(self) -> Optional[Tuple[bool, float]]:
+        """``(structure, p)``: whether the release has structure beyond row activity × column
+        popularity (``p ≤ 0.01``), by a parametric bootstrap under the independence model on every
+        cell the fit saw (docs/model-checking.md); ``None`` when no test was made (one component)."""
+        r = self.record
+        if "structure_test_p" not in r:
+            return None
+        return (r["structure_in_release"], r["structure_test_p"])
 
     @property
     def partition(self) -> Optional[pd.DataFrame]:

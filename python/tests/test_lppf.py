@@ -65,6 +65,8 @@ def test_a_dataframe_is_privatized_fitted_and_opened_in_arviz(tmp_path):
     assert result.record["seed"] == 3 and result.record["method"] == "private"
     estimate, low, high = result.true_total
     assert estimate == release.values.sum() and low <= estimate <= high
+    structure, p = result.structure_test
+    assert structure == (p <= 0.01) and 0.005 <= p <= 1.0
 
     idata = result.to_arviz()
     assert idata.posterior["total_rate"].shape == (2, 15)

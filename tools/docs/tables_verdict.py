@@ -2,7 +2,7 @@
 verdict on networks with none and with planted communities (docs/evidence/verdict-error-rates/
 results.csv, written by tools/planted/verdict.py)."""
 
-from docstats import binomial_bounds, minus
+from docstats import binomial_bounds, binomial_test_p, minus, p_text
 
 # lppf's rule (analysis::Verdict::structure): Δ > 2 se and Δ > 4 nats.
 SES, MIN_NATS = 2.0, 4.0
@@ -106,4 +106,36 @@ def verdict_oracles():
         rs = sorted(float(r["learned_r"]) for r in mine)
         cells.append(f"{rs[len(rs) // 2]:.2f}")
         lines.append(f"| {strength}, {noise} | {alpha} | {n} | " + " | ".join(cells) + " |")
+    return minus("\n".join(lines))
+
+
+def structure_test_rates():
+    """The test of structure on the release (docs/evidence/structure-test/results.csv,
+    tools/planted/structure_test.py): per design, how often it says structure (p ≤ 0.01), with its
+    bound, and its median p; beside it, on the data sets the verdict study also fitted (the same
+    data sets and releases), the fit's held-out verdict and the oracle, and the paired count of
+    data sets where exactly one of the test and the held-out verdict says structure (exact sign
+    test)."""
+    default = _by_data_set()
+    table = rows("structure-test", "results.csv")
+    lines = _header("design", "α", "data sets", "the test: p ≤ 0.01", "median p", "paired data sets",
+                    "the test on them", "the held-out verdict", "oracle (held out)", "only the test / only the verdict (p)")
+    for strength, noise, alpha, mine in _designs(table):
+        n, null = len(mine), strength == "null"
+        says = {r["replication"]: float(r["p"]) <= 0.01 for r in mine}
+        ps = sorted(float(r["p"]) for r in mine)
+        paired = [default[key] for rep in says if (key := (strength, noise, alpha, rep)) in default]
+        m = len(paired)
+        test = sum(says[r["replication"]] for r in paired)
+        verdict = sum(_says(r["difference"], r["se"]) for r in paired)
+        oracle = "—" if null else _rate(sum(_says(r["oracle_difference"], r["oracle_se"]) for r in paired), m, False)
+        only = sum(says[r["replication"]] and not _says(r["difference"], r["se"]) for r in paired)
+        other = sum(_says(r["difference"], r["se"]) and not says[r["replication"]] for r in paired)
+        sign = f"{only} / {other} ({p_text(binomial_test_p(only, only + other, 0.5))})" if only + other else "0 / 0"
+        lines.append(f"| {strength}, {noise} | {alpha} | {n} | {_rate(sum(says.values()), n, null)} | "
+                     f"{ps[len(ps) // 2]:.3f} | {m} | {_rate(test, m, null)} | {_rate(verdict, m, null)} | {oracle} | "
+                     f"{sign} |")
+    enron = rows("structure-test", "enron-size.csv")[0]
+    lines += ["", f"Enron-sized planted network (120 actors, 8 communities, NB(0.3), α = 0.5): p = {float(enron['p']):.3f} "
+              f"(T = {float(enron['statistic']):.1f}, the null's r = {float(enron['dispersion']):.2f})."]
     return minus("\n".join(lines))

@@ -1,0 +1,85 @@
+"""The error rates of the test of structure on the release (docs/model-checking.md, "How often
+the verdict is right"): how often `lppf fit` says `structure_in_release` on networks with no
+structure beyond activity x popularity (the false-positive rate) and with weak or strong planted
+communities (the power).
+
+    LPPF_BIN=... target/ci-python/bin/python tools/planted/structure_test.py \
+        --out docs/evidence/structure-test --replications 100 [--enron-size]
+
+The data sets and releases are the verdict study's (`verdict.draw_and_release`: the same designs,
+seeds and releases, so the rows pair with its results.csv and oracles.csv). The test does not
+depend on the fit, so each release is fitted with a token schedule (one chain, 4 sweeps) and no
+held-out cells: the test sees every modelled cell, as it does in a default `lppf fit`. Rows
+already in results.csv are skipped, so a killed run resumes.
+"""
+
+import argparse
+import tempfile
+import tomllib
+from pathlib import Path
+
+import designs
+from study import LPPF, appending, run, seed_of, write_counts
+from verdict import draw_and_release
+
+FIELDS = ["strength", "noise", "alpha", "replication", "structure", "p", "statistic", "dispersion"]
+
+
+def test_release(work, release, groups, seed):
+    """(structure, p, T, r) of `lppf fit`'s test of `release` with `groups` groups."""
+    out = work / "fit"
+    run([LPPF, "fit", "--input", release, "--model", "block", "--components", groups, "--method", "private",
+         "--chains", 1, "--iterations", 4, "--burn-in", 2, "--thin", 1, "--seed", seed, "--quiet", "--force",
+         "--output", out])
+    fit = tomllib.loads((out / "fit.toml").read_text())
+    return (int(fit["structure_in_release"]), fit["structure_test_p"], fit["structure_test_statistic"],
+            fit.get("structure_test_dispersion", ""))
+
+
+def enron_size(out):
+    """The Enron-sized planted network (120 actors, 8 communities, cell-level NB(0.3), alpha =
+    0.5; the data set and release of `study.py --shapes network-large`, replication 0)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        y, _, group, _ = designs.draw("network-large", "cell-nb", seed_of("data", "network-large", "cell-nb", 0))
+        write_counts(work / "counts.csv", y, "network-large")
+        run([LPPF, "privatize", "--input", work / "counts.csv", "--labels", work / "counts.csv.rows", "--square",
+             "--alpha", 0.5, "--seed", seed_of("release", "network-large", "cell-nb", 0.5, 0), "--force",
+             "--output", work / "release.csv"])
+        row = test_release(work, work / "release.csv", group.max() + 1, seed_of("fit", "network-large", "cell-nb", 0.5, 0))
+    (out / "enron-size.csv").write_text("structure,p,statistic,dispersion\n" + ",".join(map(str, row)) + "\n")
+    print("enron-size:", row, flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--replications", type=int, default=100)
+    parser.add_argument("--strengths", nargs="+", default=list(designs.STRENGTHS), choices=list(designs.STRENGTHS))
+    parser.add_argument("--noises", nargs="+", default=["poisson", "cell-nb"], choices=["poisson", "cell-nb"])
+    parser.add_argument("--alphas", nargs="+", type=float, default=[0.2, 0.5, 0.8])
+    parser.add_argument("--enron-size", action="store_true", help="only the Enron-sized planted network")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.enron_size:
+        return enron_size(args.out)
+    key = lambda r: (r["strength"], r["noise"], float(r["alpha"]), int(r["replication"]))  # noqa: E731
+    with appending(args.out / "results.csv", FIELDS, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
+        # Replications outermost, so that a run stopped early has every design at the same depth.
+        for rep in range(args.replications):
+            for strength in args.strengths:
+                for noise in args.noises:
+                    for alpha in args.alphas:
+                        if (strength, noise, alpha, rep) in done:
+                            continue
+                        work = Path(tmp)
+                        _, _, group, release = draw_and_release(work, strength, noise, alpha, rep)
+                        structure, p, t, r = test_release(work, release, group.max() + 1,
+                                                          seed_of("structure-test", strength, noise, alpha, rep))
+                        write({"strength": strength, "noise": noise, "alpha": alpha, "replication": rep,
+                               "structure": structure, "p": p, "statistic": t, "dispersion": r})
+                        print(f"{strength} {noise} a={alpha} rep {rep}: p = {p:.3f} (T {t:.1f}, r {r})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
