@@ -5,6 +5,7 @@ communities (the power).
 
     LPPF_BIN=... target/ci-python/bin/python tools/planted/structure_test.py \
         --out docs/evidence/structure-test --replications 100 [--enron-size]
+        [--release results/own-data/released.csv --components 2 4 8]
 
 The data sets and releases are the verdict study's (`verdict.draw_and_release`: the same designs,
 seeds and releases, so the rows pair with its results.csv and oracles.csv). The test does not
@@ -51,6 +52,17 @@ def enron_size(out):
     print("enron-size:", row, flush=True)
 
 
+def on_release(out, release, components):
+    """The test of a user's release (the Enron release of docs/own-data.md, made by
+    tools/own-data-demo.sh) at each K: one row each in enron-release.csv."""
+    with tempfile.TemporaryDirectory() as tmp, open(out / "enron-release.csv", "w") as f:
+        f.write("components,structure,p,statistic,dispersion\n")
+        for k in components:
+            row = test_release(Path(tmp), release, k, 2)
+            f.write(",".join(map(str, (k, *row))) + "\n")
+            print(f"K = {k}:", row, flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
@@ -59,8 +71,12 @@ def main():
     parser.add_argument("--noises", nargs="+", default=["poisson", "cell-nb"], choices=["poisson", "cell-nb"])
     parser.add_argument("--alphas", nargs="+", type=float, default=[0.2, 0.5, 0.8])
     parser.add_argument("--enron-size", action="store_true", help="only the Enron-sized planted network")
+    parser.add_argument("--release", type=Path, help="only this release (enron-release.csv), at --components")
+    parser.add_argument("--components", nargs="+", type=int, default=[2, 4, 8])
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.release:
+        return on_release(args.out, args.release, args.components)
     if args.enron_size:
         return enron_size(args.out)
     key = lambda r: (r["strength"], r["noise"], float(r["alpha"]), int(r["replication"]))  # noqa: E731
