@@ -436,12 +436,13 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
     };
     // With held-out cells, the independence model is fitted too (the "no structure" verdict).
     let fits = if request.holdout.is_some() { 2 } else { 1 };
-    let progress_len = (per_chain * request.chains * fits) as u64;
+    // …and the test of the release draws up to this many tables (fewer when it stops early).
+    let progress_len = (per_chain * request.chains * fits + crate::structure_test::STRUCTURE_TEST_REPLICATES) as u64;
     Ok(FitPlan { settings, data, cost, seed_source, estimate, progress_len })
 }
 
 /// Runs a planned fit and commits its directory: `on_iteration` is called once per chain
-/// iteration (from the chains' threads).
+/// iteration (from the chains' threads) and once per bootstrap table of the test of the release.
 pub fn run_fit(plan: &FitPlan, request: &FitRequest, on_iteration: &(dyn Fn() + Sync)) -> Result<FitDone, FitError> {
     let FitPlan { settings, data, seed_source, .. } = plan;
     let mut result: FitResult = fit_chains(settings, data, on_iteration)?;
@@ -452,6 +453,7 @@ pub fn run_fit(plan: &FitPlan, request: &FitRequest, on_iteration: &(dyn Fn() + 
         settings.components,
         crate::structure_test::STRUCTURE_TEST_REPLICATES,
         settings.seed,
+        on_iteration,
     );
     commit_fit(&request.output, |dir| write_outputs(dir, settings, data, &result, seed_source, request.holdout))?;
     Ok(FitDone { summary: summary_text(settings, data, &result), output: request.output.clone() })

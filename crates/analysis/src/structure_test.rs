@@ -102,33 +102,67 @@ impl StructureTest {
     }
 }
 
-/// The test with `groups` groups and `replicates` bootstrap tables; `None` when it cannot be
-/// made (fewer than two groups, or fewer rows or columns than groups).
-pub fn structure_test(table: &TestTable, groups: usize, replicates: usize, streams: Streams) -> Option<StructureTest> {
+/// The test with `groups` groups and at most `replicates` bootstrap tables; `None` when it cannot
+/// be made (fewer than two groups, or fewer rows or columns than groups). `on_replicate` is called
+/// once per bootstrap table (for a progress bar).
+///
+/// The tables are drawn in order and the test stops at the [`STOP_AFTER`]-th table whose `T_b ≥
+/// T`, at table `L`, with `p = STOP_AFTER / L`; otherwise `p = (1 + #{T_b ≥ T}) / (B + 1)`: the
+/// sequential Monte Carlo p-value of Besag & Clifford (1991), valid as the fixed-`B` one, which
+/// saves most of the tables when there is no structure. Tables are evaluated in parallel in
+/// chunks, and the stop is found by index, so `p` does not depend on the thread count.
+pub fn structure_test(
+    table: &TestTable,
+    groups: usize,
+    replicates: usize,
+    streams: Streams,
+    on_replicate: &(dyn Fn() + Sync),
+) -> Option<StructureTest> {
     let n = table.rows * table.cols;
     if groups < 2 || table.rows < groups || table.cols < groups || table.values.len() != n || table.used.len() != n {
         return None;
     }
     let null = Null::fit(table, table.values);
     let statistic = scan(&null.residuals(table, table.values), table, groups, &mut streams.child(u64::MAX).rng());
-    let exceed = (0..replicates as u64)
-        .into_par_iter()
-        .map(|b| {
-            let mut rng = streams.child(b).rng();
-            let values = null.draw(table, &mut rng);
-            let refit = Null::fit(table, &values);
-            scan(&refit.residuals(table, &values), table, groups, &mut rng) >= statistic
-        })
-        .filter(|&e| e)
-        .count();
+    let (mut exceed, mut drawn) = (0, 0);
+    while drawn < replicates && exceed < STOP_AFTER {
+        let chunk = (drawn..(drawn + CHUNK).min(replicates))
+            .into_par_iter()
+            .map(|b| {
+                let mut rng = streams.child(b as u64).rng();
+                let values = null.draw(table, &mut rng);
+                let refit = Null::fit(table, &values);
+                let above = scan(&refit.residuals(table, &values), table, groups, &mut rng) >= statistic;
+                on_replicate();
+                above
+            })
+            .collect::<Vec<bool>>();
+        for above in chunk {
+            if exceed == STOP_AFTER {
+                break;
+            }
+            drawn += 1;
+            exceed += usize::from(above);
+        }
+    }
+    let p_value = match exceed == STOP_AFTER {
+        true => exceed as f64 / drawn as f64,
+        false => (1 + exceed) as f64 / (drawn + 1) as f64,
+    };
     Some(StructureTest {
         groups,
         statistic,
-        p_value: (1 + exceed) as f64 / (replicates + 1) as f64,
-        replicates,
+        p_value,
+        replicates: drawn,
         dispersion: (null.inv_shape > 0.0).then(|| 1.0 / null.inv_shape),
     })
 }
+
+/// The test stops at this many bootstrap tables with `T_b ≥ T` (then `p ≥ 10/B`, far above the
+/// level).
+pub const STOP_AFTER: usize = 10;
+/// Bootstrap tables evaluated at once.
+const CHUNK: usize = 16;
 
 /// The test of a loaded table for a model of `kind` with `groups` components: the cells the fit
 /// sees (modelled, not held out), each row's level (0 for raw counts); for a network one partition
@@ -140,6 +174,7 @@ pub fn table_structure_test(
     groups: usize,
     replicates: usize,
     seed: u64,
+    on_replicate: &(dyn Fn() + Sync),
 ) -> Option<StructureTest> {
     let (rows, cols) = data.shape();
     let used: Vec<bool> = (0..rows * cols).map(|n| data.is_modelled(n) && !data.is_missing(n)).collect();
@@ -158,7 +193,7 @@ pub fn table_structure_test(
         shared: kind.square(),
         mirror: data.modelled == ModelledCells::Pairs,
     };
-    structure_test(&table, groups, replicates, Streams::new(seed).child(STRUCTURE_TEST_STREAM))
+    structure_test(&table, groups, replicates, Streams::new(seed).child(STRUCTURE_TEST_STREAM), on_replicate)
 }
 
 /// The test's stream under a fit's seed.
@@ -526,7 +561,7 @@ mod tests {
     fn test_network(values: &[f64], used: &[bool], alphas: &[f64], replicates: usize, seed: u64) -> StructureTest {
         let actors = alphas.len();
         let table = TestTable { rows: actors, cols: actors, values, used, alphas, shared: true, mirror: false };
-        structure_test(&table, 3, replicates, Streams::new(seed)).unwrap()
+        structure_test(&table, 3, replicates, Streams::new(seed), &|| {}).unwrap()
     }
 
     /// The block sums after single moves equal those of the partition recomputed from scratch,
@@ -639,9 +674,36 @@ mod tests {
                 shared: false,
                 mirror: false,
             };
-            let test = structure_test(&t, 2, 99, Streams::new(4)).unwrap();
+            let test = structure_test(&t, 2, 99, Streams::new(4), &|| {}).unwrap();
             assert_eq!(test.structure(), expect, "{test:?}");
         }
+    }
+
+    /// Without structure the test stops at the tenth bootstrap table with `T_b ≥ T` (`p = 10/L`),
+    /// and every table is counted by the progress callback; with structure it draws all `B`.
+    #[test]
+    fn the_test_stops_early_without_structure() {
+        let alphas = vec![0.5; 30];
+        let (values, used) = network(30, 1.0, 1.0, false, 0.5, 100);
+        let counted = std::sync::atomic::AtomicUsize::new(0);
+        let table = TestTable {
+            rows: 30,
+            cols: 30,
+            values: &values,
+            used: &used,
+            alphas: &alphas,
+            shared: true,
+            mirror: false,
+        };
+        let count = || {
+            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        };
+        let test = structure_test(&table, 3, 199, Streams::new(1), &count).unwrap();
+        assert!(test.replicates < 199 && test.p_value == STOP_AFTER as f64 / test.replicates as f64, "{test:?}");
+        assert!(counted.into_inner() >= test.replicates);
+        let (values, used) = network(45, 3.0, 0.3, false, 0.5, 1);
+        let test = test_network(&values, &used, &vec![0.5; 45], 199, 1);
+        assert_eq!((test.replicates, test.p_value), (199, 0.005));
     }
 
     /// One stream per replicate: the same p-value on one thread and on four.
@@ -668,7 +730,7 @@ mod tests {
         let z = Null::fit(&t, &values).residuals(&t, &values);
         assert!((0..12).all(|i| (0..12).all(|j| z[i * 12 + j] == z[j * 12 + i])));
         assert!((0..12).all(|i| z[i * 12 + i] == 0.0));
-        assert!(structure_test(&t, 1, 9, Streams::new(1)).is_none());
-        assert!(structure_test(&t, 13, 9, Streams::new(1)).is_none());
+        assert!(structure_test(&t, 1, 9, Streams::new(1), &|| {}).is_none());
+        assert!(structure_test(&t, 13, 9, Streams::new(1), &|| {}).is_none());
     }
 }
