@@ -14,14 +14,12 @@ held-out cells: the test sees every modelled cell, as it does in a default `lppf
 already in results.csv are skipped, so a killed run resumes.
 """
 
-import argparse
 import tempfile
 import tomllib
 from pathlib import Path
 
-import designs
-from study import LPPF, appending, run, seed_of, write_counts
-from verdict import draw_and_release
+from study import LPPF, appending, run, seed_of
+from verdict import design_arguments, draw_and_release, each_data_set, enron_size_release
 
 FIELDS = ["strength", "noise", "alpha", "replication", "structure", "p", "statistic", "dispersion"]
 
@@ -42,11 +40,7 @@ def enron_size(out):
     0.5; the data set and release of `study.py --shapes network-large`, replication 0)."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        y, _, group, _ = designs.draw("network-large", "cell-nb", seed_of("data", "network-large", "cell-nb", 0))
-        write_counts(work / "counts.csv", y, "network-large")
-        run([LPPF, "privatize", "--input", work / "counts.csv", "--labels", work / "counts.csv.rows", "--square",
-             "--alpha", 0.5, "--seed", seed_of("release", "network-large", "cell-nb", 0.5, 0), "--force",
-             "--output", work / "release.csv"])
+        group = enron_size_release(work)
         row = test_release(work, work / "release.csv", group.max() + 1, seed_of("fit", "network-large", "cell-nb", 0.5, 0))
     (out / "enron-size.csv").write_text("structure,p,statistic,dispersion\n" + ",".join(map(str, row)) + "\n")
     print("enron-size:", row, flush=True)
@@ -64,12 +58,7 @@ def on_release(out, release, components):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--replications", type=int, default=100)
-    parser.add_argument("--strengths", nargs="+", default=list(designs.STRENGTHS), choices=list(designs.STRENGTHS))
-    parser.add_argument("--noises", nargs="+", default=["poisson", "cell-nb"], choices=["poisson", "cell-nb"])
-    parser.add_argument("--alphas", nargs="+", type=float, default=[0.2, 0.5, 0.8])
+    parser = design_arguments(__doc__)
     parser.add_argument("--enron-size", action="store_true", help="only the Enron-sized planted network")
     parser.add_argument("--release", type=Path, help="only this release (enron-release.csv), at --components")
     parser.add_argument("--components", nargs="+", type=int, default=[2, 4, 8])
@@ -81,20 +70,14 @@ def main():
         return enron_size(args.out)
     key = lambda r: (r["strength"], r["noise"], float(r["alpha"]), int(r["replication"]))  # noqa: E731
     with appending(args.out / "results.csv", FIELDS, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
-        # Replications outermost, so that a run stopped early has every design at the same depth.
-        for rep in range(args.replications):
-            for strength in args.strengths:
-                for noise in args.noises:
-                    for alpha in args.alphas:
-                        if (strength, noise, alpha, rep) in done:
-                            continue
-                        work = Path(tmp)
-                        _, _, group, release = draw_and_release(work, strength, noise, alpha, rep)
-                        structure, p, t, r = test_release(work, release, group.max() + 1,
-                                                          seed_of("structure-test", strength, noise, alpha, rep))
-                        write({"strength": strength, "noise": noise, "alpha": alpha, "replication": rep,
-                               "structure": structure, "p": p, "statistic": t, "dispersion": r})
-                        print(f"{strength} {noise} a={alpha} rep {rep}: p = {p:.3f} (T {t:.1f}, r {r})", flush=True)
+        for strength, noise, alpha, rep in each_data_set(args, done):
+            work = Path(tmp)
+            _, _, group, release = draw_and_release(work, strength, noise, alpha, rep)
+            structure, p, t, r = test_release(work, release, group.max() + 1,
+                                              seed_of("structure-test", strength, noise, alpha, rep))
+            write({"strength": strength, "noise": noise, "alpha": alpha, "replication": rep,
+                   "structure": structure, "p": p, "statistic": t, "dispersion": r})
+            print(f"{strength} {noise} a={alpha} rep {rep}: p = {p:.3f} (T {t:.1f}, r {r})", flush=True)
 
 
 if __name__ == "__main__":

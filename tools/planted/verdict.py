@@ -135,17 +135,25 @@ def one(work, strength, noise, alpha, rep, likelihood=None):
     }
 
 
+def enron_size_release(work):
+    """Draws and releases (seeded) the Enron-sized network of the planted designs (120 actors, 8
+    communities, cell-level NB(0.3), alpha = 0.5; the data set and release of `study.py --shapes
+    network-large`, replication 0) into `work`/release.csv; returns the planted groups."""
+    y, _, group, _ = designs.draw("network-large", "cell-nb", seed_of("data", "network-large", "cell-nb", 0))
+    write_counts(work / "counts.csv", y, "network-large")
+    run([LPPF, "privatize", "--input", work / "counts.csv", "--labels", work / "counts.csv.rows", "--square",
+         "--alpha", 0.5, "--seed", seed_of("release", "network-large", "cell-nb", 0.5, 0), "--force",
+         "--output", work / "release.csv"])
+    return group
+
+
 def enron_size(out):
     """The verdict on the Enron-sized network of the planted designs (120 actors, 8 communities,
     cell-level NB(0.3), alpha = 0.5; the data set and release of `study.py --shapes network-large`,
     replication 0), fitted with every default and `--holdout 0.1`: one row in enron-size.csv."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        y, _, group, _ = designs.draw("network-large", "cell-nb", seed_of("data", "network-large", "cell-nb", 0))
-        write_counts(work / "counts.csv", y, "network-large")
-        run([LPPF, "privatize", "--input", work / "counts.csv", "--labels", work / "counts.csv.rows", "--square",
-             "--alpha", 0.5, "--seed", seed_of("release", "network-large", "cell-nb", 0.5, 0), "--force",
-             "--output", work / "release.csv"])
+        group = enron_size_release(work)
         run([LPPF, "fit", "--input", work / "release.csv", "--model", "block", "--components", group.max() + 1,
              "--method", "private", "--holdout", HOLDOUT, "--seed", seed_of("fit", "network-large", "cell-nb", 0.5, 0),
              "--quiet", "--force", "--output", work / "fit"])
@@ -159,13 +167,31 @@ def enron_size(out):
     print("enron-size:", {k: fit[k] for k in fields}, flush=True)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def design_arguments(description):
+    """A parser with the options that choose the study's designs and depth (--out, --replications,
+    --strengths, --noises, --alphas)."""
+    parser = argparse.ArgumentParser(description=description.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--replications", type=int, default=100)
     parser.add_argument("--strengths", nargs="+", default=list(designs.STRENGTHS), choices=list(designs.STRENGTHS))
     parser.add_argument("--noises", nargs="+", default=["poisson", "cell-nb"], choices=["poisson", "cell-nb"])
     parser.add_argument("--alphas", nargs="+", type=float, default=[0.2, 0.5, 0.8])
+    return parser
+
+
+def each_data_set(args, done):
+    """(strength, noise, alpha, replication) of every data set of `args` not in `done`; replications
+    outermost, so that a run stopped early has every design at the same depth."""
+    for rep in range(args.replications):
+        for strength in args.strengths:
+            for noise in args.noises:
+                for alpha in args.alphas:
+                    if (strength, noise, alpha, rep) not in done:
+                        yield strength, noise, alpha, rep
+
+
+def main():
+    parser = design_arguments(__doc__)
     parser.add_argument("--likelihood", choices=["contaminated", "negative-binomial", "poisson"],
                         help="fit with this likelihood instead of the default (same data and seeds)")
     parser.add_argument("--enron-size", action="store_true",
@@ -176,20 +202,14 @@ def main():
         return enron_size(args.out)
     key = lambda r: (r["strength"], r["noise"], float(r["alpha"]), int(r["replication"]))  # noqa: E731
     with appending(args.out / "results.csv", FIELDS, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
-        # Replications outermost, so that a run stopped early has every design at the same depth.
-        for rep in range(args.replications):
-            for strength in args.strengths:
-                for noise in args.noises:
-                    for alpha in args.alphas:
-                        if (strength, noise, alpha, rep) in done:
-                            continue
-                        row = one(Path(tmp), strength, noise, alpha, rep, args.likelihood)
-                        write(row)
-                        print(f"{strength} {noise} a={alpha} rep {rep}: structure {row['structure']} "
-                              f"({row['difference']:+.1f} ± {row['se']:.1f}); with LOO {row['with_loo_structure']} "
-                              f"({row['with_loo_difference']:+.1f} ± {row['with_loo_se']:.1f}); oracle {row['oracle_structure']} "
-                              f"({row['oracle_difference']:+.1f} ± {row['oracle_se']:.1f}) {row['seconds']:.1f}s",
-                              flush=True)
+        for strength, noise, alpha, rep in each_data_set(args, done):
+            row = one(Path(tmp), strength, noise, alpha, rep, args.likelihood)
+            write(row)
+            print(f"{strength} {noise} a={alpha} rep {rep}: structure {row['structure']} "
+                  f"({row['difference']:+.1f} ± {row['se']:.1f}); with LOO {row['with_loo_structure']} "
+                  f"({row['with_loo_difference']:+.1f} ± {row['with_loo_se']:.1f}); oracle {row['oracle_structure']} "
+                  f"({row['oracle_difference']:+.1f} ± {row['oracle_se']:.1f}) {row['seconds']:.1f}s",
+                  flush=True)
 
 
 if __name__ == "__main__":

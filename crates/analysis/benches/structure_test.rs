@@ -15,7 +15,8 @@ use std::time::Duration;
 fn release(rows: usize, cols: usize, groups: usize, within: f64, network: bool) -> (Vec<f64>, Vec<bool>) {
     let mut rng = Streams::new(1).rng();
     let activity = Gamma::new(4.0, 4.0).expect("valid");
-    let (a, b): (Vec<f64>, Vec<f64>) = (0..rows.max(cols)).map(|_| (activity.sample(&mut rng), activity.sample(&mut rng))).unzip();
+    let (a, b): (Vec<f64>, Vec<f64>) =
+        (0..rows.max(cols)).map(|_| (activity.sample(&mut rng), activity.sample(&mut rng))).unzip();
     let noise = TwoSidedGeometric::new(0.5).expect("valid");
     let used: Vec<bool> = (0..rows * cols).map(|n| !network || n / cols != n % cols).collect();
     let values = (0..rows * cols)
@@ -44,7 +45,8 @@ fn whole_test(c: &mut Criterion) {
     for (name, rows, cols, groups, within, network) in cases {
         let (values, used) = release(rows, cols, groups, within, network);
         let alphas = vec![0.5; rows];
-        let table = TestTable { rows, cols, values: &values, used: &used, alphas: &alphas, shared: network, mirror: false };
+        let table =
+            TestTable { rows, cols, values: &values, used: &used, alphas: &alphas, shared: network, mirror: false };
         group.bench_function(name, |bench| {
             bench.iter(|| structure_test(&table, groups, STRUCTURE_TEST_REPLICATES, Streams::new(2), &|| {}))
         });
