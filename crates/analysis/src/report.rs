@@ -503,7 +503,8 @@ fn verdict_text(s: &mut String, settings: &FitSettings, result: &FitResult) -> b
             let _ = writeln!(
                 s,
                 "  the release has structure that this fit's {what} may not capture: read them with their \
-                 co-clustering (co), and try another K or --likelihood poisson"
+                 co-clustering (co), and try another K or --likelihood contaminated (docs/model-checking.md, \
+                 \"Planted designs\")"
             );
             true
         }
