@@ -8,14 +8,17 @@
 //!    moments, `Var ỹ_ij = μ_ij + μ_ij²/r + σ_i²`, `σ_i² = 2α_i/(1−α_i)²` the two-sided geometric
 //!    noise's variance: `1/r = max(0, Σ [(ỹ − μ)² − μ − σ²] / Σ μ²)` (Poisson when the release
 //!    shows no overdispersion).
-//! 2. **The statistic.** Standardized residuals `z_ij = (ỹ_ij − μ_ij) / √Var ỹ_ij`, clipped to
-//!    `[−3, 3]` so that single heavy cells cannot dominate, and the largest block signal over
+//! 2. **The statistic.** Each cell's standardized residual `z_ij = (ỹ_ij − μ_ij) / √V_ij`
+//!    (`V` the variance above), clipped to `[−3, 3]` so that single heavy cells cannot dominate,
+//!    enters as the score of a multiplicative block effect, `x_ij = z_ij μ_ij/√V_ij`, with its
+//!    weight `w_ij = μ_ij²/V_ij` (the score's variance before clipping: for `ỹ` with mean
+//!    `θ μ`, `Σ (ỹ − μ) μ/V` is the efficient score for `θ` at 1). The largest block signal over
 //!    partitions of the rows into `K` groups and of the columns into `K` groups (for a network,
 //!    one partition of the actors for both):
-//!    `T = max_{g, h} Σ_{k,l} S_kl² / (n_k m_l)`, `S_kl = Σ_{i ∈ g_k, j ∈ h_l} z_ij`,
-//!    the sum of squared block means of `z` weighted by block size. Under the null each `S_kl /
-//!    √(n_k m_l)` is about standard normal; a planted partition makes its blocks' means large.
-//!    The maximum is searched from a spectral start (the rows of `Z V` and `Zᵀ U` for the top `K`
+//!    `T = max_{g, h} Σ_{k,l} S_kl² / W_kl`, `S_kl = Σ_{i ∈ g_k, j ∈ h_l} x_ij`, `W_kl` the same
+//!    sum of `w`. Under the null each `S_kl / √W_kl` is about standard normal; a planted
+//!    partition makes its blocks' scores large.
+//!    The maximum is searched from a spectral start (the rows of `X V` and `Xᵀ U` for the top `K`
 //!    singular vectors, by subspace iteration, then k-means) and improved by moving one row or
 //!    column at a time while `T` grows; it is a local maximum, and the bootstrap replicates search
 //!    in exactly the same way, so the test stays calibrated whatever the search misses.
@@ -26,7 +29,10 @@
 //!
 //! Replicate `b` draws from its own stream (`streams.child(b)`), so the p-value is the same at any
 //! thread count. Its error rates on planted networks are in docs/model-checking.md ("How often
-//! the verdict is right"); the clip at 3 and `K` groups were fixed before any of them was measured.
+//! the test of the release is right"). The clip at 3, the level and `K` groups were fixed before
+//! any of them was measured; the score weights replaced plain residuals (`x = z`, `w = 1`) after
+//! a prototype on 20 NB(0.3) networks at α = 0.5, drawn from seeds the study does not use, found
+//! strong structure in 20 of 20 with them against 17 of 20 without.
 
 use crate::data::{FitData, Input};
 use distributions::{Gamma, Poisson, Streams, TwoSidedGeometric};
@@ -123,7 +129,7 @@ pub fn structure_test(
         return None;
     }
     let null = Null::fit(table, table.values);
-    let statistic = scan(&null.residuals(table, table.values), table, groups, &mut streams.child(u64::MAX).rng());
+    let statistic = scan(&null.scores(table, table.values), table, groups, &mut streams.child(u64::MAX).rng());
     let (mut exceed, mut drawn) = (0, 0);
     while drawn < replicates && exceed < STOP_AFTER {
         let chunk = (drawn..(drawn + CHUNK).min(replicates))
@@ -132,7 +138,7 @@ pub fn structure_test(
                 let mut rng = streams.child(b as u64).rng();
                 let values = null.draw(table, &mut rng);
                 let refit = Null::fit(table, &values);
-                let above = scan(&refit.residuals(table, &values), table, groups, &mut rng) >= statistic;
+                let above = scan(&refit.scores(table, &values), table, groups, &mut rng) >= statistic;
                 on_replicate();
                 above
             })
@@ -246,24 +252,28 @@ impl Null {
         Self { mean, inv_shape: (excess / square.max(1e-12)).clamp(0.0, 1e3) }
     }
 
-    /// `z` on the grid: clipped standardized residuals on the used cells (mirrored for pairs), 0
-    /// elsewhere.
-    fn residuals(&self, t: &TestTable, values: &[f64]) -> Vec<f64> {
+    /// The cells' scores and weights on the grid (module docs): `x = z μ/√V` and `w = μ²/V`, `z`
+    /// the standardized residual clipped to `[−CLIP, CLIP]`, `V` the cell's variance under the null;
+    /// 0 off the used cells and, for one partition of rows and columns, on the diagonal; mirrored
+    /// for pairs.
+    fn scores(&self, t: &TestTable, values: &[f64]) -> Scores {
         let cols = t.cols;
-        let mut z = vec![0.0; t.rows * cols];
+        let (mut x, mut w) = (vec![0.0; t.rows * cols], vec![0.0; t.rows * cols]);
         for n in (0..t.rows * cols).filter(|&n| t.used[n]) {
-            let m = self.mean[n];
-            let sd = (m + m * m * self.inv_shape + noise_variance(t.alphas[n / cols])).sqrt();
-            z[n] = ((values[n] - m) / sd).clamp(-CLIP, CLIP);
             if t.shared && n / cols == n % cols {
-                // One partition for rows and columns needs `z_ii = 0` ([`Blocks::shift`]).
-                z[n] = 0.0;
+                // One partition for rows and columns needs `x_ii = w_ii = 0` ([`Blocks::shift`]).
+                continue;
             }
+            let m = self.mean[n];
+            let variance = m + m * m * self.inv_shape + noise_variance(t.alphas[n / cols]);
+            let z = ((values[n] - m) / variance.sqrt()).clamp(-CLIP, CLIP);
+            (x[n], w[n]) = (z * m / variance.sqrt(), m * m / variance);
             if t.mirror {
-                z[(n % cols) * cols + n / cols] = z[n];
+                let transposed = (n % cols) * cols + n / cols;
+                (x[transposed], w[transposed]) = (x[n], w[n]);
             }
         }
-        z
+        Scores { x, w }
     }
 
     /// A table from the null: `y ~ Pois(μ δ)`, `δ ~ Gamma(r, rate r)`, plus `2Geo(α_i)` noise.
@@ -286,14 +296,20 @@ impl Null {
     }
 }
 
+/// Each cell's score `x` and weight `w`, row-major on the grid.
+struct Scores {
+    x: Vec<f64>,
+    w: Vec<f64>,
+}
+
 /// `2α/(1−α)²`: the variance of the two-sided geometric noise at level `α`.
 fn noise_variance(alpha: f64) -> f64 {
     2.0 * alpha / ((1.0 - alpha) * (1.0 - alpha))
 }
 
 /// `T` of `z` (module docs), the best of [`STARTS`] searches.
-fn scan<R: Rng>(z: &[f64], t: &TestTable, groups: usize, rng: &mut R) -> f64 {
-    let (row_embedding, col_embedding) = spectral_embedding(z, t.rows, t.cols, groups, rng);
+fn scan<R: Rng>(scores: &Scores, t: &TestTable, groups: usize, rng: &mut R) -> f64 {
+    let (row_embedding, col_embedding) = spectral_embedding(&scores.x, t.rows, t.cols, groups, rng);
     let mut best = f64::NEG_INFINITY;
     for _ in 0..STARTS {
         let (row_labels, col_labels) = if t.shared {
@@ -304,7 +320,7 @@ fn scan<R: Rng>(z: &[f64], t: &TestTable, groups: usize, rng: &mut R) -> f64 {
         } else {
             (k_means(&row_embedding, groups, rng), k_means(&col_embedding, groups, rng))
         };
-        best = best.max(Blocks::new(z, t, groups, row_labels, col_labels).climb());
+        best = best.max(Blocks::new(scores, t, groups, row_labels, col_labels).climb());
     }
     best
 }
@@ -405,74 +421,84 @@ fn k_means<R: Rng>(points: &[Vec<f64>], k: usize, rng: &mut R) -> Vec<usize> {
     labels
 }
 
-/// Block sums `S` of `z` under row and column partitions, with the moves that improve `T`.
+/// Block sums `S` of the scores and `W` of the weights under row and column partitions, with the
+/// moves that improve `T`.
 struct Blocks<'a> {
-    z: &'a [f64],
+    scores: &'a Scores,
     t: &'a TestTable<'a>,
     k: usize,
     rows: Vec<usize>,
     cols: Vec<usize>,
     sums: Vec<f64>,
+    weights: Vec<f64>,
     row_sizes: Vec<f64>,
     col_sizes: Vec<f64>,
 }
 
 impl<'a> Blocks<'a> {
-    fn new(z: &'a [f64], t: &'a TestTable<'a>, k: usize, rows: Vec<usize>, cols: Vec<usize>) -> Self {
-        let mut sums = vec![0.0; k * k];
+    fn new(scores: &'a Scores, t: &'a TestTable<'a>, k: usize, rows: Vec<usize>, cols: Vec<usize>) -> Self {
+        let (mut sums, mut weights) = (vec![0.0; k * k], vec![0.0; k * k]);
         for i in 0..t.rows {
             for j in 0..t.cols {
-                sums[rows[i] * k + cols[j]] += z[i * t.cols + j];
+                sums[rows[i] * k + cols[j]] += scores.x[i * t.cols + j];
+                weights[rows[i] * k + cols[j]] += scores.w[i * t.cols + j];
             }
         }
         let sizes = |labels: &[usize]| -> Vec<f64> {
             (0..k).map(|g| labels.iter().filter(|&&l| l == g).count() as f64).collect()
         };
         let (row_sizes, col_sizes) = (sizes(&rows), sizes(&cols));
-        Self { z, t, k, rows, cols, sums, row_sizes, col_sizes }
+        Self { scores, t, k, rows, cols, sums, weights, row_sizes, col_sizes }
     }
 
-    /// `T = Σ_kl S_kl² / (n_k m_l)` (empty groups add nothing).
+    /// `T = Σ_kl S_kl² / W_kl` (blocks of no weight add nothing).
     fn statistic(&self) -> f64 {
-        let k = self.k;
-        (0..k * k)
-            .filter(|&c| self.row_sizes[c / k] > 0.0 && self.col_sizes[c % k] > 0.0)
-            .map(|c| self.sums[c] * self.sums[c] / (self.row_sizes[c / k] * self.col_sizes[c % k]))
-            .sum()
+        self.sums.iter().zip(&self.weights).filter(|(_, w)| **w > 0.0).map(|(s, w)| s * s / w).sum()
     }
 
-    /// Row `i`'s sums over the column groups (`z_ij` summed by `cols[j]`), and column `i`'s over
-    /// the row groups.
+    /// Row `i`'s sums over the column groups (`x_ij`, then `w_ij`, summed by `cols[j]`), and
+    /// column `i`'s over the row groups.
     fn row_profile(&self, i: usize) -> Vec<f64> {
-        let mut p = vec![0.0; self.k];
-        let c = self.t.cols;
-        self.z[i * c..(i + 1) * c].iter().zip(&self.cols).for_each(|(v, &g)| p[g] += v);
+        let (k, c) = (self.k, self.t.cols);
+        let mut p = vec![0.0; 2 * k];
+        for (j, &g) in self.cols.iter().enumerate() {
+            p[g] += self.scores.x[i * c + j];
+            p[k + g] += self.scores.w[i * c + j];
+        }
         p
     }
 
     fn col_profile(&self, j: usize) -> Vec<f64> {
-        let mut p = vec![0.0; self.k];
-        (0..self.t.rows).for_each(|i| p[self.rows[i]] += self.z[i * self.t.cols + j]);
+        let (k, c) = (self.k, self.t.cols);
+        let mut p = vec![0.0; 2 * k];
+        for (i, &g) in self.rows.iter().enumerate() {
+            p[g] += self.scores.x[i * c + j];
+            p[k + g] += self.scores.w[i * c + j];
+        }
         p
     }
 
-    /// Moves row `i` (`as_row`) or column `i` from group `from` to `to`; for a network both
-    /// (`z_ii = 0`, so neither profile depends on `i`'s own group).
+    /// Moves row `i` or column `i` (whichever profile is given) from group `from` to `to`; for a
+    /// network both (`x_ii = w_ii = 0`, so neither profile depends on `i`'s own group).
     fn shift(&mut self, i: usize, row: Option<&[f64]>, col: Option<&[f64]>, from: usize, to: usize) {
         let k = self.k;
         if let Some(p) = row {
-            for (l, v) in p.iter().enumerate() {
-                self.sums[from * k + l] -= v;
-                self.sums[to * k + l] += v;
+            for l in 0..k {
+                self.sums[from * k + l] -= p[l];
+                self.sums[to * k + l] += p[l];
+                self.weights[from * k + l] -= p[k + l];
+                self.weights[to * k + l] += p[k + l];
             }
             self.row_sizes[from] -= 1.0;
             self.row_sizes[to] += 1.0;
             self.rows[i] = to;
         }
         if let Some(p) = col {
-            for (l, v) in p.iter().enumerate() {
-                self.sums[l * k + from] -= v;
-                self.sums[l * k + to] += v;
+            for l in 0..k {
+                self.sums[l * k + from] -= p[l];
+                self.sums[l * k + to] += p[l];
+                self.weights[l * k + from] -= p[k + l];
+                self.weights[l * k + to] += p[k + l];
             }
             self.col_sizes[from] -= 1.0;
             self.col_sizes[to] += 1.0;
@@ -565,24 +591,28 @@ mod tests {
     }
 
     /// The block sums after single moves equal those of the partition recomputed from scratch,
-    /// for one shared partition (a network, `z_ii = 0`) and for separate row and column ones.
+    /// for one shared partition (a network, `x_ii = w_ii = 0`) and for separate row and column
+    /// ones.
     #[test]
     fn moves_keep_the_block_sums_exact() {
         let mut rng = distributions::stream(3, 0);
-        let z: Vec<f64> = (0..100).map(|n| if n / 10 == n % 10 { 0.0 } else { rng.random::<f64>() - 0.5 }).collect();
+        let mut cell = |n: usize, offset: f64| if n / 10 == n % 10 { 0.0 } else { rng.random::<f64>() - offset };
+        let x: Vec<f64> = (0..100).map(|n| cell(n, 0.5)).collect();
+        let w: Vec<f64> = (0..100).map(|n| cell(n, 0.0)).collect();
+        let scores = Scores { x: x.clone(), w };
         let (used, alphas) = (vec![true; 100], vec![0.0; 10]);
         for shared in [true, false] {
-            let t = TestTable { rows: 10, cols: 10, values: &z, used: &used, alphas: &alphas, shared, mirror: false };
+            let t = TestTable { rows: 10, cols: 10, values: &x, used: &used, alphas: &alphas, shared, mirror: false };
             let labels: Vec<usize> = (0..10).map(|i| i % 3).collect();
-            let mut blocks = Blocks::new(&z, &t, 3, labels.clone(), labels);
+            let mut blocks = Blocks::new(&scores, &t, 3, labels.clone(), labels);
             for (i, to) in [(0, 2), (4, 0), (7, 0)] {
                 let from = blocks.rows[i];
                 let row = blocks.row_profile(i);
                 let col = if shared { Some(blocks.col_profile(i)) } else { None };
                 blocks.shift(i, Some(&row), col.as_deref(), from, to);
             }
-            let fresh = Blocks::new(&z, &t, 3, blocks.rows.clone(), blocks.cols.clone());
-            for (a, b) in blocks.sums.iter().zip(&fresh.sums) {
+            let fresh = Blocks::new(&scores, &t, 3, blocks.rows.clone(), blocks.cols.clone());
+            for (a, b) in blocks.sums.iter().chain(&blocks.weights).zip(fresh.sums.iter().chain(&fresh.weights)) {
                 assert!((a - b).abs() < 1e-12, "shared {shared}: {a} vs {b}");
             }
             assert!((blocks.statistic() - fresh.statistic()).abs() < 1e-12);
@@ -623,20 +653,24 @@ mod tests {
         assert!(rejected > 11, "{rejected} of 40");
     }
 
-    /// Three planted communities (3.0 within, 0.3 between) are found, in Poisson and in NB(0.3)
-    /// counts released at α = 0.5: no bootstrap table reaches the release's `T`. The NB null is
-    /// fitted (`r` well below 10).
+    /// Three planted communities (3.0 within, 0.3 between; the strong design of the error-rate
+    /// study) in ten Poisson and ten NB(0.3) networks of 45 actors released at α = 0.5, B = 99.
+    /// The study finds them in 100/100 Poisson and 92/100 NB networks. Here at least 9 of 10 and
+    /// 6 of 10 must be found: a test with power 0.99 and 0.9 falls below these bounds with
+    /// probability 0.004 and 0.0016 (the false-alarm rates). The NB null is fitted (`r` < 10).
     #[test]
     fn planted_communities_are_found() {
         let alphas = vec![0.5; 45];
-        for (overdispersed, seed) in [(false, 1), (true, 2)] {
-            let (values, used) = network(45, 3.0, 0.3, overdispersed, 0.5, seed);
-            let test = test_network(&values, &used, &alphas, 99, seed);
-            assert!(test.structure(), "overdispersed {overdispersed}: {test:?}");
-            assert_eq!(test.p_value, 0.01);
-            if overdispersed {
-                assert!(test.dispersion.is_some_and(|r| r < 10.0), "{test:?}");
-            }
+        for (overdispersed, needed) in [(false, 9), (true, 6)] {
+            let found = (1..=10)
+                .filter(|&seed| {
+                    let (values, used) = network(45, 3.0, 0.3, overdispersed, 0.5, seed);
+                    let test = test_network(&values, &used, &alphas, 99, seed);
+                    assert!(!overdispersed || test.dispersion.is_some_and(|r| r < 10.0), "{test:?}");
+                    test.structure()
+                })
+                .count();
+            assert!(found >= needed, "overdispersed {overdispersed}: found in {found} of 10");
         }
     }
 
@@ -727,9 +761,11 @@ mod tests {
         let alphas = vec![0.2; 12];
         let t =
             TestTable { rows: 12, cols: 12, values: &values, used: &used, alphas: &alphas, shared: true, mirror: true };
-        let z = Null::fit(&t, &values).residuals(&t, &values);
-        assert!((0..12).all(|i| (0..12).all(|j| z[i * 12 + j] == z[j * 12 + i])));
-        assert!((0..12).all(|i| z[i * 12 + i] == 0.0));
+        let Scores { x, w } = Null::fit(&t, &values).scores(&t, &values);
+        for z in [x, w] {
+            assert!((0..12).all(|i| (0..12).all(|j| z[i * 12 + j] == z[j * 12 + i])));
+            assert!((0..12).all(|i| z[i * 12 + i] == 0.0));
+        }
         assert!(structure_test(&t, 1, 9, Streams::new(1), &|| {}).is_none());
         assert!(structure_test(&t, 13, 9, Streams::new(1), &|| {}).is_none());
     }
