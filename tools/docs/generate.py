@@ -18,7 +18,7 @@ from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_c
                                   sbc_default_table, sbc_fig4_size, sbc_table, vi_table)
 from tables_fig5 import fig5_base, fig5_e50, fig5_e50_paper, fig5_table
 from tables_planted import planted_enron_size, planted_summary, release_total
-from tables_verdict import structure_test_enron, structure_test_rates, verdict_contaminated, verdict_error_rates, verdict_oracles
+from tables_verdict import structure_test_enron, structure_test_rates, structure_test_variants, verdict_contaminated, verdict_error_rates, verdict_oracles
 from tables_topics import aeslc_topics
 from tables_modes import fig4_stacking, fig4_verdicts, replicas_default, replicas_papers
 from tables_own_data import (check_calibration_default, check_calibration_flat, check_calibration_priors, check_verdict,
@@ -36,6 +36,7 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/model-checking.md", "verdict-contaminated", verdict_contaminated),
           ("docs/model-checking.md", "verdict-oracles", verdict_oracles),
           ("docs/model-checking.md", "structure-test", structure_test_rates),
+          ("docs/model-checking.md", "structure-test-variants", structure_test_variants),
           ("docs/own-data.md", "structure-test-enron", structure_test_enron),
           ("docs/own-data.md", "aeslc-topics", aeslc_topics),
           ("BENCHMARKS.md", "fit-cost", fit_cost),

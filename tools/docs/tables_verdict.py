@@ -153,3 +153,25 @@ def structure_test_enron():
     return (f"On this release the test {verdict} at K = {', '.join(ks[:-1])} and {ks[-1]} "
             f"(p = {', '.join(f'{p:.3f}' for p in ps)}; 0.005 is the smallest 199 bootstrap tables can give; "
             f"the null's fitted r is {', '.join(f'{r:.2f}' for r in rs)}).")
+
+
+def structure_test_variants():
+    """The test's statistic with plain clipped residuals (x = z, w = 1; plain-residuals.csv, the
+    first version) against the score weights of today (results.csv), paired over the same 1,800
+    data sets: the designs where they differ, with the discordant pairs and an exact sign test."""
+    plain = {(r["strength"], r["noise"], r["alpha"], r["replication"]): r["structure"] == "1"
+             for r in rows("structure-test", "plain-residuals.csv")}
+    table = rows("structure-test", "results.csv")
+    lines = _header("design", "α", "data sets", "plain residuals", "score weights (today)",
+                    "only plain / only score weights (p)")
+    for strength, noise, alpha, mine in _designs(table):
+        now = {r["replication"]: r["structure"] == "1" for r in mine}
+        before = {rep: plain[(strength, noise, alpha, rep)] for rep in now}
+        if now == before:
+            continue
+        only_before = sum(before[r] and not now[r] for r in now)
+        only_now = sum(now[r] and not before[r] for r in now)
+        p = p_text(binomial_test_p(only_before, only_before + only_now, 0.5))
+        lines.append(f"| {strength}, {noise} | {alpha} | {len(now)} | {sum(before.values())} | {sum(now.values())} | "
+                     f"{only_before} / {only_now} ({p}) |")
+    return minus("\n".join(lines))

@@ -96,7 +96,7 @@ impl StructureTest {
             None => "Poisson counts".into(),
         };
         let how = format!(
-            "T = {:.1}, p = {:.3}: blocks of {} row and column groups in the release's standardized residuals, \
+            "T = {:.1}, p = {:.3}: blocks of {} row and column groups in the release's residuals, scored cell by cell, \
              against {} tables drawn from the independence model fitted to the release (row activity × column \
              popularity, {null}, the release's noise); structure when p ≤ {STRUCTURE_TEST_LEVEL}",
             self.statistic, self.p_value, self.groups, self.replicates
