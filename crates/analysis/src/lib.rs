@@ -14,8 +14,10 @@
 //! - [`fit_cost`]: the memory and work of a fit from its settings alone, checked before a fit.
 //! - [`plan_fit`] and [`run_fit`]: a whole fit from the options a user types ([`FitRequest`], the
 //!   options of `lppf fit` and `lppf.fit`) to a committed fit directory.
-//! - [`independence_verdict`]: whether the fit's components beat the independence model
-//!   `μ_ij = a_i b_j` on the held-out cells (the "no structure" verdict).
+//! - [`structure_test`]: whether the release has structure beyond the independence model
+//!   `μ_ij = a_i b_j`, on every cell, by a parametric bootstrap (the "no structure" verdict).
+//! - [`independence_verdict`]: whether the fit's components beat the independence model on the
+//!   held-out cells (a check of the fit).
 
 mod chains;
 pub mod checks;
