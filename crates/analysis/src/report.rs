@@ -481,12 +481,11 @@ fn verdict_text(s: &mut String, settings: &FitSettings, result: &FitResult) -> b
         t.structure()
     });
     let heldout = result.verdict.as_ref().map(|v| {
+        let rule = format!("> {VERDICT_SES} se and > {VERDICT_MIN_NATS} nats");
         let (word, rule) = match v.structure() {
-            true => ("better than", format!("> {VERDICT_SES} se and > {VERDICT_MIN_NATS} nats")),
-            false if v.difference > 0.0 => {
-                ("not clearly better than", format!("structure needs > {VERDICT_SES} se and > {VERDICT_MIN_NATS} nats"))
-            }
-            false => ("no better than", format!("structure needs > {VERDICT_SES} se and > {VERDICT_MIN_NATS} nats")),
+            true => ("better than", rule),
+            false if v.difference > 0.0 => ("not clearly better than", format!("structure needs {rule}")),
+            false => ("no better than", format!("structure needs {rule}")),
         };
         let _ = writeln!(
             s,

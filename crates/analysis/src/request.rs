@@ -436,8 +436,10 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
     };
     // With held-out cells, the independence model is fitted too (the "no structure" verdict).
     let fits = if request.holdout.is_some() { 2 } else { 1 };
-    // …and the test of the release draws up to this many tables (fewer when it stops early).
-    let progress_len = (per_chain * request.chains * fits + crate::structure_test::STRUCTURE_TEST_REPLICATES) as u64;
+    // …and with two or more components the test of the release draws up to this many tables
+    // (fewer when it stops early).
+    let tables = if settings.components >= 2 { crate::structure_test::STRUCTURE_TEST_REPLICATES } else { 0 };
+    let progress_len = (per_chain * request.chains * fits + tables) as u64;
     Ok(FitPlan { settings, data, cost, seed_source, estimate, progress_len })
 }
 

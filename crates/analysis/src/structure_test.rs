@@ -22,10 +22,11 @@
 //!    singular vectors, by subspace iteration, then k-means) and improved by moving one row or
 //!    column at a time while `T` grows; it is a local maximum, and the bootstrap replicates search
 //!    in exactly the same way, so the test stays calibrated whatever the search misses.
-//! 3. **The p-value.** `B` tables are drawn from the fitted null (`y ~ NB(r, μ)`, plus fresh
-//!    two-sided geometric noise at each row's level), each refitted and scanned as above:
-//!    `p = (1 + #{T_b ≥ T}) / (B + 1)` (Davison & Hinkley 1997, §4.2). Structure when `p ≤
-//!    [STRUCTURE_TEST_LEVEL]`.
+//! 3. **The p-value.** Up to `B` tables are drawn from the fitted null (`y ~ NB(r, μ)`, plus
+//!    fresh two-sided geometric noise at each row's level), each refitted and scanned as above:
+//!    `p = (1 + #{T_b ≥ T}) / (B + 1)` (Davison & Hinkley 1997, §4.2), or `p = 10/L` when the
+//!    tenth table with `T_b ≥ T` comes at table `L` and the test stops there (Besag & Clifford
+//!    1991). Structure when `p ≤` [`STRUCTURE_TEST_LEVEL`].
 //!
 //! Replicate `b` draws from its own stream (`streams.child(b)`), so the p-value is the same at any
 //! thread count. Its error rates on planted networks are in docs/model-checking.md ("How often
@@ -76,8 +77,9 @@ pub struct StructureTest {
     pub groups: usize,
     /// `T` of the release.
     pub statistic: f64,
-    /// `(1 + #{T_b ≥ T}) / (B + 1)`.
+    /// `(1 + #{T_b ≥ T}) / (B + 1)`, or `10/L` when the test stopped early ([`structure_test`]).
     pub p_value: f64,
+    /// The bootstrap tables drawn: `B`, or `L` when the test stopped early.
     pub replicates: usize,
     /// The null's negative-binomial shape `r` (`None`: Poisson).
     pub dispersion: Option<f64>,
@@ -109,7 +111,8 @@ impl StructureTest {
 }
 
 /// The test with `groups` groups and at most `replicates` bootstrap tables; `None` when it cannot
-/// be made (fewer than two groups, or fewer rows or columns than groups). `on_replicate` is called
+/// be made (fewer than two groups, fewer rows or columns than groups, or a noise level outside
+/// `[0, 1)`). `on_replicate` is called
 /// once per bootstrap table (for a progress bar).
 ///
 /// The tables are drawn in order and the test stops at the [`STOP_AFTER`]-th table whose `T_b ≥
@@ -128,17 +131,18 @@ pub fn structure_test(
     if groups < 2 || table.rows < groups || table.cols < groups || table.values.len() != n || table.used.len() != n {
         return None;
     }
-    let null = Null::fit(table, table.values);
-    let statistic = scan(&null.scores(table, table.values), table, groups, &mut streams.child(u64::MAX).rng());
+    let noise = RowNoise::new(table.alphas)?;
+    let null = Null::fit(table, &noise, table.values);
+    let statistic = scan(&null.scores(table, &noise, table.values), table, groups, &mut streams.child(u64::MAX).rng());
     let (mut exceed, mut drawn) = (0, 0);
     while drawn < replicates && exceed < STOP_AFTER {
         let chunk = (drawn..(drawn + CHUNK).min(replicates))
             .into_par_iter()
             .map(|b| {
                 let mut rng = streams.child(b as u64).rng();
-                let values = null.draw(table, &mut rng);
-                let refit = Null::fit(table, &values);
-                let above = scan(&refit.scores(table, &values), table, groups, &mut rng) >= statistic;
+                let values = null.draw(table, &noise, &mut rng);
+                let refit = Null::fit(table, &noise, &values);
+                let above = scan(&refit.scores(table, &noise, &values), table, groups, &mut rng) >= statistic;
                 on_replicate();
                 above
             })
@@ -212,7 +216,7 @@ struct Null {
 }
 
 impl Null {
-    fn fit(t: &TestTable, values: &[f64]) -> Self {
+    fn fit(t: &TestTable, noise: &RowNoise, values: &[f64]) -> Self {
         let (rows, cols) = (t.rows, t.cols);
         let (mut row_sum, mut col_sum) = (vec![0.0; rows], vec![0.0; cols]);
         for n in (0..rows * cols).filter(|&n| t.used[n]) {
@@ -246,7 +250,7 @@ impl Null {
         let (mut excess, mut square) = (0.0, 0.0);
         for n in (0..rows * cols).filter(|&n| t.used[n]) {
             let m = mean[n];
-            excess += (values[n] - m).powi(2) - m - noise_variance(t.alphas[n / cols]);
+            excess += (values[n] - m).powi(2) - m - noise.variance[n / cols];
             square += m * m;
         }
         Self { mean, inv_shape: (excess / square.max(1e-12)).clamp(0.0, 1e3) }
@@ -256,7 +260,7 @@ impl Null {
     /// the standardized residual clipped to `[−CLIP, CLIP]`, `V` the cell's variance under the null;
     /// 0 off the used cells and, for one partition of rows and columns, on the diagonal; mirrored
     /// for pairs.
-    fn scores(&self, t: &TestTable, values: &[f64]) -> Scores {
+    fn scores(&self, t: &TestTable, noise: &RowNoise, values: &[f64]) -> Scores {
         let cols = t.cols;
         let (mut x, mut w) = (vec![0.0; t.rows * cols], vec![0.0; t.rows * cols]);
         for n in (0..t.rows * cols).filter(|&n| t.used[n]) {
@@ -265,7 +269,7 @@ impl Null {
                 continue;
             }
             let m = self.mean[n];
-            let variance = m + m * m * self.inv_shape + noise_variance(t.alphas[n / cols]);
+            let variance = m + m * m * self.inv_shape + noise.variance[n / cols];
             let z = ((values[n] - m) / variance.sqrt()).clamp(-CLIP, CLIP);
             (x[n], w[n]) = (z * m / variance.sqrt(), m * m / variance);
             if t.mirror {
@@ -277,12 +281,10 @@ impl Null {
     }
 
     /// A table from the null: `y ~ Pois(μ δ)`, `δ ~ Gamma(r, rate r)`, plus `2Geo(α_i)` noise.
-    fn draw<R: Rng>(&self, t: &TestTable, rng: &mut R) -> Vec<f64> {
+    fn draw<R: Rng>(&self, t: &TestTable, noise: &RowNoise, rng: &mut R) -> Vec<f64> {
         let cols = t.cols;
         let multiplier =
             (self.inv_shape > 0.0).then(|| Gamma::new(1.0 / self.inv_shape, 1.0 / self.inv_shape).ok()).flatten();
-        let noise: Vec<Option<TwoSidedGeometric>> =
-            t.alphas.iter().map(|&a| (a > 0.0).then(|| TwoSidedGeometric::new(a).ok()).flatten()).collect();
         (0..t.rows * cols)
             .map(|n| {
                 if !t.used[n] {
@@ -290,7 +292,7 @@ impl Null {
                 }
                 let rate = self.mean[n] * multiplier.as_ref().map_or(1.0, |g| g.sample(rng));
                 let count = Poisson::new(rate).map_or(0, |p| p.sample(rng)) as f64;
-                count + noise[n / cols].as_ref().map_or(0, |g| g.sample(rng)) as f64
+                count + noise.law[n / cols].as_ref().map_or(0, |g| g.sample(rng)) as f64
             })
             .collect()
     }
@@ -302,12 +304,24 @@ struct Scores {
     w: Vec<f64>,
 }
 
-/// `2α/(1−α)²`: the variance of the two-sided geometric noise at level `α`.
-fn noise_variance(alpha: f64) -> f64 {
-    2.0 * alpha / ((1.0 - alpha) * (1.0 - alpha))
+/// Each row's noise, built once per test: its two-sided geometric law (`None` at `α = 0`: raw
+/// counts) and its variance `2α/(1−α)²`.
+struct RowNoise {
+    law: Vec<Option<TwoSidedGeometric>>,
+    variance: Vec<f64>,
 }
 
-/// `T` of `z` (module docs), the best of [`STARTS`] searches.
+impl RowNoise {
+    /// `None` when a level lies outside `[0, 1)`.
+    fn new(alphas: &[f64]) -> Option<Self> {
+        let laws = alphas.iter().map(|&a| TwoSidedGeometric::new(a).ok()).collect::<Option<Vec<_>>>()?;
+        let variance = laws.iter().map(TwoSidedGeometric::variance).collect();
+        let law = laws.into_iter().map(|g| (g.alpha() > 0.0).then_some(g)).collect();
+        Some(Self { law, variance })
+    }
+}
+
+/// `T` of the scores (module docs), the best of [`STARTS`] searches.
 fn scan<R: Rng>(scores: &Scores, t: &TestTable, groups: usize, rng: &mut R) -> f64 {
     let (row_embedding, col_embedding) = spectral_embedding(&scores.x, t.rows, t.cols, groups, rng);
     let mut best = f64::NEG_INFINITY;
@@ -325,8 +339,8 @@ fn scan<R: Rng>(scores: &Scores, t: &TestTable, groups: usize, rng: &mut R) -> f
     best
 }
 
-/// Rows of `Z V` and of `Zᵀ U` for the top `K` singular vectors, by subspace iteration from a
-/// random start.
+/// Rows of `Z V` and of `Zᵀ U` for the top `K` singular vectors of `Z` (the scores `x`), by
+/// subspace iteration from a random start.
 fn spectral_embedding<R: Rng>(
     z: &[f64],
     rows: usize,
@@ -459,21 +473,22 @@ impl<'a> Blocks<'a> {
     /// Row `i`'s sums over the column groups (`x_ij`, then `w_ij`, summed by `cols[j]`), and
     /// column `i`'s over the row groups.
     fn row_profile(&self, i: usize) -> Vec<f64> {
-        let (k, c) = (self.k, self.t.cols);
-        let mut p = vec![0.0; 2 * k];
-        for (j, &g) in self.cols.iter().enumerate() {
-            p[g] += self.scores.x[i * c + j];
-            p[k + g] += self.scores.w[i * c + j];
-        }
-        p
+        let c = self.t.cols;
+        self.profile(self.cols.iter().enumerate().map(|(j, &g)| (i * c + j, g)))
     }
 
     fn col_profile(&self, j: usize) -> Vec<f64> {
-        let (k, c) = (self.k, self.t.cols);
+        let c = self.t.cols;
+        self.profile(self.rows.iter().enumerate().map(|(i, &g)| (i * c + j, g)))
+    }
+
+    /// The scores, then the weights, of `(cell, group)` pairs summed by group.
+    fn profile(&self, cells: impl Iterator<Item = (usize, usize)>) -> Vec<f64> {
+        let k = self.k;
         let mut p = vec![0.0; 2 * k];
-        for (i, &g) in self.rows.iter().enumerate() {
-            p[g] += self.scores.x[i * c + j];
-            p[k + g] += self.scores.w[i * c + j];
+        for (n, g) in cells {
+            p[g] += self.scores.x[n];
+            p[k + g] += self.scores.w[n];
         }
         p
     }
@@ -483,26 +498,28 @@ impl<'a> Blocks<'a> {
     fn shift(&mut self, i: usize, row: Option<&[f64]>, col: Option<&[f64]>, from: usize, to: usize) {
         let k = self.k;
         if let Some(p) = row {
-            for l in 0..k {
-                self.sums[from * k + l] -= p[l];
-                self.sums[to * k + l] += p[l];
-                self.weights[from * k + l] -= p[k + l];
-                self.weights[to * k + l] += p[k + l];
-            }
+            self.transfer(p, |l| from * k + l, |l| to * k + l);
             self.row_sizes[from] -= 1.0;
             self.row_sizes[to] += 1.0;
             self.rows[i] = to;
         }
         if let Some(p) = col {
-            for l in 0..k {
-                self.sums[l * k + from] -= p[l];
-                self.sums[l * k + to] += p[l];
-                self.weights[l * k + from] -= p[k + l];
-                self.weights[l * k + to] += p[k + l];
-            }
+            self.transfer(p, |l| l * k + from, |l| l * k + to);
             self.col_sizes[from] -= 1.0;
             self.col_sizes[to] += 1.0;
             self.cols[i] = to;
+        }
+    }
+
+    /// Moves a profile `p` (its scores, then its weights, by the other axis's groups `l`) out of
+    /// the blocks `out(l)` and into the blocks `into(l)`.
+    fn transfer(&mut self, p: &[f64], out: impl Fn(usize) -> usize, into: impl Fn(usize) -> usize) {
+        let k = self.k;
+        for l in 0..k {
+            self.sums[out(l)] -= p[l];
+            self.sums[into(l)] += p[l];
+            self.weights[out(l)] -= p[k + l];
+            self.weights[into(l)] += p[k + l];
         }
     }
 
@@ -761,12 +778,15 @@ mod tests {
         let alphas = vec![0.2; 12];
         let t =
             TestTable { rows: 12, cols: 12, values: &values, used: &used, alphas: &alphas, shared: true, mirror: true };
-        let Scores { x, w } = Null::fit(&t, &values).scores(&t, &values);
+        let noise = RowNoise::new(&alphas).unwrap();
+        let Scores { x, w } = Null::fit(&t, &noise, &values).scores(&t, &noise, &values);
         for z in [x, w] {
             assert!((0..12).all(|i| (0..12).all(|j| z[i * 12 + j] == z[j * 12 + i])));
             assert!((0..12).all(|i| z[i * 12 + i] == 0.0));
         }
         assert!(structure_test(&t, 1, 9, Streams::new(1), &|| {}).is_none());
         assert!(structure_test(&t, 13, 9, Streams::new(1), &|| {}).is_none());
+        let bad = vec![1.0; 12];
+        assert!(structure_test(&TestTable { alphas: &bad, ..t }, 3, 9, Streams::new(1), &|| {}).is_none());
     }
 }

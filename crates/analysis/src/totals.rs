@@ -3,7 +3,7 @@
 
 use crate::chains::FitResult;
 use crate::data::{FitData, Input};
-use distributions::NoiseTotal;
+use distributions::{NoiseTotal, TwoSidedGeometric};
 
 /// The level of the release's interval for the true total (the level of every interval a fit
 /// reports).
@@ -71,12 +71,14 @@ pub fn total_check(data: &FitData, result: &FitResult) -> Option<TotalCheck> {
     let Input::Released { alphas, privatized, .. } = &data.input else { return None };
     let values = privatized.values();
     let cols = data.cols.len();
+    // Each row's noise variance 2α/(1−α)²; the levels were checked when the release was read.
+    let variance: Vec<f64> =
+        alphas.iter().map(|&a| TwoSidedGeometric::new(a).map(|g| g.variance()).ok()).collect::<Option<_>>()?;
     let (mut released_total, mut fitted_total, mut noise) = (0.0, 0.0, 0.0);
     for n in (0..values.len()).filter(|&n| data.is_modelled(n) && data.heldout.binary_search(&n).is_err()) {
-        let a = alphas[n / cols];
         released_total += f64::from(values[n]);
         fitted_total += result.mean_rates[n];
-        noise += 2.0 * a / ((1.0 - a) * (1.0 - a));
+        noise += variance[n / cols];
     }
     Some(TotalCheck { released_total, fitted_total, sd: (fitted_total.max(0.0) + noise).sqrt() })
 }
