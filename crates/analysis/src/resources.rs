@@ -40,6 +40,19 @@ pub const PRIVATE_SECONDS_PER_CELL: f64 = 5e-8;
 /// multiplier drawn from its gamma conditional, and the slice steps of the shape `r`, each a sum
 /// over the cells): 110–250 ns measured (BENCHMARKS.md, "The cost estimate of `lppf fit`").
 pub const NEGATIVE_BINOMIAL_SECONDS_PER_CELL: f64 = 2e-7;
+/// The same for the contaminated likelihood (each slice step of `r` and of `π` takes a
+/// `ln((1 − π) + π e^ρ)` per cell, and each cell draws its indicator): 445 ns measured on both
+/// shapes of BENCHMARKS.md, "The contaminated likelihood" (one sweep beside the papers' model).
+pub const CONTAMINATED_SECONDS_PER_CELL: f64 = 5e-7;
+
+/// Seconds per cell per Gibbs sweep on one core that `likelihood`'s own updates add.
+pub fn likelihood_seconds_per_cell(likelihood: models::Likelihood) -> f64 {
+    match likelihood {
+        models::Likelihood::Poisson => 0.0,
+        models::Likelihood::NegativeBinomial(_) => NEGATIVE_BINOMIAL_SECONDS_PER_CELL,
+        models::Likelihood::Contaminated(_) => CONTAMINATED_SECONDS_PER_CELL,
+    }
+}
 
 /// The estimated cost of a fit.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -149,17 +162,12 @@ pub fn fit_cost(settings: &FitSettings, shape: (usize, usize), heldout: usize, m
         Algorithm::Cavi(c) => c.max_iterations() as f64,
     };
     let cell_component_sweeps = chains as f64 * iterations * rows * cols * settings.components as f64;
-    // Gibbs: per cell and sweep, the private step and the negative binomial's updates on top of the
+    // Gibbs: per cell and sweep, the private step and the likelihood's own updates on top of the
     // components' work.
     let per_cell = match settings.algorithm {
         Algorithm::Gibbs(_) => {
             let private = if settings.method == inference::Method::Private { PRIVATE_SECONDS_PER_CELL } else { 0.0 };
-            let nb = if settings.likelihood == models::Likelihood::Poisson {
-                0.0
-            } else {
-                NEGATIVE_BINOMIAL_SECONDS_PER_CELL
-            };
-            private + nb
+            private + likelihood_seconds_per_cell(settings.likelihood)
         }
         Algorithm::Cavi(_) => 0.0,
     };
@@ -269,5 +277,9 @@ mod tests {
         assert!(close(seconds(&default), 40_000.0 * (5.0 * 7.6e-9 + 5e-8 + 2e-7)), "{}", seconds(&default));
         let counts = FitSettings { method: Method::NonPrivate, ..default };
         assert!(close(seconds(&counts), 40_000.0 * (5.0 * 7.6e-9 + 2e-7)), "{}", seconds(&counts));
+        // The contaminated likelihood: 500 ns per cell and sweep.
+        let contaminated = models::Likelihood::Contaminated(models::Dispersion::default_learned());
+        let contaminated = FitSettings { likelihood: contaminated, ..collapsed };
+        assert!(close(seconds(&contaminated), 40_000.0 * (5.0 * 7.6e-9 + 5e-8 + 5e-7)), "{}", seconds(&contaminated));
     }
 }

@@ -7,8 +7,7 @@ use crate::manifest::Manifest;
 // The costs of data and chains per cell are a fit's (`analysis::resources`, where they and the
 // measured time per cell-component sweep are documented): a unit's fits are `lppf fit`'s.
 use analysis::resources::{
-    DATA_BYTES_PER_CELL, NEGATIVE_BINOMIAL_SECONDS_PER_CELL, PRIVATE_SECONDS_PER_CELL, SECONDS_PER_CELL_COMPONENT,
-    chain_bytes,
+    DATA_BYTES_PER_CELL, PRIVATE_SECONDS_PER_CELL, SECONDS_PER_CELL_COMPONENT, chain_bytes, likelihood_seconds_per_cell,
 };
 pub use runner::{available_memory, bytes_text, duration_text};
 
@@ -84,11 +83,11 @@ impl Manifest {
             datasets * fit_sweeps(&|m| m.is_reference()) + datasets * levels * fit_sweeps(&|m| !m.is_reference());
         let entry_component_sweeps = sweeps * entries * k;
         // Per entry and Gibbs sweep, whatever the components: the private step of the private
-        // method, and the negative binomial's multipliers and shape (as `lppf fit` counts them).
+        // method, and the likelihood's own updates (as `lppf fit` counts them).
         let private_sweeps = datasets * levels * fit_sweeps(&|m| *m == crate::Method::Private);
         let gibbs_sweeps = datasets * fit_sweeps(&|m| m.is_reference() && !m.is_cavi())
             + datasets * levels * fit_sweeps(&|m| !m.is_reference() && !m.is_cavi());
-        let nb = if likelihood == models::Likelihood::Poisson { 0.0 } else { NEGATIVE_BINOMIAL_SECONDS_PER_CELL };
+        let nb = likelihood_seconds_per_cell(likelihood);
         let per_entry_seconds = entries * (private_sweeps * PRIVATE_SECONDS_PER_CELL + gibbs_sweeps * nb);
         Cost {
             bytes: per_unit * (threads as f64).min(units.max(1.0)) + UNIT_BYTES * units,
