@@ -174,6 +174,10 @@ pub struct FitResult {
     pub mean_rates: Vec<f64>,
     /// Gibbs: the posterior sd of every rate over all chains' kept samples; CAVI: `None`.
     pub sd_rates: Option<Vec<f64>>,
+    /// Gibbs with an overdispersed likelihood: each cell's posterior mean rate in this table,
+    /// `E[μ_n δ_n]` with the cell's own multiplier (its count's expectation given the data, where
+    /// [`Self::mean_rates`] is a new table's), pooled with the same weights; `None` otherwise.
+    pub cell_rates: Option<Vec<f64>>,
     /// The factors of the chain whose best kept sample has the highest `ln p(Z, Y)` (that sample's
     /// factors), or of the CAVI start with the highest final ELBO (its means). Chains are not
     /// averaged: their labels may be permuted.
@@ -588,7 +592,10 @@ fn pool(
         Weighting::Stacking | Weighting::Auto => pooled
             .chains
             .iter_mut()
-            .map(|p| (std::mem::take(&mut p.mean_rates), p.sd_rates.take().unwrap_or_default()))
+            .map(|p| {
+                let cells = std::mem::take(&mut p.mean_cell_rates);
+                (std::mem::take(&mut p.mean_rates), p.sd_rates.take().unwrap_or_default(), cells)
+            })
             .collect(),
         Weighting::Equal => Vec::new(),
     };
@@ -601,6 +608,7 @@ fn pool(
     let result = FitResult {
         mean_rates: pooled.mean_rates,
         sd_rates: pooled.sd_rates,
+        cell_rates: pooled.mean_cell_rates,
         factors,
         factors_chain,
         traces,
@@ -627,8 +635,9 @@ fn pool(
     (result, samples, moments)
 }
 
-/// One chain's posterior mean and sd of every rate.
-type ChainMoments = (Vec<f64>, Vec<f64>);
+/// One chain's posterior mean and sd of every rate, and its mean of every cell's rate in this
+/// table (empty for a Poisson model).
+type ChainMoments = (Vec<f64>, Vec<f64>, Vec<f64>);
 
 /// One chain's samples of the held-out cells' mean counts, and the law of the cells' multipliers
 /// in each (empty for the Poisson likelihood).
@@ -648,9 +657,13 @@ fn stack(result: &mut FitResult, moments: &[ChainMoments]) {
         (None, None) => return,
     };
     let weights = inference::stacking::stacking_weights(densities);
-    let means: Vec<&[f64]> = moments.iter().map(|(m, _)| m.as_slice()).collect();
-    let sds: Vec<&[f64]> = moments.iter().map(|(_, s)| s.as_slice()).collect();
+    let means: Vec<&[f64]> = moments.iter().map(|(m, _, _)| m.as_slice()).collect();
+    let sds: Vec<&[f64]> = moments.iter().map(|(_, s, _)| s.as_slice()).collect();
     let (mean, sd) = inference::stacking::mixture_moments(&means, &sds, &weights);
+    if result.cell_rates.is_some() {
+        let cells: Vec<&[f64]> = moments.iter().map(|(_, _, c)| c.as_slice()).collect();
+        result.cell_rates = Some(inference::stacking::mixture_moments(&cells, &vec![&[][..]; cells.len()], &weights).0);
+    }
     result.mean_rates = mean;
     result.sd_rates = Some(sd);
     if let Some(heldout) = result.heldout.as_mut() {

@@ -229,6 +229,7 @@ pub fn write_outputs(
     // rates.parquet: every modelled cell, by label, written a block of rows at a time (about 2¹⁸
     // cells), so its memory stays small however large the grid.
     let sd = result.sd_rates.as_ref();
+    let cell_rates = result.cell_rates.as_ref();
     let rows_per_part = ((1 << 18) / cols.max(1)).max(1);
     write_table_parts(&dir.join("rates.parquet"), &[("lppf.method", settings.method.name().to_string())], |part| {
         if part > 0 && part * rows_per_part >= rows {
@@ -242,6 +243,11 @@ pub fn write_outputs(
             ("col", Values::Text(cells.iter().map(|&n| data.cols.names[n % cols].clone()).collect())),
             ("mean", Values::Float(cells.iter().map(|&n| Some(result.mean_rates[n])).collect())),
             ("sd", Values::Float(cells.iter().map(|&n| sd.map(|s| s[n])).collect())),
+            // The cell's rate in this table: `E[μδ]` with its own multiplier; `mean` without one.
+            (
+                "cell_mean",
+                Values::Float(cells.iter().map(|&n| Some(cell_rates.map_or(result.mean_rates[n], |c| c[n]))).collect()),
+            ),
             ("heldout", Values::Int(cells.iter().map(|n| i64::from(data.heldout.binary_search(n).is_ok())).collect())),
         ]))
     })?;

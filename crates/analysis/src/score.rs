@@ -1,7 +1,8 @@
 //! Scoring a finished fit against the raw counts it never saw (`lppf score`): what every methods
 //! study does with data whose truth it holds, and an analyst never can.
 //!
-//! - Poisson log-likelihood of the raw counts under the posterior mean rates,
+//! - Poisson log-likelihood of the raw counts under the posterior mean rates of the table's cells
+//!   (`rates.parquet`'s `cell_mean`: `E[μ_n δ_n]` under an overdispersed likelihood),
 //!   `ℓ = Σ_n [y_n ln μ̂_n − μ̂_n − ln y_n!]`, and the deviance `D = 2 Σ_n [y_n ln(y_n/μ̂_n) − (y_n − μ̂_n)]`
 //!   (the term `y ln(y/μ̂)` is 0 when `y = 0`);
 //! - the ratio of the fitted total rate to the raw total;
@@ -49,12 +50,15 @@ pub struct Score {
 /// The bins of raw counts a score reports: 0, 1, 2–5, 6–20, 21–100, 101 and above.
 pub const SCORE_BINS: [(u64, u64); 6] = [(0, 0), (1, 1), (2, 5), (6, 20), (21, 100), (101, u64::MAX)];
 
-/// The `row`, `col` and `mean` of a fit's `rates.parquet`.
+/// The `row`, `col` and rate of every cell of a fit's `rates.parquet`: its `cell_mean`, the cell's
+/// rate in this table (under an overdispersed likelihood `E[μδ]`, the multiplier having seen the
+/// cell: what this table's raw counts are scored against), or `mean` in a file written before
+/// that column existed.
 pub fn read_fit_rates(path: &Path) -> Result<FitRates, FitError> {
     let columns = read_table(path).map_err(|e| FitError::Input(e.to_string()))?;
     let get = |name: &str| columns.iter().find(|(c, _)| c == name).map(|(_, v)| v);
     let (Some(Values::Text(rows)), Some(Values::Text(cols)), Some(Values::Float(means))) =
-        (get("row"), get("col"), get("mean"))
+        (get("row"), get("col"), get("cell_mean").or_else(|| get("mean")))
     else {
         return Err(FitError::Input(format!(
             "{}: expected the columns row, col, mean of lppf fit's rates.parquet",

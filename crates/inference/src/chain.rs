@@ -181,6 +181,11 @@ pub struct ChainSummary<M> {
     pub mean_rates: Vec<f64>,
     /// The posterior sd of each `μ_n` over the kept samples, `√((1/S) Σ_s (μ_n^(s))² − μ̂_n²)`.
     pub sd_rates: Vec<f64>,
+    /// With cell multipliers (an overdispersed likelihood): `(1/S) Σ_s μ_n^(s) δ_n^(s)`, the
+    /// posterior mean of cell `n`'s Poisson rate in this table (`PoissonFactorization::rates_into`;
+    /// its multiplier has seen the cell's count). Empty for a Poisson model, whose cells' rates are
+    /// [`Self::mean_rates`].
+    pub mean_cell_rates: Vec<f64>,
     /// `Σ_n μ_n^(s)` of every kept sample (a label-free summary for convergence diagnostics).
     pub kept_total_rate: Vec<f64>,
     /// The dispersion shape `r` of every kept sample; empty for a Poisson model.
@@ -328,6 +333,9 @@ pub fn run_chain_watching<S: Sampler>(
     let mut rates = vec![0.0; rows * cols];
     let mut rate_sums = vec![0.0; rows * cols];
     let mut rate_squares = vec![0.0; rows * cols];
+    // Σ_s μδ of every cell, when the model has multipliers (else empty).
+    let multiplied = sampler.model().dispersion().is_some();
+    let mut cell_rate_sums = vec![0.0; if multiplied { rows * cols } else { 0 }];
     let mut factor_sums: Vec<MeanFactor> = sampler
         .model()
         .factors()
@@ -337,6 +345,7 @@ pub fn run_chain_watching<S: Sampler>(
     let mut summary = ChainSummary {
         mean_rates: Vec::new(),
         sd_rates: Vec::new(),
+        mean_cell_rates: Vec::new(),
         kept_total_rate: Vec::with_capacity(schedule.kept()),
         kept_total_count: Vec::with_capacity(schedule.kept()),
         kept_dispersion: Vec::new(),
@@ -419,10 +428,12 @@ pub fn run_chain_watching<S: Sampler>(
                     *s += x;
                 }
             }
-            // ln p(Z, Y) reads each cell's Poisson rate, μ_n δ_n under the negative binomial.
+            // ln p(Z, Y) reads each cell's Poisson rate, μ_n δ_n under the negative binomial, whose
+            // means over the kept samples are the cells' rates in this table.
             let ln_joint = if dispersion.is_some() {
                 cell_rates.resize(rows * cols, 0.0);
                 sampler.model().rates_into(&mut cell_rates);
+                cell_rate_sums.iter_mut().zip(&cell_rates).for_each(|(s, r)| *s += r);
                 sampler.ln_joint(&cell_rates)
             } else {
                 sampler.ln_joint(&rates)
@@ -440,6 +451,7 @@ pub fn run_chain_watching<S: Sampler>(
     }
     // The means and sds overwrite the sums they come from (no second copy of a rate per cell).
     drop(rates);
+    drop(cell_rates);
     let kept = summary.kept_ln_joint.len().max(1) as f64;
     let (mut mean, mut sd) = (rate_sums, rate_squares);
     for (s, q) in mean.iter_mut().zip(&mut sd) {
@@ -447,6 +459,8 @@ pub fn run_chain_watching<S: Sampler>(
         *q = (*q / kept - *s * *s).max(0.0).sqrt();
     }
     (summary.mean_rates, summary.sd_rates) = (mean, sd);
+    cell_rate_sums.iter_mut().for_each(|s| *s /= kept);
+    summary.mean_cell_rates = cell_rate_sums;
     for f in &mut factor_sums {
         f.mean.iter_mut().for_each(|s| *s /= kept);
     }

@@ -44,6 +44,9 @@ pub struct Posterior {
     /// Gibbs: the posterior sd of each `μ_n` over the kept samples. CAVI: `None` (mean-field
     /// variances are known to understate the posterior spread, so none is reported).
     pub sd_rates: Option<Vec<f64>>,
+    /// Gibbs with cell multipliers: each cell's posterior mean rate in this table, `E[μ_n δ_n]`
+    /// ([`crate::ChainSummary::mean_cell_rates`]); empty for a Poisson model and for CAVI.
+    pub mean_cell_rates: Vec<f64>,
     /// Gibbs: `Σ_n μ_n` of every kept sample (a label-free summary for R̂ and ESS); CAVI: empty.
     pub kept_total_rate: Vec<f64>,
     /// Gibbs: `Σ_n y_n` of every kept sample's complete counts over the modelled cells
@@ -177,6 +180,7 @@ pub fn fit_watching<F: ModelFamily>(
                 },
                 mean_rates: summary.mean_rates,
                 sd_rates: None,
+                mean_cell_rates: Vec::new(),
                 kept_total_rate: Vec::new(),
                 kept_total_count: Vec::new(),
                 kept_dispersion: Vec::new(),
@@ -269,6 +273,7 @@ fn summarize<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
         factors,
         mean_rates: summary.mean_rates,
         sd_rates: Some(summary.sd_rates),
+        mean_cell_rates: summary.mean_cell_rates,
         kept_total_rate: summary.kept_total_rate,
         kept_total_count: summary.kept_total_count,
         kept_dispersion: summary.kept_dispersion,

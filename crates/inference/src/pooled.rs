@@ -38,6 +38,9 @@ pub struct Pooled {
     /// Gibbs: the sd of every rate over all chains' kept samples,
     /// `√((1/M) Σ_m (s_m² + μ̂_m²) − μ̂²)`; CAVI: `None`.
     pub sd_rates: Option<Vec<f64>>,
+    /// Gibbs with cell multipliers: the mean over all chains' kept samples of each cell's rate in
+    /// this table, `E[μ_n δ_n]` ([`Posterior::mean_cell_rates`]); `None` otherwise.
+    pub mean_cell_rates: Option<Vec<f64>>,
     /// The chain that stands for the fit's factors and topics: Gibbs, the one whose best kept
     /// sample has the highest `ln p(Z, Y)`; CAVI, the start with the highest final ELBO. Ties go to
     /// the lower index.
@@ -97,7 +100,16 @@ pub fn pool(posteriors: Vec<Posterior>) -> Pooled {
     if !gibbs {
         let mean_rates = posteriors[best].mean_rates.clone();
         let (diagnostics, truth_ranks) = (Vec::new(), Vec::new());
-        return Pooled { chains: posteriors, mean_rates, sd_rates: None, best, diagnostics, truth_ranks, kept: 0 };
+        return Pooled {
+            chains: posteriors,
+            mean_rates,
+            sd_rates: None,
+            mean_cell_rates: None,
+            best,
+            diagnostics,
+            truth_ranks,
+            kept: 0,
+        };
     }
     let trace =
         |f: fn(&Posterior) -> &[f64]| -> Diagnostics { diagnose(&posteriors.iter().map(f).collect::<Vec<_>>()) };
@@ -127,10 +139,14 @@ pub fn pool(posteriors: Vec<Posterior>) -> Pooled {
         let (mean, sd) = crate::stacking::mixture_moments(&means, &sds, &vec![1.0; posteriors.len()]);
         (mean, Some(sd))
     };
+    let mean_cell_rates = posteriors.iter().all(|p| !p.mean_cell_rates.is_empty()).then(|| {
+        let means: Vec<&[f64]> = posteriors.iter().map(|p| p.mean_cell_rates.as_slice()).collect();
+        crate::stacking::mixture_moments(&means, &vec![&[][..]; means.len()], &vec![1.0; means.len()]).0
+    });
     let mut truth_ranks = posteriors[0].truth_ranks.clone();
     for p in &posteriors[1..] {
         truth_ranks.iter_mut().zip(&p.truth_ranks).for_each(|(r, x)| *r += x);
     }
     let kept = posteriors.iter().map(|p| p.trace.len()).sum();
-    Pooled { chains: posteriors, mean_rates, sd_rates, best, diagnostics, truth_ranks, kept }
+    Pooled { chains: posteriors, mean_rates, sd_rates, mean_cell_rates, best, diagnostics, truth_ranks, kept }
 }
