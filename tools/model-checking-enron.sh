@@ -9,8 +9,9 @@
 #     then: the papers' model)
 #     -> docs/data/checks-enron-{private,naive}.csv and docs/figures/checks-enron-private.png
 #   priors: the release of docs/own-data.md fitted privately (K = 8, seed 2) with each prior x
-#     likelihood (flat or hierarchical x Poisson or negative binomial) and naively, each scored
-#     against the raw counts (lppf score) -> docs/data/priors-enron.csv (about 2 minutes)
+#     likelihood (flat or hierarchical x Poisson or negative binomial; hierarchical contaminated),
+#     with K = 1 (no structure) under both overdispersed likelihoods, and naively, each scored
+#     against the raw counts (lppf score) -> docs/data/priors-enron.csv (about 10 minutes)
 #   defaults: the old defaults (flat, Poisson), the first hierarchical default (a' = b' = 1 fixed,
 #     negative binomial: "prev") and today's (a' = 10, learned scale, negative binomial: "new")
 #     on ten releases (privatize seeds 2026 to 2035; RELEASES="..." to choose others), private
@@ -61,14 +62,19 @@ fi
 if [ "$part" = all ] || [ "$part" = priors ]; then
     out=$docs/data/priors-enron.csv
     echo "fit,prior,likelihood,fitted_total,total_q05,total_q95,released_total,rhat_ln_joint,rhat_total,flagged_checks,loglik_raw,seconds" > "$out.tmp"
-    for variant in flat-poisson hierarchical-poisson flat-negative-binomial hierarchical-negative-binomial naive; do
+    # k1-*: one component, the hierarchical prior: the same likelihood with no structure at all
+    # (each cell's rate a row scale times a column scale, times the multipliers).
+    for variant in flat-poisson hierarchical-poisson flat-negative-binomial hierarchical-negative-binomial \
+        hierarchical-contaminated k1-negative-binomial k1-contaminated naive; do
+        k=8
         case $variant in
             naive) opts=(--method naive --prior flat --likelihood poisson) ;;
             *-poisson) opts=(--method private --prior "${variant%%-*}" --likelihood poisson) ;;
-            *) opts=(--method private --prior "${variant%%-*}" --likelihood negative-binomial) ;;
+            k1-*) k=1; opts=(--method private --prior hierarchical --likelihood "${variant#k1-}") ;;
+            *) opts=(--method private --prior "${variant%%-*}" --likelihood "${variant#*-}") ;;
         esac
         fit="$dir/priors-$variant"
-        $lppf fit --input "$dir/released.csv" --model block --components 8 --seed 2 "${opts[@]}" \
+        $lppf fit --input "$dir/released.csv" --model block --components $k --seed 2 "${opts[@]}" \
             --weights equal --output "$fit" --quiet
         t="$fit/fit.toml"
         flagged=$(awk -F, 'NR > 1 && $7 != "" { printf "%s%s", sep, $1; sep = " " }' "$fit/checks.csv")

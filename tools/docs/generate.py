@@ -15,9 +15,10 @@ from sources import ROOT
 from tables_benchmarks import ess_per_second, fit_cost, paper_bridge, paper_ess
 from tables_baselines import dp_sep_table, dpvi_adjacent, dpvi_means, dpvi_paired
 from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_collapsed_table, fig4_table,
-                                  sbc_default_table, sbc_fig4_size, sbc_table, vi_table)
+                                  sbc_contaminated_table, sbc_default_table, sbc_fig4_size, sbc_table,
+                                  vi_table)
 from tables_fig5 import fig5_base, fig5_e50, fig5_e50_paper, fig5_table
-from tables_planted import planted_enron_size, planted_summary, release_total
+from tables_planted import planted_deeper, planted_enron_size, planted_summary, release_total
 from tables_verdict import structure_test_enron, structure_test_rates, structure_test_variants, verdict_contaminated, verdict_error_rates, verdict_oracles
 from tables_topics import aeslc_topics
 from tables_modes import fig4_stacking, fig4_verdicts, replicas_default, replicas_papers
@@ -29,7 +30,9 @@ from tables_own_data import (check_calibration_default, check_calibration_flat, 
 
 BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/model-checking.md", "planted-designs", planted_summary),
+          ("docs/model-checking.md", "planted-deeper", planted_deeper),
           ("docs/calibration.md", "sbc-default", sbc_default_table),
+          ("docs/calibration.md", "sbc-contaminated", sbc_contaminated_table),
           ("docs/model-checking.md", "planted-enron-size", planted_enron_size),
           ("docs/model-checking.md", "release-total", release_total),
           ("docs/model-checking.md", "verdict-error-rates", verdict_error_rates),

@@ -185,15 +185,18 @@ def checks_enron():
 
 def priors_enron():
     """docs/model-checking.md: the release of docs/own-data.md fitted with each prior ×
-    likelihood, scored against the raw counts (docs/data/priors-enron.csv, `bash
+    likelihood (and with one component, no structure), scored against the raw counts (docs/data/priors-enron.csv, `bash
     tools/model-checking-enron.sh priors`)."""
     lines = ["| prior, likelihood | total: 90 % interval (released total) | R̂ log joint / total | flagged checks | "
              "Poisson log-lik. of the raw counts | seconds |", "|---|---|---|---|---|---|"]
     for r in data_rows("priors-enron"):
-        likelihood = {"poisson": "Poisson", "negative-binomial": "negative binomial"}[r["likelihood"]]
+        likelihood = {"poisson": "Poisson", "negative-binomial": "negative binomial",
+                      "contaminated": "contaminated"}[r["likelihood"]]
         name = "naïve (flat, Poisson)" if r["fit"] == "naive" else f"{r['prior']}, {likelihood}"
+        if r["fit"].startswith("k1-"):
+            name += ", K = 1 (no structure)"
         if r["fit"] == "hierarchical-negative-binomial":
-            name = f"**{name} (the default before the warm-up)**"
+            name = f"**{name} (lppf fit's default)**"
         flagged = ", ".join(f"`{c}`" for c in r["flagged_checks"].split()) or "none"
         lines.append(f"| {name} | {float(r['total_q05']):,.0f} – {float(r['total_q95']):,.0f} "
                      f"({float(r['released_total']):,.0f}) | {float(r['rhat_ln_joint']):.2f} / {float(r['rhat_total']):.2f} | "
