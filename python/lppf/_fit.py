@@ -18,8 +18,9 @@ from ._tables import read_table, read_toml
 class FitResult:
     """A fit directory (``lppf fit --output DIR``), read on demand.
 
-    ``rates`` (``row, col, mean, sd, heldout``: the posterior mean and sd of every modelled
-    cell's rate), ``factors`` (``matrix, label, component, value``), ``trace`` (``chain,
+    ``rates`` (``row, col, mean, sd, cell_mean, heldout``: the posterior mean and sd of every
+    modelled cell's mean count, and its rate in this table, with its own multiplier under an
+    overdispersed likelihood), ``factors`` (``matrix, label, component, value``), ``trace`` (``chain,
     iteration, ln_joint`` or ``elbo``, ``total_rate``, for Gibbs ``ln_lik`` (the marginal
     log-likelihood convergence is judged on) and ``structure`` (agreement with the point estimate
     of the partition), and ``dispersion`` for the negative binomial: every kept sample),
