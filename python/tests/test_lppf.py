@@ -59,7 +59,7 @@ def test_a_dataframe_is_privatized_fitted_and_opened_in_arviz(tmp_path):
     assert len(long) == 96 and list(long.columns) == ["row", "col", "value"]
 
     result = lppf.fit(release, model="topic", components=2, seed=3, output=tmp_path / "fit", **SMALL)
-    assert len(result.rates) == 96 and {"mean", "sd"} <= set(result.rates.columns)
+    assert len(result.rates) == 96 and {"mean", "sd", "cell_mean"} <= set(result.rates.columns)
     assert result.rate_matrix().shape == (12, 8)
     assert set(result.diagnostics["quantity"]) >= {"ln_joint", "total_rate"}
     assert result.record["seed"] == 3 and result.record["method"] == "private"
