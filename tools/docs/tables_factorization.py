@@ -30,7 +30,7 @@ def sbc_default_table():
 
 
 def sbc_contaminated_table():
-    """docs/calibration.md: SBC of `lppf fit --likelihood contaminated` (the runs made so far)."""
+    """docs/calibration.md: SBC of `lppf fit --likelihood contaminated`."""
     return _sbc_small_table("calibration-contaminated")
 
 
