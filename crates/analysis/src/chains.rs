@@ -662,7 +662,7 @@ fn stack(result: &mut FitResult, moments: &[ChainMoments]) {
     let (mean, sd) = inference::stacking::mixture_moments(&means, &sds, &weights);
     if result.cell_rates.is_some() {
         let cells: Vec<&[f64]> = moments.iter().map(|(_, _, c)| c.as_slice()).collect();
-        result.cell_rates = Some(inference::stacking::mixture_moments(&cells, &vec![&[][..]; cells.len()], &weights).0);
+        result.cell_rates = Some(inference::stacking::mixture_mean(&cells, &weights));
     }
     result.mean_rates = mean;
     result.sd_rates = Some(sd);

@@ -141,7 +141,7 @@ pub fn pool(posteriors: Vec<Posterior>) -> Pooled {
     };
     let mean_cell_rates = posteriors.iter().all(|p| !p.mean_cell_rates.is_empty()).then(|| {
         let means: Vec<&[f64]> = posteriors.iter().map(|p| p.mean_cell_rates.as_slice()).collect();
-        crate::stacking::mixture_moments(&means, &vec![&[][..]; means.len()], &vec![1.0; means.len()]).0
+        crate::stacking::mixture_mean(&means, &vec![1.0; means.len()])
     });
     let mut truth_ranks = posteriors[0].truth_ranks.clone();
     for p in &posteriors[1..] {

@@ -108,19 +108,29 @@ pub fn mixture_log_density<L: AsRef<[f64]>>(log_densities: &[L], weights: &[f64]
 /// give the pooled mean and sd of chains that keep the same number of samples, bit for bit as
 /// summing then dividing by `M`.
 pub fn mixture_moments(means: &[&[f64]], sds: &[&[f64]], weights: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let cells = means.first().map_or(0, |m| m.len());
-    let (mut mean, mut square) = (vec![0.0; cells], vec![0.0; cells]);
+    let mean = mixture_mean(means, weights);
+    let mut square = vec![0.0; mean.len()];
     for ((m, s), &w) in means.iter().zip(sds).zip(weights) {
         for (n, &mu) in m.iter().enumerate() {
             let sd = s.get(n).copied().unwrap_or(0.0);
-            mean[n] += w * mu;
             square[n] += w * (sd * sd + mu * mu);
         }
     }
     let total: f64 = weights.iter().sum();
-    mean.iter_mut().for_each(|x| *x /= total);
     let sd = square.iter().zip(&mean).map(|(q, mu)| (q / total - mu * mu).max(0.0).sqrt()).collect();
     (mean, sd)
+}
+
+/// The mean of every cell under the mixture of chains with weights `weights` (divided by their
+/// sum `W`): `μ̂_n = Σ_k w_k μ̂_kn / W`, the mean of [`mixture_moments`].
+pub fn mixture_mean(means: &[&[f64]], weights: &[f64]) -> Vec<f64> {
+    let mut mean = vec![0.0; means.first().map_or(0, |m| m.len())];
+    for (m, &w) in means.iter().zip(weights) {
+        mean.iter_mut().zip(m.iter()).for_each(|(x, &mu)| *x += w * mu);
+    }
+    let total: f64 = weights.iter().sum();
+    mean.iter_mut().for_each(|x| *x /= total);
+    mean
 }
 
 /// The `q`-quantile of the samples of several chains, chain `k`'s `n_k` samples each weighing
