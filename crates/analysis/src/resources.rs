@@ -134,8 +134,9 @@ impl ChainMemory {
 /// Peak bytes of one running chain of `model` on a `rows × cols` table with `k` components that
 /// keeps `kept` samples, each with the rates of `heldout` held-out cells: the per-cell buffers,
 /// the factors, the block model's `V × C × C` running sums of its allocation's second stage, and
-/// the trace; with the negative-binomial likelihood also its per-cell multipliers `δ` (the state,
-/// their running mean, the best sample's copy and the sweep's scratch rates: 4 doubles a cell).
+/// the trace; with an overdispersed likelihood also its per-cell multipliers `δ` (the state,
+/// their running mean, the best sample's copy and the sweep's scratch rates) and the running sum
+/// of each cell's rate in this table `μδ`: 5 doubles a cell.
 /// Used by [`fit_cost`] and by the factorization sweep's estimate alike.
 pub fn chain_bytes(
     (model, likelihood): (models::ModelKind, models::Likelihood),
@@ -144,7 +145,7 @@ pub fn chain_bytes(
     heldout: f64,
 ) -> f64 {
     let derived = if model.square() { rows * k * k } else { 0.0 };
-    let per_cell = CHAIN_BYTES_PER_CELL + if likelihood == models::Likelihood::Poisson { 0.0 } else { 32.0 };
+    let per_cell = CHAIN_BYTES_PER_CELL + if likelihood == models::Likelihood::Poisson { 0.0 } else { 40.0 };
     per_cell * (rows * cols)
         + CHAIN_BYTES_PER_FACTOR * ((rows + cols + k) * k)
         + 8.0 * derived
@@ -199,9 +200,11 @@ pub fn chain_memory(settings: &FitSettings, (rows, cols): (usize, usize), heldou
     {
         per_chain -= AUXILIARY_BYTES_PER_CELL * cells;
     }
-    // What a chain keeps when it has finished: its means and sds of the rates, its factors and
-    // trace, and its samples of the held-out rates.
-    let mut finished = FINISHED_BYTES_PER_CELL * cells
+    // What a chain keeps when it has finished: its means and sds of the rates (and, overdispersed,
+    // of the cells' rates in this table), its factors and trace, and its samples of the held-out
+    // rates.
+    let overdispersed = if settings.likelihood == models::Likelihood::Poisson { 0.0 } else { 8.0 };
+    let mut finished = (FINISHED_BYTES_PER_CELL + overdispersed) * cells
         + CHAIN_BYTES_PER_FACTOR * ((rows + cols + k) * k)
         + kept * (BYTES_PER_KEPT + 8.0 * heldout as f64);
     // A Gibbs chain keeps every kept sample's log-likelihood of the scored cells (the monitored
@@ -277,6 +280,12 @@ mod tests {
         assert!(close(seconds(&default), 40_000.0 * (5.0 * 7.6e-9 + 5e-8 + 2e-7)), "{}", seconds(&default));
         let counts = FitSettings { method: Method::NonPrivate, ..default };
         assert!(close(seconds(&counts), 40_000.0 * (5.0 * 7.6e-9 + 2e-7)), "{}", seconds(&counts));
+        // A running chain of an overdispersed likelihood holds 5 doubles a cell more: δ, its
+        // running mean, the best sample's, the scratch rates and the sum of each cell's μδ.
+        let shape = (10.0, 10.0, 5.0);
+        let extra = chain_bytes((models::ModelKind::Topic, nb), shape, 0.0, 0.0)
+            - chain_bytes((models::ModelKind::Topic, models::Likelihood::Poisson), shape, 0.0, 0.0);
+        assert_eq!(extra, 40.0 * 100.0);
         // The contaminated likelihood: 500 ns per cell and sweep.
         let contaminated = models::Likelihood::Contaminated(models::Dispersion::default_learned());
         let contaminated = FitSettings { likelihood: contaminated, ..collapsed };
