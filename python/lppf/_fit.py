@@ -23,7 +23,8 @@ class FitResult:
     overdispersed likelihood), ``factors`` (``matrix, label, component, value``), ``trace`` (``chain,
     iteration, ln_joint`` or ``elbo``, ``total_rate``, for Gibbs ``ln_lik`` (the marginal
     log-likelihood convergence is judged on) and ``structure`` (agreement with the point estimate
-    of the partition), and ``dispersion`` for the negative binomial: every kept sample),
+    of the partition), ``dispersion`` under an overdispersed likelihood and ``overdispersed_share``
+    under the contaminated one, ``lppf fit``'s default: every kept sample),
     ``diagnostics`` (split-R̂ and ESS per quantity), ``checks``
     and ``partition`` are DataFrames; ``record`` is fit.toml as a dict, ``summary`` the text of
     summary.txt, ``true_total`` the table's true total from the release alone with its 90 %

@@ -101,7 +101,7 @@ def replicas_papers():
 
 
 def replicas_default():
-    """lppf fit's default model: the table and the paired change of R̂."""
+    """The hierarchical prior with the negative binomial: the table and the paired change of R̂."""
     fits = data_rows("replicas-enron-default")
     family = [(m, "rhat_ln_joint", "log joint") for m, _ in METHODS]
     return minus("\n".join([replicas_table("replicas-enron-default"), ""] +

@@ -8,7 +8,7 @@ from sources import EVIDENCE, data_rows, rows, toml
 
 
 def own_data_defaults():
-    """docs/own-data.md: the old and new defaults of `lppf fit` on several releases of the Enron
+    """docs/own-data.md: earlier defaults of `lppf fit` on several releases of the Enron
     network, scored against the raw counts (docs/data/defaults-enron.csv,
     `bash tools/model-checking-enron.sh defaults`)."""
     fits = data_rows("defaults-enron")
@@ -42,7 +42,7 @@ def own_data_defaults():
     holds_raw = sum(float(by[(s, "new")]["total_q05"]) <= raw <= float(by[(s, "new")]["total_q95"]) for s in seeds)
     lost = [1 - float(by[(s, "old")]["fitted_total"]) / raw for s in seeds]
     added = [float(by[(s, "naive")]["fitted_total"]) / raw - 1 for s in seeds]
-    lines += ["", f"Raw total {raw:,.0f}. The new default's total is within {100 * max(gap):.1f} % of it in every release; "
+    lines += ["", f"Raw total {raw:,.0f}. The new fit's total is within {100 * max(gap):.1f} % of it in every release; "
               f"its 90 % interval holds the raw total in {holds_raw} and the released total in {inside} of {len(seeds)} "
               f"releases. The old private fit "
               f"loses {100 * min(lost):.0f}–{100 * max(lost):.0f} % of the total, the naïve fit adds "
@@ -127,12 +127,17 @@ def check_calibration_priors():
 
 
 def check_calibration_default():
-    """docs/model-checking.md: coverage of the total by the papers' prior and by the default, topic model."""
-    lines = ["| data | fit | covered, mean rate 0.1 (α = 0.2 / 0.5 / 0.8) | mean rate 1 | mean rate 10 | all 180 | any flag |",
+    """docs/model-checking.md: coverage of the total by the papers' prior, the default (the
+    contaminated likelihood) and the negative binomial, topic model and block model."""
+    lines = ["| model, data | fit | covered, mean rate 0.1 (α = 0.2 / 0.5 / 0.8) | mean rate 1 | mean rate 10 | all | any flag |",
              "|---|---|---|---|---|---|---|"]
-    for data, fit, name in [("Poisson", "flat, Poisson (the papers')", "check-calibration"),
-                            ("Poisson", "**default**", "check-calibration-poissondata-default"),
-                            ("NB (r = 0.3)", "**default**", "check-calibration-nbdata-default")]:
+    for data, fit, name in [("topic, Poisson", "flat, Poisson (the papers')", "check-calibration"),
+                            ("topic, Poisson", "**default**", "check-calibration-poissondata-contaminated"),
+                            ("topic, NB (r = 0.3)", "**default**", "check-calibration-nbdata-contaminated"),
+                            ("block, Poisson", "**default**", "check-calibration-block-contaminated"),
+                            ("topic, Poisson", "negative binomial", "check-calibration-poissondata-default"),
+                            ("topic, NB (r = 0.3)", "negative binomial", "check-calibration-nbdata-default"),
+                            ("block, Poisson", "negative binomial", "check-calibration-block-default")]:
         fits = data_rows(name)
         designs = check_designs(fits)
         by_scale = {}
@@ -140,7 +145,7 @@ def check_calibration_default():
             by_scale.setdefault(scale, []).append(str(sum(f["covered"] == "true" for f in mine)))
         covered = sum(f["covered"] == "true" for f in fits)
         flagged = sum(any(v == "true" for k, v in f.items() if k.startswith("flag_")) for f in fits)
-        share = f"{covered} ({100 * covered / len(fits):.0f} %)"
+        share = f"{covered}/{len(fits)} ({100 * covered / len(fits):.0f} %)"
         share = f"**{share}**" if "default" in fit else share
         lines.append(f"| {data} | {fit} | " + " | ".join(" / ".join(v) for v in by_scale.values()) +
                      f" | {share} | {flagged}/{len(fits)} |")
@@ -195,7 +200,7 @@ def priors_enron():
         name = "naïve (flat, Poisson)" if r["fit"] == "naive" else f"{r['prior']}, {likelihood}"
         if r["fit"].startswith("k1-"):
             name += ", K = 1 (no structure)"
-        if r["fit"] == "hierarchical-negative-binomial":
+        if r["fit"] == "hierarchical-contaminated":
             name = f"**{name} (lppf fit's default)**"
         flagged = ", ".join(f"`{c}`" for c in r["flagged_checks"].split()) or "none"
         lines.append(f"| {name} | {float(r['total_q05']):,.0f} – {float(r['total_q95']):,.0f} "
@@ -383,7 +388,7 @@ def own_data_checks():
 
 def co_clustering_enron():
     """docs/model-checking.md, "Communities and their stability": the actors' mean co-clustering
-    in the papers'-model (Poisson) private fit and the default (negative-binomial) one on the
+    in the papers'-model (Poisson) private fit and the default (contaminated) one on the
     Enron release (docs/evidence/own-data-fit/{papers-private,private}/partition.csv)."""
     def summary(folder):
         members = rows("own-data-fit", f"{folder}/partition.csv")
@@ -395,5 +400,5 @@ def co_clustering_enron():
     k = toml("own-data-fit/private/fit.toml")["components"]
     return (f"On this release (K = {k}, seed 2; the private fits of docs/own-data.md, section 3): the papers'-model "
             f"(Poisson) fit's actors average co = {poisson[0]:.2f} (its most stable group, of {poisson[2]} actors, "
-            f"{poisson[1]:.2f}); the default (negative-binomial) fit's average {default[0]:.2f} (most stable group "
+            f"{poisson[1]:.2f}); the default (contaminated) fit's average {default[0]:.2f} (most stable group "
             f"{default[1]:.2f}), against 1/K = {1 / k:.3f}.")

@@ -8,10 +8,13 @@ from docstats import binomial_test_p, interval, minus, p_text, paired_t
 from sources import rows
 
 RUN = "planted-designs"
-CANDIDATES = ["papers", "hierarchical-poisson", "no-warm-up", "nb-prior", "nb-r1", "contaminated", "default"]
+CANDIDATES = ["papers", "hierarchical-poisson", "negative-binomial", "no-warm-up", "nb-prior", "nb-r1", "contaminated"]
+# The candidate `lppf fit` runs with no model flags.
+DEFAULT = "contaminated"
+NB = "negative-binomial"
 NOISES = ["poisson", "cell-nb", "row-level", "outliers"]
 # The candidates fitted to more replications, to choose the default between them.
-DEEPER = ["papers", "default", "contaminated"]
+DEEPER = ["papers", NB, DEFAULT]
 
 
 def _table():
@@ -28,7 +31,8 @@ def _wilson(k, n, z=1.959964):
 
 def planted_summary():
     """Each candidate's mean adjusted Rand index (ARI) with the planted groups, paired differences
-    from the papers' model and the default over the same data sets (mean [95 % t-interval]), and
+    from the papers' model and the default (the contaminated form) over the same data sets (mean
+    [95 % t-interval]), and
     how often the 90 % interval of the total covers the true counts' total (95 % Wilson interval)."""
     table = _table()
     # The data sets every candidate was fitted to (later replications fit only DEEPER's three).
@@ -36,11 +40,11 @@ def planted_summary():
     present = CANDIDATES
     ari = {c: [float(table[(c, *s)]["ari"]) for s in sets] for c in present}
     lines = [f"{len(sets)} data sets, each fitted by every candidate.", "",
-             "| candidate | mean ARI | ARI − papers' model | ARI − default | total inside the 90 % interval |",
+             "| candidate | mean ARI | ARI − papers' model | ARI − contaminated (the default) | total inside the 90 % interval |",
              "| --- | --- | --- | --- | --- |"]
     for c in present:
         cells = [f"{sum(ari[c]) / len(sets):.3f}"]
-        for other in ("papers", "default"):
+        for other in ("papers", DEFAULT):
             if c == other or other not in ari:
                 cells.append("—")
             else:
@@ -64,8 +68,8 @@ def planted_summary():
 
 def planted_deeper():
     """The three candidates fitted to every replication: mean ARI and KL per noise, and the paired
-    differences (mean [95 % t-interval]) of the contaminated likelihood from the default and from
-    the papers' model, per noise and over the overdispersed kinds together."""
+    differences (mean [95 % t-interval]) of the contaminated likelihood from the negative binomial
+    and from the papers' model, per noise and over the overdispersed kinds together."""
     table = _table()
     sets = sorted(s for s in {k[1:] for k in table} if all((c, *s) in table for c in DEEPER))
     reps = len({s[3] for s in sets})
@@ -77,23 +81,23 @@ def planted_deeper():
     groups.append(("overdispersed (the other three)", lambda s: s[1] != "poisson"))
     groups.append(("all", lambda s: True))
     lines = [f"{len(sets)} data sets ({reps} replications of each of the 24 designs), each fitted by the three.", "",
-             "| noise | data sets | ARI: papers | default | contaminated | contaminated − default | "
-             "contaminated − papers | default − papers |",
+             "| noise | data sets | ARI: papers | negative binomial | contaminated | contaminated − NB | "
+             "contaminated − papers | NB − papers |",
              "| --- | ---: | ---: | ---: | ---: | --- | --- | --- |"]
     for name, keep in groups:
         ari = {c: values(c, "ari", keep) for c in DEEPER}
         n = len(ari["papers"])
         cells = [f"{sum(ari[c]) / n:.3f}" for c in DEEPER]
-        for a, b in (("contaminated", "default"), ("contaminated", "papers"), ("default", "papers")):
+        for a, b in ((DEFAULT, NB), (DEFAULT, "papers"), (NB, "papers")):
             _, _, mean, low, high, _ = paired_t(ari[a], ari[b])
             cells.append(interval(mean, low, high, "+.3f"))
         lines.append(f"| {name} | {n} | " + " | ".join(cells) + " |")
-    lines += ["", "| noise | KL: papers | default | contaminated | contaminated − default |",
+    lines += ["", "| noise | KL: papers | negative binomial | contaminated | contaminated − NB |",
               "| --- | ---: | ---: | ---: | --- |"]
     for name, keep in groups:
         kl = {c: values(c, "kl", keep) for c in DEEPER}
         n = len(kl["papers"])
-        _, _, mean, low, high, _ = paired_t(kl["contaminated"], kl["default"])
+        _, _, mean, low, high, _ = paired_t(kl[DEFAULT], kl[NB])
         lines.append(f"| {name} | " + " | ".join(f"{sum(kl[c]) / n:.3f}" for c in DEEPER)
                      + f" | {interval(mean, low, high, '+.3f')} |")
     return minus("\n".join(lines))
@@ -116,8 +120,8 @@ def planted_enron_size():
 def release_total():
     """How often the release's own 90 % interval for the true total holds it
     (docs/evidence/release-total/results.csv, tools/planted/release_total.py), by noise and α over
-    both shapes (95 % Wilson intervals), and on the study's data sets beside the default's and the
-    papers' model's intervals of Σμ and Σy."""
+    both shapes (95 % Wilson intervals), and on the study's data sets beside the three models'
+    intervals of Σμ and the negative binomial's of Σy."""
     release = {(r["shape"], r["noise"], r["alpha"], r["replication"]): int(r["covered"])
                for r in rows("release-total", "results.csv")}
     alphas = sorted({k[2] for k in release}, key=float)
@@ -141,12 +145,12 @@ def release_total():
     sets = sorted(s for s in {k[1:] for k in table} if all((c, *s) in table for c in DEEPER))
     paired = [s for s in sets if s in release]
     realized = {(r["shape"], r["noise"], r["alpha"], r["replication"]): r
-                for r in rows(RUN, "realized-total.csv") if r["candidate"] == "default"}
+                for r in rows(RUN, "realized-total.csv") if r["candidate"] == NB}
     lines += ["", f"On the study's {len(paired)} data sets (the same releases):", "",
               "| interval of the total | holds the true total |", "| --- | --- |",
               f"| the release alone | {cell(paired)} |"]
     discordant = []
-    for c in ("default", "contaminated", "papers"):
+    for c in (DEFAULT, NB, "papers"):
         covered = {s: int(table[(c, *s)]["total_covered"]) for s in paired}
         k = sum(covered.values())
         low, high = _wilson(k, len(paired))
@@ -164,5 +168,5 @@ def release_total():
     lines += ["", f"On the {n} data sets of the first replication (realized-total.csv):", "",
               "| interval of the total | holds the true total |", "| --- | --- |",
               f"| the release alone | {cell(both)} |",
-              f"| default: Σy given the release | {k}/{n} ({low:.2f}–{high:.2f}) |"]
+              f"| negative binomial: Σy given the release | {k}/{n} ({low:.2f}–{high:.2f}) |"]
     return minus("\n".join(lines))

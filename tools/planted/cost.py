@@ -32,7 +32,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 import designs  # noqa: E402
 from study import LPPF, write_counts  # noqa: E402
 
-CANDIDATES = {"papers": ["--prior", "flat", "--likelihood", "poisson"], "default": []}
+CANDIDATES = {
+    "papers": ["--prior", "flat", "--likelihood", "poisson"],
+    "negative-binomial": ["--likelihood", "negative-binomial"],
+    "default": [],
+}
 
 
 def tiny(seed):

@@ -37,14 +37,16 @@ ROOT = Path(__file__).resolve().parents[2]
 # LPPF_BIN: another binary (e.g. a copy, so that a long study is not disturbed by a rebuild).
 LPPF = Path(os.environ.get("LPPF_BIN", ROOT / "target" / "release" / "lppf"))
 
-# name -> extra `lppf fit` flags. "default" is what `lppf fit` runs with no model flags (the
-# hierarchical prior, the negative binomial with r learned, r held at 1 for half the burn-in).
+# name -> extra `lppf fit` flags (beside the hierarchical prior with a learned scale, which every
+# candidate but the papers' model keeps from `lppf fit`'s defaults). "contaminated" is what
+# `lppf fit` runs with no model flags; "negative-binomial" has r learned and held at 1 for half
+# the burn-in, as every learned r is unless --dispersion-warm-up says otherwise.
 CANDIDATES = {
     "papers": ["--prior", "flat", "--likelihood", "poisson"],
     "hierarchical-poisson": ["--prior", "hierarchical", "--likelihood", "poisson"],
-    "default": [],
-    "no-warm-up": ["--dispersion-warm-up", "0"],
-    "nb-prior": ["--dispersion-prior", "10,10", "--dispersion-warm-up", "0"],
+    "negative-binomial": ["--likelihood", "negative-binomial"],
+    "no-warm-up": ["--likelihood", "negative-binomial", "--dispersion-warm-up", "0"],
+    "nb-prior": ["--likelihood", "negative-binomial", "--dispersion-prior", "10,10", "--dispersion-warm-up", "0"],
     "nb-r1": ["--likelihood", "negative-binomial", "--dispersion", "1"],
     "contaminated": ["--likelihood", "contaminated"],
 }

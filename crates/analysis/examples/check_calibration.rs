@@ -14,7 +14,10 @@
 //!   hierarchical --scale-shape A' --scale-mean B' --a0 A0`, A0 = 1 by default);
 //! * `--data-shape S`: overdispersed data with the same means, `y ~ Pois(μ δ)`, `δ ~ Gamma(S, S)`
 //!   (negative binomial with shape S); the true total is then `Σ μ δ`, the cells' Poisson rates;
-//! * `--likelihood negative-binomial`: the fits use the negative-binomial likelihood (r learned);
+//! * `--likelihood negative-binomial` or `--likelihood contaminated`: the fits use that
+//!   overdispersed likelihood (r learned);
+//! * `--warm-up`: a learned r is held at 1 for the first half of the burn-in, as `lppf fit` does
+//!   by default (without it, r is learned from the first sweep);
 //! * `--learned-scale`: with `hierarchical`, the rates' rate `κ` is learned (`lppf fit`'s
 //!   `--scale-mean learned`: `κ ~ Gamma(1, b'/a')`);
 //! * `--sweeps N`: N sweeps per chain (burn-in N/2, thin 5) instead of 2,000;
@@ -41,10 +44,11 @@ const SEED: u64 = 20_261_125;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let usage = "usage: check_calibration R OUTPUT.csv [hierarchical A' B' [A0]] [--data-shape S] \
-                 [--likelihood negative-binomial] [--learned-scale] [--sweeps N] [--designs S:A,...] [--model block]";
+                 [--likelihood negative-binomial|contaminated] [--warm-up] [--learned-scale] [--sweeps N] [--designs S:A,...] [--model block]";
     let [_, reps, output, options @ ..] = args.as_slice() else { return Err(usage.into()) };
     let (mut hierarchy, mut a0, mut data_shape, mut likelihood) = (None, 1.0, None, models::Likelihood::Poisson);
     let (mut learned, mut sweeps, mut only) = (false, 2000usize, None::<Vec<(f64, f64)>>);
+    let mut warm_up = false;
     let mut kind = ModelKind::Topic;
     let mut options = options.iter().peekable();
     while let Some(option) = options.next() {
@@ -68,9 +72,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 only = Some(value()?.split(',').map(parse).collect::<Option<_>>().ok_or(usage)?);
             }
             "--data-shape" => data_shape = Some(value()?.parse::<f64>()?),
-            "--likelihood" if value()? == "negative-binomial" => {
-                likelihood = models::Likelihood::NegativeBinomial(models::Dispersion::default_learned());
+            "--likelihood" => {
+                likelihood = match value()?.as_str() {
+                    "negative-binomial" => models::Likelihood::NegativeBinomial(models::Dispersion::default_learned()),
+                    "contaminated" => models::Likelihood::Contaminated(models::Dispersion::default_learned()),
+                    _ => return Err(usage.into()),
+                }
             }
+            "--warm-up" => warm_up = true,
             _ => return Err(usage.into()),
         }
     }
@@ -145,7 +154,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     likelihood,
                     method: Method::Private,
                     chains: 4,
-                    algorithm: Algorithm::Gibbs(Schedule::new(sweeps, sweeps / 2, 5)?),
+                    algorithm: Algorithm::Gibbs(
+                        Schedule::new(sweeps, sweeps / 2, 5)?.with_dispersion_warm_up(if warm_up {
+                            sweeps / 4
+                        } else {
+                            0
+                        })?,
+                    ),
                     seed: distributions::stream_id(&[SEED, design, r as u64, 2]),
                     weighting: analysis::Weighting::Equal,
                     replicas: 1,

@@ -78,24 +78,23 @@ pub struct FitArgs {
     /// [default: learned]
     #[arg(long)]
     scale_mean: Option<String>,
-    /// poisson: y ~ Pois(μ). negative-binomial (Gibbs methods): y ~ Pois(μδ), δ ~ Gamma(r, r) per
-    /// cell, i.e. variance μ + μ²/r, for overdispersed counts (most real networks and texts;
-    /// docs/model-checking.md); r is learned unless --dispersion gives it. contaminated (Gibbs
-    /// methods): a learned share π of the cells is negative binomial, the rest Poisson, for a few
-    /// heavy cells among Poisson ones. auto: negative-binomial for the Gibbs methods, poisson for
-    /// CAVI.
+    /// poisson: y ~ Pois(μ). negative-binomial (Gibbs methods): y ~ Pois(μδ), δ ~ Gamma(r, rate r)
+    /// per cell, i.e. variance μ + μ²/r; r is learned unless --dispersion gives it. contaminated
+    /// (Gibbs methods): a learned share π of the cells is negative binomial, the rest Poisson, so
+    /// heavy cells do not take the communities or topics with them (docs/model-checking.md,
+    /// "Defaults"). auto: contaminated for the Gibbs methods, poisson for CAVI.
     #[arg(long, default_value = "auto", value_parser = ["auto", "poisson", "negative-binomial", "contaminated"])]
     likelihood: String,
-    /// Negative-binomial likelihood: the dispersion shape r, given instead of learned.
+    /// Overdispersed likelihoods: the dispersion shape r, given instead of learned.
     #[arg(long)]
     dispersion: Option<f64>,
-    /// Negative-binomial likelihood: the prior of a learned r, "SHAPE,RATE" for Gamma(shape, rate)
+    /// Overdispersed likelihoods: the prior of a learned r, "SHAPE,RATE" for Gamma(shape, rate)
     /// (mean shape/rate). A prior with little mass near 0 keeps r from collapsing unless the data
     /// demand it (docs/model-checking.md, "Planted designs").
     /// [default: 1,0.1]
     #[arg(long, value_name = "SHAPE,RATE", allow_hyphen_values = true)]
     dispersion_prior: Option<String>,
-    /// Negative-binomial likelihood with r learned: the first sweeps of each chain in which r is
+    /// Overdispersed likelihoods with r learned: the first sweeps of each chain in which r is
     /// held at 1, so the communities or topics settle before the cells' multipliers can explain
     /// the table by themselves (docs/model-checking.md, "Planted designs"). At most --burn-in: only
     /// the burn-in changes. 0: learn r from the first sweep.
