@@ -34,7 +34,7 @@ planted-designs:
     cargo build --release -p cli
     target/ci-python/bin/python tools/planted/study.py --out results/planted-designs --replications 3
     target/ci-python/bin/python tools/planted/study.py --out results/planted-designs-enron-size --replications 1 \
-        --shapes network-large --noises cell-nb --alphas 0.5 --candidates papers default no-warm-up nb-r1
+        --shapes network-large --noises cell-nb --alphas 0.5 --candidates papers negative-binomial no-warm-up nb-r1 contaminated
 
 # The "no structure" verdict on networks with none and with planted communities (false-positive
 # rate and power; docs/model-checking.md, "How often the verdict is right"); resumable, about

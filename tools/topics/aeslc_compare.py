@@ -47,6 +47,9 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 ROOT = Path(__file__).resolve().parents[2]
 LPPF = Path(os.environ.get("LPPF_BIN", ROOT / "target" / "release" / "lppf"))
+# The likelihood of the committed fits (lppf fit's default when they were made; every other
+# setting is lppf fit's default).
+LIKELIHOOD = "negative-binomial"
 CORPUS = ROOT.parent / "shared" / "data" / "enron-aeslc" / "enron_subject_line"
 VOCABULARY, DOCUMENTS, MIN_TOKENS, TOPICS, TOP, SEED = 300, 400, 15, 10, 10, 2026
 ALPHA = float(np.exp(-1.0))
@@ -176,7 +179,8 @@ def main():
         out = args.work / f"lppf-{method}"
         if not (out / "fit.toml").exists():
             run([LPPF, "fit", "--input", args.work / data, "--model", "topic", "--components", TOPICS,
-                 "--method", method, "--seed", SEED, "--quiet", "--force", "--output", out])
+                 "--method", method, "--seed", SEED, "--likelihood", LIKELIHOOD, "--quiet", "--force",
+                 "--output", out])
         fits[f"lppf {method}: phi of one sample"] = lppf_topics(out, vocabulary)
         fits[f"lppf {method}: posterior groups"] = lppf_groups(out, vocabulary)
     top = lambda m: [list(np.argsort(-row)[:TOP]) for row in m]  # noqa: E731
