@@ -156,7 +156,8 @@ def fit_cost():
     names = {"default": "default (contaminated)", "negative-binomial": "negative binomial"}
     others = [c for c in names if any(r["candidate"] == c for r in fits)]
     lines = ["| data | papers' model (flat, Poisson): median wall | "
-             + " | ".join(f"{names[c]}: median wall | {names[c]} / papers, geometric mean [95 %] (range)" for c in others)
+             + " | ".join(f"{names[c]}: median wall | {names[c]} / papers, geometric mean [95 %] (range)"
+                          for c in others)
              + " |", "| --- | ---: |" + " ---: | --- |" * len(others)]
     for shape in dict.fromkeys(r["shape"] for r in fits):
         mine = [r for r in fits if r["shape"] == shape]

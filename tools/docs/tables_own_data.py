@@ -129,7 +129,8 @@ def check_calibration_priors():
 def check_calibration_default():
     """docs/model-checking.md: coverage of the total by the papers' prior, the default (the
     contaminated likelihood) and the negative binomial, topic model and block model."""
-    lines = ["| model, data | fit | covered, mean rate 0.1 (α = 0.2 / 0.5 / 0.8) | mean rate 1 | mean rate 10 | all | any flag |",
+    lines = ["| model, data | fit | covered, mean rate 0.1 (α = 0.2 / 0.5 / 0.8) | mean rate 1 | mean rate 10 | all | "
+             "any flag |",
              "|---|---|---|---|---|---|---|"]
     for data, fit, name in [("topic, Poisson", "flat, Poisson (the papers')", "check-calibration"),
                             ("topic, Poisson", "**default**", "check-calibration-poissondata-contaminated"),

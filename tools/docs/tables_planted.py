@@ -8,7 +8,8 @@ from docstats import binomial_test_p, interval, minus, p_text, paired_t
 from sources import rows
 
 RUN = "planted-designs"
-CANDIDATES = ["papers", "hierarchical-poisson", "negative-binomial", "no-warm-up", "nb-prior", "nb-r1", "contaminated"]
+CANDIDATES = ["papers", "hierarchical-poisson", "negative-binomial", "no-warm-up", "nb-prior", "nb-r1",
+              "contaminated"]
 # The candidate `lppf fit` runs with no model flags.
 DEFAULT = "contaminated"
 NB = "negative-binomial"
@@ -40,7 +41,8 @@ def planted_summary():
     present = CANDIDATES
     ari = {c: [float(table[(c, *s)]["ari"]) for s in sets] for c in present}
     lines = [f"{len(sets)} data sets, each fitted by every candidate.", "",
-             "| candidate | mean ARI | ARI − papers' model | ARI − contaminated (the default) | total inside the 90 % interval |",
+             "| candidate | mean ARI | ARI − papers' model | ARI − contaminated (the default) | "
+             "total inside the 90 % interval |",
              "| --- | --- | --- | --- | --- |"]
     for c in present:
         cells = [f"{sum(ari[c]) / len(sets):.3f}"]

@@ -71,8 +71,8 @@ def verdict_contaminated():
     and seeds: per design, how often each says structure, with its bound, and the mean of Δ/se."""
     default = _by_data_set()
     table = rows("verdict-contaminated", "results.csv")
-    lines = _header("design", "α", "data sets", "contaminated (the default): the verdict", "mean Δ/se", "negative binomial, the same data sets",
-                    "mean Δ/se")
+    lines = _header("design", "α", "data sets", "contaminated (the default): the verdict", "mean Δ/se",
+                    "negative binomial, the same data sets", "mean Δ/se")
     for strength, noise, alpha, mine in _designs(table):
         theirs = [default[(strength, noise, alpha, r["replication"])] for r in mine]
         n, null = len(mine), strength == "null"

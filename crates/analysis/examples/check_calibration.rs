@@ -84,6 +84,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let reps: usize = reps.parse()?;
+    // `lppf fit`'s schedule: the first half discarded; a warm-up holds r for half the burn-in.
+    let burn_in = sweeps / 2;
     if learned {
         hierarchy = Some(hierarchy.ok_or(usage)?.with_learned_mean(1.0)?);
     }
@@ -155,8 +157,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     method: Method::Private,
                     chains: 4,
                     algorithm: Algorithm::Gibbs(
-                        Schedule::new(sweeps, sweeps / 2, 5)?.with_dispersion_warm_up(if warm_up {
-                            sweeps / 4
+                        Schedule::new(sweeps, burn_in, 5)?.with_dispersion_warm_up(if warm_up {
+                            burn_in / 2
                         } else {
                             0
                         })?,
