@@ -35,6 +35,10 @@ esac
 . tools/enron-release.sh
 if [ "$part" = all ] || [ "$part" = verdict ]; then
     likelihood=${LIKELIHOOD:-negative-binomial}
+    case $likelihood in
+        negative-binomial|contaminated|poisson) ;;
+        *) echo "$0: LIKELIHOOD='$likelihood'; expected negative-binomial, contaminated or poisson" >&2; exit 2 ;;
+    esac
     out=$docs/data/verdict-enron.csv
     if [ "$likelihood" != negative-binomial ]; then out=$docs/data/verdict-enron-$likelihood.csv; fi
     echo "K,seed,heldout_cells,log_predictive,independence_log_predictive,difference,se,structure" > "$out.tmp"
