@@ -14,6 +14,7 @@
 mod block;
 mod block_variational;
 pub mod chunks;
+mod contamination;
 mod error;
 mod family;
 mod hierarchy;

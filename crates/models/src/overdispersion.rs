@@ -26,21 +26,27 @@
 //! multipliers of their own without making `r` small for every cell. Its Gibbs updates, a
 //! partially collapsed sampler (van Dyk & Park 2008: each step that integrates out `δ` is followed
 //! by one that draws it):
-//! * `r | π, y, μ` (`z` and `δ` integrated out) by the slice sampler, from
-//!   `Π_n [(1 − π) Pois(y_n; μ_n) + π NB(y_n; r, μ_n)]` (drawing `r` given `z` instead, from the
-//!   overdispersed cells only, left the chain stuck for hundreds of sweeps with most cells
-//!   overdispersed and `r` near 1, as `r` and `z` hold each other in place);
-//! * `π | r, y, μ` (`z` and `δ` integrated out) by the slice sampler on `logit π`, from the same
-//!   mixture likelihood and the uniform prior (`π | z ~ Beta(1 + Σ z_n, 1 + N − Σ z_n)` is exact
-//!   too, but `π` and `z` hold each other in place as `r` and `z` do);
+//! * `π | r, y, μ` (`z` and `δ` integrated out) by the slice sampler on `logit π`, from
+//!   `Π_n [(1 − π) Pois(y_n; μ_n) + π NB(y_n; r, μ_n)]` and the uniform prior
+//!   (`π | z ~ Beta(1 + Σ z_n, 1 + N − Σ z_n)` is exact too, but `π` and `z` hold each other in
+//!   place);
+//! * `r | π, y, μ` (`z` and `δ` integrated out) by the slice sampler on `ln r`, from the same
+//!   mixture likelihood (drawing `r` given `z` instead, from the overdispersed cells only, left
+//!   the chain stuck for hundreds of sweeps with most cells overdispersed and `r` near 1, as `r`
+//!   and `z` hold each other in place);
 //! * `(z_n, δ_n) | r, π, y_n, μ_n` for every cell: `z_n` with odds
 //!   `π NB(y_n; r, μ_n) / ((1 − π) Pois(y_n; μ_n)) =
 //!   π/(1 − π) · Γ(r + y_n)/Γ(r) · r^r e^{μ_n} / (r + μ_n)^{r + y_n}`, then `δ_n` as above if
 //!   `z_n = 1`, else `δ_n = 1`.
+//!
+//! The cells' likelihood ratios are formed once at the current `r` and serve the whole `π` update
+//! (`crate::contamination`: each evaluation is then a product, not a logarithm, per cell); an
+//! evaluation at a new `r` costs a logarithm and an exponential per cell.
 
 use crate::chunks::chunk_rows;
+use crate::contamination::MixtureCells;
 use crate::{FactorBlock, GammaPrior, ModelledCells};
-use distributions::{Beta, CellDispersion, Gamma, StreamRng, Streams, ln_gamma, ln_gamma_ratio};
+use distributions::{Beta, CellDispersion, Gamma, StreamRng, Streams, ln_gamma};
 use rand::Rng;
 use rand::distr::Distribution;
 use rayon::prelude::*;
@@ -278,16 +284,16 @@ impl Overdispersion {
             None => self.draw_scales(streams.child(SCALES), |_| (r, r)),
             Some((pi, _)) => {
                 *pi = Beta::new(1.0, 1.0).map_or(0.5, |b| b.sample(&mut streams.child(SHARE).rng()));
-                let ln_odds = pi.ln() - (-*pi).ln_1p();
-                self.draw_contaminated(streams.child(SCALES), |_| (ln_odds, (r, r)));
+                let chance = *pi;
+                self.draw_contaminated(streams.child(SCALES), |_| (chance, (r, r)));
             }
         }
     }
 
     /// The contaminated form's `(z_n, δ_n)` of every modelled cell, in fixed row chunks (one stream
-    /// each): `z_n = 1` with log-odds `ln_odds_and_gamma(n).0`, then `δ_n ~ Gamma(.1)` if it is,
+    /// each): `z_n = 1` with probability `chance_and_gamma(n).0`, then `δ_n ~ Gamma(.1)` if it is,
     /// else `δ_n = 1`.
-    fn draw_contaminated(&mut self, streams: Streams, ln_odds_and_gamma: impl Fn(usize) -> (f64, (f64, f64)) + Sync) {
+    fn draw_contaminated(&mut self, streams: Streams, chance_and_gamma: impl Fn(usize) -> (f64, (f64, f64)) + Sync) {
         let Some((_, flags)) = &mut self.contamination else { return };
         let cols = self.cols;
         let per_chunk = (chunk_rows(self.scales.len() / cols.max(1)) * cols).max(1);
@@ -300,8 +306,8 @@ impl Overdispersion {
                     if modelled.excludes(n, cols) {
                         continue;
                     }
-                    let (ln_odds, (shape, rate)) = ln_odds_and_gamma(n);
-                    *z = bernoulli_logit(ln_odds, &mut rng);
+                    let (chance, (shape, rate)) = chance_and_gamma(n);
+                    *z = rand::RngExt::sample::<f64, _>(&mut rng, rand::distr::StandardUniform) < chance;
                     *delta = if *z { gamma_draw(shape, rate, &mut rng) } else { 1.0 };
                 }
             },
@@ -347,48 +353,25 @@ impl Overdispersion {
     }
 
     /// One Gibbs update given the complete counts `y` and the model's (untempered) rates `μ`
-    /// (row-major): `r | y, μ` (if learned), then `δ | r, y, μ`. At an inverse temperature `β`
-    /// the counts and rates enter as `β y` and `β μ` (`crate::tempering`):
-    /// `δ_n ~ Gamma(r + β y_n, r + β μ_n)`, and `r` from the negative binomial with them.
+    /// (row-major): `r | y, μ` (if learned), then `δ | r, y, μ`; for the contaminated form, from
+    /// `π` ([`Self::update_contaminated`]). At an inverse temperature `β` the counts and rates
+    /// enter as `β y` and `β μ` (`crate::tempering`): `δ_n ~ Gamma(r + β y_n, r + β μ_n)`, and `r`
+    /// from the negative binomial with them.
     pub(crate) fn gibbs_update(&mut self, y: &[u32], mean_rates: &[f64], streams: Streams) {
-        let beta = self.beta;
         if let Some(r) = self.held {
             self.shape = r;
-        } else if let Dispersion::Learned(prior) = self.dispersion {
-            let target = ShapeTarget::new(self, y, mean_rates, prior);
-            let mut rng = streams.child(SHAPE).rng();
-            self.shape = slice_sample(self.shape.ln(), |u| target.ln_density(u), &mut rng).exp();
         }
-        let r = self.shape;
-        let posterior = |n: usize| (r + beta * f64::from(y[n]), r + beta * mean_rates[n]);
-        match self.contamination {
-            None => self.draw_scales(streams.child(SCALES), posterior),
-            Some((pi, _)) => {
-                // ln NB(βy; r, βμ) / Pois(βy; βμ) of every cell at this r, then π | r with z and δ
-                // integrated out, then (z, δ) | r, π.
-                let r_ln_r = r * r.ln();
-                let ratios: Vec<f64> = (0..y.len())
-                    .into_par_iter()
-                    .map(|n| {
-                        let (by, bmu) = (beta * f64::from(y[n]), beta * mean_rates[n]);
-                        ln_nb_over_poisson(ln_gamma_ratio(by, r), r, r_ln_r, by, bmu)
-                    })
-                    .collect();
-                let included: Vec<f64> =
-                    ratios.iter().enumerate().filter(|(n, _)| !self.excluded(*n)).map(|(_, &x)| x).collect();
-                let target = |v: f64| {
-                    // v = logit π; the uniform prior's density on v is π (1 − π).
-                    let (ln_pi, ln_rest) = (-(-v).exp().ln_1p(), -v.exp().ln_1p());
-                    ln_pi + ln_rest + ln_mixture_sum(&included, ln_pi, ln_rest)
-                };
-                let mut rng = streams.child(SHARE).rng();
-                let pi = logistic(slice_sample(pi.ln() - (-pi).ln_1p(), target, &mut rng));
-                if let Some((share, _)) = &mut self.contamination {
-                    *share = pi;
-                }
-                let ln_odds = pi.ln() - (-pi).ln_1p();
-                self.draw_contaminated(streams.child(SCALES), |n| (ln_odds + ratios[n], posterior(n)));
+        if let Some((pi, _)) = self.contamination {
+            self.update_contaminated(y, mean_rates, pi, streams);
+        } else {
+            if let (None, Dispersion::Learned(prior)) = (self.held, self.dispersion) {
+                let target = ShapeTarget::new(self, y, mean_rates, prior);
+                let mut rng = streams.child(SHAPE).rng();
+                let u0 = self.shape.ln();
+                self.shape = slice_sample(u0, target.ln_density(u0), |u| target.ln_density(u), &mut rng).exp();
             }
+            let (r, beta) = (self.shape, self.beta);
+            self.draw_scales(streams.child(SCALES), |n| (r + beta * f64::from(y[n]), r + beta * mean_rates[n]));
         }
         if self.tracks_energy {
             self.energy_terms = (0..y.len())
@@ -396,6 +379,53 @@ impl Overdispersion {
                 .map(|n| f64::from(y[n]) * self.scales[n].ln() - mean_rates[n] * self.scales[n])
                 .sum();
         }
+    }
+
+    /// The contaminated form's update from `π`: `π | r`, then `r | π` (if learned and not held),
+    /// both with `z` and `δ` integrated out, then `(z, δ) | r, π` (the module's doc). The cells'
+    /// ratios at the current `r` serve the whole `π` update and the first point of `r`'s; those of
+    /// the `r` drawn serve `z`.
+    fn update_contaminated(&mut self, y: &[u32], mean_rates: &[f64], pi: f64, streams: Streams) {
+        let cells = MixtureCells::new(y, mean_rates, self.beta, |n| !self.excluded(n));
+        let mut ratios = cells.scratch();
+        cells.ln_mixture_at(self.shape, pi, &mut ratios);
+        // v = logit π; the uniform prior's density on v is π (1 − π).
+        let share_target = |v: f64| {
+            let (ln_pi, ln_rest) = (-(-v).exp().ln_1p(), -v.exp().ln_1p());
+            ln_pi + ln_rest + cells.ln_mixture(&ratios, logistic(v))
+        };
+        let v0 = pi.ln() - (-pi).ln_1p();
+        let pi = logistic(slice_sample(v0, share_target(v0), share_target, &mut streams.child(SHARE).rng()));
+        if let (None, Dispersion::Learned(prior)) = (self.held, self.dispersion) {
+            let (r0, u0) = (self.shape, self.shape.ln());
+            let f0 = cells.ln_mixture(&ratios, pi) + prior.ln_pdf(r0) + u0;
+            let mut scratch = cells.scratch();
+            let shape_target = |u: f64| {
+                let r = u.exp();
+                if !(R_MIN..=R_MAX).contains(&r) {
+                    return f64::NEG_INFINITY;
+                }
+                cells.ln_mixture_at(r, pi, &mut scratch) + prior.ln_pdf(r) + u
+            };
+            let u1 = slice_sample(u0, f0, shape_target, &mut streams.child(SHAPE).rng());
+            if u1 != u0 {
+                // The slice sampler returns its last evaluated point (or the first, kept).
+                let r1 = u1.exp();
+                if scratch.r != r1 {
+                    cells.ln_mixture_at(r1, pi, &mut scratch);
+                }
+                self.shape = r1;
+                ratios = scratch;
+            }
+        }
+        if let Some((share, _)) = &mut self.contamination {
+            *share = pi;
+        }
+        let mut chances = vec![0.0; y.len()];
+        cells.chances_into(&ratios, pi, &mut chances);
+        let (r, beta) = (self.shape, self.beta);
+        let posterior = |n: usize| (r + beta * f64::from(y[n]), r + beta * mean_rates[n]);
+        self.draw_contaminated(streams.child(SCALES), |n| (chances[n], posterior(n)));
     }
 
     /// `ln p(δ, z | r, π) + ln p(r)` (`ln p(π) = 0` under `Beta(1, 1)`; the truncated prior's
@@ -433,26 +463,6 @@ impl Overdispersion {
     }
 }
 
-/// `ln NB(y; r, μ) − ln Pois(y; μ) = ln Γ(r + y) − ln Γ(r) + r ln r − (r + y) ln(r + μ) + μ`
-/// (the common `μ^y / y!` cancelled), given `ln Γ(r + y) − ln Γ(r)` and `r ln r`.
-fn ln_nb_over_poisson(ln_gamma_ratio: f64, r: f64, r_ln_r: f64, y: f64, mu: f64) -> f64 {
-    ln_gamma_ratio + r_ln_r - (r + y) * (r + mu).ln() + mu
-}
-
-/// `ln(eᵃ + eᵇ)`.
-fn ln_add(a: f64, b: f64) -> f64 {
-    let (max, min) = if a >= b { (a, b) } else { (b, a) };
-    if max == f64::NEG_INFINITY { max } else { max + (min - max).exp().ln_1p() }
-}
-
-/// `Σ_n ln((1 − π) + π e^{ρ_n})` of the cells' log-ratios `ρ_n` ([`ln_nb_over_poisson`]), given
-/// `ln π` and `ln(1 − π)`, in fixed chunks summed in order (the same at any thread count).
-fn ln_mixture_sum(ratios: &[f64], ln_pi: f64, ln_rest: f64) -> f64 {
-    let parts: Vec<f64> =
-        ratios.par_chunks(4096).map(|c| c.iter().map(|&x| ln_add(ln_rest, ln_pi + x)).sum()).collect();
-    parts.iter().sum()
-}
-
 /// `1 / (1 + e^{−v})`.
 fn logistic(v: f64) -> f64 {
     1.0 / (1.0 + (-v).exp())
@@ -463,13 +473,6 @@ fn gamma_draw(shape: f64, rate: f64, rng: &mut StreamRng) -> f64 {
     Gamma::new(shape, rate).map_or(f64::MIN_POSITIVE, |g| g.sample(rng)).max(f64::MIN_POSITIVE)
 }
 
-/// `true` with probability `1 / (1 + e^{−ln_odds})`.
-fn bernoulli_logit(ln_odds: f64, rng: &mut StreamRng) -> bool {
-    let u: f64 = rand::RngExt::sample(rng, rand::distr::StandardUniform);
-    // u < σ(x) ⇔ ln u − ln(1 − u) < x.
-    u.ln() - (-u).ln_1p() < ln_odds
-}
-
 /// Counts below this are tallied in a histogram for `Σ_n [ln Γ(y_n + r) − ln Γ(r)]`.
 const HISTOGRAM: usize = 256;
 
@@ -477,47 +480,37 @@ const HISTOGRAM: usize = 256;
 /// `ln p(r) + ln r + Σ_n [ln Γ(y_n + r) − ln Γ(r) + r ln r − (r + y_n) ln(r + μ_n)]` (the NB
 /// log-pmf without its `r`-free terms; at an inverse temperature `β`, with `β y_n` and `β μ_n`:
 /// `∫ Gamma(δ; r, r) δ^{β y} e^{−β μ δ} dδ`).
-struct ShapeTarget<'a> {
+struct ShapeTarget {
     prior: GammaPrior,
     /// `histogram[y]`: cells with count `y < HISTOGRAM` (`y ≥ 1`).
     histogram: Vec<u64>,
     large: Vec<u32>,
-    cells: f64,
-    y: &'a [u32],
-    mean_rates: &'a [f64],
-    /// The table's columns, when its diagonal is not modelled (the block model).
-    modelled: ModelledCells,
-    cols: usize,
-    /// The contaminated form's `π`: each cell enters as the mixture
-    /// `(1 − π) Pois + π NB` ([`Self::ln_mixture`]).
-    share: Option<f64>,
+    /// `(y_n, β μ_n)` of the modelled cells, in order.
+    cells: Vec<(u32, f64)>,
     /// The inverse temperature: counts and rates enter as `β y`, `β μ` (1 for the model itself).
     beta: f64,
 }
 
-impl<'a> ShapeTarget<'a> {
-    fn new(od: &'a Overdispersion, y: &'a [u32], mean_rates: &'a [f64], prior: GammaPrior) -> Self {
+impl ShapeTarget {
+    fn new(od: &Overdispersion, y: &[u32], mean_rates: &[f64], prior: GammaPrior) -> Self {
+        let beta = od.beta;
         let mut histogram = vec![0u64; HISTOGRAM];
-        let (mut large, mut cells) = (Vec::new(), 0.0);
-        for (_, &count) in y.iter().enumerate().filter(|(n, _)| !od.excluded(*n)) {
-            cells += 1.0;
+        let mut large = Vec::new();
+        let cells: Vec<(u32, f64)> =
+            (0..y.len()).filter(|&n| !od.excluded(n)).map(|n| (y[n], beta * mean_rates[n])).collect();
+        for &(count, _) in &cells {
             match usize::try_from(count) {
                 Ok(c) if c < HISTOGRAM => histogram[c] += 1,
                 _ => large.push(count),
             }
         }
-        let (modelled, cols, beta) = (od.modelled, od.cols, od.beta);
-        let share = od.contamination.as_ref().map(|(pi, _)| *pi);
-        Self { prior, histogram, large, cells, y, mean_rates, modelled, cols, share, beta }
+        Self { prior, histogram, large, cells, beta }
     }
 
     fn ln_density(&self, u: f64) -> f64 {
         let r = u.exp();
         if !(R_MIN..=R_MAX).contains(&r) {
             return f64::NEG_INFINITY;
-        }
-        if let Some(pi) = self.share {
-            return self.ln_mixture(r, pi) + self.prior.ln_pdf(r) + u;
         }
         let ln_gamma_r = ln_gamma(r);
         let mut sum: f64 = self
@@ -529,47 +522,18 @@ impl<'a> ShapeTarget<'a> {
             .map(|(y, &m)| m as f64 * (ln_gamma(self.beta * y as f64 + r) - ln_gamma_r))
             .sum();
         sum += self.large.iter().map(|&y| ln_gamma(self.beta * f64::from(y) + r) - ln_gamma_r).sum::<f64>();
-        sum += self.cells * r * u;
+        sum += self.cells.len() as f64 * r * u;
         let beta = self.beta;
-        sum -= self.sum_modelled(|y, mu| (r + beta * y) * (r + beta * mu).ln());
+        sum -= self.sum_cells(|y, bmu| (r + beta * f64::from(y)) * (r + bmu).ln());
         sum + self.prior.ln_pdf(r) + u
     }
 
-    /// `Σ_n term(y_n, μ_n)` over the modelled cells, in fixed chunks summed in order (the same at
-    /// any thread count).
-    fn sum_modelled(&self, term: impl Fn(f64, f64) -> f64 + Sync) -> f64 {
-        const CHUNK: usize = 4096;
-        let (modelled, cols) = (self.modelled, self.cols);
-        let parts: Vec<f64> = self
-            .y
-            .par_chunks(CHUNK)
-            .zip(self.mean_rates.par_chunks(CHUNK))
-            .enumerate()
-            .map(|(chunk, (y, mu))| {
-                y.iter()
-                    .zip(mu)
-                    .enumerate()
-                    .filter(|(i, _)| !modelled.excludes(chunk * CHUNK + i, cols))
-                    .map(|(_, (&y, &mu))| term(f64::from(y), mu))
-                    .sum::<f64>()
-            })
-            .collect();
+    /// `Σ_n term(y_n, β μ_n)` over the modelled cells, in fixed chunks summed in order (the same
+    /// at any thread count).
+    fn sum_cells(&self, term: impl Fn(u32, f64) -> f64 + Sync) -> f64 {
+        let parts: Vec<f64> =
+            self.cells.par_chunks(4096).map(|c| c.iter().map(|&(y, bmu)| term(y, bmu)).sum::<f64>()).collect();
         parts.iter().sum()
-    }
-
-    /// `Σ_n ln[(1 − π) + π NB(y_n; r, μ_n) / Pois(y_n; μ_n)]`, the contaminated form's
-    /// log-likelihood of `r` up to terms free of it, where
-    /// `ln(NB/Pois) = ln Γ(r + y) − ln Γ(r) + r ln r − (r + y) ln(r + μ) + μ` (at an inverse
-    /// temperature, `β y` and `β μ`). `ln Γ(r + β y) − ln Γ(r)` is tabulated for `y < HISTOGRAM`.
-    fn ln_mixture(&self, r: f64, pi: f64) -> f64 {
-        let beta = self.beta;
-        let table: Vec<f64> = (0..HISTOGRAM).map(|y| ln_gamma_ratio(beta * y as f64, r)).collect();
-        let (ln_pi, ln_rest, r_ln_r) = (pi.ln(), (-pi).ln_1p(), r * r.ln());
-        self.sum_modelled(|y, mu| {
-            let (by, bmu) = (beta * y, beta * mu);
-            let gamma = table.get(y as usize).copied().unwrap_or_else(|| ln_gamma_ratio(by, r));
-            ln_add(ln_rest, ln_pi + ln_nb_over_poisson(gamma, r, r_ln_r, by, bmu))
-        })
     }
 }
 
@@ -580,11 +544,10 @@ const SLICE_STEPS: usize = 32;
 /// `2^-200` of its start: a state the target cannot produce unless it is not finite there).
 const SLICE_SHRINKS: usize = 200;
 
-/// One univariate slice-sampling update of `x0` for the log-density `ln_f` (Neal 2003, *Ann.
-/// Statist.* 31:705–767, Figs. 3 and 5: stepping out, then shrinkage), which leaves the density
-/// invariant.
-fn slice_sample<R: Rng + ?Sized>(x0: f64, ln_f: impl Fn(f64) -> f64, rng: &mut R) -> f64 {
-    let f0 = ln_f(x0);
+/// One univariate slice-sampling update of `x0`, whose log-density `ln_f(x0)` is `f0`, for the
+/// log-density `ln_f` (Neal 2003, *Ann. Statist.* 31:705–767, Figs. 3 and 5: stepping out, then
+/// shrinkage), which leaves the density invariant. It returns `x0` or the last point it evaluated.
+fn slice_sample<R: Rng + ?Sized>(x0: f64, f0: f64, mut ln_f: impl FnMut(f64) -> f64, rng: &mut R) -> f64 {
     if !f0.is_finite() {
         return x0;
     }
@@ -631,7 +594,8 @@ mod tests {
         let mut u = 0.0;
         let mut draws = Vec::new();
         for t in 0..40_000 {
-            u = slice_sample(u, |u| 3.0 * u - 2.0 * u.exp(), &mut rng);
+            let ln_f = |u: f64| 3.0 * u - 2.0 * u.exp();
+            u = slice_sample(u, ln_f(u), ln_f, &mut rng);
             if t % 10 == 0 {
                 draws.push(u.exp());
             }
