@@ -2,7 +2,7 @@
 diagnostics tests, and reference paired-t values from SciPy for the results crate's summary.
 
 Made offline, once; the output is committed as crates/inference/tests/data/diagnostics_reference.csv
-and read by crates/inference/tests/diagnostics.rs. Reproduce with:
+and read by crates/inference/tests/it/diagnostics.rs. Reproduce with:
 
     python3 -m venv /tmp/az && /tmp/az/bin/pip install arviz==0.23.4 numpy==2.4.6 scipy==1.17.1
     /tmp/az/bin/python tools/reference/make_diagnostics_reference.py crates/inference/tests/data

@@ -19,7 +19,7 @@
 //! row and column totals vary more than the release's (their variance is the fitted spread plus
 //! the sampling spread, a double use of the data): on Poisson data from the model itself the
 //! dispersions of totals had p = 1.0, the 10 % quantile of row totals p = 0.005 and the 90 %
-//! quantile p = 0.985 (`crates/cli/tests/fit.rs`). So each of these flags only the tail that this
+//! quantile p = 0.985 (`crates/cli/tests/it/fit.rs`). So each of these flags only the tail that this
 //! artefact cannot produce: a release more dispersed than its replications, a lower 10 % quantile,
 //! a higher 90 % quantile. The largest cell and the chi-square flag only a release above its
 //! replications; the total, the share of small cells and the median flag both tails.

@@ -75,7 +75,7 @@ impl Bessel {
     /// From `E[n(n+ν)] = a²/4` (so `Var = a²/4 − μ_ν(μ_ν+ν)`) and the recurrence
     /// `R_{ν+1} = 1/R_ν − 2(ν+1)/a`. This form multiplies the relative error of the means by
     /// `μ²/Var`, never more than the `a²/(4 Var)` of the textbook form (which is `ν+1` for tiny `a`).
-    /// Measured against the 50-digit reference table (`tests/bessel_i.rs`): relative error at most
+    /// Measured against the 50-digit reference table (`tests/it/bessel_i.rs`): relative error at most
     /// `5.6e-15 · μ²/Var` — up to `5e-9` at `a = 1e6`, where `μ²/Var ≈ 1e6` (tested at `1e-14 · μ²/Var`).
     pub fn variance(&self) -> f64 {
         if self.a == 0.0 {

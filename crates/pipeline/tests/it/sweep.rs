@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-const SMOKE: &str = include_str!("../../../experiments/smoke.toml");
+const SMOKE: &str = include_str!("../../../../experiments/smoke.toml");
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lppf-test-{}-{name}", std::process::id()));

@@ -6,7 +6,7 @@
 use pipeline::{Method, MethodResult, OnIteration, parse, run_cell, run_reference, true_data};
 use std::path::Path;
 
-const SMOKE: &str = include_str!("../../../experiments/smoke.toml");
+const SMOKE: &str = include_str!("../../../../experiments/smoke.toml");
 
 /// `results.parquet` of `experiments/smoke.toml` (one chain per fit), saved by the refactor
 /// check when the streams changed (issue 21).

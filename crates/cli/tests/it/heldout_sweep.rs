@@ -7,8 +7,7 @@ use rand::distr::Distribution;
 use results::{Values, read_table};
 use std::path::{Path, PathBuf};
 
-mod common;
-use common::{lppf, privatize, s};
+use crate::common::{lppf, privatize, s};
 
 /// A released 20-actor network with two communities of ten (rates 4 within, 0.2 between),
 /// privatized at α = 0.5 with a seed (a test: not private).

@@ -1,7 +1,6 @@
 //! `lppf privatize`: every cell of the grid released once, zeros included; the sidecar's ε
 //! matches α and N; unseeded releases differ; each kind of bad input exits 2 and writes nothing.
 
-mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -10,8 +9,8 @@ fn lppf() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lppf"))
 }
 
-fn scratch(name: &str) -> common::Scratch {
-    common::scratch("privatize", name)
+fn scratch(name: &str) -> crate::common::Scratch {
+    crate::common::scratch("privatize", name)
 }
 
 fn privatize(dir: &Path, input: &str, extra: &[&str]) -> (Output, PathBuf) {

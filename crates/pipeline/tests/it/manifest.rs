@@ -4,7 +4,7 @@
 use pipeline::{Cell, DataSet, ManifestError, Method, NoiseLevel, load, parse};
 use std::path::Path;
 
-const SMOKE: &str = include_str!("../../../experiments/smoke.toml");
+const SMOKE: &str = include_str!("../../../../experiments/smoke.toml");
 
 fn experiments_dir() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments"))
@@ -21,7 +21,7 @@ fn shipped_manifests_are_valid() {
         if path.extension().is_some_and(|e| e == "toml") {
             let text = std::fs::read_to_string(&path).unwrap();
             // Other experiment kinds are validated in tests/dpvi.rs, tests/dpsep.rs and (held-out,
-            // which needs a release made by the CLI) crates/cli/tests/heldout_sweep.rs.
+            // which needs a release made by the CLI) crates/cli/tests/it/heldout_sweep.rs.
             let others = ["kind = \"dpvi\"", "kind = \"dp-sep\"", "kind = \"held-out\""];
             if others.iter().any(|k| text.contains(k)) {
                 continue;

@@ -4,9 +4,7 @@
 //! or a whole fit, or in exit 2 with a message and nothing left behind — never a panic, an
 //! abort, a partial file, or exit 1 for bad input. The cases are fixed by the seed.
 
-mod common;
-
-use common::s;
+use crate::common::s;
 use rand::RngExt;
 use std::path::Path;
 use std::process::Output;
@@ -142,14 +140,15 @@ const COUNTS: &str = "row,col,count\nd0,w0,3\nd0,w2,1\nd1,w1,4\nd2,w0,2\nd2,w3,5
 
 #[test]
 fn mutated_inputs_exit_0_whole_or_2_with_nothing_left() {
-    let dir = common::scratch("fuzz", "privatize-fit");
+    let dir = crate::common::scratch("fuzz", "privatize-fit");
     let mut rng = Rng(distributions::Streams::new(20_261_125).rng());
     let (mut ok, mut refused) = (0, 0);
     // A good release to mutate for the fit cases.
     let good_counts = dir.join("good.csv");
     std::fs::write(&good_counts, COUNTS).unwrap();
     let good_release = dir.join("good-release.csv");
-    let out = common::lppf(["privatize", "--input", s(&good_counts), "--output", s(&good_release), "--alpha", "0.5"]);
+    let out =
+        crate::common::lppf(["privatize", "--input", s(&good_counts), "--output", s(&good_release), "--alpha", "0.5"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let release_text = std::fs::read_to_string(&good_release).unwrap();
     let sidecar_text = std::fs::read_to_string(dir.join("good-release.csv.privacy.toml")).unwrap();
@@ -174,7 +173,7 @@ fn mutated_inputs_exit_0_whole_or_2_with_nothing_left() {
             if rng.below(4) == 0 {
                 args.push("--square");
             }
-            let out = common::lppf(&args);
+            let out = crate::common::lppf(&args);
             let what = format!("privatize {args:?} on {counts:?}");
             if check(case, &what, &out) {
                 ok += 1;
@@ -213,7 +212,7 @@ fn mutated_inputs_exit_0_whole_or_2_with_nothing_left() {
                 2 => args.extend(["--a0", rng.pick(NUMBERS)]),
                 _ => {}
             }
-            let out = common::lppf(&args);
+            let out = crate::common::lppf(&args);
             let what = format!("fit {args:?}");
             if check(case, &what, &out) {
                 ok += 1;
@@ -251,7 +250,7 @@ fn scripts_parse(dir: &Path) -> bool {
 /// nothing written; inputs are never changed and no hostile name runs a command.
 #[test]
 fn slurm_combine_and_score_mutants_exit_0_whole_or_2_with_nothing_left() {
-    let dir = common::scratch("fuzz", "slurm-combine-score");
+    let dir = crate::common::scratch("fuzz", "slurm-combine-score");
     let mut rng = Rng(distributions::Streams::new(20_261_127).rng());
     let (mut ok, mut refused) = (0, 0);
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments/smoke.toml");
@@ -262,11 +261,11 @@ fn slurm_combine_and_score_mutants_exit_0_whole_or_2_with_nothing_left() {
     std::fs::write(dir.join("b.csv"), "row,col,count\nd1,w0,0\nd1,w1,4\nd1,w2,0\n").unwrap();
     for name in ["a", "b"] {
         let (input, output) = (dir.join(format!("{name}.csv")), dir.join(format!("{name}-r.csv")));
-        let out = common::lppf(["privatize", "--input", s(&input), "--output", s(&output), "--alpha", "0.5"]);
+        let out = crate::common::lppf(["privatize", "--input", s(&input), "--output", s(&output), "--alpha", "0.5"]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     let release = dir.join("r.csv");
-    let out = common::lppf(["privatize", "--input", s(&counts), "--output", s(&release), "--alpha", "0.5"]);
+    let out = crate::common::lppf(["privatize", "--input", s(&counts), "--output", s(&release), "--alpha", "0.5"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let fit = dir.join("fit");
     let mut args = vec!["fit", "--input", s(&release), "--output", s(&fit), "--model", "topic", "--components", "2"];
@@ -283,7 +282,7 @@ fn slurm_combine_and_score_mutants_exit_0_whole_or_2_with_nothing_left() {
         "1",
         "--quiet",
     ]);
-    assert!(common::lppf(&args).status.success());
+    assert!(crate::common::lppf(&args).status.success());
     let texts: Vec<(String, String)> = ["a-r.csv", "a-r.csv.privacy.toml", "b-r.csv", "b-r.csv.privacy.toml"]
         .iter()
         .map(|f| (f.to_string(), std::fs::read_to_string(dir.join(f)).unwrap()))
@@ -348,7 +347,7 @@ fn slurm_combine_and_score_mutants_exit_0_whole_or_2_with_nothing_left() {
                 if rng.below(3) == 0 {
                     args.push("--force");
                 }
-                let out = common::lppf(&args);
+                let out = crate::common::lppf(&args);
                 let what = format!("combine {args:?}");
                 let inputs: Vec<&str> = texts.iter().map(|(n, _)| n.as_str()).collect();
                 if check(case, &what, &out) {
@@ -386,7 +385,7 @@ fn slurm_combine_and_score_mutants_exit_0_whole_or_2_with_nothing_left() {
                     2 => args.extend(["--reference", s(&case_dir)]),
                     _ => {}
                 }
-                let out = common::lppf(&args);
+                let out = crate::common::lppf(&args);
                 let what = format!("score {args:?}");
                 if check(case, &what, &out) {
                     ok += 1;

@@ -12,7 +12,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn tiny(output: &Path) -> String {
-    let shipped = include_str!("../../../experiments/dp-sep-mog.toml");
+    let shipped = include_str!("../../../../experiments/dp-sep-mog.toml");
     let text = shipped
         .replace("name = \"dp-sep-mog\"", &format!("name = \"tiny\"\noutput = {:?}", output.display().to_string()))
         .replace("points = 1000", "points = 60")
@@ -83,7 +83,7 @@ fn replications_resume_and_outputs_are_written() {
 /// refused naming the field (issue 20: `prior_mean = nan` ran and wrote a table of NaN).
 #[test]
 fn non_finite_prior_mean_and_huge_sizes_are_refused() {
-    let shipped = include_str!("../../../experiments/dp-sep-mog.toml");
+    let shipped = include_str!("../../../../experiments/dp-sep-mog.toml");
     let line = shipped.lines().find(|l| l.starts_with("prior_mean")).unwrap();
     for (to, field) in [("prior_mean = nan", "dpsep.prior_mean"), ("prior_mean = inf", "dpsep.prior_mean")] {
         let e =

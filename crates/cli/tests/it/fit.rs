@@ -7,11 +7,10 @@ use rand::distr::Distribution;
 use results::{Values, read_table};
 use std::path::{Path, PathBuf};
 
-mod common;
-use common::{lppf, privatize, s};
+use crate::common::{lppf, privatize, s};
 
-fn scratch(name: &str) -> common::Scratch {
-    common::scratch("fit", name)
+fn scratch(name: &str) -> crate::common::Scratch {
+    crate::common::scratch("fit", name)
 }
 
 /// A 40 × 30 topic-model table with two topics on disjoint halves of the words, labelled
@@ -43,7 +42,7 @@ fn generated(dir: &Path) -> (PathBuf, Truth) {
 
 /// A scratch directory `name` with the generated counts and their seeded release `file`
 /// (privatized with `level`).
-fn generated_release(name: &str, file: &str, level: &[&str]) -> (common::Scratch, PathBuf, PathBuf) {
+fn generated_release(name: &str, file: &str, level: &[&str]) -> (crate::common::Scratch, PathBuf, PathBuf) {
     let dir = scratch(name);
     let (counts, _) = generated(&dir);
     let released = dir.join(file);

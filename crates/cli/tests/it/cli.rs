@@ -1,7 +1,6 @@
 //! The `lppf` binary: exit codes, and a run killed mid-sweep that resumes without redoing or
 //! duplicating finished units.
 
-mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -10,8 +9,8 @@ fn lppf() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lppf"))
 }
 
-fn scratch(name: &str) -> common::Scratch {
-    common::scratch("cli", name)
+fn scratch(name: &str) -> crate::common::Scratch {
+    crate::common::scratch("cli", name)
 }
 
 fn manifest(dir: &Path, iterations: usize) -> PathBuf {
@@ -157,7 +156,7 @@ fn smoke_end_to_end() {
     let dir = scratch("smoke");
     let out_dir = dir.join("out");
     let note = "SHORTER THAN THE PAPER, a deviation the reader must see";
-    let smoke = include_str!("../../../experiments/smoke.toml").replace(
+    let smoke = include_str!("../../../../experiments/smoke.toml").replace(
         "seed = 1",
         &format!("seed = 1\ndescription = {note:?}\noutput = {:?}", out_dir.display().to_string()),
     );
@@ -342,7 +341,7 @@ predictive_draws = 5
 "#,
         dir.join("dpvi").display().to_string()
     );
-    let dpsep = include_str!("../../../experiments/dp-sep-mog.toml")
+    let dpsep = include_str!("../../../../experiments/dp-sep-mog.toml")
         .replace(
             "name = \"dp-sep-mog\"",
             &format!("name = \"tiny-dpsep\"\noutput = {:?}", dir.join("dpsep").display().to_string()),
@@ -387,7 +386,7 @@ predictive_draws = 5
 fn recovery_figures_of_a_topic_and_a_block_manifest() {
     let dir = scratch("recovery");
     let smoke = dir.join("smoke.toml");
-    std::fs::write(&smoke, include_str!("../../../experiments/smoke.toml")).unwrap();
+    std::fs::write(&smoke, include_str!("../../../../experiments/smoke.toml")).unwrap();
     let png = dir.join("figs").join("smoke.png");
     let out = lppf()
         .args(["recovery", smoke.to_str().unwrap(), "--replication", "1", "--output", png.to_str().unwrap()])
@@ -431,7 +430,7 @@ fn recovery_figures_of_a_topic_and_a_block_manifest() {
 #[test]
 fn designs_beyond_the_machines_memory_are_refused_before_allocating() {
     let dir = scratch("memory");
-    let smoke = include_str!("../../../experiments/smoke.toml");
+    let smoke = include_str!("../../../../experiments/smoke.toml");
     let out = dir.join("out").display().to_string();
     for (from, to) in [
         ("replications = 2", "replications = 1000000000"),

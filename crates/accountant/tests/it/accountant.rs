@@ -102,7 +102,7 @@ fn published_mnist_dp_sgd_values() {
 /// dp-accounting's one-step RDP per (q, σ) at each default order (`f64::INFINITY` where its
 /// fractional-order series did not converge and it excluded the order).
 fn dp_accounting_rdp() -> Vec<((f64, f64), Vec<f64>)> {
-    let mut lines = include_str!("data/dp_accounting_rdp.csv").lines().filter(|l| !l.starts_with('#'));
+    let mut lines = include_str!("../data/dp_accounting_rdp.csv").lines().filter(|l| !l.starts_with('#'));
     let orders: Vec<f64> = lines.next().unwrap().split(',').skip(2).map(|x| x.parse().unwrap()).collect();
     assert_eq!(orders, accountant::DEFAULT_ORDERS, "our default orders are dp-accounting's");
     lines
@@ -169,7 +169,7 @@ impl Case {
 }
 
 fn reference_cases() -> Vec<Case> {
-    include_str!("data/dp_accounting_reference.csv")
+    include_str!("../data/dp_accounting_reference.csv")
         .lines()
         .filter(|l| !l.starts_with('#'))
         .skip(1)

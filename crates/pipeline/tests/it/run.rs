@@ -6,7 +6,7 @@ use pipeline::{
 };
 use std::path::Path;
 
-const SMOKE: &str = include_str!("../../../experiments/smoke.toml");
+const SMOKE: &str = include_str!("../../../../experiments/smoke.toml");
 
 /// A result without its timings (which are not reproducible), floats as bits.
 type Numbers = (usize, Option<usize>, Method, u64, u64, Option<u64>);

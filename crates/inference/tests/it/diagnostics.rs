@@ -106,7 +106,7 @@ fn invariant_to_monotone_transforms() {
 /// autocovariances go through an FFT), hence the 1e-9 relative tolerance.
 #[test]
 fn rhat_and_ess_agree_with_arviz_on_fixed_arrays() {
-    let text = include_str!("data/diagnostics_reference.csv");
+    let text = include_str!("../data/diagnostics_reference.csv");
     let mut cases = 0;
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let fields: Vec<&str> = line.split(',').collect();

@@ -13,7 +13,7 @@ struct Row {
 }
 
 fn reference() -> Vec<Row> {
-    include_str!("data/bessel_reference.csv")
+    include_str!("../data/bessel_reference.csv")
         .lines()
         .skip(1)
         .map(|line| {

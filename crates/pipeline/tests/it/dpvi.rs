@@ -97,7 +97,7 @@ fn invalid_values_name_their_field_and_the_allowed_values() {
         assert!(e.contains(field), "{new}: {e}");
     }
     // The audit's case: the shipped mixture design with δ = 1e-300 (ε = 0.2 unreachable).
-    let shipped = include_str!("../../../experiments/dpvi-gmm.toml").replace("delta = 1e-5", "delta = 1e-300");
+    let shipped = include_str!("../../../../experiments/dpvi-gmm.toml").replace("delta = 1e-5", "delta = 1e-300");
     let e = parse(&shipped).unwrap_err().to_string();
     assert!(e.contains("dpvi.epsilon and dpvi.delta") && e.contains("1e-300"), "{e}");
     let e = parse(&base.replace("\"advanced-composition\"", "\"laplace\"")).unwrap_err().to_string();
@@ -107,7 +107,7 @@ fn invalid_values_name_their_field_and_the_allowed_values() {
     // A factorization manifest that declares another kind is refused by name.
     let dir = scratch("kind");
     let path = dir.join("m.toml");
-    let smoke = include_str!("../../../experiments/smoke.toml").replace("seed = 1", "seed = 1\nkind = \"mcmc\"");
+    let smoke = include_str!("../../../../experiments/smoke.toml").replace("seed = 1", "seed = 1\nkind = \"mcmc\"");
     std::fs::write(&path, smoke).unwrap();
     let e = load_experiment(&path).map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("experiment.kind") && e.contains("dpvi"), "{e}");

@@ -2,14 +2,12 @@
 //! attacker on a shared machine would use them (issues 31 and 53): one test per finding, each of
 //! which failed before the fix.
 
-mod common;
-
-use common::{lppf, s};
+use crate::common::{lppf, s};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-fn scratch(name: &str) -> common::Scratch {
-    common::scratch("audit", name)
+fn scratch(name: &str) -> crate::common::Scratch {
+    crate::common::scratch("audit", name)
 }
 
 fn stderr(out: &Output) -> String {

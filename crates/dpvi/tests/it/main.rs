@@ -1,0 +1,5 @@
+//! The integration tests of `dpvi`, one module per file, built as one test binary (one link
+//! instead of one per file: the cold CI build is the budget these share).
+
+mod dpvi;
+mod uci;
