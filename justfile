@@ -74,6 +74,13 @@ docs:
             cp results/$run/sbc.csv docs/evidence/$run/ && cp results/$run/sbc.png docs/figures/sbc-$run.png; \
         fi; \
     done
+    # SBC of lppf fit's default (docs/calibration.md): figures named by the model.
+    for m in topic block undirected; do \
+        run=calibration-contaminated-$m && mkdir -p docs/evidence/$run && \
+        cp results/$run/manifest.toml results/$run/provenance.toml results/$run/results.parquet \
+           results/$run/summary.csv results/$run/sbc.csv docs/evidence/$run/ && \
+        cp results/$run/sbc.png docs/figures/sbc-contaminated-$m.png; \
+    done
     # Per-fit and all-pairs tables, where a page's generated block needs them.
     for run in schofield-small-20 fig3-synthetic-10 fig1-topics-20 calibration calibration-4chains \
                calibration-block-fig4-size calibration-block-fig4-size-augmented calibration-block-fig4-size-4chains \
