@@ -33,7 +33,6 @@ pub(crate) struct MixtureCells {
 }
 
 /// `ρ_n` and `e^{ρ_n}` (`+∞` above [`LARGE_RATIO`]) of every gathered cell at one `r`.
-#[derive(Clone)]
 pub(crate) struct Ratios {
     pub(crate) r: f64,
     ln_ratio: Vec<f64>,
