@@ -5,7 +5,7 @@
 import statistics
 
 from docstats import binomial_test_p, holm, interval, minus, p_text, paired_t
-from sources import data_rows
+from sources import data_rows, rows
 
 SETTINGS = [("plain2000", "2,000 sweeps"), ("plain8000", "8,000 sweeps"), ("pt4", "4 replicas × 2,000 sweeps")]
 METHODS = [("non-private", "non-private"), ("private", "private (ε = 2)")]
@@ -152,3 +152,30 @@ def fig4_verdicts():
         n, lower, mean, low, high, p = paired_t([float(f["mean_kl"]) for f in mine], [float(f["mean_kl_stacked"]) for f in mine])
         lines.append(f"| {name} | {n} | {interval(-mean, -high, -low, '+.4f')} | {lower} | {p_text(p)} |")
     return minus("\n".join(lines))
+
+
+NEAR_BEST = 30.0
+
+
+def block_starts():
+    """docs/inference.md, "Where the chains start": per start, the chains within 30 nats of their
+    data set's best chain (mean marginal log-likelihood over the kept draws, best over both
+    starts), and the data sets where the CAVI start has more such chains (exact sign test, ties
+    dropped; docs/evidence/block-starts/, tools/mixing/starts.py)."""
+    chains = rows("block-starts", "chains.csv")
+    sets = sorted({r["dataset"] for r in chains}, key=int)
+    near = {}
+    for dataset in sets:
+        mine = [r for r in chains if r["dataset"] == dataset]
+        best = max(float(r["mean_ln_lik"]) for r in mine)
+        for start in ("prior", "cavi"):
+            near[dataset, start] = sum(best - float(r["mean_ln_lik"]) < NEAR_BEST for r in mine if r["start"] == start)
+    more = {s: sum(near[d, s] > near[d, o] for d in sets) for s, o in (("prior", "cavi"), ("cavi", "prior"))}
+    trials = more["prior"] + more["cavi"]
+    p = binomial_test_p(more["cavi"], trials, 0.5) if trials else 1.0
+    lines = ["| start | chains near the best | data sets where it has more such chains |", "| --- | --- | --- |"]
+    for start in ("prior", "cavi"):
+        total = sum(r["start"] == start for r in chains)
+        test = f" (two-sided sign test p = {p_text(p)})" if start == "cavi" else ""
+        lines.append(f"| {start} | {sum(near[d, start] for d in sets)} of {total} | {more[start]} of {len(sets)}{test} |")
+    return "\n".join(lines)

@@ -49,6 +49,8 @@ CANDIDATES = {
     "nb-prior": ["--likelihood", "negative-binomial", "--dispersion-prior", "10,10", "--dispersion-warm-up", "0"],
     "nb-r1": ["--likelihood", "negative-binomial", "--dispersion", "1"],
     "contaminated": ["--likelihood", "contaminated"],
+    # The default model with its chains started at the best of 8 CAVI fits (docs/inference.md).
+    "cavi-start": ["--likelihood", "contaminated", "--start", "cavi"],
 }
 FIELDS = [
     "shape", "noise", "alpha", "replication", "candidate", "ari", "total_covered", "total_error",

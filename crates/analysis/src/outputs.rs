@@ -43,6 +43,14 @@ fn dispersion_prior(settings: &FitSettings) -> Option<models::GammaPrior> {
 }
 
 /// The quantiles of a learned dispersion shape (`None` when it is given or the model Poisson).
+/// A CAVI start's fits and iterations (`None`: the chains started from the prior).
+fn cavi_start(schedule: inference::Schedule) -> Option<(usize, usize)> {
+    match schedule.start() {
+        inference::Start::Cavi { fits, iterations } => Some((fits, iterations)),
+        inference::Start::Prior => None,
+    }
+}
+
 fn learned_dispersion(settings: &FitSettings, result: &FitResult) -> Option<[f64; 3]> {
     dispersion_prior(settings).and(result.dispersion_quantiles)
 }
@@ -114,6 +122,13 @@ struct FitRecord<'a> {
     /// The private method's step: `"augmented"` or `"collapsed"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     private_step: Option<&'static str>,
+    /// Where each Gibbs chain started: `"prior"` or `"cavi"` (with its fits and iterations).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_fits: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_iterations: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_iterations: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -417,6 +432,18 @@ pub fn write_outputs(
         private_step: match settings.algorithm {
             Algorithm::Gibbs(s) if settings.method == inference::Method::Private => Some(s.private_step().name()),
             _ => None,
+        },
+        start: match settings.algorithm {
+            Algorithm::Gibbs(s) => Some(s.start().name()),
+            Algorithm::Cavi(_) => None,
+        },
+        start_fits: match settings.algorithm {
+            Algorithm::Gibbs(s) => cavi_start(s).map(|(fits, _)| fits),
+            Algorithm::Cavi(_) => None,
+        },
+        start_iterations: match settings.algorithm {
+            Algorithm::Gibbs(s) => cavi_start(s).map(|(_, iterations)| iterations),
+            Algorithm::Cavi(_) => None,
         },
         max_iterations,
         tolerance,

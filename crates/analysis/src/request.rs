@@ -10,7 +10,7 @@ use crate::{
     hold_out, independence_verdict, load, seed_from_os, summary_text, write_outputs,
 };
 use distributions::Streams;
-use inference::{Algorithm, BesselArgument, CaviSettings, MEstimate, Method, PrivateStep, Schedule};
+use inference::{Algorithm, BesselArgument, CaviSettings, MEstimate, Method, PrivateStep, Schedule, Start};
 use models::{Dispersion, GammaPrior, Likelihood, ModelKind, ScalePrior};
 use std::path::PathBuf;
 use tables::CountsFormat;
@@ -160,6 +160,8 @@ pub struct FitRequest {
     /// Replica exchange: replicas per chain (1: plain chains).
     pub replicas: usize,
     pub private_step: PrivateStep,
+    /// Where each Gibbs chain starts.
+    pub start: Start,
     /// Seed of the chains and the held-out cells; `None`: drawn from the operating system and
     /// recorded in fit.toml.
     pub seed: Option<u64>,
@@ -210,6 +212,7 @@ impl FitRequest {
             weighting: Weighting::Auto,
             replicas: 1,
             private_step: PrivateStep::default(),
+            start: Start::Prior,
             seed: None,
             output: output.into(),
             force: false,
@@ -343,7 +346,7 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
                 format!("at most --burn-in ({}), which discards the sweeps it holds r in", request.burn_in),
             )
         })?;
-        Algorithm::Gibbs(schedule.with_private_step(request.private_step))
+        Algorithm::Gibbs(schedule.with_private_step(request.private_step).with_start(request.start))
     };
     if request.method.is_cavi() && !request.model.has_cavi() {
         return Err(input(&format!(

@@ -164,7 +164,15 @@ pub fn fit_cost(settings: &FitSettings, shape: (usize, usize), heldout: usize, m
         Algorithm::Gibbs(s) => s.iterations() as f64,
         Algorithm::Cavi(c) => c.max_iterations() as f64,
     };
-    let cell_component_sweeps = chains as f64 * iterations * rows * cols * settings.components as f64;
+    // A CAVI start's iterations cost about what sweeps of the components do.
+    let start = match settings.algorithm {
+        Algorithm::Gibbs(s) => match s.start() {
+            inference::Start::Cavi { fits, iterations } if settings.model.has_cavi() => (fits * iterations) as f64,
+            _ => 0.0,
+        },
+        Algorithm::Cavi(_) => 0.0,
+    };
+    let cell_component_sweeps = chains as f64 * (iterations + start) * rows * cols * settings.components as f64;
     // Gibbs: per cell and sweep, the private step and the likelihood's own updates on top of the
     // components' work.
     let per_cell = match settings.algorithm {

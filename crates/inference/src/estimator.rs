@@ -4,7 +4,8 @@
 //! chooses a sampler type itself.
 
 use crate::{
-    Cavi, CaviSettings, InferenceError, LocallyPrivate, Monitor, NonPrivate, Schedule, Watch, run_chain_watching,
+    Cavi, CaviSettings, CaviSummary, InferenceError, LocallyPrivate, Monitor, NonPrivate, Schedule, Start, Watch,
+    run_chain_watching,
 };
 use distributions::Streams;
 use mechanism::Privatized;
@@ -108,7 +109,8 @@ pub struct Posterior {
 /// Fits `family` to `observation` with `algorithm`; every random draw comes from `streams`:
 /// `streams.child(0)` draws the Gibbs model's initial factors or the variational start, a private
 /// sampler's noise auxiliaries come from `streams.child(u64::MAX)`, the chain's sweeps from
-/// `streams` itself (sweep `t` from `child(t)`), CAVI from `streams.child(1)`. `on_iteration` is
+/// `streams` itself (sweep `t` from `child(t)`), CAVI from `streams.child(1)`, a CAVI start's
+/// fit `m` ([`Start::Cavi`]) from `streams.child(START).child(m)`. `on_iteration` is
 /// called after every iteration (progress reporting; must be cheap).
 pub fn fit<F: ModelFamily>(
     family: &F,
@@ -131,7 +133,12 @@ pub fn fit_watching<F: ModelFamily>(
 ) -> Result<Posterior, InferenceError> {
     match algorithm {
         Algorithm::Gibbs(schedule) => {
-            let model = family.gibbs(streams.child(0));
+            let mut model = family.gibbs(streams.child(0));
+            if let Start::Cavi { fits, iterations } = schedule.start()
+                && family.kind().has_cavi()
+            {
+                variational_start(family, observation, fits, iterations, streams.child(START), &mut model)?;
+            }
             let missing = missing_entries(observation);
             let watch = Watch { entries: &missing, monitor };
             match observation {
@@ -157,20 +164,8 @@ pub fn fit_watching<F: ModelFamily>(
             family.kind().name()
         ))),
         Algorithm::Cavi(settings) => {
-            let q = family.variational(streams.child(0));
-            let (cavi_streams, start) = (streams.child(1), Instant::now());
-            let cavi = match observation {
-                Observation::Exact(counts) => Cavi::non_private(q, counts, None, *settings, cavi_streams)?,
-                Observation::ExactMissing(counts, mask) => {
-                    Cavi::non_private(q, counts, Some(mask), *settings, cavi_streams)?
-                }
-                Observation::Naive(released) => Cavi::naive(q, released, *settings, cavi_streams)?,
-                Observation::Private(released) => Cavi::private(q, released, *settings, cavi_streams)?,
-            };
-            let summary = cavi.fit(|_| {
-                on_iteration();
-                ControlFlow::Continue(())
-            })?;
+            let start = Instant::now();
+            let summary = cavi(family, observation, *settings, streams.child(0), streams.child(1), on_iteration)?;
             Ok(Posterior {
                 topics: family.variational_topics(&summary.mean_factors),
                 factors: summary.mean_factors,
@@ -200,6 +195,65 @@ pub fn fit_watching<F: ModelFamily>(
             })
         }
     }
+}
+
+/// The stream of a CAVI start's fits ([`Start::Cavi`]), apart from the chain's other streams.
+const START: u64 = u64::MAX - 4;
+
+/// One CAVI fit of `family` to `observation`: the variational start from `start`, the updates'
+/// draws from `updates`.
+fn cavi<F: ModelFamily>(
+    family: &F,
+    observation: Observation<'_>,
+    settings: CaviSettings,
+    start: Streams,
+    updates: Streams,
+    on_iteration: &(dyn Fn() + Sync),
+) -> Result<CaviSummary, InferenceError> {
+    let q = family.variational(start);
+    let cavi = match observation {
+        Observation::Exact(counts) => Cavi::non_private(q, counts, None, settings, updates)?,
+        Observation::ExactMissing(counts, mask) => Cavi::non_private(q, counts, Some(mask), settings, updates)?,
+        Observation::Naive(released) => Cavi::naive(q, released, settings, updates)?,
+        Observation::Private(released) => Cavi::private(q, released, settings, updates)?,
+    };
+    cavi.fit(|_| {
+        on_iteration();
+        ControlFlow::Continue(())
+    })
+}
+
+/// Sets `model`'s factors to the variational means of the best (highest final ELBO; the first
+/// of equals) of `fits` CAVI fits of `observation`, fit `m` from `streams.child(m)`
+/// ([`Start::Cavi`]).
+fn variational_start<F: ModelFamily>(
+    family: &F,
+    observation: Observation<'_>,
+    fits: usize,
+    iterations: usize,
+    streams: Streams,
+    model: &mut F::Gibbs,
+) -> Result<(), InferenceError> {
+    let defaults = CaviSettings::DEFAULT;
+    let settings =
+        CaviSettings::new(iterations, defaults.tolerance(), defaults.m_estimate(), defaults.bessel_argument())
+            .map_err(|e| InferenceError::Unsupported(format!("the CAVI start: {e}")))?;
+    let mut best: Option<(f64, CaviSummary)> = None;
+    for m in 0..fits {
+        let fit_streams = streams.child(m as u64);
+        let summary = cavi(family, observation, settings, fit_streams.child(0), fit_streams.child(1), &|| {})?;
+        let elbo = summary.elbo.last().copied().unwrap_or(f64::NEG_INFINITY);
+        if best.as_ref().is_none_or(|(b, _)| elbo > *b) {
+            best = Some((elbo, summary));
+        }
+    }
+    if let Some((_, summary)) = best {
+        let values: Vec<Vec<f64>> = summary.mean_factors.into_iter().map(|m| m.values).collect();
+        family
+            .set_base_factors(model, &values)
+            .map_err(|e| InferenceError::Numerical(format!("the CAVI start's variational means: {e}")))?;
+    }
+    Ok(())
 }
 
 /// The row-major indices of the entries the observation leaves out (released data only).

@@ -40,7 +40,7 @@ pub use cavi::{
     delta_method_ln_mean, private_local_step,
 };
 pub use chain::{
-    ChainSummary, Functional, MeanFactor, Monitor, Pointwise, PrivateStep, Progress, Schedule, ScheduleError,
+    ChainSummary, Functional, MeanFactor, Monitor, Pointwise, PrivateStep, Progress, Schedule, ScheduleError, Start,
     Statistics, WARM_UP_DISPERSION, Watch, calibration_targets, run_chain, run_chain_watching,
 };
 pub use diagnostics::{Diagnostics, ESS_PER_CHAIN, RHAT_LIMIT, diagnose};

@@ -376,6 +376,9 @@ pub struct SamplerSpec {
     /// Sweeps at the start of each chain in which a learned dispersion shape is held
     /// (`inference::Schedule::with_dispersion_warm_up`); absent = 0, none.
     pub dispersion_warm_up: Option<usize>,
+    /// Where each chain starts: `"prior"` (absent: the papers') or `"cavi"` (the best of 8 CAVI
+    /// fits, `inference::Start::CAVI`).
+    pub start: Option<StartName>,
 }
 
 /// The `Debug` text of the sampler section enters a sweep's identity (its unit files): without
@@ -393,6 +396,9 @@ impl fmt::Debug for SamplerSpec {
         }
         if let Some(n) = self.dispersion_warm_up {
             d.field("dispersion_warm_up", &n);
+        }
+        if self.start == Some(StartName::Cavi) {
+            d.field("start", &"cavi");
         }
         d.finish()
     }
@@ -413,6 +419,24 @@ impl PrivateStepName {
         match self {
             PrivateStepName::Augmented => inference::PrivateStep::Augmented,
             PrivateStepName::Collapsed => inference::PrivateStep::Collapsed,
+        }
+    }
+}
+
+/// The names of `[sampler] start` (`inference::Start`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartName {
+    Prior,
+    Cavi,
+}
+
+impl StartName {
+    /// The start it names.
+    pub fn start(self) -> inference::Start {
+        match self {
+            StartName::Prior => inference::Start::Prior,
+            StartName::Cavi => inference::Start::CAVI,
         }
     }
 }
@@ -756,7 +780,9 @@ impl Manifest {
     pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
         let missing = || ScheduleError { field: "iterations", value: 0, allowed: "a [sampler] table".into() };
         let s = self.sampler.as_ref().ok_or_else(missing)?;
-        let schedule = Schedule::new(s.iterations, s.burn_in, s.thin)?.with_private_step(s.private_step.step());
+        let start = s.start.map_or(inference::Start::Prior, StartName::start);
+        let schedule =
+            Schedule::new(s.iterations, s.burn_in, s.thin)?.with_private_step(s.private_step.step()).with_start(start);
         schedule.with_dispersion_warm_up(s.dispersion_warm_up.unwrap_or(0))
     }
 

@@ -57,6 +57,11 @@ impl Manifest {
         let kept =
             self.sampler.as_ref().map_or(0.0, |s| (s.iterations.saturating_sub(s.burn_in) / s.thin.max(1)) as f64);
         let gibbs_iterations = self.sampler.as_ref().map_or(0.0, |s| s.iterations as f64);
+        // A CAVI start's iterations cost about what sweeps of the components do.
+        let start_iterations = match self.schedule().map(|s| s.start()) {
+            Ok(inference::Start::Cavi { fits, iterations }) if self.model.kind.has_cavi() => (fits * iterations) as f64,
+            _ => 0.0,
+        };
         let cavi_iterations = self.cavi_settings().max_iterations() as f64;
         // A chain of replica exchange holds and sweeps each of its replicas.
         let chains = self.methods.iter().map(|&m| self.chains(m) * self.replicas(m)).max().unwrap_or(1) as f64;
@@ -75,7 +80,7 @@ impl Manifest {
                 .filter(|m| filter(m))
                 .map(|&m| {
                     (self.chains(m) * self.replicas(m)) as f64
-                        * if m.is_cavi() { cavi_iterations } else { gibbs_iterations }
+                        * if m.is_cavi() { cavi_iterations } else { gibbs_iterations + start_iterations }
                 })
                 .sum()
         };

@@ -997,3 +997,25 @@ fn raw_counts_in_any_layout_fit_the_same() {
     }
     assert!(rates[0] == rates[1], "the TSV fit differs from the CSV fit");
 }
+
+/// `--start cavi` starts each chain at the best of its CAVI fits, fit.toml says so (with the fits
+/// and their iterations), and the totals agree with a start from the prior within their Monte
+/// Carlo error; an unknown start is refused.
+#[test]
+fn the_start_is_chosen_and_recorded() {
+    let (dir, _, released) = generated_release("start", "released.csv", &["--epsilon", "2", "--seed", "4"]);
+    let mut totals = Vec::new();
+    for start in ["prior", "cavi"] {
+        let out = dir.join(start);
+        let extra = ["--chains", "2", "--seed", "5", "--start", start, "--output", s(&out), "--quiet"];
+        let o = lppf(fit_args(&released, "topic", "2", "private", ["300", "100", "2"], &extra));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let record: toml::Table = std::fs::read_to_string(out.join("fit.toml")).unwrap().parse().unwrap();
+        assert_eq!(record["start"].as_str(), Some(start), "{record}");
+        assert_eq!(record.get("start_fits").and_then(|v| v.as_integer()), (start == "cavi").then_some(8), "{record}");
+        totals.push((record["total_rate_q05"].as_float().unwrap(), record["total_rate_q95"].as_float().unwrap()));
+    }
+    assert!(totals[0].0 < totals[1].1 && totals[1].0 < totals[0].1, "{totals:?}");
+    let o = lppf(fit_args(&released, "topic", "2", "private", ["30", "10", "2"], &["--start", "warm"]));
+    assert_eq!(o.status.code(), Some(2), "an unknown start is refused");
+}

@@ -67,3 +67,50 @@ fn fit_is_the_samplers_it_dispatches_to() {
     assert_eq!((p.iterations, p.converged), (by_hand.iterations, Some(by_hand.converged)));
     assert!(p.topics.as_ref().is_some_and(|t| t.len() == 2 * 7));
 }
+
+/// A CAVI start ([`inference::Start::Cavi`]) is the chain run from the variational means of the
+/// best (highest final ELBO) of its CAVI fits, fit `m` on `streams.child(u64::MAX − 4).child(m)`
+/// as `fit` documents; a model without CAVI (the undirected block model) starts from the prior.
+#[test]
+fn a_cavi_start_is_the_chain_from_the_best_fits_means() {
+    let f = family();
+    let truth = f.gibbs(Streams::new(1));
+    let counts = models::sample_counts(&truth, Streams::new(2));
+    let streams = Streams::new(9);
+    let settings =
+        CaviSettings::new(30, 1e-6, inference::MEstimate::Mode, inference::BesselArgument::DeltaMethod).unwrap();
+    let fits: Vec<_> = (0..3)
+        .map(|m| {
+            let s = streams.child(u64::MAX - 4).child(m);
+            fit(&f, Observation::Exact(&counts), &Algorithm::Cavi(settings), s, &|| {}).unwrap()
+        })
+        .collect();
+    let elbos: Vec<f64> = fits.iter().map(|p| *p.trace.last().unwrap()).collect();
+    let best = (0..3).fold(0, |b, m| if elbos[m] > elbos[b] { m } else { b });
+    assert!(elbos.iter().any(|&e| e != elbos[best]), "the fits should differ: {elbos:?}");
+    let mut model = f.gibbs(streams.child(0));
+    let values: Vec<Vec<f64>> = fits[best].factors.iter().map(|m| m.values.clone()).collect();
+    f.set_base_factors(&mut model, &values).unwrap();
+    let schedule = Schedule::new(30, 10, 2).unwrap();
+    let go = |_| ControlFlow::Continue(());
+    let by_hand = run_chain(&mut NonPrivate::new(model, counts.clone()).unwrap(), &schedule, streams, go).unwrap();
+    let started = schedule.with_start(inference::Start::Cavi { fits: 3, iterations: 30 });
+    let p = fit(&f, Observation::Exact(&counts), &Algorithm::Gibbs(started), streams, &|| {}).unwrap();
+    assert_eq!(p.mean_rates, by_hand.mean_rates);
+    let from_prior = fit(&f, Observation::Exact(&counts), &Algorithm::Gibbs(schedule), streams, &|| {}).unwrap();
+    assert_ne!(p.mean_rates, from_prior.mean_rates);
+
+    // The undirected block model has no CAVI: the same chain as from the prior.
+    let undirected = models::BlockFamily {
+        actors: 5,
+        communities: 2,
+        prior: GammaPrior::new(0.8, 0.8).unwrap(),
+        scale: None,
+        likelihood: models::Likelihood::Poisson,
+        undirected: true,
+    };
+    let counts: Vec<u32> = (0..25).map(|n| if n / 5 < n % 5 { (n % 3) as u32 } else { 0 }).collect();
+    let a = fit(&undirected, Observation::Exact(&counts), &Algorithm::Gibbs(started), streams, &|| {}).unwrap();
+    let b = fit(&undirected, Observation::Exact(&counts), &Algorithm::Gibbs(schedule), streams, &|| {}).unwrap();
+    assert_eq!(a.mean_rates, b.mean_rates);
+}

@@ -353,3 +353,19 @@ fn the_likelihood_of_the_model() {
     let poisson = parse(SMOKE, Path::new("smoke.toml")).unwrap();
     assert_eq!(format!("{:?}", poisson.model), "ModelSpec { kind: Topic, components: 2, a0: 1.0, b0: 1.0 }");
 }
+
+/// `[sampler] start`: "cavi" starts every chain at the best of 8 CAVI fits and enters the run's
+/// identity; absent or "prior" is the prior start with the identity of before the field existed;
+/// another name is refused.
+#[test]
+fn the_sampler_start_is_part_of_the_schedule_and_the_identity() {
+    let with = |line: &str| SMOKE.replacen("[sampler]\n", &format!("[sampler]\n{line}"), 1);
+    let plain = parse(SMOKE, Path::new("smoke.toml")).unwrap();
+    assert_eq!(plain.schedule().unwrap().start(), inference::Start::Prior);
+    let cavi = parse(&with("start = \"cavi\"\n"), Path::new("smoke.toml")).unwrap();
+    assert_eq!(cavi.schedule().unwrap().start(), inference::Start::CAVI);
+    assert!(format!("{:?}", cavi.sampler).contains("start: \"cavi\""));
+    let prior = parse(&with("start = \"prior\"\n"), Path::new("smoke.toml")).unwrap();
+    assert_eq!(format!("{:?}", prior.sampler), format!("{:?}", plain.sampler));
+    assert!(parse(&with("start = \"warm\"\n"), Path::new("smoke.toml")).is_err());
+}
