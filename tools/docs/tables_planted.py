@@ -172,3 +172,34 @@ def release_total():
               f"| the release alone | {cell(both)} |",
               f"| negative binomial: Σy given the release | {k}/{n} ({low:.2f}–{high:.2f}) |"]
     return minus("\n".join(lines))
+
+
+def cavi_start_planted():
+    """docs/inference.md, "Where the chains start": the default model started from CAVI against
+    from the prior, private fits at alpha 0.5 of the same planted releases (3 per shape and noise;
+    docs/evidence/cavi-start-planted/): paired differences (CAVI start − prior start, mean [95 %
+    t-interval]) of the adjusted Rand index and the per-cell KL, the fits whose verdict is `mixed`,
+    and the mean seconds."""
+    fits = {(r["candidate"], r["shape"], r["noise"], r["replication"]): r for r in rows("cavi-start-planted",
+                                                                                      "results.csv")}
+    sets = sorted({k[1:] for k in fits})
+    pairs = [(fits["cavi-start", *s], fits[DEFAULT, *s]) for s in sets]
+    lines = ["| data | pairs | ARI, CAVI start − prior start | KL, CAVI start − prior start | mixed (CAVI / prior) | "
+             "seconds (CAVI / prior) |", "| --- | ---: | --- | --- | --- | --- |"]
+    groups = [(f"{shape}, {noise}", [p for s, p in zip(sets, pairs) if s[:2] == (shape, noise)])
+              for shape, noise in sorted({s[:2] for s in sets})] + [("all", pairs)]
+    for label, mine in groups:
+        cells = []
+        for column, spec in (("ari", "+.2f"), ("kl", "+.3f")):
+            first, second = [float(a[column]) for a, _ in mine], [float(b[column]) for _, b in mine]
+            differences = {x - y for x, y in zip(first, second)}
+            if len(differences) == 1:
+                cells.append(f"{differences.pop():{spec}} in every pair")
+            else:
+                _, _, mean, low, high, _ = paired_t(first, second)
+                cells.append(interval(mean, low, high, spec))
+        mixed = [sum(r["convergence"] == "mixed" for r in side) for side in zip(*mine)]
+        seconds = [sum(float(r["seconds"]) for r in side) / len(mine) for side in zip(*mine)]
+        lines.append(f"| {label} | {len(mine)} | {cells[0]} | {cells[1]} | {mixed[0]} / {mixed[1]} | "
+                     f"{seconds[0]:.0f} / {seconds[1]:.0f} |")
+    return minus("\n".join(lines))
