@@ -193,6 +193,9 @@ pub struct FitResult {
     /// The "no structure" verdict, when the fit held cells out and was compared with the
     /// independence model on them ([`crate::independence_verdict`]).
     pub verdict: Option<crate::Verdict>,
+    /// Gibbs with `--until-mixed`: the sweeps per chain of each run, the last the one reported
+    /// (empty when the fit ran once, as scheduled).
+    pub lengths: Vec<usize>,
     /// The test of structure beyond activity × popularity on the release alone
     /// ([`crate::structure_test`]); `None` for a topic model with one component.
     pub structure_test: Option<crate::structure_test::StructureTest>,
@@ -616,6 +619,7 @@ fn pool(
         heldout: None,
         loo: None,
         verdict: None,
+        lengths: Vec::new(),
         structure_test: None,
         total_rate_interval: None,
         total_count_interval: None,

@@ -125,6 +125,9 @@ struct FitRecord<'a> {
     /// Where each Gibbs chain started: `"prior"` or `"cavi"` (with its fits and iterations).
     #[serde(skip_serializing_if = "Option::is_none")]
     start: Option<&'static str>,
+    /// `--until-mixed`: the sweeps per chain of each run, the last the one reported.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    run_lengths: Vec<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     start_fits: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -433,6 +436,7 @@ pub fn write_outputs(
             Algorithm::Gibbs(s) if settings.method == inference::Method::Private => Some(s.private_step().name()),
             _ => None,
         },
+        run_lengths: result.lengths.clone(),
         start: match settings.algorithm {
             Algorithm::Gibbs(s) => Some(s.start().name()),
             Algorithm::Cavi(_) => None,

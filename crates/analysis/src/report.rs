@@ -173,6 +173,16 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
                 schedule.kept(),
                 result.seconds
             );
+            if let [.., last] = result.lengths[..] {
+                let tried: Vec<String> = result.lengths.iter().map(|n| n.to_string()).collect();
+                let mixed = result.assessment.as_ref().is_some_and(|a| a.verdict.name() == "mixed");
+                let _ = writeln!(
+                    s,
+                    "run until the chains mix (--until-mixed): {} sweeps per chain; {}",
+                    tried.join(", then "),
+                    if mixed { format!("mixed at {last}") } else { "not mixed when the next run would pass the cap".into() }
+                );
+            }
             let _ = writeln!(
                 s,
                 "\nconvergence (split-R̂ and ESS, Vehtari et al. 2021; want R̂ ≤ {RHAT_LIMIT}, ESS ≥ {} per chain; \

@@ -12,6 +12,7 @@ use crate::{
 use distributions::Streams;
 use inference::{Algorithm, BesselArgument, CaviSettings, MEstimate, Method, PrivateStep, Schedule, Start};
 use models::{Dispersion, GammaPrior, Likelihood, ModelKind, ScalePrior};
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use tables::CountsFormat;
 
@@ -162,6 +163,9 @@ pub struct FitRequest {
     pub private_step: PrivateStep,
     /// Where each Gibbs chain starts.
     pub start: Start,
+    /// Run the chains again, twice as long each time, until the convergence verdict is `mixed`
+    /// or the next run would pass this many sweeps per chain (`None`: run the schedule once).
+    pub until_mixed: Option<usize>,
     /// Seed of the chains and the held-out cells; `None`: drawn from the operating system and
     /// recorded in fit.toml.
     pub seed: Option<u64>,
@@ -213,6 +217,7 @@ impl FitRequest {
             replicas: 1,
             private_step: PrivateStep::default(),
             start: Start::Prior,
+            until_mixed: None,
             seed: None,
             output: output.into(),
             force: false,
@@ -318,6 +323,15 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
             )));
         }
     };
+    if let Some(cap) = request.until_mixed {
+        if request.method.is_cavi() {
+            return Err(input(&format!("--until-mixed {cap} applies to the Gibbs methods, not to CAVI")));
+        }
+        if cap < request.iterations {
+            let allowed = format!("at least --iterations ({}), the length of the first run", request.iterations);
+            return Err(FitError::setting("--until-mixed", cap, allowed));
+        }
+    }
     let algorithm = if request.method.is_cavi() {
         if let Some(sweeps) = request.dispersion_warm_up.filter(|&n| n > 0) {
             return Err(input(&format!("--dispersion-warm-up {sweeps} applies to the Gibbs methods, not to CAVI")));
@@ -432,7 +446,14 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
     } else {
         format!("on {} threads", machine.threads)
     };
-    let estimate = format!("fitting {rows} × {cols} cells, {} chains {at_a_time}: {}", request.chains, cost.describe());
+    let mut estimate = format!("fitting {rows} × {cols} cells, {} chains {at_a_time}: {}", request.chains, cost.describe());
+    if let Some(cap) = request.until_mixed {
+        let _ = write!(
+            estimate,
+            "; until the chains mix, run again twice as long, up to {cap} sweeps per chain (each run costs the sweeps \
+             of all before it again)"
+        );
+    }
     let per_chain = match algorithm {
         Algorithm::Gibbs(s) => s.iterations(),
         Algorithm::Cavi(c) => c.max_iterations(),
@@ -446,11 +467,32 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
     Ok(FitPlan { settings, data, cost, seed_source, estimate, progress_len })
 }
 
+/// Whether a fit's chains mixed by the convergence verdict.
+fn is_mixed(result: &FitResult) -> bool {
+    result.assessment.as_ref().is_some_and(|a| a.verdict == inference::convergence::Convergence::Mixed)
+}
+
 /// Runs a planned fit and commits its directory: `on_iteration` is called once per chain
 /// iteration (from the chains' threads) and once per bootstrap table of the test of the release.
 pub fn run_fit(plan: &FitPlan, request: &FitRequest, on_iteration: &(dyn Fn() + Sync)) -> Result<FitDone, FitError> {
-    let FitPlan { settings, data, seed_source, .. } = plan;
-    let mut result: FitResult = fit_chains(settings, data, on_iteration)?;
+    let FitPlan { data, seed_source, .. } = plan;
+    let mut settings = plan.settings.clone();
+    let mut result: FitResult = fit_chains(&settings, data, on_iteration)?;
+    if let (Some(cap), Algorithm::Gibbs(first)) = (request.until_mixed, settings.algorithm) {
+        // The same chains, twice as long each time (their first sweeps are those of the run
+        // before, draw for draw), until they mix or the next run would pass the cap.
+        let mut schedule = first;
+        result.lengths.push(schedule.iterations());
+        while !is_mixed(&result) && schedule.iterations().saturating_mul(2) <= cap {
+            schedule = schedule.doubled();
+            settings.algorithm = Algorithm::Gibbs(schedule);
+            let lengths = std::mem::take(&mut result.lengths);
+            result = fit_chains(&settings, data, on_iteration)?;
+            result.lengths = lengths;
+            result.lengths.push(schedule.iterations());
+        }
+    }
+    let settings = &settings;
     result.verdict = independence_verdict(settings, data, &result, on_iteration)?;
     result.structure_test = crate::structure_test::table_structure_test(
         data,

@@ -142,6 +142,15 @@ pub struct FitArgs {
     /// (docs/inference.md). The undirected block model has no CAVI and starts from the prior.
     #[arg(long, default_value = "prior", value_parser = ["prior", "cavi"])]
     start: String,
+    /// Gibbs methods: when the chains have not mixed (the convergence verdict), run them again
+    /// twice as long (iterations, burn-in and thinning doubled; the first sweeps are the same
+    /// draws), and again, until they mix or the next run would pass this many sweeps per chain.
+    /// Each run repeats the sweeps of the one before, so a fit that stops at N sweeps has cost
+    /// about 2N. Each run keeps as many draws per chain as the first, and `mixed` asks for 100
+    /// effective ones per chain, so keep more than 100 (the default schedule keeps 200).
+    /// fit.toml records the lengths run (run_lengths).
+    #[arg(long, value_name = "SWEEPS")]
+    until_mixed: Option<usize>,
     /// Seed of the chains (and the held-out cells); without it one is drawn from the operating
     /// system and written to fit.toml.
     #[arg(long)]
@@ -213,6 +222,7 @@ impl FitArgs {
             replicas: self.replicas,
             private_step: inference::PrivateStep::from_name(&self.private_step).unwrap_or_default(),
             start: if self.start == "cavi" { inference::Start::CAVI } else { inference::Start::Prior },
+            until_mixed: self.until_mixed,
             seed: self.seed,
             force: self.force,
             allow_memory: self.allow_memory,

@@ -160,6 +160,14 @@ impl Schedule {
         self.private_step
     }
 
+    /// The same chain run twice as long: iterations, burn-in and thinning doubled (so as many
+    /// samples are kept), the rest unchanged. Since sweep `t` draws from `streams.child(t)`, its
+    /// first `iterations` sweeps are this schedule's, draw for draw (replica exchange aside: its
+    /// ladder adapts over the longer burn-in).
+    pub fn doubled(self) -> Self {
+        Self { iterations: 2 * self.iterations, burn_in: 2 * self.burn_in, thin: 2 * self.thin, ..self }
+    }
+
     /// The same schedule with its chains started at `start` (the prior unless set).
     pub fn with_start(self, start: Start) -> Self {
         Self { start, ..self }

@@ -1019,3 +1019,29 @@ fn the_start_is_chosen_and_recorded() {
     let o = lppf(fit_args(&released, "topic", "2", "private", ["30", "10", "2"], &["--start", "warm"]));
     assert_eq!(o.status.code(), Some(2), "an unknown start is refused");
 }
+
+/// `--until-mixed` runs the chains again, twice as long each time, until the verdict is `mixed`
+/// or the next run would pass the cap; fit.toml records the lengths run and reports the last. A
+/// cap below --iterations and a CAVI method are refused.
+#[test]
+fn until_mixed_doubles_the_chains_until_they_mix_or_reach_the_cap() {
+    let (dir, _, released) = generated_release("until-mixed", "released.csv", &["--epsilon", "2", "--seed", "4"]);
+    let out = dir.join("fit");
+    let extra = ["--chains", "2", "--seed", "5", "--until-mixed", "1600", "--output", s(&out), "--quiet"];
+    let o = lppf(fit_args(&released, "topic", "2", "private", ["100", "50", "1"], &extra));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record: toml::Table = std::fs::read_to_string(out.join("fit.toml")).unwrap().parse().unwrap();
+    let lengths: Vec<i64> = record["run_lengths"].as_array().unwrap().iter().map(|v| v.as_integer().unwrap()).collect();
+    assert_eq!(lengths[0], 100, "{record}");
+    assert!(lengths.windows(2).all(|w| w[1] == 2 * w[0]) && *lengths.last().unwrap() <= 1600, "{lengths:?}");
+    assert_eq!(record["iterations"].as_integer(), lengths.last().copied(), "{record}");
+    let mixed = record["convergence"].as_str() == Some("mixed");
+    assert!(mixed || 2 * lengths.last().unwrap() > 1600, "stopped unmixed below the cap: {record}");
+    assert!(lengths.len() > 1, "50 kept draws per chain cannot reach 100 effective ones: {record}");
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(summary.contains("run until the chains mix (--until-mixed): 100, then 200, then 400"), "{summary}");
+    for (extra, method) in [(["--until-mixed", "50"], "private"), (["--until-mixed", "400"], "private-cavi")] {
+        let o = lppf(fit_args(&released, "topic", "2", method, ["100", "50", "1"], &extra));
+        assert_eq!(o.status.code(), Some(2), "{extra:?} {method}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
