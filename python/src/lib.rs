@@ -8,7 +8,7 @@
 //! `ValueError`), failures while running or writing raise `RunError` (a `RuntimeError`). Fits release the GIL.
 
 use lppf::analysis::{self, FitError, FitRequest, LevelSource, LikelihoodChoice, PriorChoice, ScaleMean};
-use lppf::inference::{Method, PrivateStep};
+use lppf::inference::{Method, PrivateStep, Start};
 use lppf::models::ModelKind;
 use lppf::release::{LabelSource, Levels, PrivatizeError, PrivatizeRequest, prepare_release};
 use lppf::results::Values;
@@ -158,7 +158,8 @@ fn privatize<'py>(
 #[pyo3(signature = (input, output, *, model, components, method, counts=None, chains=4, iterations=2000, burn_in=1000,
     thin=5, max_iterations=1000, tolerance=1e-6, a0=1.0, b0=1.0, prior="auto", scale_shape=None,
     scale_mean=None, likelihood="auto", dispersion=None, dispersion_prior=None, dispersion_warm_up=None, alpha=None, alpha_file=None, precision=1.0,
-    holdout=None, weights="auto", replicas=1, private_step="collapsed", seed=None, force=false,
+    holdout=None, weights="auto", replicas=1, private_step="collapsed", start="prior", until_mixed=None, seed=None,
+    force=false,
     override_sidecar=false, allow_memory=false, threads=None, delimiter=None, row_column="row".to_owned(),
     col_column="col".to_owned(), count_column="count".to_owned()))]
 #[allow(clippy::too_many_arguments)]
@@ -192,6 +193,8 @@ fn fit<'py>(
     weights: &str,
     replicas: usize,
     private_step: &str,
+    start: &str,
+    until_mixed: Option<usize>,
     seed: Option<u64>,
     force: bool,
     override_sidecar: bool,
@@ -215,6 +218,11 @@ fn fit<'py>(
     let private_step = PrivateStep::from_name(private_step).ok_or_else(|| {
         input_error(format!("private_step {private_step:?} is not allowed: use augmented or collapsed"))
     })?;
+    let start = match start {
+        "prior" => Start::Prior,
+        "cavi" => Start::CAVI,
+        other => return Err(input_error(format!("start {other:?} is not allowed: use prior or cavi"))),
+    };
     let levels = match (alpha, alpha_file) {
         (None, None) => LevelSource::Sidecar,
         (Some(a), None) => LevelSource::Alpha(a),
@@ -245,6 +253,8 @@ fn fit<'py>(
         weighting: analysis::weighting_from_name(weights).map_err(fit_error)?,
         replicas,
         private_step,
+        start,
+        until_mixed,
         seed,
         force,
         allow_memory,
