@@ -180,7 +180,11 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
                     s,
                     "run until the chains mix (--until-mixed): {} sweeps per chain; {}",
                     tried.join(", then "),
-                    if mixed { format!("mixed at {last}") } else { "not mixed when the next run would pass the cap".into() }
+                    if mixed {
+                        format!("mixed at {last}")
+                    } else {
+                        "not mixed when the next run would pass the cap".into()
+                    }
                 );
             }
             let _ = writeln!(

@@ -446,7 +446,8 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
     } else {
         format!("on {} threads", machine.threads)
     };
-    let mut estimate = format!("fitting {rows} × {cols} cells, {} chains {at_a_time}: {}", request.chains, cost.describe());
+    let mut estimate =
+        format!("fitting {rows} × {cols} cells, {} chains {at_a_time}: {}", request.chains, cost.describe());
     if let Some(cap) = request.until_mixed {
         let _ = write!(
             estimate,

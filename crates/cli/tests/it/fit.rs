@@ -273,24 +273,41 @@ fn chains_are_stacked_on_held_out_cells_or_by_loo() {
     assert_eq!(r["weighting"].as_str(), Some(if in_modes { "stacking" } else { "equal" }), "{r}");
 }
 
+/// One private fit of a generated release per value of `flag` (2 chains of 300 sweeps, seed 5):
+/// each fit's fit.toml, and the release (for more fits).
+fn fit_each(name: &str, flag: &str, values: &[&str]) -> (Vec<toml::Table>, PathBuf) {
+    let (dir, _, released) = generated_release(name, "released.csv", &["--epsilon", "2", "--seed", "4"]);
+    let records = values
+        .iter()
+        .map(|value| {
+            let out = dir.join(value);
+            let extra = ["--chains", "2", "--seed", "5", flag, value, "--output", s(&out), "--quiet"];
+            let o = lppf(fit_args(&released, "topic", "2", "private", ["300", "100", "2"], &extra));
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            std::fs::read_to_string(out.join("fit.toml")).unwrap().parse().unwrap()
+        })
+        .collect();
+    (records, released)
+}
+
+/// The two 90 % intervals of the total in two fits' records overlap.
+fn totals_overlap(records: &[toml::Table]) -> bool {
+    let interval = |r: &toml::Table| (r["total_rate_q05"].as_float().unwrap(), r["total_rate_q95"].as_float().unwrap());
+    let (a, b) = (interval(&records[0]), interval(&records[1]));
+    a.0 < b.1 && b.0 < a.1
+}
+
 /// Issue 34: `--private-step collapsed` runs the collapsed private step and fit.toml says which
 /// step ran; the totals of the two steps agree within their Monte Carlo error.
 #[test]
 fn the_private_step_is_chosen_and_recorded() {
-    let (dir, _, released) = generated_release("private-step", "released.csv", &["--epsilon", "2", "--seed", "4"]);
-    let mut totals = Vec::new();
-    for step in ["augmented", "collapsed"] {
-        let out = dir.join(step);
-        let extra = ["--chains", "2", "--seed", "5", "--private-step", step, "--output", s(&out), "--quiet"];
-        let o = lppf(fit_args(&released, "topic", "2", "private", ["300", "100", "2"], &extra));
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let record: toml::Table = std::fs::read_to_string(out.join("fit.toml")).unwrap().parse().unwrap();
+    let steps = ["augmented", "collapsed"];
+    let (records, released) = fit_each("private-step", "--private-step", &steps);
+    for (record, step) in records.iter().zip(steps) {
         assert_eq!(record["private_step"].as_str(), Some(step), "{record}");
-        let (lo, hi) = (record["total_rate_q05"].as_float().unwrap(), record["total_rate_q95"].as_float().unwrap());
-        totals.push((lo, hi));
     }
     // The two 90 % intervals of the total overlap: the same posterior, sampled two ways.
-    assert!(totals[0].0 < totals[1].1 && totals[1].0 < totals[0].1, "{totals:?}");
+    assert!(totals_overlap(&records), "{records:?}");
     let o = lppf(fit_args(&released, "topic", "2", "private", ["30", "10", "2"], &["--private-step", "exact"]));
     assert_eq!(o.status.code(), Some(2), "an unknown step is refused");
 }
@@ -1003,19 +1020,13 @@ fn raw_counts_in_any_layout_fit_the_same() {
 /// Carlo error; an unknown start is refused.
 #[test]
 fn the_start_is_chosen_and_recorded() {
-    let (dir, _, released) = generated_release("start", "released.csv", &["--epsilon", "2", "--seed", "4"]);
-    let mut totals = Vec::new();
-    for start in ["prior", "cavi"] {
-        let out = dir.join(start);
-        let extra = ["--chains", "2", "--seed", "5", "--start", start, "--output", s(&out), "--quiet"];
-        let o = lppf(fit_args(&released, "topic", "2", "private", ["300", "100", "2"], &extra));
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let record: toml::Table = std::fs::read_to_string(out.join("fit.toml")).unwrap().parse().unwrap();
+    let starts = ["prior", "cavi"];
+    let (records, released) = fit_each("start", "--start", &starts);
+    for (record, start) in records.iter().zip(starts) {
         assert_eq!(record["start"].as_str(), Some(start), "{record}");
         assert_eq!(record.get("start_fits").and_then(|v| v.as_integer()), (start == "cavi").then_some(8), "{record}");
-        totals.push((record["total_rate_q05"].as_float().unwrap(), record["total_rate_q95"].as_float().unwrap()));
     }
-    assert!(totals[0].0 < totals[1].1 && totals[1].0 < totals[0].1, "{totals:?}");
+    assert!(totals_overlap(&records), "{records:?}");
     let o = lppf(fit_args(&released, "topic", "2", "private", ["30", "10", "2"], &["--start", "warm"]));
     assert_eq!(o.status.code(), Some(2), "an unknown start is refused");
 }
