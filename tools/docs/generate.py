@@ -21,7 +21,7 @@ from tables_fig5 import fig5_base, fig5_e50, fig5_e50_paper, fig5_table
 from tables_planted import cavi_start_planted, planted_deeper, planted_enron_size, planted_summary, release_total
 from tables_verdict import structure_test_enron, structure_test_rates, structure_test_variants, verdict_contaminated, verdict_error_rates, verdict_oracles
 from tables_topics import aeslc_topics
-from tables_modes import block_starts, fig4_stacking, fig4_verdicts, replicas_default, replicas_papers
+from tables_modes import block_starts, fig4_starts, fig4_stacking, fig4_verdicts, replicas_default, replicas_papers
 from tables_own_data import (check_calibration_default, check_calibration_flat, check_calibration_priors, check_verdict,
                              checks_enron, priors_enron,
                              own_data_defaults, own_data_fit, own_data_heldout, own_data_papers_fit,
@@ -72,6 +72,7 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/modes.md", "modes-fig4-verdicts", fig4_verdicts),
           ("docs/inference.md", "block-starts", block_starts),
           ("docs/inference.md", "cavi-start-planted", cavi_start_planted),
+          ("docs/inference.md", "fig4-starts", fig4_starts),
           ("docs/fig5.md", "fig5-base", fig5_base),
           ("docs/fig5.md", "fig5-e50", fig5_e50),
           ("docs/fig5.md", "fig5-e50-paper", fig5_e50_paper),
