@@ -66,7 +66,7 @@ docs:
                dpvi-abalone-q dpvi-abalone-clip dpvi-adult-q dpvi-adult-clip dpvi-gmm own-data-enron-10 \
                calibration-block-fig4-size calibration-block-fig4-size-augmented calibration-block-fig4-size-4chains \
                calibration-block-fig4-size-replicas \
-               fig5-enron-topics-10 fig5-enron-topics-e50; do \
+               fig5-enron-topics-10 fig5-enron-topics-e50 fig4-enron-start-prior fig4-enron-start-cavi; do \
         mkdir -p docs/evidence/$run && \
         cp results/$run/manifest.toml results/$run/provenance.toml results/$run/results.parquet \
            results/$run/summary.csv docs/evidence/$run/ && \
@@ -85,7 +85,7 @@ docs:
     for run in schofield-small-20 fig3-synthetic-10 fig1-topics-20 calibration calibration-4chains \
                calibration-block-fig4-size calibration-block-fig4-size-augmented calibration-block-fig4-size-4chains \
                calibration-block-fig4-size-replicas \
-               fig5-enron-topics-10 fig5-enron-topics-e50; do \
+               fig5-enron-topics-10 fig5-enron-topics-e50 fig4-enron-start-prior fig4-enron-start-cavi; do \
         cargo run -q -p results --example evidence_tables -- results/$run/results.parquet docs/evidence/$run; \
     done
     cargo run -q -p results --example evidence_tables -- results/fig4-enron-quick-10-collapsed/results.parquet \
