@@ -171,3 +171,24 @@ def fit_cost():
                       f"{interval(ratio, low, high, '.2f')} ({min(ratios):.2f}–{max(ratios):.2f})"]
         lines.append(f"| {shape} | " + " | ".join(cells) + " |")
     return minus("\n".join(lines))
+
+
+def until_mixed():
+    """Time to a mixed fit (docs/evidence/until-mixed/fits.csv, written by tools/mixing/until_mixed.py):
+    per shape and model, each replication's lengths run with `--until-mixed 16000`, its final
+    verdict and the wall time of the whole command."""
+    fits = rows("until-mixed", "fits.csv")
+    names = {"papers": "papers' model (flat, Poisson)", "default": "default (hierarchical, contaminated)"}
+    lines = ["| data | model | sweeps per chain run, each replication | verdict at the last | wall time |",
+             "| --- | --- | --- | --- | ---: |"]
+    for shape in dict.fromkeys(r["shape"] for r in fits):
+        for candidate in names:
+            mine = sorted((r for r in fits if r["shape"] == shape and r["candidate"] == candidate),
+                          key=lambda r: int(r["replication"]))
+            if not mine:
+                continue
+            runs = "; ".join(r["run_lengths"].replace(" ", ", ") for r in mine)
+            verdicts = ", ".join(r["convergence"] for r in mine)
+            wall = ", ".join(f"{float(r['wall_seconds']):.0f} s" for r in mine)
+            lines.append(f"| {shape} | {names[candidate]} | {runs} | {verdicts} | {wall} |")
+    return "\n".join(lines)

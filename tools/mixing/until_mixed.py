@@ -1,0 +1,83 @@
+"""Time to a mixed fit: `lppf fit --until-mixed` on small releases of three shapes, the papers'
+model against `lppf fit`'s default (BENCHMARKS.md, "Time to a mixed fit"):
+
+    target/study-python/bin/python tools/mixing/until_mixed.py --out docs/evidence/until-mixed
+
+Shapes (tools/planted/designs.py and tools/planted/cost.py): the planted 60-actor network and the
+planted 90 x 60 document-term table (Poisson counts), and a 12 x 10 table of rates a_i b_j, each
+drawn once (seed 11). Each replication releases it again at alpha = 0.5 (seeded, NOT private) and
+fits the release privately with chains from another seed (K = 3; 2 for the tiny table)
+with the default schedule (4 chains, 2,000 sweeps, 1,000 burn-in, thin 5) and `--until-mixed
+16000`: a fit that is not `mixed` runs again twice as long, up to 16,000 sweeps per chain. Per fit:
+the lengths run, the final verdict, and the wall time of the whole command (every run, the checks
+and the outputs). Rows are appended to fits.csv (a killed run resumes).
+"""
+
+import argparse
+import csv
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
+from cost import CANDIDATES, SHAPES  # noqa: E402
+from study import LPPF, seed_of, write_counts  # noqa: E402
+
+CAP = 16000
+FIT_SHAPES = ["sparse network", "dense table", "tiny table"]
+FIT_CANDIDATES = ["papers", "default"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--replications", type=int, default=2)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    table = args.out / "fits.csv"
+    fields = ["shape", "replication", "candidate", "run_lengths", "convergence", "wall_seconds"]
+    done = set()
+    if table.exists():
+        with open(table) as f:
+            done = {(r["shape"], r["replication"], r["candidate"]) for r in csv.DictReader(f)}
+    with open(table, "a", newline="") as f, tempfile.TemporaryDirectory() as tmp:
+        writer = csv.DictWriter(f, fields)
+        if not done:
+            writer.writeheader()
+        work = Path(tmp)
+        for shape in FIT_SHAPES:
+            y, _, group, square = SHAPES[shape]()
+            write_counts(work / "counts.csv", y, "network" if square else "topics")
+            axes = (["--labels", work / "counts.csv.rows", "--square"] if square else
+                    ["--rows", work / "counts.csv.rows", "--cols", work / "counts.csv.cols"])
+            components = str(max(group.max() + 1, 2))
+            for rep in range(args.replications):
+                release = work / "release.csv"
+                subprocess.run([str(a) for a in [LPPF, "privatize", "--input", work / "counts.csv", *axes, "--alpha",
+                                                  "0.5", "--seed", seed_of("release", shape, rep), "--force",
+                                                  "--output", release]], check=True, capture_output=True)
+                for candidate in FIT_CANDIDATES:
+                    if (shape, str(rep), candidate) in done:
+                        continue
+                    out = work / candidate
+                    began = time.perf_counter()
+                    subprocess.run([str(a) for a in [
+                        LPPF, "fit", "--input", release, "--model", "block" if square else "topic",
+                        "--components", components, "--method", "private", "--seed", seed_of("fit", shape, rep),
+                        "--until-mixed", CAP, "--quiet", "--force", "--output", out, *CANDIDATES[candidate]]],
+                        check=True, capture_output=True)
+                    wall = time.perf_counter() - began
+                    record = tomllib.loads((out / "fit.toml").read_text())
+                    lengths = " ".join(str(n) for n in record["run_lengths"])
+                    writer.writerow({"shape": shape, "replication": rep, "candidate": candidate,
+                                     "run_lengths": lengths, "convergence": record["convergence"],
+                                     "wall_seconds": f"{wall:.1f}"})
+                    f.flush()
+                    print(f"{shape} {rep} {candidate}: {lengths} -> {record['convergence']}, {wall:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
