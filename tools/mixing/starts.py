@@ -14,8 +14,6 @@ docs/inference.md is generated from it (tools/docs/generate.py, `block-starts`).
 """
 
 import argparse
-import csv
-import os
 import subprocess
 import sys
 import tempfile
@@ -26,8 +24,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 
-ROOT = Path(__file__).resolve().parents[2]
-LPPF = Path(os.environ.get("LPPF_BIN", ROOT / "target" / "release" / "lppf"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
+from study import LPPF, ROOT, appending  # noqa: E402
 STARTS = ["prior", "cavi"]
 
 
@@ -65,16 +63,9 @@ def main():
     parser.add_argument("--datasets", type=int, default=8)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    table = args.out / "chains.csv"
     fields = ["dataset", "start", "chain", "mean_ln_lik", "fit_seconds"]
-    done = set()
-    if table.exists():
-        with open(table) as f:
-            done = {(r["dataset"], r["start"]) for r in csv.DictReader(f)}
-    with open(table, "a", newline="") as f, tempfile.TemporaryDirectory() as tmp:
-        writer = csv.DictWriter(f, fields)
-        if not done:
-            writer.writeheader()
+    key = lambda r: (str(r["dataset"]), r["start"])  # noqa: E731
+    with appending(args.out / "chains.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for dataset in range(1, args.datasets + 1):
             labels, y = network(dataset)
@@ -84,9 +75,8 @@ def main():
                     continue
                 means, seconds = fit(work / "counts.csv", start, work / start)
                 for chain, mean in sorted(means.items()):
-                    writer.writerow({"dataset": dataset, "start": start, "chain": chain,
-                                     "mean_ln_lik": f"{mean:.3f}", "fit_seconds": f"{seconds:.1f}"})
-                f.flush()
+                    write({"dataset": dataset, "start": start, "chain": chain, "mean_ln_lik": f"{mean:.3f}",
+                           "fit_seconds": f"{seconds:.1f}"})
                 print(f"data set {dataset}, start {start}: {seconds:.1f} s", flush=True)
     if args.out.resolve() == (ROOT / "docs" / "evidence" / "block-starts").resolve():
         sys.path.insert(0, str(ROOT / "tools" / "docs"))

@@ -14,7 +14,6 @@ and the outputs). Rows are appended to fits.csv (a killed run resumes).
 """
 
 import argparse
-import csv
 import subprocess
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
 from cost import CANDIDATES, SHAPES  # noqa: E402
-from study import LPPF, seed_of, write_counts  # noqa: E402
+from study import LPPF, appending, seed_of, write_counts  # noqa: E402
 
 CAP = 16000
 FIT_SHAPES = ["sparse network", "dense table", "tiny table"]
@@ -37,16 +36,9 @@ def main():
     parser.add_argument("--replications", type=int, default=2)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    table = args.out / "fits.csv"
     fields = ["shape", "replication", "candidate", "run_lengths", "convergence", "wall_seconds"]
-    done = set()
-    if table.exists():
-        with open(table) as f:
-            done = {(r["shape"], r["replication"], r["candidate"]) for r in csv.DictReader(f)}
-    with open(table, "a", newline="") as f, tempfile.TemporaryDirectory() as tmp:
-        writer = csv.DictWriter(f, fields)
-        if not done:
-            writer.writeheader()
+    key = lambda r: (r["shape"], str(r["replication"]), r["candidate"])  # noqa: E731
+    with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for shape in FIT_SHAPES:
             y, _, group, square = SHAPES[shape]()
@@ -72,10 +64,8 @@ def main():
                     wall = time.perf_counter() - began
                     record = tomllib.loads((out / "fit.toml").read_text())
                     lengths = " ".join(str(n) for n in record["run_lengths"])
-                    writer.writerow({"shape": shape, "replication": rep, "candidate": candidate,
-                                     "run_lengths": lengths, "convergence": record["convergence"],
-                                     "wall_seconds": f"{wall:.1f}"})
-                    f.flush()
+                    write({"shape": shape, "replication": rep, "candidate": candidate, "run_lengths": lengths,
+                           "convergence": record["convergence"], "wall_seconds": f"{wall:.1f}"})
                     print(f"{shape} {rep} {candidate}: {lengths} -> {record['convergence']}, {wall:.0f} s", flush=True)
 
 
