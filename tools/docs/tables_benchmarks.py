@@ -110,10 +110,12 @@ def paper_ess(bridge, designs):
     - issue 34's stated way: the paper's sweep time over our collapsed sweep (interleaved bridge,
       `bridge`) times our collapsed/augmented ESS per sweep (paired fits, `designs`);
     - the paper's sweep time over our augmented sweep (the same algorithm as the paper's, so the
-      same ESS per sweep) times our collapsed/augmented ESS per second (the fits' own time ratio)."""
+      same ESS per sweep) times our collapsed/augmented ESS per second (the fits' own time ratio).
+    Beside them the largest R̂ of the log joint over the fits; where it is 1.05 or more the ESS
+    figures are of chains that had not settled, so they are no mixing result and say so."""
     lines = ["| private case | quantity | paper / HEAD, sweep (collapsed) × ESS per sweep, collapsed / augmented "
-             "| paper / HEAD, sweep (augmented) × ESS/s, collapsed / augmented (the fits' times) | target |",
-             "| --- | --- | ---: | ---: | ---: |"]
+             "| paper / HEAD, sweep (augmented) × ESS/s, collapsed / augmented (the fits' times) | target | "
+             "largest R̂ of the log joint |", "| --- | --- | ---: | ---: | ---: | --- |"]
     medians = bridge_medians(bridge)
     paper = {label: ratio for label, _, _, ratio, _ in BRIDGE_CASES}
 
@@ -126,12 +128,14 @@ def paper_ess(bridge, designs):
     for label_text, design, model in designs:
         collapsed, augmented = (paper_over_head(f"private {model}, {step}") for step in STEPS)
         fits = [f for f in data_rows(design) if f["method"] == "private"]
+        rhat = max(float(f[f"rhat_ln_joint_{side}"]) for f in fits for side in "ab")
+        settled = f"{rhat:.2f}" if rhat < 1.05 else f"{rhat:.2f}: unsettled chains, not a mixing result"
         for quantity, key in (("log joint", "ln_joint"), ("total rate", "total")):
             per_sweep = log_mean_half([float(f[f"ess_{key}_b"]) / float(f[f"ess_{key}_a"]) for f in fits])
             per_second = log_mean_half([(float(f[f"ess_{key}_b"]) / float(f["seconds_b"]))
                                         / (float(f[f"ess_{key}_a"]) / float(f["seconds_a"])) for f in fits])
             cells = [product(collapsed, per_sweep), product(augmented, per_second)]
-            lines.append(f"| {label_text} | {quantity} | " + " | ".join(cells) + " | ≥ 15× |")
+            lines.append(f"| {label_text} | {quantity} | " + " | ".join(cells) + f" | ≥ 15× | {settled} |")
     return minus("\n".join(lines))
 
 
