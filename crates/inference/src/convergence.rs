@@ -201,7 +201,8 @@ impl Assessment {
         };
         let unsettled = format!(
             "within-chain mixing is slow (a chain's two halves disagree up to R̂ {worst:.2}, \
-             or it has as few as {least_ess:.0} effective draws): run more iterations (--iterations, --burn-in)"
+             or it has as few as {least_ess:.0} effective draws): run more iterations (--iterations, --burn-in; \
+             lppf fit --until-mixed N runs them until they mix, up to N sweeps)"
         );
         match self.verdict {
             Convergence::Mixed => None,
