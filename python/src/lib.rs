@@ -218,11 +218,8 @@ fn fit<'py>(
     let private_step = PrivateStep::from_name(private_step).ok_or_else(|| {
         input_error(format!("private_step {private_step:?} is not allowed: use augmented or collapsed"))
     })?;
-    let start = match start {
-        "prior" => Start::Prior,
-        "cavi" => Start::CAVI,
-        other => return Err(input_error(format!("start {other:?} is not allowed: use prior or cavi"))),
-    };
+    let start = Start::from_name(start)
+        .ok_or_else(|| input_error(format!("start {start:?} is not allowed: use prior or cavi")))?;
     let levels = match (alpha, alpha_file) {
         (None, None) => LevelSource::Sidecar,
         (Some(a), None) => LevelSource::Alpha(a),

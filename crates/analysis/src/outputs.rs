@@ -43,14 +43,6 @@ fn dispersion_prior(settings: &FitSettings) -> Option<models::GammaPrior> {
 }
 
 /// The quantiles of a learned dispersion shape (`None` when it is given or the model Poisson).
-/// A CAVI start's fits and iterations (`None`: the chains started from the prior).
-fn cavi_start(schedule: inference::Schedule) -> Option<(usize, usize)> {
-    match schedule.start() {
-        inference::Start::Cavi { fits, iterations } => Some((fits, iterations)),
-        inference::Start::Prior => None,
-    }
-}
-
 fn learned_dispersion(settings: &FitSettings, result: &FitResult) -> Option<[f64; 3]> {
     dispersion_prior(settings).and(result.dispersion_quantiles)
 }
@@ -393,6 +385,15 @@ pub fn write_outputs(
     };
     let check = total_check(data, result);
     let release = result.release_total;
+    // Where the Gibbs chains started, with a CAVI start's fits and iterations.
+    let gibbs_start = match settings.algorithm {
+        Algorithm::Gibbs(s) => Some(s.start()),
+        Algorithm::Cavi(_) => None,
+    };
+    let (start_fits, start_iterations) = match gibbs_start {
+        Some(inference::Start::Cavi { fits, iterations }) => (Some(fits), Some(iterations)),
+        _ => (None, None),
+    };
     let record = FitRecord {
         software: format!("lppf {}", env!("CARGO_PKG_VERSION")),
         input: data.file.display().to_string(),
@@ -437,18 +438,9 @@ pub fn write_outputs(
             _ => None,
         },
         run_lengths: result.lengths.clone(),
-        start: match settings.algorithm {
-            Algorithm::Gibbs(s) => Some(s.start().name()),
-            Algorithm::Cavi(_) => None,
-        },
-        start_fits: match settings.algorithm {
-            Algorithm::Gibbs(s) => cavi_start(s).map(|(fits, _)| fits),
-            Algorithm::Cavi(_) => None,
-        },
-        start_iterations: match settings.algorithm {
-            Algorithm::Gibbs(s) => cavi_start(s).map(|(_, iterations)| iterations),
-            Algorithm::Cavi(_) => None,
-        },
+        start: gibbs_start.map(inference::Start::name),
+        start_fits,
+        start_iterations,
         max_iterations,
         tolerance,
         holdout,

@@ -175,7 +175,8 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
             );
             if let [.., last] = result.lengths[..] {
                 let tried: Vec<String> = result.lengths.iter().map(|n| n.to_string()).collect();
-                let mixed = result.assessment.as_ref().is_some_and(|a| a.verdict.name() == "mixed");
+                let mixed =
+                    result.assessment.as_ref().is_some_and(|a| a.verdict == inference::convergence::Convergence::Mixed);
                 let _ = writeln!(
                     s,
                     "run until the chains mix (--until-mixed): {} sweeps per chain; {}",

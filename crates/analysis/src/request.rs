@@ -483,15 +483,14 @@ pub fn run_fit(plan: &FitPlan, request: &FitRequest, on_iteration: &(dyn Fn() + 
         // The same chains, twice as long each time (their first sweeps are those of the run
         // before, draw for draw), until they mix or the next run would pass the cap.
         let mut schedule = first;
-        result.lengths.push(schedule.iterations());
+        let mut lengths = vec![schedule.iterations()];
         while !is_mixed(&result) && schedule.iterations().saturating_mul(2) <= cap {
             schedule = schedule.doubled();
             settings.algorithm = Algorithm::Gibbs(schedule);
-            let lengths = std::mem::take(&mut result.lengths);
             result = fit_chains(&settings, data, on_iteration)?;
-            result.lengths = lengths;
-            result.lengths.push(schedule.iterations());
+            lengths.push(schedule.iterations());
         }
+        result.lengths = lengths;
     }
     let settings = &settings;
     result.verdict = independence_verdict(settings, data, &result, on_iteration)?;

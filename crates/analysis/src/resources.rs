@@ -166,11 +166,8 @@ pub fn fit_cost(settings: &FitSettings, shape: (usize, usize), heldout: usize, m
     };
     // A CAVI start's iterations cost about what sweeps of the components do.
     let start = match settings.algorithm {
-        Algorithm::Gibbs(s) => match s.start() {
-            inference::Start::Cavi { fits, iterations } if settings.model.has_cavi() => (fits * iterations) as f64,
-            _ => 0.0,
-        },
-        Algorithm::Cavi(_) => 0.0,
+        Algorithm::Gibbs(s) if settings.model.has_cavi() => s.start().cavi_iterations() as f64,
+        _ => 0.0,
     };
     let cell_component_sweeps = chains as f64 * (iterations + start) * rows * cols * settings.components as f64;
     // Gibbs: per cell and sweep, the private step and the likelihood's own updates on top of the

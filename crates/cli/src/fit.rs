@@ -137,7 +137,7 @@ pub struct FitArgs {
     private_step: String,
     /// Where each Gibbs chain starts. prior (the default): factors drawn from the prior, as the
     /// papers do. cavi: the variational means of the best of 8 CAVI fits of the same data (500
-    /// iterations at most each, about the cost of 4,000 sweeps per chain), which on block-model
+    /// iterations at most each; the cost estimate counts the 4,000 as sweeps), which on block-model
     /// networks leaves fewer chains far below the others after the same sweeps
     /// (docs/inference.md). The undirected block model has no CAVI and starts from the prior.
     #[arg(long, default_value = "prior", value_parser = ["prior", "cavi"])]
@@ -221,7 +221,7 @@ impl FitArgs {
             weighting: weighting_from_name(&self.weights)?,
             replicas: self.replicas,
             private_step: inference::PrivateStep::from_name(&self.private_step).unwrap_or_default(),
-            start: if self.start == "cavi" { inference::Start::CAVI } else { inference::Start::Prior },
+            start: inference::Start::from_name(&self.start).unwrap_or_default(),
             until_mixed: self.until_mixed,
             seed: self.seed,
             force: self.force,

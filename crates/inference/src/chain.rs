@@ -46,6 +46,20 @@ impl Start {
             Start::Cavi { .. } => "cavi",
         }
     }
+
+    /// The start named `name`: `"prior"`, or `"cavi"` ([`Start::CAVI`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Start::Prior, Start::CAVI].into_iter().find(|s| s.name() == name)
+    }
+
+    /// CAVI iterations the start runs per chain at most, for a model with CAVI (`fits ×
+    /// iterations`; 0 from the prior). The cost estimates count each as a sweep.
+    pub fn cavi_iterations(self) -> usize {
+        match self {
+            Start::Prior => 0,
+            Start::Cavi { fits, iterations } => fits.saturating_mul(iterations),
+        }
+    }
 }
 
 /// The dispersion shape `r` a learned one is held at during the warm-up

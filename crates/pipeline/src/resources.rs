@@ -58,8 +58,8 @@ impl Manifest {
             self.sampler.as_ref().map_or(0.0, |s| (s.iterations.saturating_sub(s.burn_in) / s.thin.max(1)) as f64);
         let gibbs_iterations = self.sampler.as_ref().map_or(0.0, |s| s.iterations as f64);
         // A CAVI start's iterations cost about what sweeps of the components do.
-        let start_iterations = match self.schedule().map(|s| s.start()) {
-            Ok(inference::Start::Cavi { fits, iterations }) if self.model.kind.has_cavi() => (fits * iterations) as f64,
+        let start_iterations = match self.schedule() {
+            Ok(s) if self.model.kind.has_cavi() => s.start().cavi_iterations() as f64,
             _ => 0.0,
         };
         let cavi_iterations = self.cavi_settings().max_iterations() as f64;

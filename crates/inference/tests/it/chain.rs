@@ -215,3 +215,20 @@ fn an_overdispersed_chain_reports_each_cells_rate_in_this_table() {
             .unwrap();
     assert!(summary.mean_cell_rates.is_empty());
 }
+
+/// A start by name (`--start`, `lppf.fit(start=…)`) and the CAVI iterations it costs; `doubled`
+/// keeps the same number of kept samples and everything but the three lengths.
+#[test]
+fn starts_by_name_and_doubled_schedules() {
+    use inference::{PrivateStep, Start};
+    assert_eq!(Start::from_name("prior"), Some(Start::Prior));
+    assert_eq!(Start::from_name("cavi"), Some(Start::CAVI));
+    assert_eq!(Start::from_name("warm"), None);
+    assert_eq!(Start::Prior.cavi_iterations(), 0);
+    assert_eq!(Start::CAVI.cavi_iterations(), 8 * 500);
+    let schedule = Schedule::new(100, 40, 3).unwrap().with_private_step(PrivateStep::Augmented).with_start(Start::CAVI);
+    let doubled = schedule.doubled();
+    assert_eq!((doubled.iterations(), doubled.burn_in(), doubled.thin()), (200, 80, 6));
+    assert_eq!(doubled.kept(), schedule.kept());
+    assert_eq!((doubled.private_step(), doubled.start()), (PrivateStep::Augmented, Start::CAVI));
+}
