@@ -89,7 +89,7 @@ pub(crate) fn warnings(settings: &FitSettings, data: &FitData, result: &FitResul
     let plug_in = result.checks.is_empty();
     if let Some(t) = total_check(data, result).filter(|t| plug_in && t.gap().abs() > TOTAL_CHECK_SDS) {
         out.push(format!(
-            "the fitted total rate {} is {:.1} sd from the released total {} (an unbiased estimate of the true total): more than the noise explains — the prior pulls (sparse cells under heavy noise) or the model misfits the counts (docs/own-data.md, 'The total check')",
+            "the fitted total rate {} is {:.1} sd from the released total {} (an unbiased estimate of the true total): more than the noise explains — the prior pulls (sparse cells under heavy noise) or the model misfits the counts (docs/model-checking.md, 'The total')",
             sig3(t.fitted_total),
             t.gap().abs(),
             sig3(t.released_total)
@@ -100,7 +100,7 @@ pub(crate) fn warnings(settings: &FitSettings, data: &FitData, result: &FitResul
     {
         out.push(format!(
             "the model's total count [{}, {}] lies outside the interval the release alone gives the true total \
-                 [{}, {}]: the model misfits the counts' total; quote the release's (docs/own-data.md, 'The total')",
+                 [{}, {}]: the model misfits the counts' total; quote the release's (docs/model-checking.md, 'The total')",
             sig3(lo),
             sig3(hi),
             t.interval.0,
