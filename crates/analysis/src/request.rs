@@ -482,10 +482,11 @@ pub fn run_fit(plan: &FitPlan, request: &FitRequest, on_iteration: &(dyn Fn() + 
     if let (Some(cap), Algorithm::Gibbs(first)) = (request.until_mixed, settings.algorithm) {
         // The same chains, twice as long each time (their first sweeps are those of the run
         // before, draw for draw), until they mix or the next run would pass the cap.
-        let mut schedule = first;
-        let mut lengths = vec![schedule.iterations()];
-        while !is_mixed(&result) && schedule.iterations().saturating_mul(2) <= cap {
-            schedule = schedule.doubled();
+        let mut lengths = vec![first.iterations()];
+        for schedule in first.doublings(cap).skip(1) {
+            if is_mixed(&result) {
+                break;
+            }
             settings.algorithm = Algorithm::Gibbs(schedule);
             result = fit_chains(&settings, data, on_iteration)?;
             lengths.push(schedule.iterations());

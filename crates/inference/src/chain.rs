@@ -182,6 +182,15 @@ impl Schedule {
         Self { iterations: 2 * self.iterations, burn_in: 2 * self.burn_in, thin: 2 * self.thin, ..self }
     }
 
+    /// The runs of a fit that runs again, twice as long, until its chains mix (`lppf fit
+    /// --until-mixed`, a manifest's `[sampler] until_mixed`): this schedule, then each
+    /// [`Schedule::doubled`] one while its sweeps per chain stay within `cap`.
+    pub fn doublings(self, cap: usize) -> impl Iterator<Item = Schedule> {
+        std::iter::successors(Some(self), move |s| {
+            s.iterations.checked_mul(2).is_some_and(|n| n <= cap).then(|| s.doubled())
+        })
+    }
+
     /// The same schedule with its chains started at `start` (the prior unless set).
     pub fn with_start(self, start: Start) -> Self {
         Self { start, ..self }

@@ -379,6 +379,10 @@ pub struct SamplerSpec {
     /// Where each chain starts: `"prior"` (absent: the papers') or `"cavi"` (the best of 8 CAVI
     /// fits, `inference::Start::CAVI`).
     pub start: Option<StartName>,
+    /// A Gibbs fit whose chains have not mixed (its `convergence` is not `mixed`) runs again with
+    /// iterations, burn-in and thinning doubled, until they mix or the next run would pass this
+    /// many sweeps per chain (`inference::Schedule::doublings`); absent = one run.
+    pub until_mixed: Option<usize>,
 }
 
 /// The `Debug` text of the sampler section enters a sweep's identity (its unit files): without
@@ -399,6 +403,9 @@ impl fmt::Debug for SamplerSpec {
         }
         if self.start == Some(StartName::Cavi) {
             d.field("start", &"cavi");
+        }
+        if let Some(cap) = self.until_mixed {
+            d.field("until_mixed", &cap);
         }
         d.finish()
     }
@@ -743,6 +750,12 @@ impl Manifest {
                 return Err(invalid(field, n.to_string(), &format!("an integer from 1 to {MAX_CHAINS}")));
             }
         }
+        if let Some(s) = &self.sampler
+            && let Some(cap) = s.until_mixed.filter(|&cap| cap < s.iterations)
+        {
+            let allowed = format!("at least sampler.iterations ({}), the length of the first run", s.iterations);
+            return Err(invalid("sampler.until_mixed", cap.to_string(), &allowed));
+        }
         let warm_up = self.sampler.as_ref().and_then(|s| s.dispersion_warm_up);
         self.model.likelihood().check_warm_up(file, "sampler.dispersion_warm_up", warm_up)?;
         if let Some(n) = self.sampler.as_ref().and_then(|s| s.replicas) {
@@ -773,6 +786,15 @@ impl Manifest {
     pub fn replicas(&self, method: Method) -> usize {
         let replicas = if method.is_cavi() { None } else { self.sampler.as_ref().and_then(|s| s.replicas) };
         replicas.unwrap_or(1)
+    }
+
+    /// The Gibbs runs of a fit: the schedule, then its doublings up to `sampler.until_mixed`
+    /// (only the schedule without it). The runs after the first are made only while the chains
+    /// have not mixed.
+    pub fn gibbs_runs(&self) -> Result<Vec<Schedule>, ScheduleError> {
+        let first = self.schedule()?;
+        let cap = self.sampler.as_ref().and_then(|s| s.until_mixed).unwrap_or(0);
+        Ok(first.doublings(cap).collect())
     }
 
     /// The sampler schedule, validated by the sampler's own rules ([`Schedule::new`]); an error

@@ -46,11 +46,13 @@ pub struct MethodResult {
     /// Topic models: MAE of the normalized topics after Hungarian alignment (Gibbs: the best
     /// sample's; CAVI: the posterior means').
     pub topic_error: Option<f64>,
-    /// Iterations run (Gibbs: the schedule; CAVI: until convergence or the maximum).
+    /// Iterations run (Gibbs: the schedule, or with `until_mixed` the last run's; CAVI: until
+    /// convergence or the maximum).
     pub iterations: usize,
     /// CAVI only: whether the tolerance was reached.
     pub converged: Option<bool>,
-    /// Wall-clock seconds of the fit's chains, summed (CPU time when they run in parallel).
+    /// Wall-clock seconds of the fit's chains, summed (CPU time when they run in parallel), over
+    /// every run with `until_mixed`.
     pub seconds: f64,
     /// Iterations of all chains per second of `seconds`.
     pub iterations_per_second: f64,
@@ -477,10 +479,11 @@ fn fit_any(
 ) -> Result<Fit, RunError> {
     let missing = || RunError::Request(format!("the {} method needs privatized data", method.name()));
     let observation = method.observation(Some(&data.counts), released).ok_or_else(missing)?;
-    let algorithm = if method.is_cavi() {
-        Algorithm::Cavi(manifest.cavi_settings())
-    } else {
-        Algorithm::Gibbs(manifest.schedule()?)
+    // Gibbs: the runs `[sampler] until_mixed` allows, the first always made.
+    let runs = if method.is_cavi() { Vec::new() } else { manifest.gibbs_runs()? };
+    let algorithm = match runs.first() {
+        Some(&first) => Algorithm::Gibbs(first),
+        None => Algorithm::Cavi(manifest.cavi_settings()),
     };
     // The KL of every kept sample's rates to the truth: a label-free trace for the diagnostics
     // (NaN, which the diagnostics report as undefined, if a sample cannot be scored).
@@ -504,13 +507,37 @@ fn fit_any(
         ..inference::Monitor::default()
     };
     let task = FitTask { observation, algorithm: &algorithm, streams, chains, monitor, on_iteration };
-    let pooled = with_family(manifest, task)?;
+    let mut pooled = with_family(manifest, task)?;
     if let Algorithm::Cavi(settings) = algorithm {
         for start in &pooled.chains {
             (start.iterations..settings.max_iterations()).for_each(|_| on_iteration());
         }
     }
-    Fit::score(data, pooled)
+    // Until the chains mix, the same chains twice as long (their first sweeps are the last run's,
+    // draw for draw). The seconds of every run are counted; the progress counts the first run
+    // only (a longer run shows as a pause), since how many runs a fit needs is not known before.
+    let mut earlier_seconds = 0.0;
+    for &schedule in runs.iter().skip(1) {
+        if is_mixed(&pooled) {
+            break;
+        }
+        earlier_seconds += pooled.chains.iter().map(|p| p.seconds).sum::<f64>();
+        let algorithm = Algorithm::Gibbs(schedule);
+        let on_iteration = &|| {};
+        pooled = with_family(
+            manifest,
+            FitTask { observation, algorithm: &algorithm, streams, chains, monitor, on_iteration },
+        )?;
+    }
+    let mut fit = Fit::score(data, pooled)?;
+    fit.seconds += earlier_seconds;
+    Ok(fit)
+}
+
+/// Whether a fit's chains mixed, by the verdict its results record (`convergence`).
+fn is_mixed(pooled: &inference::Pooled) -> bool {
+    inference::convergence::assess_pooled(pooled, None)
+        .is_some_and(|a| a.verdict == inference::convergence::Convergence::Mixed)
 }
 
 /// The cells PSIS-LOO scores for `method` (at most `inference::loo::MAX_LOO_CELLS` of the modelled ones) with

@@ -41,7 +41,8 @@ impl Manifest {
     }
 
     /// Iterations a unit runs (all chains of all its fits; CAVI fits count their maximum, and a
-    /// fit that converges early reports the rest as done).
+    /// fit that converges early reports the rest as done; a Gibbs fit counts its first run, not
+    /// the longer ones `until_mixed` may add).
     pub fn unit_iterations(&self, unit: Unit) -> u64 {
         let reference = matches!(unit, Unit::Reference { .. });
         let gibbs = self.sampler.as_ref().map_or(0, |s| s.iterations);

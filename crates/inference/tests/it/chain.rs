@@ -217,7 +217,8 @@ fn an_overdispersed_chain_reports_each_cells_rate_in_this_table() {
 }
 
 /// A start by name (`--start`, `lppf.fit(start=…)`) and the CAVI iterations it costs; `doubled`
-/// keeps the same number of kept samples and everything but the three lengths.
+/// keeps the same number of kept samples and everything but the three lengths; `doublings` stops
+/// at the cap (and before a length that would overflow).
 #[test]
 fn starts_by_name_and_doubled_schedules() {
     use inference::{PrivateStep, Start};
@@ -231,4 +232,9 @@ fn starts_by_name_and_doubled_schedules() {
     assert_eq!((doubled.iterations(), doubled.burn_in(), doubled.thin()), (200, 80, 6));
     assert_eq!(doubled.kept(), schedule.kept());
     assert_eq!((doubled.private_step(), doubled.start()), (PrivateStep::Augmented, Start::CAVI));
+    let lengths = |cap| schedule.doublings(cap).map(|s| s.iterations()).collect::<Vec<_>>();
+    assert_eq!(lengths(100), [100]);
+    assert_eq!(lengths(799), [100, 200, 400]);
+    assert_eq!(lengths(800), [100, 200, 400, 800]);
+    assert_eq!(Schedule::new(usize::MAX / 2 + 1, 0, 1).unwrap().doublings(usize::MAX).count(), 1);
 }

@@ -277,3 +277,34 @@ fn the_default_model_of_lppf_fit_is_expressible_in_a_manifest() {
     let extra = flat.cost(2).core_seconds - poisson.cost(2).core_seconds;
     assert!((extra - 600.0 * 48.0 * 2e-7).abs() < 1e-12, "{extra}");
 }
+
+/// `[sampler] until_mixed`: a fit that has not mixed runs again twice as long up to the cap, and
+/// its numbers are those of one run with the last schedule (the longer run continues the shorter
+/// one draw for draw); a fit that has mixed is not run again.
+#[test]
+fn until_mixed_runs_again_twice_as_long_and_continues_the_chains() {
+    let with = |sampler: &str| {
+        let text = SMOKE.replace("iterations = 60\nburn_in = 20\nthin = 10", sampler);
+        parse(&text, Path::new("smoke-until-mixed.toml")).unwrap()
+    };
+    // Four kept draws per chain cannot give 100 effective draws: no fit mixes, and each runs
+    // 60, 120 and 240 sweeps (480 would pass the cap).
+    let extended = all_results(&with("iterations = 60\nburn_in = 20\nthin = 10\nchains = 2\nuntil_mixed = 479"), 2);
+    let last = all_results(&with("iterations = 240\nburn_in = 80\nthin = 40\nchains = 2"), 2);
+    assert_eq!(extended.len(), last.len());
+    for (e, l) in extended.iter().zip(&last) {
+        assert_eq!(bits(e), bits(l), "{e:?}");
+        let gibbs = !e.method.is_cavi();
+        assert_eq!(e.iterations, if gibbs { 240 } else { l.iterations }, "{e:?}");
+        assert!(e.convergence.as_deref() != Some("mixed"), "{e:?}");
+    }
+    // 500 kept draws per chain of an 8 x 6 table: a fit stops at the first run that mixes (1,000
+    // or 2,000 sweeps) or at 4,000; at least one stops at its first.
+    let mixing = all_results(&with("iterations = 1000\nburn_in = 500\nthin = 1\nchains = 2\nuntil_mixed = 4000"), 2);
+    let gibbs: Vec<&MethodResult> = mixing.iter().filter(|r| !r.method.is_cavi()).collect();
+    for r in &gibbs {
+        assert!([1000, 2000, 4000].contains(&r.iterations), "{r:?}");
+        assert!(r.iterations == 4000 || r.convergence.as_deref() == Some("mixed"), "{r:?}");
+    }
+    assert!(gibbs.iter().any(|r| r.iterations == 1000), "no fit mixed at its first run: {gibbs:?}");
+}

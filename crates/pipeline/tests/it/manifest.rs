@@ -369,3 +369,26 @@ fn the_sampler_start_is_part_of_the_schedule_and_the_identity() {
     assert_eq!(format!("{:?}", prior.sampler), format!("{:?}", plain.sampler));
     assert!(parse(&with("start = \"warm\"\n"), Path::new("smoke.toml")).is_err());
 }
+
+/// `[sampler] until_mixed`: the runs it allows (the schedule, then doubled while within the cap),
+/// in the run's identity only when set, refused below `iterations`; the cost counts every run.
+#[test]
+fn until_mixed_lists_its_runs_and_is_refused_below_the_first() {
+    let with = |line: &str| SMOKE.replacen("[sampler]\n", &format!("[sampler]\n{line}"), 1);
+    let plain = parse(SMOKE, Path::new("smoke.toml")).unwrap();
+    assert_eq!(plain.gibbs_runs().unwrap().len(), 1);
+    let capped = parse(&with("until_mixed = 479\n"), Path::new("smoke.toml")).unwrap();
+    let lengths: Vec<usize> = capped.gibbs_runs().unwrap().iter().map(|s| s.iterations()).collect();
+    assert_eq!(lengths, [60, 120, 240]);
+    assert!(format!("{:?}", capped.sampler).contains("until_mixed: 479"));
+    assert!(!format!("{:?}", plain.sampler).contains("until_mixed"));
+    let (one, all) = (plain.cost(1).core_seconds, capped.cost(1).core_seconds);
+    assert!(all > one, "{all} vs {one}");
+    assert_eq!(parse(&with("until_mixed = 60\n"), Path::new("smoke.toml")).unwrap().gibbs_runs().unwrap().len(), 1);
+    match parse(&with("until_mixed = 59\n"), Path::new("smoke.toml")) {
+        Err(ManifestError::Invalid { field, value, .. }) => {
+            assert_eq!((field, value.as_str()), ("sampler.until_mixed", "59"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
