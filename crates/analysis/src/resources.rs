@@ -46,6 +46,11 @@ pub const NEGATIVE_BINOMIAL_SECONDS_PER_CELL: f64 = 2e-7;
 /// (one sweep beside the papers' model), with the margin the negative binomial's constant has for
 /// the kept samples' work.
 pub const CONTAMINATED_SECONDS_PER_CELL: f64 = 3e-7;
+/// Seconds per cell on one core of one bootstrap table of the test of structure on the release
+/// (drawn, refitted and searched): 3.2·10⁻⁷ on a 250 × 300 table at K = 5, 3.3·10⁻⁷ on a
+/// 1,000 × 3,000 one at K = 10, 5.7·10⁻⁷ on a 117-actor network at K = 8 (BENCHMARKS.md, "The test
+/// of structure on the release").
+pub const STRUCTURE_TEST_SECONDS_PER_CELL: f64 = 4e-7;
 
 /// Seconds per cell per Gibbs sweep on one core that `likelihood`'s own updates add.
 pub fn likelihood_seconds_per_cell(likelihood: models::Likelihood) -> f64 {
@@ -68,15 +73,24 @@ pub struct FitCost {
     pub chains_at_once: usize,
     /// Gibbs sweeps (or CAVI iterations) × chains × cells × components.
     pub cell_component_sweeps: f64,
-    /// Work on one core, seconds (rough: within 0.9–1.7× of six measured fits, BENCHMARKS.md).
+    /// Work of the chains on one core, seconds (rough: within 0.9–1.7× of six measured fits,
+    /// BENCHMARKS.md).
     pub core_seconds: f64,
+    /// Work on one core of the test of structure on the release when it draws all its tables
+    /// (`K ≥ 2`; a table without structure stops it earlier), seconds.
+    pub test_core_seconds: f64,
 }
 
 impl FitCost {
-    /// `≈ 1.2 GB of memory; about 3.5 h of one core (rough)`.
+    /// `≈ 1.2 GB of memory; about 3.5 h of one core for the chains and up to 3 min for the test
+    /// of structure (rough)`.
     pub fn describe(&self) -> String {
+        let test = match self.test_core_seconds > 0.0 {
+            true => format!(" and up to {} for the test of structure", runner::duration_text(self.test_core_seconds)),
+            false => String::new(),
+        };
         format!(
-            "≈ {} of memory; about {} of one core (rough)",
+            "≈ {} of memory; about {} of one core for the chains{test} (rough)",
             runner::bytes_text(self.bytes),
             runner::duration_text(self.core_seconds)
         )
@@ -187,6 +201,10 @@ pub fn fit_cost(settings: &FitSettings, shape: (usize, usize), heldout: usize, m
         cell_component_sweeps,
         core_seconds: cell_component_sweeps * SECONDS_PER_CELL_COMPONENT
             + chains as f64 * iterations * rows * cols * per_cell,
+        test_core_seconds: match settings.components >= 2 {
+            true => crate::structure_test::STRUCTURE_TEST_REPLICATES as f64 * rows * cols * STRUCTURE_TEST_SECONDS_PER_CELL,
+            false => 0.0,
+        },
     }
 }
 
@@ -297,5 +315,14 @@ mod tests {
         let contaminated = models::Likelihood::Contaminated(models::Dispersion::default_learned());
         let contaminated = FitSettings { likelihood: contaminated, ..collapsed };
         assert!(close(seconds(&contaminated), 40_000.0 * (5.0 * 7.6e-9 + 5e-8 + 3e-7)), "{}", seconds(&contaminated));
+        // The test of structure: 199 tables × 100 cells × 400 ns, whatever the chains; none at
+        // K = 1, which has no test.
+        let cost = fit_cost(&collapsed, (10, 10), 0, four);
+        assert!(close(cost.test_core_seconds, 199.0 * 100.0 * 4e-7), "{}", cost.test_core_seconds);
+        assert!(cost.describe().ends_with("of one core for the chains and up to 0 s for the test of structure (rough)"));
+        let one = FitSettings { components: 1, ..collapsed };
+        let cost = fit_cost(&one, (10, 10), 0, four);
+        assert_eq!(cost.test_core_seconds, 0.0);
+        assert!(cost.describe().ends_with("of one core for the chains (rough)"), "{}", cost.describe());
     }
 }
