@@ -79,6 +79,25 @@ fn top(values: impl Iterator<Item = f64>, n: usize) -> Vec<(usize, f64)> {
     v
 }
 
+/// When the model's total is `excess` above the release's interval: the counts a gamma prior of
+/// shape `a₀` adds, of the order of `K·a₀` per row and per column (each factor's conditional is
+/// `Gamma(a₀ + n, ·)`), if they are of the order of the excess (at least a third of it); else
+/// nothing. On a 1,000 × 3,000 release at K = 10 the excess was 1.1× these counts at `a₀ = 1` and
+/// 0.7× at `a₀ = 0.1` (BENCHMARKS.md, "A 3·10⁶-cell release in ten minutes").
+fn prior_counts_hint(settings: &FitSettings, data: &FitData, excess: f64) -> String {
+    let (rows, cols) = data.shape();
+    let added = settings.components as f64 * settings.prior.shape() * (rows + cols) as f64;
+    match excess > 0.0 && added >= excess / 3.0 {
+        true => format!(
+            "; a gamma prior of shape a0 = {} adds of the order of K·a0 counts per row and per column ({} in all \
+             here): a smaller --a0 adds fewer (docs/own-data.md, 'Large tables')",
+            settings.prior.shape(),
+            sig3(added)
+        ),
+        false => String::new(),
+    }
+}
+
 /// The warnings a reader must see: a total off the release's, unconverged or few effective
 /// draws, flagged checks, CAVI starts that did not converge.
 pub(crate) fn warnings(settings: &FitSettings, data: &FitData, result: &FitResult) -> Vec<String> {
@@ -100,11 +119,12 @@ pub(crate) fn warnings(settings: &FitSettings, data: &FitData, result: &FitResul
     {
         out.push(format!(
             "the model's total count [{}, {}] lies outside the interval the release alone gives the true total \
-                 [{}, {}]: the model misfits the counts' total; quote the release's (docs/model-checking.md, 'The total')",
+                 [{}, {}]: the model misfits the counts' total; quote the release's (docs/model-checking.md, 'The total'){}",
             sig3(lo),
             sig3(hi),
             t.interval.0,
-            t.interval.1
+            t.interval.1,
+            prior_counts_hint(settings, data, lo - t.interval.1)
         ));
     }
     match &result.assessment {
@@ -819,6 +839,20 @@ mod tests {
         };
         let result = crate::fit_chains(&settings, &data, &|| {}).unwrap();
         (settings, data, result)
+    }
+
+    /// The hint about the prior's counts: K·a₀·(rows + columns) = 2 · 1 · 12 = 24 here, given when
+    /// the model's total is above the release's by at most three times that, never when below.
+    #[test]
+    fn the_total_warning_names_the_prior_counts_only_when_they_are_of_the_order_of_the_excess() {
+        let (settings, data, _) = small_block_fit();
+        let hint = prior_counts_hint(&settings, &data, 72.0);
+        assert!(
+            hint.contains("shape a0 = 1 adds of the order of K·a0 counts") && hint.contains("(24.0 in all"),
+            "{hint}"
+        );
+        assert_eq!(prior_counts_hint(&settings, &data, 72.1), "");
+        assert_eq!(prior_counts_hint(&settings, &data, -5.0), "");
     }
 
     /// The block figure shows the posterior means when the chains agree and, when they disagree,

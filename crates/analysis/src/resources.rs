@@ -202,7 +202,9 @@ pub fn fit_cost(settings: &FitSettings, shape: (usize, usize), heldout: usize, m
         core_seconds: cell_component_sweeps * SECONDS_PER_CELL_COMPONENT
             + chains as f64 * iterations * rows * cols * per_cell,
         test_core_seconds: match settings.components >= 2 {
-            true => crate::structure_test::STRUCTURE_TEST_REPLICATES as f64 * rows * cols * STRUCTURE_TEST_SECONDS_PER_CELL,
+            true => {
+                crate::structure_test::STRUCTURE_TEST_REPLICATES as f64 * rows * cols * STRUCTURE_TEST_SECONDS_PER_CELL
+            }
             false => 0.0,
         },
     }
@@ -319,7 +321,9 @@ mod tests {
         // K = 1, which has no test.
         let cost = fit_cost(&collapsed, (10, 10), 0, four);
         assert!(close(cost.test_core_seconds, 199.0 * 100.0 * 4e-7), "{}", cost.test_core_seconds);
-        assert!(cost.describe().ends_with("of one core for the chains and up to 0 s for the test of structure (rough)"));
+        assert!(
+            cost.describe().ends_with("of one core for the chains and up to 0 s for the test of structure (rough)")
+        );
         let one = FitSettings { components: 1, ..collapsed };
         let cost = fit_cost(&one, (10, 10), 0, four);
         assert_eq!(cost.test_core_seconds, 0.0);
