@@ -152,7 +152,16 @@ impl Loaded for Manifest {
     fn validation_summary(&self) -> String {
         // Counted, not listed: a design of 10⁹ replications must not allocate here.
         let cost = self.cost(rayon::current_num_threads());
-        format!("valid — {:.0} units of work; {}", cost.units, cost.describe())
+        let runs = match self.gibbs_runs() {
+            Ok(runs) if runs.len() > 1 => format!(
+                " (every Gibbs fit counted with the {} runs until_mixed allows, up to {} sweeps per chain; a fit that \
+                 mixes sooner costs less)",
+                runs.len(),
+                runs.last().map_or(0, |s| s.iterations())
+            ),
+            _ => String::new(),
+        };
+        format!("valid — {:.0} units of work; {}{runs}", cost.units, cost.describe())
     }
 
     fn cost(&self) -> Option<crate::Cost> {

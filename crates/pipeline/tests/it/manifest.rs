@@ -384,6 +384,15 @@ fn until_mixed_lists_its_runs_and_is_refused_below_the_first() {
     assert!(!format!("{:?}", plain.sampler).contains("until_mixed"));
     let (one, all) = (plain.cost(1).core_seconds, capped.cost(1).core_seconds);
     assert!(all > one, "{all} vs {one}");
+    use pipeline::Loaded;
+    let summary = capped.validation_summary();
+    assert!(
+        summary.ends_with(
+            "with the 3 runs until_mixed allows, up to 240 sweeps per chain; a fit that mixes sooner costs less)"
+        ),
+        "{summary}"
+    );
+    assert!(!plain.validation_summary().contains("until_mixed"));
     assert_eq!(parse(&with("until_mixed = 60\n"), Path::new("smoke.toml")).unwrap().gibbs_runs().unwrap().len(), 1);
     match parse(&with("until_mixed = 59\n"), Path::new("smoke.toml")) {
         Err(ManifestError::Invalid { field, value, .. }) => {
