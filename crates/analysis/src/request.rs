@@ -323,14 +323,8 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
             )));
         }
     };
-    if let Some(cap) = request.until_mixed {
-        if request.method.is_cavi() {
-            return Err(input(&format!("--until-mixed {cap} applies to the Gibbs methods, not to CAVI")));
-        }
-        if cap < request.iterations {
-            let allowed = format!("at least --iterations ({}), the length of the first run", request.iterations);
-            return Err(FitError::setting("--until-mixed", cap, allowed));
-        }
+    if let Some(cap) = request.until_mixed.filter(|_| request.method.is_cavi()) {
+        return Err(input(&format!("--until-mixed {cap} applies to the Gibbs methods, not to CAVI")));
     }
     let algorithm = if request.method.is_cavi() {
         if let Some(sweeps) = request.dispersion_warm_up.filter(|&n| n > 0) {
@@ -360,6 +354,12 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
                 format!("at most --burn-in ({}), which discards the sweeps it holds r in", request.burn_in),
             )
         })?;
+        if let Some(cap) = request.until_mixed {
+            schedule.runs_until_mixed(cap).map_err(|_| {
+                let allowed = format!("at least --iterations ({}), the length of the first run", request.iterations);
+                FitError::setting("--until-mixed", cap, allowed)
+            })?;
+        }
         Algorithm::Gibbs(schedule.with_private_step(request.private_step).with_start(request.start))
     };
     if request.method.is_cavi() && !request.model.has_cavi() {

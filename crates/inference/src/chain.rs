@@ -101,7 +101,7 @@ impl PrivateStep {
 /// A schedule that keeps nothing or makes no sense.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScheduleError {
-    /// The offending field: `"iterations"`, `"burn_in"`, `"thin"` or `"dispersion_warm_up"`.
+    /// The offending field: `"iterations"`, `"burn_in"`, `"thin"`, `"dispersion_warm_up"` or `"until_mixed"`.
     pub field: &'static str,
     /// Its value.
     pub value: usize,
@@ -189,6 +189,16 @@ impl Schedule {
         std::iter::successors(Some(self), move |s| {
             s.iterations.checked_mul(2).is_some_and(|n| n <= cap).then(|| s.doubled())
         })
+    }
+
+    /// [`Schedule::doublings`] up to `cap`, checked: a cap below this schedule's iterations (the
+    /// first run, always made) is an error naming `until_mixed`.
+    pub fn runs_until_mixed(self, cap: usize) -> Result<Vec<Schedule>, ScheduleError> {
+        if cap < self.iterations {
+            let allowed = format!("at least iterations = {}, the length of the first run", self.iterations);
+            return Err(ScheduleError { field: "until_mixed", value: cap, allowed });
+        }
+        Ok(self.doublings(cap).collect())
     }
 
     /// The same schedule with its chains started at `start` (the prior unless set).

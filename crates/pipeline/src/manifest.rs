@@ -731,11 +731,12 @@ impl Manifest {
             _ => {}
         }
         if gibbs {
-            self.schedule().map_err(|e| {
+            self.gibbs_runs().map_err(|e| {
                 let field = match e.field {
                     "iterations" => "sampler.iterations",
                     "burn_in" => "sampler.burn_in",
                     "dispersion_warm_up" => "sampler.dispersion_warm_up",
+                    "until_mixed" => "sampler.until_mixed",
                     _ => "sampler.thin",
                 };
                 invalid(field, e.value.to_string(), &e.allowed)
@@ -749,12 +750,6 @@ impl Manifest {
             if let Some(n) = value.filter(|n| !(1..=MAX_CHAINS).contains(n)) {
                 return Err(invalid(field, n.to_string(), &format!("an integer from 1 to {MAX_CHAINS}")));
             }
-        }
-        if let Some(s) = &self.sampler
-            && let Some(cap) = s.until_mixed.filter(|&cap| cap < s.iterations)
-        {
-            let allowed = format!("at least sampler.iterations ({}), the length of the first run", s.iterations);
-            return Err(invalid("sampler.until_mixed", cap.to_string(), &allowed));
         }
         let warm_up = self.sampler.as_ref().and_then(|s| s.dispersion_warm_up);
         self.model.likelihood().check_warm_up(file, "sampler.dispersion_warm_up", warm_up)?;
@@ -789,12 +784,14 @@ impl Manifest {
     }
 
     /// The Gibbs runs of a fit: the schedule, then its doublings up to `sampler.until_mixed`
-    /// (only the schedule without it). The runs after the first are made only while the chains
-    /// have not mixed.
+    /// ([`Schedule::runs_until_mixed`]; only the schedule without it). The runs after the first
+    /// are made only while the chains have not mixed.
     pub fn gibbs_runs(&self) -> Result<Vec<Schedule>, ScheduleError> {
         let first = self.schedule()?;
-        let cap = self.sampler.as_ref().and_then(|s| s.until_mixed).unwrap_or(0);
-        Ok(first.doublings(cap).collect())
+        match self.sampler.as_ref().and_then(|s| s.until_mixed) {
+            Some(cap) => first.runs_until_mixed(cap),
+            None => Ok(vec![first]),
+        }
     }
 
     /// The sampler schedule, validated by the sampler's own rules ([`Schedule::new`]); an error

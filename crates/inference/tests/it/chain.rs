@@ -237,4 +237,11 @@ fn starts_by_name_and_doubled_schedules() {
     assert_eq!(lengths(799), [100, 200, 400]);
     assert_eq!(lengths(800), [100, 200, 400, 800]);
     assert_eq!(Schedule::new(usize::MAX / 2 + 1, 0, 1).unwrap().doublings(usize::MAX).count(), 1);
+    // Checked: the same runs, and a cap below the first run refused naming `until_mixed`.
+    assert_eq!(
+        schedule.runs_until_mixed(799).unwrap().iter().map(|s| s.iterations()).collect::<Vec<_>>(),
+        [100, 200, 400]
+    );
+    let refused = schedule.runs_until_mixed(99).unwrap_err();
+    assert_eq!((refused.field, refused.value), ("until_mixed", 99));
 }
