@@ -19,6 +19,7 @@ import argparse
 import csv
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from pathlib import Path
@@ -60,15 +61,21 @@ def release(work):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--work", type=Path, default=Path("/tmp/lppf-large-table"),
-                        help="where the counts, the release and the fit go (about 200 MB)")
+    parser.add_argument("--work", type=Path,
+                        help="where the counts, the release and the fit go and stay (about 200 MB); default: a new "
+                             "temporary directory, removed at the end")
     parser.add_argument("--name", required=True, help="the run's name in fits.csv")
     parser.add_argument("flags", nargs=argparse.REMAINDER, help="-- then the extra `lppf fit` flags")
     args = parser.parse_args()
     flags = args.flags[1:] if args.flags[:1] == ["--"] else args.flags
     args.out.mkdir(parents=True, exist_ok=True)
-    args.work.mkdir(parents=True, exist_ok=True)
-    truth = release(args.work)
+    with tempfile.TemporaryDirectory() as tmp:
+        fit_once(args, flags, args.work or Path(tmp))
+
+
+def fit_once(args, flags, work):
+    work.mkdir(parents=True, exist_ok=True)
+    truth = release(work)
     quantities = ["ln_lik", "total_rate", "structure"]
     fields = ["name", "flags", "wall_seconds", "sampling_seconds", "convergence",
               *[f"{q}_{s}" for q in quantities for s in ("rhat", "ess_bulk")],
@@ -78,9 +85,9 @@ def main():
         if args.name in done:
             print(f"{args.name}: already in {args.out / 'fits.csv'}")
             return
-        fit = args.work / args.name
+        fit = work / args.name
         began = time.perf_counter()
-        subprocess.run([str(LPPF), "fit", "--input", str(args.work / "release.csv"), "--model", "topic",
+        subprocess.run([str(LPPF), "fit", "--input", str(work / "release.csv"), "--model", "topic",
                         "--components", str(TOPICS), "--method", "private", "--seed", "1", "--threads", "2",
                         "--force", "--quiet", "--output", str(fit), *flags], check=True)
         wall = time.perf_counter() - began
