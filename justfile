@@ -168,20 +168,20 @@ ci:
 
 # Criterion benchmarks of the samplers (figures go in BENCHMARKS.md).
 bench:
-    cargo bench -p distributions --bench samplers
+    cargo bench -p benches --bench samplers
 
 # Criterion benchmarks of full Gibbs sweeps, 1 and 2 threads (figures go in BENCHMARKS.md).
 bench-gibbs:
-    cargo bench -p inference --bench gibbs
+    cargo bench -p benches --bench gibbs
 
 # How a topic sweep's cost grows with entries, K and the noise level, 1 thread (about 5 min;
 # BENCHMARKS.md "Cost model").
 bench-scaling:
-    cargo bench -p inference --bench scaling
+    cargo bench -p benches --bench scaling
 
 # Criterion benchmark of one CAVI iteration on the 1000x1000 K=50 problem (BENCHMARKS.md).
 bench-cavi:
-    cargo bench -p inference --bench cavi
+    cargo bench -p benches --bench cavi
 
 # The MCMC-vs-VI speed study of Schofield et al. (about 2 min; docs/vi-vs-mcmc.md).
 schofield-speed:

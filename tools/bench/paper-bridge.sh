@@ -3,8 +3,8 @@
 # paper's code at the end of issue 34"): OLD is the bench binary of the commit whose speed the
 # paper's Cython was measured against (1b49ca1), NEW the one to compare. Rounds alternate which
 # binary goes first. Each binary is `target/release/deps/gibbs-*`, as printed by
-# `cargo bench -p inference --bench gibbs --no-run` (build the old one in its own worktree and
-# CARGO_TARGET_DIR). Criterion's output goes to stdout; tools/bench/criterion_medians.py turns it
+# `cargo bench -p benches --bench gibbs --no-run` (build the old one in its own worktree and
+# CARGO_TARGET_DIR; commits before 2026-11-29 had the benchmark in `-p inference`). Criterion's output goes to stdout; tools/bench/criterion_medians.py turns it
 # into a CSV.
 #
 #   tools/bench/paper-bridge.sh OLD NEW [ROUNDS...] > bridge.log

@@ -57,7 +57,7 @@ def ess_per_second(designs):
 
 
 # Issue 34's side-by-side run against the paper's Cython (one core): the paper's time over ours at
-# 1b49ca1, per sweep benchmark of crates/inference/benches/gibbs.rs.
+# 1b49ca1, per sweep benchmark of crates/benches/benches/gibbs.rs.
 TOPIC, BLOCK = "topic 1000x1000 K=50 alpha=1/e/", "block V=161 C=10 alpha=0.5/"
 BRIDGE_CASES = [
     ("private topic, collapsed step (the default)", TOPIC + "private", TOPIC + "private collapsed", 5.2, "≥ 10×"),

@@ -1,6 +1,6 @@
 //! One full Gibbs iteration (all steps) of each method, one thread and two (the private method
 //! with the paper's augmented step and with the collapsed step), and the per-entry private step
-//! in ns/entry. Run: `cargo bench -p inference --bench gibbs` (figures in
+//! in ns/entry. Run: `cargo bench -p benches --bench gibbs` (figures in
 //! BENCHMARKS.md).
 //!
 //! * topic model, 1000 × 1000, K = 50, θ, φ ~ Gamma(1, rate 7) (mean rate ≈ 1), privatized at

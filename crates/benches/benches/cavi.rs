@@ -1,7 +1,7 @@
 //! One CAVI iteration (local step + factor updates + ELBO) on the speed-study problem of
 //! Schofield et al. (appendix E): topic model 1000 × 1000, K = 50, θ, φ ~ Gamma(1, rate 7)
 //! (mean rate ≈ 1), privatized at ε/N = 1 (α = e⁻¹); one thread and two. Every local-step variant
-//! and the non-private iteration. Run: `cargo bench -p inference --bench cavi` (figures in
+//! and the non-private iteration. Run: `cargo bench -p benches --bench cavi` (figures in
 //! BENCHMARKS.md). Each benchmark first runs a few iterations so the state is a typical one.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};

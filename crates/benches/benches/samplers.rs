@@ -1,5 +1,5 @@
 //! Draws per second of the samplers over the parameter grid of the issue.
-//! Run: `cargo bench -p distributions --bench samplers` (figures in BENCHMARKS.md).
+//! Run: `cargo bench -p benches --bench samplers` (figures in BENCHMARKS.md).
 //!
 //! Each iteration builds the distribution from its parameters and draws once, as the Gibbs sampler
 //! does (the parameters change at every matrix entry), so construction cost is included.

@@ -1,7 +1,7 @@
 //! The test of structure on the release (`analysis::structure_test`), whole tests with up to 199
 //! bootstrap tables, on two threads: a 45-actor network of the error-rate study (3 communities, or
 //! none: then the test stops early), a 117-actor network (Enron's size, K = 8) and a 250 × 300
-//! document–term table (K = 5), each released at α = 0.5. Run: `cargo bench -p analysis --bench
+//! document–term table (K = 5), each released at α = 0.5. Run: `cargo bench -p benches --bench
 //! structure_test` (figures in BENCHMARKS.md).
 
 use analysis::structure_test::{STRUCTURE_TEST_REPLICATES, TestTable, structure_test};
