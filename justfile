@@ -8,30 +8,30 @@
 # The headline: Fig. 4 of Schein et al. (2019) on the Enron structure (about 2 hours on 2 cores:
 # 6x the quick run's 18-33 min, by machine; BENCHMARKS.md, docs/fig4.md).
 reproduce-fig4:
-    cargo run --release -p cli -- run experiments/fig4-enron.toml
+    cargo run --release -p lppf-cli -- run experiments/fig4-enron.toml
 
 # The same design with 2,500 iterations and 4 chains per fit (about 20 minutes on 2 cores, 33 on
 # a slower VM; the deviation is printed).
 reproduce-fig4-quick:
-    cargo run --release -p cli -- run experiments/fig4-enron-quick.toml
+    cargo run --release -p lppf-cli -- run experiments/fig4-enron-quick.toml
 
 # The contested Fig. 4 cells (e0 = 1.5, alpha 0.4 and 0.7) at the paper's schedule with 4 chains
 # per fit, on fresh data sets (docs/fig4.md; about 16 minutes on 2 cores).
 fig4-contested:
-    cargo run --release -p cli -- run experiments/fig4-enron-contested.toml
+    cargo run --release -p lppf-cli -- run experiments/fig4-enron-contested.toml
 
 # Simulation-based calibration of the non-private, naive and private posteriors: the topic model,
 # the block model and its undirected form (docs/calibration.md; about 3 minutes on 2 cores).
 calibration:
-    cargo run --release -p cli -- run experiments/calibration.toml
-    cargo run --release -p cli -- run experiments/calibration-block.toml
-    cargo run --release -p cli -- run experiments/calibration-undirected.toml
+    cargo run --release -p lppf-cli -- run experiments/calibration.toml
+    cargo run --release -p lppf-cli -- run experiments/calibration-block.toml
+    cargo run --release -p lppf-cli -- run experiments/calibration-undirected.toml
 
 # Tables with known communities or topics and four kinds of noise, released and fitted by each
 # candidate model; about 2 hours on 2 cores (the release binary, the Python of `just test`).
 # The planted-design study behind docs/model-checking.md, "Planted designs".
 planted-designs:
-    cargo build --release -p cli
+    cargo build --release -p lppf-cli
     target/ci-python/bin/python tools/planted/study.py --out results/planted-designs --replications 3
     target/ci-python/bin/python tools/planted/study.py --out results/planted-designs-enron-size --replications 1 \
         --shapes network-large --noises cell-nb --alphas 0.5 --candidates papers negative-binomial no-warm-up nb-r1 contaminated
@@ -40,7 +40,7 @@ planted-designs:
 # rate and power; docs/model-checking.md, "How often the verdict is right"); resumable, about
 # 5 s per data set on 2 cores (100 per design: about 2.5 hours).
 verdict-error-rates:
-    cargo build --release -p cli
+    cargo build --release -p lppf-cli
     target/ci-python/bin/python tools/planted/verdict.py --out docs/evidence/verdict-error-rates \
         --replications 100 --strengths null strong
     target/ci-python/bin/python tools/planted/verdict.py --out docs/evidence/verdict-error-rates \
@@ -49,13 +49,13 @@ verdict-error-rates:
 # Topics of Enron e-mails (AESLC): lppf (non-private, private, naive) against scikit-learn's NMF
 # and LDA, scored by coherence on the raw counts (needs scikit-learn; about 15 minutes).
 aeslc-topics:
-    cargo build --release -p cli
+    cargo build --release -p lppf-cli
     target/ci-python/bin/python tools/topics/aeslc_compare.py --out docs/evidence/aeslc-topics
 
 # Wall time of default fits against the papers' model on four shapes of data, interleaved
 # (BENCHMARKS.md; run on an idle machine; about 5 minutes).
 fit-cost:
-    cargo build --release -p cli
+    cargo build --release -p lppf-cli
     target/ci-python/bin/python tools/planted/cost.py --out docs/evidence/fit-cost --repeats 3
 
 # Copy the small results of the runs the docs quote into docs/evidence/ (committed) and regenerate
@@ -103,11 +103,11 @@ docs:
 
 # Rebuild data/enron/base.toml from the corpus: the cleaned table (default) or a maildir tree.
 prepare-enron INPUT="../shared/data/enron/Enron.csv":
-    cargo run --release -p cli -- prepare-enron {{INPUT}}
+    cargo run --release -p lppf-cli -- prepare-enron {{INPUT}}
 
 # Rebuild data/enron/topics-base.toml (the Fig. 5 base; CC BY-NC-SA 4.0) from the AESLC e-mail bodies (about 30 s).
 prepare-enron-topics INPUT="../shared/data/enron-aeslc/enron_subject_line":
-    cargo run --release -p cli -- prepare-enron-topics {{INPUT}}
+    cargo run --release -p lppf-cli -- prepare-enron-topics {{INPUT}}
 
 # A tour of the privacy noise and the Bessel recovery step (about a minute the first time: an example builds its crate's test dependencies; seconds after).
 demo:
@@ -115,48 +115,48 @@ demo:
 
 # Run an experiment manifest (resumes if interrupted; add --force to recompute).
 run MANIFEST *FLAGS:
-    cargo run --release -p cli -- run {{MANIFEST}} {{FLAGS}}
+    cargo run --release -p lppf-cli -- run {{MANIFEST}} {{FLAGS}}
 
 # Check a manifest without running it.
 validate MANIFEST:
-    cargo run --release -p cli -- validate {{MANIFEST}}
+    cargo run --release -p lppf-cli -- validate {{MANIFEST}}
 
 # The tiny smoke sweep (seconds).
 smoke:
-    cargo run --release -p cli -- run experiments/smoke.toml --force
+    cargo run --release -p lppf-cli -- run experiments/smoke.toml --force
 
 # The Fig. 3 design (synthetic 20-actor network, 10 data sets, 4 chains per fit; about a minute):
 # results/fig3-synthetic-10/figure.png (KL curves and paired differences) and
 # docs/figures/fig3-synthetic.png (the paper's figure: privatized data, naive and private rates
 # beside the truth, replication 0). experiments/fig3-synthetic.toml is the 5-data-set original.
 fig3:
-    cargo run --release -p cli -- run experiments/fig3-synthetic-10.toml
-    cargo run --release -p cli -- recovery experiments/fig3-synthetic-10.toml --output docs/figures/fig3-synthetic.png
+    cargo run --release -p lppf-cli -- run experiments/fig3-synthetic-10.toml
+    cargo run --release -p lppf-cli -- recovery experiments/fig3-synthetic-10.toml --output docs/figures/fig3-synthetic.png
 
 # Fig. 1 (synthetic topics, per-document noise; 20 data sets, 4 chains per fit, about 3 minutes):
 # results/fig1-topics-20/ and docs/figures/fig1-topics.png (true data and topics, then per noise
 # level the privatized data and the naive and private topics, replication 0).
 # experiments/fig1-topics.toml is the 5-data-set original.
 fig1:
-    cargo run --release -p cli -- run experiments/fig1-topics-20.toml
-    cargo run --release -p cli -- recovery experiments/fig1-topics-20.toml --output docs/figures/fig1-topics.png
+    cargo run --release -p lppf-cli -- run experiments/fig1-topics-20.toml
+    cargo run --release -p lppf-cli -- recovery experiments/fig1-topics-20.toml --output docs/figures/fig1-topics.png
 
 # Fig. 5 on real Enron e-mail bodies, reduced design and schedule (about an hour on 2 cores; the
 # deviations are printed): results/fig5-enron-topics/. docs/fig5.md has the results.
 reproduce-fig5:
-    cargo run --release -p cli -- run experiments/fig5-enron-topics.toml
+    cargo run --release -p lppf-cli -- run experiments/fig5-enron-topics.toml
 
 # Fig. 5, one e0, three noise levels, two replications, short chains (about 5 minutes on 2 cores).
 reproduce-fig5-quick:
-    cargo run --release -p cli -- run experiments/fig5-enron-topics-quick.toml
+    cargo run --release -p lppf-cli -- run experiments/fig5-enron-topics-quick.toml
 
 # Reprint the summary of a results directory (and rewrite its summary.csv).
 summarize DIR:
-    cargo run --release -p cli -- summarize {{DIR}}
+    cargo run --release -p lppf-cli -- summarize {{DIR}}
 
 # Redraw figure.svg and figure.png of a results directory (add --log-y for a log KL axis).
 plot DIR *FLAGS:
-    cargo run --release -p cli -- plot {{DIR}} {{FLAGS}}
+    cargo run --release -p lppf-cli -- plot {{DIR}} {{FLAGS}}
 
 # Every test, including those on the real data in ../shared/data (as CI runs them).
 test:
@@ -185,7 +185,7 @@ bench-cavi:
 
 # The MCMC-vs-VI speed study of Schofield et al. (about 2 min; docs/vi-vs-mcmc.md).
 schofield-speed:
-    cargo run --release -p cli -- run experiments/schofield-speed.toml
+    cargo run --release -p lppf-cli -- run experiments/schofield-speed.toml
 
 # Leaves results/schofield-small-20/{results.parquet, topics.png}.
 #
@@ -193,24 +193,24 @@ schofield-speed:
 # 5-data-set original is experiments/schofield-small.toml) and its figure of true vs recovered
 # topics (about half a minute).
 schofield-small:
-    cargo run --release -p cli -- run experiments/schofield-small-20.toml
-    cargo run --release -p cli -- topics experiments/schofield-small-20.toml
+    cargo run --release -p lppf-cli -- run experiments/schofield-small-20.toml
+    cargo run --release -p lppf-cli -- topics experiments/schofield-small-20.toml
 
 # The DPVI experiments of Jälkö et al. 2017 (Figs. 1–4; about 3 minutes): results/dpvi-*/.
 dpvi:
-    cargo run --release -p cli -- run experiments/dpvi-abalone.toml
-    cargo run --release -p cli -- run experiments/dpvi-adult.toml
-    cargo run --release -p cli -- run experiments/dpvi-abalone-q.toml
-    cargo run --release -p cli -- run experiments/dpvi-abalone-clip.toml
-    cargo run --release -p cli -- run experiments/dpvi-adult-q.toml
-    cargo run --release -p cli -- run experiments/dpvi-adult-clip.toml
-    cargo run --release -p cli -- run experiments/dpvi-gmm.toml
+    cargo run --release -p lppf-cli -- run experiments/dpvi-abalone.toml
+    cargo run --release -p lppf-cli -- run experiments/dpvi-adult.toml
+    cargo run --release -p lppf-cli -- run experiments/dpvi-abalone-q.toml
+    cargo run --release -p lppf-cli -- run experiments/dpvi-abalone-clip.toml
+    cargo run --release -p lppf-cli -- run experiments/dpvi-adult-q.toml
+    cargo run --release -p lppf-cli -- run experiments/dpvi-adult-clip.toml
+    cargo run --release -p lppf-cli -- run experiments/dpvi-gmm.toml
 
 # Table 1 and Fig. 1 of Vinaroz & Park (DP-SEP; 20 replications, about 4 minutes):
 # results/dp-sep-mog-20/ and docs/figures/dp-sep-mog.png (replication 0). experiments/dp-sep-mog.toml
 # is the 10-replication original.
 dp-sep:
-    cargo run --release -p cli -- run experiments/dp-sep-mog-20.toml
+    cargo run --release -p lppf-cli -- run experiments/dp-sep-mog-20.toml
     cp results/dp-sep-mog-20/figure.png docs/figures/dp-sep-mog.png
 
 # Privacy budgets of published DP-SGD settings and calibrated σ (seconds; see also lppf epsilon).

@@ -8,7 +8,7 @@
 # $LPPF_STUDY_DOCS (tools/study-smoke.sh points it at a scratch directory so that a smoke run
 # leaves the committed tables alone).
 if [ -z "${LPPF:-}" ]; then
-    cargo build --release -p cli
+    cargo build --release -p lppf-cli
 fi
 lppf=${LPPF:-target/release/lppf}
 docs=${LPPF_STUDY_DOCS:-docs}

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${LPPF:-}" ]; then
-    cargo build --release -p cli
+    cargo build --release -p lppf-cli
 fi
 if [ -z "${COUNTS_FROM_FIT:-}" ]; then
     cargo build --release -q -p analysis --example counts_from_fit

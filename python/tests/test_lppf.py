@@ -20,7 +20,7 @@ def cli() -> Path:
     """The lppf binary of this checkout: $LPPF_BIN, else target/debug/lppf (built by cargo test)."""
     path = Path(os.environ.get("LPPF_BIN", REPO / "target" / "debug" / "lppf"))
     if not path.exists():
-        pytest.fail(f"{path}: no lppf binary; build it with `cargo build -p cli` or set LPPF_BIN")
+        pytest.fail(f"{path}: no lppf binary; build it with `cargo build -p lppf-cli` or set LPPF_BIN")
     return path
 
 

@@ -11,7 +11,7 @@
 # About 3 minutes on 2 cores (dp-sep-mog dominates). Exit 0 if all five are identical.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cargo build --release -p cli
+cargo build --release -p lppf-cli
 status=0
 smoke=$(mktemp --suffix .toml)
 trap 'rm -f "$smoke"' EXIT

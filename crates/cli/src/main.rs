@@ -30,6 +30,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// `lppf --version`: the package version and the commit the binary was built from (build.rs).
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("LPPF_COMMIT"), ")");
+
 /// Locally private Bayesian inference on count data: run the experiments described by TOML
 /// manifests and summarize and plot their results.
 ///
@@ -37,7 +40,7 @@ use std::time::Instant;
 /// then read results/smoke/results.parquet in any Parquet reader, or look at
 /// results/smoke/figure.png. See docs/manifests.md and docs/results.md.
 #[derive(Parser)]
-#[command(name = "lppf", version)]
+#[command(name = "lppf", version = VERSION)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

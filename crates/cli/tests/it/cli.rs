@@ -53,6 +53,22 @@ fn unit_files(dir: &Path) -> usize {
     })
 }
 
+/// `lppf --version` gives the package version and the commit the binary was built from (12 hex
+/// digits in a git checkout, as CI's clone is).
+#[test]
+fn version_names_the_commit() {
+    let out = lppf().arg("--version").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rest =
+        text.trim().strip_prefix(concat!("lppf ", env!("CARGO_PKG_VERSION"), " (")).unwrap_or_else(|| panic!("{text}"));
+    let commit = rest.strip_suffix(')').unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        commit == "unknown commit" || (commit.len() == 12 && commit.bytes().all(|b| b.is_ascii_hexdigit())),
+        "{text}"
+    );
+}
+
 #[test]
 fn validate_exit_codes() {
     let ok = lppf()
