@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+import time
+import warnings
 from pathlib import Path
 from typing import Optional, Tuple, Union
 
@@ -13,6 +15,29 @@ import pandas as pd
 from . import _core
 from ._release import Release, _input_errors, _number, _records, _seed, scratch
 from ._tables import read_table, read_toml
+
+
+class FitWarning(UserWarning):
+    """A fit's warning, as ``lppf fit`` prints it: chains that have not mixed, few effective
+    draws, a total the release does not support, a check far off. Silence it with the
+    :mod:`warnings` module (``warnings.simplefilter("ignore", lppf.FitWarning)``)."""
+
+
+class _Progress:
+    """What ``fit`` shows on stderr unless ``quiet``: the estimate of memory and work first, then
+    one line rewritten in place as each percent of the work is done."""
+
+    def __init__(self):
+        self.started = time.monotonic()
+
+    def __call__(self, report):
+        if isinstance(report, str):
+            print(report, file=sys.stderr, flush=True)
+            return
+        done, total = report
+        seconds = time.monotonic() - self.started
+        end = "\n" if done >= total else ""
+        print(f"\rlppf.fit: {100 * done // total:3d}% of the work, {seconds:.0f} s", end=end, file=sys.stderr, flush=True)
 
 
 class FitResult:
@@ -163,13 +188,13 @@ def fit(
     method: str = "private",
     chains: int = 4,
     iterations: int = 2000,
-    burn_in: int = 1000,
+    burn_in: Optional[int] = None,
     thin: int = 5,
     seed: Optional[int] = None,
     output: Union[str, os.PathLike, None] = None,
     force: bool = False,
     threads: Optional[int] = None,
-    quiet: bool = True,
+    quiet: bool = False,
     **options,
 ) -> FitResult:
     """Fit a ``"block"`` (network) or ``"topic"`` model to a release (``lppf fit``).
@@ -181,6 +206,9 @@ def fit(
     method
         ``"private"`` (models the noise; the default), ``"naive"``, ``"private-cavi"``,
         ``"naive-cavi"``, ``"non-private"``, ``"cavi"``.
+    iterations, burn_in, thin
+        Gibbs sweeps per chain, the first ``burn_in`` of them discarded (default: half of
+        ``iterations``), then every ``thin``-th kept.
     seed
         Seeds the chains and held-out cells; without it one is drawn from the operating system
         and recorded in fit.toml. The same seed gives the same numbers at any ``threads``.
@@ -197,9 +225,11 @@ def fit(
         ``max_iterations``, ``tolerance``, ``override_sidecar``, ``allow_memory``,
         ``row_column``, ``col_column``, ``count_column``, ``delimiter``.
 
-    The GIL is released while the chains run. There is no progress bar yet: the estimate of
-    memory and work (``FitResult.estimate``) and the summary are printed to stderr when the fit
-    ends, unless ``quiet``.
+    The GIL is released while the chains run. Unless ``quiet``, the estimate of memory and work
+    (also ``FitResult.estimate``) is printed to stderr before the chains start, then the progress.
+    The fit's warnings (unmixed chains, a total off the release's, …) are raised as
+    :class:`FitWarning` whether or not ``quiet``; ``FitResult.summary`` is what ``lppf fit``
+    prints.
     """
     defaults = {"row_column": "row", "col_column": "col", "count_column": "count"}
     columns = tuple(options.pop(option, default) for option, default in defaults.items())
@@ -225,7 +255,8 @@ def fit(
         ("burn_in", burn_in),
         ("thin", thin),
     ):
-        _number(name, value, integer=True, low=0, high=2**63 - 1)
+        if value is not None or name != "burn_in":
+            _number(name, value, integer=True, low=0, high=2**63 - 1)
     for name, value in list(options.items()):
         if name in _INTEGER_OPTIONS and not (name == "dispersion_warm_up" and value is None):
             options[name] = _number(name, value, integer=True, low=0, high=2**63 - 1)
@@ -259,9 +290,9 @@ def fit(
         seed=seed,
         force=force,
         threads=threads,
+        progress=None if quiet else _Progress(),
         **{k: (str(v) if isinstance(v, os.PathLike) else v) for k, v in options.items()},
     )
-    if not quiet:
-        print(done["estimate"], file=sys.stderr)
-        print(done["summary"], file=sys.stderr)
+    for warning in done["warnings"]:
+        warnings.warn(warning, FitWarning, stacklevel=2)
     return FitResult(target, estimate=done["estimate"])

@@ -57,6 +57,69 @@ fn detached<T: Send>(py: Python<'_>, threads: Option<usize>, work: impl FnOnce()
     }
 }
 
+/// Progress of a fit for a Python callable, called with the GIL taken from the worker threads:
+/// `callback(text)` once with the estimate, then `callback((done, total))` each time another whole
+/// percent of the work is done (at most 100 calls; the fit itself never waits on Python otherwise).
+/// A callback that raises is reported once by Python's `sys.unraisablehook` and then left alone.
+struct Progress<'a> {
+    callback: &'a Py<PyAny>,
+    total: u64,
+    done: std::sync::atomic::AtomicU64,
+    percent: std::sync::atomic::AtomicU64,
+    failed: std::sync::atomic::AtomicBool,
+}
+
+impl<'a> Progress<'a> {
+    fn new(callback: &'a Py<PyAny>, total: u64) -> Self {
+        use std::sync::atomic::{AtomicBool, AtomicU64};
+        Self {
+            callback,
+            total: total.max(1),
+            done: AtomicU64::new(0),
+            percent: AtomicU64::new(0),
+            failed: AtomicBool::new(false),
+        }
+    }
+
+    fn call<A: for<'py> pyo3::call::PyCallArgs<'py>>(&self, args: A) {
+        use std::sync::atomic::Ordering;
+        if self.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        Python::attach(|py| {
+            if let Err(e) = self.callback.call1(py, args) {
+                self.failed.store(true, Ordering::Relaxed);
+                e.write_unraisable(py, Some(self.callback.bind(py)));
+            }
+        });
+    }
+
+    fn say(&self, text: &str) {
+        self.call((text,));
+    }
+
+    /// The fit is done: reports 100 % if the last report was below (the plan counts every unit
+    /// the fit may need, e.g. all 199 tables of the test of structure, which stops early when
+    /// the release shows none).
+    fn finish(&self) {
+        use std::sync::atomic::Ordering;
+        if self.percent.fetch_max(100, Ordering::Relaxed) < 100 {
+            self.call(((self.total, self.total),));
+        }
+    }
+
+    /// One unit of work done; calls back when the whole percent done moves up (the thread that
+    /// moves it calls, so each percent is reported once).
+    fn tick(&self) {
+        use std::sync::atomic::Ordering;
+        let done = (self.done.fetch_add(1, Ordering::Relaxed) + 1).min(self.total);
+        let percent = done * 100 / self.total;
+        if percent > self.percent.fetch_max(percent, Ordering::Relaxed) {
+            self.call(((done, self.total),));
+        }
+    }
+}
+
 /// How a counts file is laid out: the delimiter (one ASCII character, `None`: by extension) and
 /// the three columns.
 fn counts_format(delimiter: Option<&str>, columns: [String; 3]) -> PyResult<CountsFormat> {
@@ -155,13 +218,13 @@ fn privatize<'py>(
 /// Fits a release (or raw counts, for the non-private methods) and writes the fit directory
 /// (`lppf fit`); returns `estimate`, `summary` and `output`. The GIL is released while it runs.
 #[pyfunction]
-#[pyo3(signature = (input, output, *, model, components, method, counts=None, chains=4, iterations=2000, burn_in=1000,
+#[pyo3(signature = (input, output, *, model, components, method, counts=None, chains=4, iterations=2000, burn_in=None,
     thin=5, max_iterations=1000, tolerance=1e-6, a0=1.0, b0=1.0, prior="auto", scale_shape=None,
     scale_mean=None, likelihood="auto", dispersion=None, dispersion_prior=None, dispersion_warm_up=None, alpha=None, alpha_file=None, precision=1.0,
     holdout=None, weights="auto", replicas=1, private_step="collapsed", start="prior", until_mixed=None, seed=None,
     force=false,
     override_sidecar=false, allow_memory=false, threads=None, delimiter=None, row_column="row".to_owned(),
-    col_column="col".to_owned(), count_column="count".to_owned()))]
+    col_column="col".to_owned(), count_column="count".to_owned(), progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit<'py>(
     py: Python<'py>,
@@ -173,7 +236,7 @@ fn fit<'py>(
     counts: Option<(Vec<String>, Vec<String>, Vec<String>)>,
     chains: usize,
     iterations: usize,
-    burn_in: usize,
+    burn_in: Option<usize>,
     thin: usize,
     max_iterations: usize,
     tolerance: f64,
@@ -204,6 +267,7 @@ fn fit<'py>(
     row_column: String,
     col_column: String,
     count_column: String,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let names = |all: &[&str]| all.join(", ");
     let model = ModelKind::ALL.into_iter().find(|k| k.name() == model).ok_or_else(|| {
@@ -259,19 +323,31 @@ fn fit<'py>(
     };
     let done = detached(py, threads, || {
         let plan = analysis::plan_fit(&request)?;
-        let done = analysis::run_fit(&plan, &request, &|| {})?;
+        let reporter = progress.as_ref().map(|callback| Progress::new(callback, plan.progress_len));
+        if let Some(reporter) = &reporter {
+            reporter.say(&plan.estimate);
+        }
+        let done = analysis::run_fit(&plan, &request, &|| {
+            if let Some(reporter) = &reporter {
+                reporter.tick();
+            }
+        })?;
+        if let Some(reporter) = &reporter {
+            reporter.finish();
+        }
         Ok::<_, FitError>((plan.estimate, done))
     })?;
     let (estimate, done) = done.map_err(fit_error)?;
     let out = PyDict::new(py);
     out.set_item("estimate", estimate)?;
     out.set_item("summary", done.summary)?;
+    out.set_item("warnings", done.warnings)?;
     out.set_item("output", done.output)?;
     Ok(out)
 }
 
-/// A Parquet table's columns, in order, as `(name, values)`: strings, integers, or floats, with
-/// `None` for nulls (columns of other types are skipped).
+/// A Parquet table's columns, in order, as `(name, values)`: strings, integers, floats, booleans
+/// or lists of floats, with `None` for nulls (columns of other types are skipped).
 #[pyfunction]
 fn read_table<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Vec<(String, Bound<'py, PyAny>)>> {
     let columns = py.detach(|| lppf::results::read_table(&path)).map_err(input_error)?;
@@ -284,6 +360,8 @@ fn read_table<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Vec<(String, Boun
                 Values::Int(v) => v.into_pyobject(py)?.into_any(),
                 Values::OptionalInt(v) => v.into_pyobject(py)?.into_any(),
                 Values::Float(v) => v.into_pyobject(py)?.into_any(),
+                Values::Bool(v) => v.into_pyobject(py)?.into_any(),
+                Values::FloatList(v) => v.into_pyobject(py)?.into_any(),
             };
             Ok((name, values))
         })

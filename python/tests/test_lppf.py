@@ -174,6 +174,42 @@ def test_a_sweeps_results_are_a_dataframe(tmp_path, cli):
     assert len(results) == 20 and {"method", "alpha"} <= set(results.columns)
     # CAVI rows have no burn-in: a nullable integer column.
     assert results["burn_in"].isna().any() and results["burn_in"].dtype == "Int64"
+    # Every column the file has, booleans and per-chain lists included.
+    import pyarrow.parquet as pq
+
+    assert list(results.columns) == pq.read_schema(tmp_path / "results" / "smoke" / "results.parquet").names
+    assert results["converged"].dtype in (bool, "boolean")
+    kl = results["chain_mean_kl"].dropna()
+    assert len(kl) > 0 and all(isinstance(v, list) and all(isinstance(x, float) for x in v) for v in kl)
+
+
+def test_iterations_alone_set_the_run_and_a_fit_shows_progress_and_warns(capsys):
+    with pytest.warns(lppf.NotPrivateWarning):
+        release = lppf.privatize(counts_frame(), epsilon=1.0, seed=1)
+    # Burn-in: half of the iterations (it was 1,000 whatever the iterations, which refused this).
+    with pytest.warns(lppf.FitWarning):  # 2 chains of 8 kept draws: too few effective draws
+        fit = lppf.fit(release, model="topic", components=2, seed=3, chains=2, iterations=40)
+    assert (fit.record["iterations"], fit.record["burn_in"]) == (40, 20)
+    err = capsys.readouterr().err
+    assert fit.estimate.splitlines()[0] in err and "100% of the work" in err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lppf.FitWarning)
+        lppf.fit(release, model="topic", components=2, seed=3, chains=2, iterations=40, quiet=True)
+    assert capsys.readouterr().err == ""
+
+
+def test_the_readmes_python_snippet_runs_as_written(tmp_path, monkeypatch):
+    text = (REPO / "README.md").read_text()
+    snippet = text.split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "data" / "enron").mkdir(parents=True)
+    (tmp_path / "data" / "enron" / "network-counts.csv").write_bytes(
+        (REPO / "data" / "enron" / "network-counts.csv").read_bytes()
+    )
+    monkeypatch.chdir(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lppf.FitWarning)
+        exec(compile(snippet, "README.md", "exec"), {})
+    assert (tmp_path / "released.csv").exists() and (tmp_path / "released.csv.privacy.toml").exists()
 
 
 def test_an_undirected_network_is_released_once_per_pair_and_fitted():

@@ -128,7 +128,9 @@ pub struct FitRequest {
     /// Gibbs chains or CAVI starts.
     pub chains: usize,
     pub iterations: usize,
-    pub burn_in: usize,
+    /// Sweeps discarded at the start of each chain; `None`: half of `iterations` (1,000 of the
+    /// default 2,000), so that a shorter run needs only its `iterations`.
+    pub burn_in: Option<usize>,
     pub thin: usize,
     /// CAVI: at most this many iterations per start, stopping when the relative ELBO change falls
     /// below `tolerance`.
@@ -197,7 +199,7 @@ impl FitRequest {
             method,
             chains: 4,
             iterations: 2000,
-            burn_in: 1000,
+            burn_in: None,
             thin: 5,
             max_iterations: 1000,
             tolerance: 1e-6,
@@ -241,10 +243,12 @@ pub struct FitPlan {
     pub progress_len: u64,
 }
 
-/// What a finished fit says: the summary (also in summary.txt).
+/// What a finished fit says: the summary (also in summary.txt) and its warnings (the summary's
+/// `WARNING` lines, without the prefix).
 #[derive(Clone, Debug)]
 pub struct FitDone {
     pub summary: String,
+    pub warnings: Vec<String>,
     pub output: PathBuf,
 }
 
@@ -334,10 +338,11 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
             CaviSettings::new(request.max_iterations, request.tolerance, MEstimate::Mode, BesselArgument::DeltaMethod);
         Algorithm::Cavi(settings.map_err(|e| input(&e))?)
     } else {
-        let schedule = Schedule::new(request.iterations, request.burn_in, request.thin).map_err(|e| input(&e))?;
+        let burn_in = request.burn_in.unwrap_or(request.iterations / 2);
+        let schedule = Schedule::new(request.iterations, burn_in, request.thin).map_err(|e| input(&e))?;
         let learned = matches!(likelihood.dispersion(), Some(Dispersion::Learned(_)));
         let warm_up = match (learned, request.dispersion_warm_up) {
-            (true, sweeps) => sweeps.unwrap_or(request.burn_in / 2),
+            (true, sweeps) => sweeps.unwrap_or(burn_in / 2),
             (false, None | Some(0)) => 0,
             (false, Some(sweeps)) => {
                 return Err(input(&format!(
@@ -351,7 +356,7 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
             FitError::setting(
                 "--dispersion-warm-up",
                 warm_up,
-                format!("at most --burn-in ({}), which discards the sweeps it holds r in", request.burn_in),
+                format!("at most --burn-in ({burn_in}), which discards the sweeps it holds r in"),
             )
         })?;
         if let Some(cap) = request.until_mixed {
@@ -504,5 +509,9 @@ pub fn run_fit(plan: &FitPlan, request: &FitRequest, on_iteration: &(dyn Fn() + 
         on_iteration,
     );
     commit_fit(&request.output, |dir| write_outputs(dir, settings, data, &result, seed_source, request.holdout))?;
-    Ok(FitDone { summary: summary_text(settings, data, &result), output: request.output.clone() })
+    Ok(FitDone {
+        summary: summary_text(settings, data, &result),
+        warnings: crate::report::warnings(settings, data, &result),
+        output: request.output.clone(),
+    })
 }

@@ -24,10 +24,12 @@ pub struct FitArgs {
     /// How raw counts are laid out (non-private and cavi only).
     #[command(flatten)]
     layout: crate::counts_layout::CountsLayout,
-    /// block (a network: the same labels on both axes) or topic (rows × columns).
+    /// block (a directed network: the same labels on both axes), undirected (a network released
+    /// once per pair, `lppf privatize --symmetric`) or topic (documents × words, any rows ×
+    /// columns).
     #[arg(long, value_parser = parse_model)]
     model: ModelKind,
-    /// Number of communities (block) or topics (topic).
+    /// Number of communities (block, undirected) or topics (topic).
     #[arg(long)]
     components: usize,
     /// private, naive, private-cavi, naive-cavi (released data); non-private, cavi (raw counts).
@@ -39,9 +41,9 @@ pub struct FitArgs {
     /// Gibbs sweeps per chain.
     #[arg(long, default_value_t = 2000)]
     iterations: usize,
-    /// Gibbs sweeps discarded at the start of each chain.
-    #[arg(long, default_value_t = 1000)]
-    burn_in: usize,
+    /// Gibbs sweeps discarded at the start of each chain [default: half of --iterations].
+    #[arg(long)]
+    burn_in: Option<usize>,
     /// Keep every THIN-th sweep after the burn-in.
     #[arg(long, default_value_t = 5)]
     thin: usize,

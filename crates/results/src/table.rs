@@ -1,10 +1,11 @@
-//! A generic tidy Parquet table (named columns of strings, integers or nullable floats) for the
+//! A generic tidy Parquet table (named columns of strings, integers, nullable floats, booleans or
+//! lists of floats) for the
 //! experiment kinds whose rows are not [`crate::ResultRow`]s (e.g. DPVI sweeps) and for users'
 //! tables. Written atomically and streamed (row groups of up to 2²⁰ rows), no compression, with
 //! key–value metadata; read batch by batch, in any common codec.
 
 use crate::ResultsError;
-use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
+use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::file::metadata::KeyValue;
@@ -25,6 +26,10 @@ pub enum Values {
     OptionalInt(Vec<Option<i64>>),
     /// Nullable floats.
     Float(Vec<Option<f64>>),
+    /// Nullable booleans (a sweep's `converged`).
+    Bool(Vec<Option<bool>>),
+    /// Nullable lists of floats (a sweep's per-chain `chain_mean_kl` and `stacking_weights`).
+    FloatList(Vec<Option<Vec<f64>>>),
 }
 
 impl Values {
@@ -36,6 +41,8 @@ impl Values {
             Values::Int(v) => v.len(),
             Values::OptionalInt(v) => v.len(),
             Values::Float(v) => v.len(),
+            Values::Bool(v) => v.len(),
+            Values::FloatList(v) => v.len(),
         }
     }
 
@@ -46,8 +53,9 @@ impl Values {
 }
 
 /// Reads every column of a Parquet file: strings as [`Values::Text`], integers of any width as
-/// [`Values::Int`] (unsigned values above `i64::MAX` are an error), floats as [`Values::Float`];
-/// columns of other types are skipped. A text or integer column with nulls is
+/// [`Values::Int`] (unsigned values above `i64::MAX` are an error), floats as [`Values::Float`],
+/// booleans as [`Values::Bool`], lists of floats as [`Values::FloatList`]; columns of other types
+/// (dates, structs, binary) are skipped. A text or integer column with nulls is
 /// [`Values::OptionalText`] or [`Values::OptionalInt`].
 pub fn read_table(path: &Path) -> Result<Vec<(String, Values)>, ResultsError> {
     let mut columns: Vec<(String, Values)> = Vec::new();
@@ -72,6 +80,8 @@ pub fn read_table(path: &Path) -> Result<Vec<(String, Values)>, ResultsError> {
                         *all = Values::OptionalInt(a.into_iter().map(Some).chain(p).collect());
                     }
                     (Values::Float(a), Values::Float(p)) => a.extend(p),
+                    (Values::Bool(a), Values::Bool(p)) => a.extend(p),
+                    (Values::FloatList(a), Values::FloatList(p)) => a.extend(p),
                     _ => unreachable!("every batch has the schema's columns"),
                 }
             }
@@ -131,6 +141,12 @@ fn batch_columns(path: &Path, batch: &RecordBatch, offset: usize) -> Result<Vec<
             | DataType::UInt32
             | DataType::UInt64 => Values::Int(Vec::new()),
             DataType::Float32 | DataType::Float64 => Values::Float(Vec::new()),
+            DataType::Boolean => Values::Bool(Vec::new()),
+            DataType::List(item) | DataType::LargeList(item)
+                if matches!(item.data_type(), DataType::Float32 | DataType::Float64) =>
+            {
+                Values::FloatList(Vec::new())
+            }
             _ => continue,
         };
         columns.push((field.name().clone(), empty));
@@ -221,6 +237,34 @@ fn batch_columns(path: &Path, batch: &RecordBatch, offset: usize) -> Result<Vec<
                     v.push((!array.is_null(i)).then_some(x));
                 }
             }
+            Values::Bool(v) => {
+                let a = array
+                    .as_boolean_opt()
+                    .ok_or_else(|| ResultsError::new(path, format!("column {name}: not boolean")))?;
+                v.extend((0..a.len()).map(|i| (!a.is_null(i)).then(|| a.value(i))));
+            }
+            Values::FloatList(v) => {
+                let floats = |item: ArrayRef| -> Result<Vec<f64>, ResultsError> {
+                    if let Some(a) = item.as_primitive_opt::<Float64Type>() {
+                        Ok(a.iter().map(|x| x.unwrap_or(f64::NAN)).collect())
+                    } else if let Some(a) = item.as_primitive_opt::<Float32Type>() {
+                        Ok(a.iter().map(|x| x.map_or(f64::NAN, f64::from)).collect())
+                    } else {
+                        Err(ResultsError::new(path, format!("column {name}: unexpected list item type")))
+                    }
+                };
+                for i in 0..array.len() {
+                    if array.is_null(i) {
+                        v.push(None);
+                    } else if let Some(list) = array.as_list_opt::<i32>() {
+                        v.push(Some(floats(list.value(i))?));
+                    } else if let Some(list) = array.as_list_opt::<i64>() {
+                        v.push(Some(floats(list.value(i))?));
+                    } else {
+                        return Err(ResultsError::new(path, format!("column {name}: unexpected list type")));
+                    }
+                }
+            }
         }
     }
     Ok(columns)
@@ -282,6 +326,10 @@ fn batch_of(path: &Path, columns: &[(&str, Values)]) -> Result<RecordBatch, Resu
             Values::Int(_) => Field::new(*name, DataType::Int64, false),
             Values::OptionalInt(_) => Field::new(*name, DataType::Int64, true),
             Values::Float(_) => Field::new(*name, DataType::Float64, true),
+            Values::Bool(_) => Field::new(*name, DataType::Boolean, true),
+            Values::FloatList(_) => {
+                Field::new(*name, DataType::List(Arc::new(Field::new_list_field(DataType::Float64, true))), true)
+            }
         })
         .collect();
     let arrays: Vec<ArrayRef> = columns
@@ -293,6 +341,12 @@ fn batch_of(path: &Path, columns: &[(&str, Values)]) -> Result<RecordBatch, Resu
                 Values::Int(v) => Arc::new(Int64Array::from_iter_values(v.iter().copied())),
                 Values::OptionalInt(v) => Arc::new(v.iter().copied().collect::<Int64Array>()),
                 Values::Float(v) => Arc::new(v.iter().copied().collect::<Float64Array>()),
+                Values::Bool(v) => Arc::new(v.iter().copied().collect::<BooleanArray>()),
+                Values::FloatList(v) => {
+                    Arc::new(ListArray::from_iter_primitive::<arrow_array::types::Float64Type, _, _>(
+                        v.iter().map(|list| list.as_ref().map(|l| l.iter().map(|&x| Some(x)).collect::<Vec<_>>())),
+                    ))
+                }
             }
         })
         .collect();
@@ -401,6 +455,25 @@ mod tests {
         assert!(write_table_parts(&bad, &[], mismatch).unwrap_err().message.contains("part 1"));
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left, vec![std::ffi::OsString::from("t.parquet")]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Booleans and lists of floats (a sweep's `converged` and per-chain `chain_mean_kl`) read
+    /// back with their nulls, also across batches.
+    #[test]
+    fn booleans_and_lists_of_floats_read_back() {
+        let dir = std::env::temp_dir().join(format!("table-lists-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet");
+        let n = 2500; // three batches
+        let flags: Vec<Option<bool>> = (0..n).map(|i| (i % 7 != 3).then_some(i % 2 == 0)).collect();
+        let lists: Vec<Option<Vec<f64>>> =
+            (0..n).map(|i| (i % 5 != 1).then(|| (0..i % 4).map(|j| i as f64 + 0.25 * j as f64).collect())).collect();
+        let columns = [("converged", Values::Bool(flags.clone())), ("chain_mean_kl", Values::FloatList(lists.clone()))];
+        write_table(&path, &columns, &[]).unwrap();
+        let read = read_table(&path).unwrap();
+        assert_eq!(read[0], ("converged".to_string(), Values::Bool(flags)));
+        assert_eq!(read[1], ("chain_mean_kl".to_string(), Values::FloatList(lists)));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

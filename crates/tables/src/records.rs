@@ -166,6 +166,14 @@ fn parquet_records(
                     None => v.iter().flatten().map(i64::to_string).collect(),
                 },
                 Values::Float(v) => v.iter().map(|x| x.map_or(String::new(), |x| x.to_string())).collect(),
+                Values::Bool(v) => v.iter().map(|x| x.map_or(String::new(), |x| x.to_string())).collect(),
+                Values::FloatList(_) => {
+                    return Err(TableError::at(
+                        path,
+                        Place::Row(offset + 1),
+                        format!("{w}: a column of lists; it must hold single labels or counts"),
+                    ));
+                }
             });
         }
         let n = text.first().map_or(0, Vec::len);

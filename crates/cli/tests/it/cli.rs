@@ -69,6 +69,17 @@ fn version_names_the_commit() {
     );
 }
 
+/// `lppf fit --help` names every model `--model` accepts.
+#[test]
+fn fit_help_names_every_model() {
+    let out = lppf().args(["fit", "--help"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let model = text.rsplit("--model <MODEL>").next().and_then(|t| t.split("--components").next()).unwrap_or_default();
+    for kind in models::ModelKind::ALL {
+        assert!(model.contains(kind.name()), "--model's help does not name {}:\n{model}", kind.name());
+    }
+}
+
 #[test]
 fn validate_exit_codes() {
     let ok = lppf()
