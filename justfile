@@ -160,7 +160,13 @@ plot DIR *FLAGS:
 
 # Every test, including those on the real data in ../shared/data (as CI runs them).
 test:
-    cargo test --workspace -- --include-ignored
+    cargo test --workspace --exclude benches -- --include-ignored
+
+# The Python package as a wheel (abi3: one file for CPython 3.9 and later), built in the release
+# profile into target/wheels/; `pip install target/wheels/lppf-*.whl` then needs no compiler. It
+# installs on Linux machines whose glibc is at least as new as this one's (the wheel's tag says).
+wheel:
+    cd python && maturin build --release
 
 # The full CI script (tests, clippy -D warnings, rustfmt --check).
 ci:

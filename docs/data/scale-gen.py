@@ -1,4 +1,4 @@
-# Made for BENCHMARKS.md, "Memory per cell, and a fit of 10⁸ cells" (issue 34).
+# Made for docs/history/performance.md, "Memory per cell, and a fit of 10⁸ cells" (summarised in BENCHMARKS.md, "Memory per cell").
 # Run: python3 docs/data/scale-gen.py, then
 #   lppf privatize --input counts.csv --output released.csv --epsilon 1 --rows docs.csv --cols words.csv --seed 34
 # A sparse 10^4 x 10^4 document-term count table from a K = 20 topic model (seeded):

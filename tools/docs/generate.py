@@ -87,11 +87,11 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/own-data.md", "own-data-papers-fit", own_data_papers_fit),
           ("docs/own-data.md", "own-data-score", own_data_score),
           ("docs/own-data.md", "own-data-checks", own_data_checks),
-          ("BENCHMARKS.md", "bench-ess", lambda: ess_per_second([("private-step-block-ess", "block (sparse network)"),
+          ("docs/history/performance.md", "bench-ess", lambda: ess_per_second([("private-step-block-ess", "block (sparse network)"),
                                                                  ("private-step-topic-ess", "topic (dense, heavy-tailed rates)")])),
-          ("BENCHMARKS.md", "bench-ess-tiny", lambda: ess_per_second([("private-step-tiny-ess", "tiny dense table (20 × 20, K = 3)")])),
+          ("docs/history/performance.md", "bench-ess-tiny", lambda: ess_per_second([("private-step-tiny-ess", "tiny dense table (20 × 20, K = 3)")])),
           ("BENCHMARKS.md", "bench-paper-bridge", lambda: paper_bridge("paper-bridge-sweeps")),
-          ("BENCHMARKS.md", "bench-paper-ess", lambda: paper_ess("paper-bridge-sweeps", [
+          ("docs/history/performance.md", "bench-paper-ess", lambda: paper_ess("paper-bridge-sweeps", [
               ("block (sparse network)", "private-step-block-ess", "block"),
               ("topic (dense)", "private-step-topic-ess", "topic")]))]
 

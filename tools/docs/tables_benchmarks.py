@@ -75,7 +75,7 @@ def paper_bridge(name):
     round by round (docs/data/NAME.csv from tools/bench/criterion_medians.py). Per round the ratio
     new / old of criterion's medians; their geometric mean with a 95 % t-interval on the log scale
     over the rounds; and the paper's time over ours now, the issue's ratio divided by it."""
-    lines = ["| sweep, 1 thread | paper / ours at 1b49ca1 (issue 34) | 1b49ca1 (ms) | HEAD (ms) "
+    lines = ["| sweep, 1 thread | paper / ours at 1b49ca1 | 1b49ca1 (ms) | HEAD (ms) "
              "| HEAD / 1b49ca1 [95 % CI], rounds faster | paper / HEAD [95 % CI] | target |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     medians = bridge_medians(name)

@@ -1,5 +1,5 @@
 //! How the cost of one topic-model Gibbs sweep grows with the matrix size, the number of
-//! components and the noise level (issue 21, BENCHMARKS.md "Cost model"). One thread. Run:
+//! components and the noise level (docs/history/performance.md, "Cost model"). One thread. Run:
 //! `just bench-scaling` (about 5 minutes).
 //!
 //! Each case: `θ, φ ~ Gamma(1, rate r)` with `r` chosen so the mean rate is about 1 whatever `K`

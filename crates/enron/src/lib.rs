@@ -55,7 +55,7 @@ pub fn table_for_tests() -> PathBuf {
     let path = table_location();
     assert!(
         path.exists(),
-        "{} is missing: this test needs the real Enron table (see README, 'Data outside the repository'; or set LPPF_ENRON_CSV)",
+        "{} is missing: this test needs the real Enron table (see docs/README.md, 'Data outside the repository'; or set LPPF_ENRON_CSV)",
         path.display()
     );
     path
