@@ -202,6 +202,34 @@ fn inputs(request: &PrivatizeRequest) -> Vec<(&'static str, &Path)> {
     files.into_iter().filter_map(|(flag, path)| Some((flag, path?))).collect()
 }
 
+/// `--symmetric` on a table whose row labels and column labels (of its non-zero cells) are two
+/// disjoint sets of at least two each: a bipartite table (documents × words), which the network's
+/// grid of their union would fold into one network. Refused with a note; a network listed once
+/// per pair that happens to look like this states its labels with `--labels`, which skips this.
+fn refuse_bipartite(input: &Path, table: &tables::CountTable) -> Result<(), PrivatizeError> {
+    let n = table.rows.len();
+    let mut as_row = vec![false; n];
+    let mut as_col = vec![false; n];
+    for (k, _) in table.counts.iter().enumerate().filter(|&(_, &c)| c != 0) {
+        as_row[k / n] = true;
+        as_col[k % n] = true;
+    }
+    let rows = as_row.iter().filter(|&&r| r).count();
+    let cols = as_col.iter().filter(|&&c| c).count();
+    let shared = as_row.iter().zip(&as_col).filter(|&(&r, &c)| r && c).count();
+    if shared == 0 && rows >= 2 && cols >= 2 {
+        return Err(bad_input(format!(
+            "{}: its {rows} row labels and {cols} column labels do not overlap, so this looks like a bipartite \
+             table (documents × words, say), not an undirected network: --symmetric would fold it into one \
+             network of {} people. Privatize it without --symmetric; if it is a network listed once per pair, \
+             state its labels with --labels",
+            input.display(),
+            rows + cols
+        )));
+    }
+    Ok(())
+}
+
 /// The stated grid labels (`rows`, `cols`, `labels`).
 fn grid_labels(request: &PrivatizeRequest) -> Result<GridLabels, PrivatizeError> {
     let read = |p: &Option<LabelSource>| p.as_ref().map(LabelSource::read).transpose().map_err(bad_input);
@@ -372,6 +400,9 @@ pub fn prepare_release(request: &PrivatizeRequest) -> Result<Prepared, Privatize
                 "{}: an undirected network needs at least two labels (one pair)",
                 request.input.display()
             )));
+        }
+        if request.labels.is_none() {
+            refuse_bipartite(&request.input, &table)?;
         }
         table = table.undirected(&request.input).map_err(bad_input)?;
         Layout::Pairs { diagonal: request.diagonal }

@@ -86,10 +86,18 @@ fn check_unique(path: &Path, header: &[String]) -> Result<(), TableError> {
 }
 
 fn missing(path: &Path, column: &str, found: &[String]) -> TableError {
+    // A release's noised column is `value`; a table with `count` instead is most likely the raw
+    // counts, given where a release was expected (`lppf fit --method private`, say).
+    let hint = if column == "value" && found.iter().any(|f| f == "count") {
+        "; this looks like a table of raw counts, not a release: privatize it first (lppf privatize), \
+         or fit the raw counts with --method non-private"
+    } else {
+        ""
+    };
     TableError::file(
         path,
         format!(
-            "no column `{column}` (the header has: {}); expected columns {column} and the others of the format",
+            "no column `{column}` (the header has: {}); expected columns {column} and the others of the format{hint}",
             found.join(", ")
         ),
     )

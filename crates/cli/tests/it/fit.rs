@@ -545,6 +545,34 @@ fn an_undirected_network_is_released_and_fitted_once_per_pair() {
     let o =
         lppf(["privatize", "--input", s(&counts), "--output", s(&dir.join("z.csv")), "--alpha", "0.3", "--diagonal"]);
     assert_eq!(o.status.code(), Some(2));
+
+    // A bipartite table (documents × words: the two sets of labels do not overlap) is not folded
+    // into one network; with its labels stated (a network listed once per pair) it is released.
+    std::fs::write(&counts, "row,col,count\nd1,apple,2\nd1,pear,1\nd2,apple,3\n").unwrap();
+    let bipartite = dir.join("bipartite.csv");
+    let o = lppf(["privatize", "--input", s(&counts), "--output", s(&bipartite), "--alpha", "0.3", "--symmetric"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.code() == Some(2) && stderr.contains("looks like a bipartite table") && !bipartite.exists(),
+        "{stderr}"
+    );
+    let labels = dir.join("labels.csv");
+    std::fs::write(&labels, "label\nd1\nd2\napple\npear\n").unwrap();
+    let o = lppf([
+        "privatize",
+        "--input",
+        s(&counts),
+        "--output",
+        s(&bipartite),
+        "--alpha",
+        "0.3",
+        "--symmetric",
+        "--labels",
+        s(&labels),
+        "--seed",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 #[test]
@@ -552,6 +580,8 @@ fn refusals_exit_2_and_write_no_fit() {
     let (dir, _, released) = generated_release("refusals", "released.csv", &["--alpha", "0.5", "--seed", "1"]);
     let bare = dir.join("bare.csv");
     std::fs::copy(&released, &bare).unwrap();
+    let raw = dir.join("raw.csv");
+    std::fs::write(&raw, "row,col,count\na,x,1\nb,y,2\n").unwrap();
     let base = |input: &Path, method: &str, model: &str| -> Vec<String> {
         fit_args(input, model, "2", method, ["20", "10", "1"], &["--seed", "1", "--quiet"])
     };
@@ -559,6 +589,11 @@ fn refusals_exit_2_and_write_no_fit() {
         ("block on a rectangular release", base(&released, "private", "block"), "same labels on both axes"),
         ("no sidecar", base(&bare, "private", "topic"), "privacy.toml is missing"),
         ("raw-count method on a release", base(&released, "non-private", "topic"), "no column `count`"),
+        (
+            "raw counts where a release is expected",
+            [base(&raw, "private", "topic"), vec!["--alpha".into(), "0.5".into()]].concat(),
+            "looks like a table of raw counts, not a release: privatize it first",
+        ),
         (
             "holdout 1.5",
             [base(&released, "private", "topic"), vec!["--holdout".into(), "1.5".into()]].concat(),
