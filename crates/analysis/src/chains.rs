@@ -7,9 +7,10 @@ use crate::checks::{
 use crate::data::{FitData, Input};
 use crate::error::FitError;
 use crate::partition::MAX_PARTITION_ROWS;
+pub use crate::settings::{FitSettings, Weighting};
 use distributions::{CellDispersion, Streams};
 use inference::{Algorithm, Diagnostics, Method, Monitor, Observation, Posterior, fit_watching};
-use models::{FamilyShape, FamilyVisitor, GammaPrior, MeanMatrix, ModelFamily, ModelKind, with_family};
+use models::{FamilyShape, FamilyVisitor, MeanMatrix, ModelFamily, with_family};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::time::Instant;
@@ -22,62 +23,6 @@ pub const MAX_PREDICTIVE_SAMPLES: usize = 200;
 const MAX_CHAINS: usize = 64;
 /// More components than this are refused.
 const MAX_COMPONENTS: usize = 1000;
-
-/// What to fit and how.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FitSettings {
-    pub model: ModelKind,
-    pub components: usize,
-    pub prior: GammaPrior,
-    /// A hierarchical prior's rates (Gibbs and CAVI): `θ_dk ~ Gamma(a₀, ξ_d)`, `ξ_d ~ scale`,
-    /// and likewise for the topic model's columns and the block model's `π`; `None`: flat
-    /// `Gamma(a₀, b₀)`.
-    pub scale: Option<models::ScalePrior>,
-    /// The likelihood of a count given its rate: Poisson, or the negative binomial (Gibbs methods
-    /// only; `models::Likelihood`).
-    pub likelihood: models::Likelihood,
-    pub method: Method,
-    /// Gibbs chains, or CAVI starts.
-    pub chains: usize,
-    /// Gibbs with a schedule for the Gibbs methods, CAVI settings for the CAVI methods.
-    pub algorithm: Algorithm,
-    /// Chain `c` runs on `Streams::new(seed).child(c)`.
-    pub seed: u64,
-    /// How the chains are pooled: equal weights, stacking, or stacking only when they sit in
-    /// different modes.
-    pub weighting: Weighting,
-    /// Gibbs: tempered replicas per chain (replica exchange, `inference::tempering`; 1: plain
-    /// chains).
-    pub replicas: usize,
-}
-
-/// How a fit's chains are pooled into its posterior means, sds and intervals.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Weighting {
-    /// Every chain's kept samples weigh the same (right when the chains mix: they sample one
-    /// posterior).
-    Equal,
-    /// Stacking (Yao, Vehtari & Gelman 2022; [`inference::stacking`]): the weights that maximise
-    /// the log predictive of the mixture of chains — on the held-out cells when there are any,
-    /// else each chain's PSIS-LOO predictive of up to [`inference::loo::MAX_LOO_CELLS`] cells it saw (right when
-    /// chains sit in different modes). Gibbs only.
-    Stacking,
-    /// Stacking when the chains settled in different modes (the verdict `modes` or
-    /// `unsettled-and-modes`, [`inference::convergence`]), equal weights otherwise: chains that
-    /// agree sample one posterior, and stacking them would only add noise to the weights.
-    Auto,
-}
-
-impl Weighting {
-    /// `"equal"` or `"stacking"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Weighting::Equal => "equal",
-            Weighting::Stacking => "stacking",
-            Weighting::Auto => "auto",
-        }
-    }
-}
 
 /// The chains of one mode ([`inference::convergence::modes`]) and what they say.
 #[derive(Clone, Debug, PartialEq)]
@@ -793,7 +738,7 @@ fn score_heldout(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use models::GammaPrior;
+    use models::{GammaPrior, ModelKind};
 
     /// Chains run one at a time (as when memory is short) give the same fit, bit for bit, as
     /// chains run together.

@@ -30,6 +30,7 @@ mod report;
 mod request;
 pub mod resources;
 pub mod score;
+mod settings;
 pub mod structure_test;
 pub mod totals;
 mod verdict;

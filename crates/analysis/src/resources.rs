@@ -3,7 +3,7 @@
 //! message instead of a "capacity overflow" panic or an abort. The factorization sweep's estimate
 //! (`pipeline/src/resources.rs`) uses the same per-cell constants.
 
-use crate::chains::FitSettings;
+use crate::settings::FitSettings;
 use inference::Algorithm;
 
 // The per-cell constants below were measured (issue 34, BENCHMARKS.md "Memory per cell"): peak
