@@ -1,6 +1,6 @@
 //! `lppf --version` names the commit the binary was built from: `git rev-parse --short=12 HEAD`
-//! at build time, or `unknown commit` outside a git checkout (a source archive, `cargo install` from a registry). `LPPF_COMMIT` overrides it,
-//! for builds from a tarball whose commit is known.
+//! at build time, or `unknown commit` outside a git checkout (a source archive, `cargo install`
+//! from a registry). `LPPF_COMMIT` overrides it, for builds from a tarball whose commit is known.
 use std::path::Path;
 use std::process::Command;
 

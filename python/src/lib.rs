@@ -18,6 +18,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 create_exception!(
     _core,
@@ -64,14 +65,13 @@ fn detached<T: Send>(py: Python<'_>, threads: Option<usize>, work: impl FnOnce()
 struct Progress<'a> {
     callback: &'a Py<PyAny>,
     total: u64,
-    done: std::sync::atomic::AtomicU64,
-    percent: std::sync::atomic::AtomicU64,
-    failed: std::sync::atomic::AtomicBool,
+    done: AtomicU64,
+    percent: AtomicU64,
+    failed: AtomicBool,
 }
 
 impl<'a> Progress<'a> {
     fn new(callback: &'a Py<PyAny>, total: u64) -> Self {
-        use std::sync::atomic::{AtomicBool, AtomicU64};
         Self {
             callback,
             total: total.max(1),
@@ -82,7 +82,6 @@ impl<'a> Progress<'a> {
     }
 
     fn call<A: for<'py> pyo3::call::PyCallArgs<'py>>(&self, args: A) {
-        use std::sync::atomic::Ordering;
         if self.failed.load(Ordering::Relaxed) {
             return;
         }
@@ -102,7 +101,6 @@ impl<'a> Progress<'a> {
     /// the fit may need, e.g. all 199 tables of the test of structure, which stops early when
     /// the release shows none).
     fn finish(&self) {
-        use std::sync::atomic::Ordering;
         if self.percent.fetch_max(100, Ordering::Relaxed) < 100 {
             self.call(((self.total, self.total),));
         }
@@ -111,7 +109,6 @@ impl<'a> Progress<'a> {
     /// One unit of work done; calls back when the whole percent done moves up (the thread that
     /// moves it calls, so each percent is reported once).
     fn tick(&self) {
-        use std::sync::atomic::Ordering;
         let done = (self.done.fetch_add(1, Ordering::Relaxed) + 1).min(self.total);
         let percent = done * 100 / self.total;
         if percent > self.percent.fetch_max(percent, Ordering::Relaxed) {

@@ -51,7 +51,7 @@ pub enum Weighting {
 }
 
 impl Weighting {
-    /// `"equal"` or `"stacking"`.
+    /// `"equal"`, `"stacking"` or `"auto"`.
     pub fn name(self) -> &'static str {
         match self {
             Weighting::Equal => "equal",

@@ -1,7 +1,6 @@
 //! A generic tidy Parquet table (named columns of strings, integers, nullable floats, booleans or
-//! lists of floats) for the
-//! experiment kinds whose rows are not [`crate::ResultRow`]s (e.g. DPVI sweeps) and for users'
-//! tables. Written atomically and streamed (row groups of up to 2²⁰ rows), no compression, with
+//! lists of floats) for the experiment kinds whose rows are not [`crate::ResultRow`]s (e.g. DPVI
+//! sweeps) and for users' tables. Written atomically and streamed (row groups of up to 2²⁰ rows), no compression, with
 //! key–value metadata; read batch by batch, in any common codec.
 
 use crate::ResultsError;
@@ -253,16 +252,17 @@ fn batch_columns(path: &Path, batch: &RecordBatch, offset: usize) -> Result<Vec<
                         Err(ResultsError::new(path, format!("column {name}: unexpected list item type")))
                     }
                 };
+                // Which list layout it is, found once for the batch.
+                let (small, large) = (array.as_list_opt::<i32>(), array.as_list_opt::<i64>());
+                let item = |i: usize| small.map(|l| l.value(i)).or_else(|| large.map(|l| l.value(i)));
                 for i in 0..array.len() {
                     if array.is_null(i) {
                         v.push(None);
-                    } else if let Some(list) = array.as_list_opt::<i32>() {
-                        v.push(Some(floats(list.value(i))?));
-                    } else if let Some(list) = array.as_list_opt::<i64>() {
-                        v.push(Some(floats(list.value(i))?));
-                    } else {
-                        return Err(ResultsError::new(path, format!("column {name}: unexpected list type")));
+                        continue;
                     }
+                    let list = item(i)
+                        .ok_or_else(|| ResultsError::new(path, format!("column {name}: unexpected list type")))?;
+                    v.push(Some(floats(list)?));
                 }
             }
         }
