@@ -29,6 +29,11 @@ use rand::distr::Distribution;
 
 const FAMILY_ALPHA: f64 = 1e-3;
 const CONFIG: GewekeConfig = GewekeConfig { marginal_draws: 100_000, successive_steps: 200_000, batches: 50 };
+/// The contaminated likelihood's runs: half the successive steps, as its sweep costs about three
+/// times a Poisson one. The false-alarm rate is the level's, whatever the length; the power
+/// against its planted bug stays far past the threshold (`wrong_share_conditional_is_rejected`:
+/// `Σ π²` read z = 24 at 200,000 steps and z = 21 at 100,000; it rejects at |z| ≈ 4).
+const CONTAMINATED: GewekeConfig = GewekeConfig { successive_steps: 100_000, ..CONFIG };
 /// α ≠ 1/2 so that the misprinted rate α/(1−α) + 1 differs from 1/α.
 const ALPHA: f64 = 0.3;
 
@@ -139,28 +144,28 @@ fn contaminated_topic() -> TopicModel {
 #[test]
 fn contaminated_topic_model_non_private() {
     let mut sim = NonPrivate::new(contaminated_topic(), vec![0; 20]).unwrap();
-    assert_passes("contaminated topic, non-private", &mut sim, 41);
+    assert_passes_with(CONTAMINATED, "contaminated topic, non-private", &mut sim, 41);
 }
 
 #[test]
 fn contaminated_topic_model_locally_private() {
     let data = released(4, 5, Noise::Scalar(ALPHA));
     let mut sim = LocallyPrivate::new(contaminated_topic(), &data, Streams::new(42)).unwrap();
-    assert_passes("contaminated topic, private", &mut sim, 42);
+    assert_passes_with(CONTAMINATED, "contaminated topic, private", &mut sim, 42);
 }
 
 #[test]
 fn contaminated_hierarchical_block_model_locally_private() {
     let model = hierarchical_block().with_likelihood(contaminated(), Streams::new(43));
     let mut sim = LocallyPrivate::new(model, &released(4, 4, Noise::Scalar(ALPHA)), Streams::new(44)).unwrap();
-    assert_passes("contaminated hierarchical block, private", &mut sim, 43);
+    assert_passes_with(CONTAMINATED, "contaminated hierarchical block, private", &mut sim, 43);
 }
 
 /// The planted bug of the contaminated likelihood, an off-by-one: after the true sweep `π` is
 /// redrawn as `Beta(1 + Σ z_n, 2 + N − Σ z_n)`, one Poisson cell too many (the right conditional
 /// is `Beta(1 + Σ z_n, 1 + N − Σ z_n)`, exact though the sampler itself draws `π` with `z`
 /// integrated out). One such draw moves `E[π]` by about 0.02 at N = 20 cells: measured, `E[π]`
-/// 0.475 against 0.499 (`Σ π²`: z = 24).
+/// 0.475 against 0.499 (`Σ π²`: z = 21 in the 100,000 steps of [`CONTAMINATED`]).
 fn share_with_one_cell_too_many(sampler: &mut NonPrivate<TopicModel>, streams: Streams) {
     if let Some((pi, z)) = sampler.model.contamination_mut() {
         let on = z.iter().filter(|&&z| z).count() as f64;
@@ -173,7 +178,8 @@ fn share_with_one_cell_too_many(sampler: &mut NonPrivate<TopicModel>, streams: S
 #[test]
 fn wrong_share_conditional_is_rejected() {
     let inner = NonPrivate::new(contaminated_topic(), vec![0; 20]).unwrap();
-    let report = geweke_test(&mut Mutant { inner, after: share_with_one_cell_too_many }, CONFIG, Streams::new(45));
+    let report =
+        geweke_test(&mut Mutant { inner, after: share_with_one_cell_too_many }, CONTAMINATED, Streams::new(45));
     assert!(!report.rejected(FAMILY_ALPHA).is_empty(), "the wrong conditional of π went undetected\n{report}");
     println!("{report}");
 }
@@ -188,7 +194,11 @@ fn released(rows: usize, cols: usize, noise: Noise) -> Privatized {
 }
 
 fn assert_passes<S: JointSimulator + Send>(name: &str, sim: &mut S, seed: u64) {
-    let report = geweke_test(sim, CONFIG, Streams::new(seed));
+    assert_passes_with(CONFIG, name, sim, seed);
+}
+
+fn assert_passes_with<S: JointSimulator + Send>(config: GewekeConfig, name: &str, sim: &mut S, seed: u64) {
+    let report = geweke_test(sim, config, Streams::new(seed));
     let rejected = report.rejected(FAMILY_ALPHA);
     assert!(rejected.is_empty(), "{name}: Geweke test rejects {} test functions\n{report}", rejected.len());
 }
@@ -559,7 +569,7 @@ fn undirected_hierarchical_contaminated_locally_private() {
     let model = undirected().with_hierarchy(scale(), Streams::new(58)).with_likelihood(light, Streams::new(59));
     let data = released(4, 4, Noise::Scalar(ALPHA));
     let mut sim = LocallyPrivate::new(model, &data, Streams::new(60)).unwrap();
-    assert_passes("undirected hierarchical contaminated block, private", &mut sim, 58);
+    assert_passes_with(CONTAMINATED, "undirected hierarchical contaminated block, private", &mut sim, 58);
 }
 
 /// Power: the memberships drawn with the directed exposure are rejected.

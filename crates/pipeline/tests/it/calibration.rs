@@ -79,17 +79,18 @@ fn the_covered_range_of_ranks_has_the_nominal_probability() {
     assert!(!covers(9, KEPT, 0.9) && !covers(191, KEPT, 0.9));
 }
 
-#[test]
-fn exact_and_private_posteriors_are_calibrated_and_the_naive_one_is_not() {
-    let rows = results();
+/// The coverage of the rates' credible intervals: at the nominal level for the exact and the
+/// private posteriors, too low for the naïve one. Called from the one test below, which computes
+/// the fits once (the test runner gives each test its own process, so two tests would fit twice).
+fn exact_and_private_posteriors_are_calibrated_and_the_naive_one_is_not(rows: &[MethodResult]) {
     for (i, level) in [(0, 0.5), (1, 0.9)] {
         for method in [Method::NonPrivate, Method::Private] {
-            let (mean, se) = coverage(&rows, method, i);
+            let (mean, se) = coverage(rows, method, i);
             let z = (mean - nominal(level)) / se;
             assert!(z.abs() < 4.0, "{method:?} {level}: coverage {mean:.4} ± {se:.4}, nominal {:.4}", nominal(level));
         }
         // Treating the noised counts as exact: too narrow intervals around a biased centre.
-        let (mean, se) = coverage(&rows, Method::Naive, i);
+        let (mean, se) = coverage(rows, Method::Naive, i);
         assert!(mean < nominal(level) - 10.0 * se, "naive {level}: coverage {mean:.4} ± {se:.4}");
     }
 }
@@ -99,10 +100,9 @@ fn exact_and_private_posteriors_are_calibrated_and_the_naive_one_is_not() {
 /// one. The verdicts are ECDF tests with simultaneous bands, Holm-adjusted over the three groups
 /// at family-wise level 0.05 ([`results::SBC_FAMILY_ALPHA`]): under calibration both "uniform"
 /// verdicts hold with probability ≥ 0.95 (seeded, so the outcome is fixed).
-#[test]
-fn the_ranks_of_the_total_are_uniform_for_exact_and_private_and_not_naive() {
+fn the_ranks_of_the_total_are_uniform_for_exact_and_private_and_not_naive(fits: &[MethodResult]) {
     let manifest = parse(MANIFEST, Path::new("calibration-test.toml")).unwrap();
-    let rows = pipeline::result_rows(&manifest, &results());
+    let rows = pipeline::result_rows(&manifest, fits);
     assert!(rows.iter().all(|r| r.sbc.is_some_and(|s| s.draws == 19 && s.total_rank <= 19)));
     let groups = results::sbc_summary(&rows);
     let verdict = |method: &str| groups.iter().find(|g| g.method == method).unwrap();
@@ -112,4 +112,12 @@ fn the_ranks_of_the_total_are_uniform_for_exact_and_private_and_not_naive() {
     }
     let naive = verdict("naive");
     assert!(!naive.uniform(), "naive: χ² {:.1}, Holm p {:.3}, {:?}", naive.chi2, naive.p_holm, naive.counts);
+}
+
+/// Both checks above on one set of 100 data sets × three methods.
+#[test]
+fn posteriors_of_the_exact_and_private_methods_are_calibrated_and_the_naive_one_is_not() {
+    let fits = results();
+    exact_and_private_posteriors_are_calibrated_and_the_naive_one_is_not(&fits);
+    the_ranks_of_the_total_are_uniform_for_exact_and_private_and_not_naive(&fits);
 }
