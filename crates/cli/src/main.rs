@@ -350,7 +350,12 @@ fn run(path: &Path, flags: RunFlags) -> Result<(), Failure> {
     let outcome = loaded.run(SweepOptions { force, shard }, &reporter);
     reporter.finish();
     if let Err(ExperimentError::Runner(pending @ RunnerError::Pending { .. })) = &outcome {
-        println!("{}: this run's units are done ({:.1} s); {pending}", experiment.name, start.elapsed().as_secs_f64());
+        println!(
+            "{}: this run's units are done ({:.1} s{}); {pending}",
+            experiment.name,
+            start.elapsed().as_secs_f64(),
+            reporter.helped_note()
+        );
         return Ok(());
     }
     let (rows, table) = outcome.map_err(|e| {
@@ -363,9 +368,10 @@ fn run(path: &Path, flags: RunFlags) -> Result<(), Failure> {
     let Some(table) = table else {
         let (i, n) = shard.unwrap_or((0, 1));
         println!(
-            "{}: shard {i}/{n} done ({rows} rows, {:.1} s); run without --shard to merge and write the results",
+            "{}: shard {i}/{n} done ({rows} rows, {:.1} s{}); run without --shard to merge and write the results",
             experiment.name,
-            start.elapsed().as_secs_f64()
+            start.elapsed().as_secs_f64(),
+            reporter.helped_note()
         );
         return Ok(());
     };

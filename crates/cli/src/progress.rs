@@ -14,13 +14,31 @@ pub struct Reporter {
     bar: ProgressBar,
     done: AtomicUsize,
     total: AtomicUsize,
+    /// Units of other shards this shard computed ([`runner::help_other_shards`]).
+    helped: AtomicUsize,
     start: Instant,
 }
 
 impl Reporter {
     pub fn new(quiet: bool) -> Self {
         let bar = if quiet || !std::io::stderr().is_terminal() { ProgressBar::hidden() } else { ProgressBar::new(0) };
-        Self { quiet, bar, done: AtomicUsize::new(0), total: AtomicUsize::new(0), start: Instant::now() }
+        Self {
+            quiet,
+            bar,
+            done: AtomicUsize::new(0),
+            total: AtomicUsize::new(0),
+            helped: AtomicUsize::new(0),
+            start: Instant::now(),
+        }
+    }
+
+    /// `"; computed 3 unit(s) of other shards"` when this shard helped, else empty: for the
+    /// line that ends a shard's run (printed also with `--quiet`, so batch logs say it).
+    pub fn helped_note(&self) -> String {
+        match self.helped.load(Ordering::Relaxed) {
+            0 => String::new(),
+            n => format!("; computed {n} unit(s) of other shards that were still missing"),
+        }
     }
 
     /// Removes the bar (the log lines stay).
@@ -78,10 +96,19 @@ impl Progress for Reporter {
                 plan.to_compute
             ));
         }
+        if plan.to_compute > 0 {
+            self.log(
+                "each unit is saved as it finishes: if this run is interrupted, the same command resumes it".into(),
+            );
+        }
     }
 
     fn progress(&self) {
         self.bar.inc(1);
+    }
+
+    fn helped(&self, units: usize) {
+        self.helped.store(units, Ordering::Relaxed);
     }
 
     fn unit_done(&self, unit: &str, computed: bool, rows: &str) {

@@ -8,8 +8,9 @@
 //! - `submit.sh`: refuses while jobs of the design (any user's, started from this project
 //!   directory) are queued or running, releases the claims that killed tasks left (`lppf
 //!   release-claims`, which itself refuses while a run on this host is alive), submits the array,
-//!   then the merge with `--dependency=afterok` (cancelled by Slurm if a task fails). Run it again
-//!   after a failure: the tasks compute only the units still missing.
+//!   then the merge with `--dependency=afterany`: when a task has failed, the merge fails too,
+//!   and its log lists the missing units and says to run submit.sh again. Run it again after a
+//!   failure: the tasks compute only the units still missing, spread over all of them.
 //!
 //! **Nothing a user names is ever shell code.** Every path (manifest, project, scripts' directory,
 //! the lppf binary) enters the scripts as one single-quoted shell word ([`shell_word`]) and is
@@ -163,9 +164,10 @@ fn merge_script(d: &Design) -> String {
     let mut s = header(d, "The merge", 1, 30, 2048);
     let _ = write!(
         s,
-        "# Cancelled by Slurm when a shard task fails (its afterok dependency can then never hold).\n\
-         #SBATCH --kill-on-invalid-dep=yes\nset -euo pipefail\ncd -- {}\n\
-         # Computes nothing: refuses, listing them, while units are missing; else writes the results.\n\
+        "# Runs when every shard task has ended, whether or not each succeeded (afterany).\n\
+         set -euo pipefail\ncd -- {}\n\
+         # Computes nothing: if a task failed, fails itself, listing the missing units and saying to run\n\
+         # submit.sh again; else writes the results.\n\
          exec {} --threads 1 run {} --merge-only --quiet\n",
         shell_word(&d.project),
         shell_word(&d.lppf),
@@ -198,7 +200,7 @@ fn submit_script(d: &Design) -> String {
          \"$lppf\" release-claims \"$manifest\"\n\
          mkdir -p -- \"$dir/logs\"\n\
          array=$(sbatch --parsable --output=\"$logs/logs/%x-%A_%a.log\" \"$dir/array.sbatch\")\n\
-         merge=$(sbatch --parsable --output=\"$logs/logs/%x-merge-%j.log\" --dependency=afterok:\"${{array%%;*}}\" \"$dir/merge.sbatch\")\n\
+         merge=$(sbatch --parsable --output=\"$logs/logs/%x-merge-%j.log\" --dependency=afterany:\"${{array%%;*}}\" \"$dir/merge.sbatch\")\n\
          echo \"submitted {job}: array ${{array%%;*}} ({tasks} tasks), merge ${{merge%%;*}} after it; logs in $dir/logs\"\n",
         name = d.name,
         tasks = d.tasks,

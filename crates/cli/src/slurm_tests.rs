@@ -168,7 +168,7 @@ proptest! {
             vec!["sbatch", &d.project, "--parsable", &format!("--output={logs}/%x-%A_%a.log"), &format!("{}/array.sbatch", d.dir)],
             vec![
                 "sbatch", &d.project, "--parsable", &format!("--output={logs}/%x-merge-%j.log"),
-                "--dependency=afterok:12345", &format!("{}/merge.sbatch", d.dir),
+                "--dependency=afterany:12345", &format!("{}/merge.sbatch", d.dir),
             ],
         ]
         .iter()

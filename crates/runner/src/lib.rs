@@ -38,6 +38,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// An error from running a unit: the kind's own error, boxed.
 pub type UnitError = Box<dyn std::error::Error + Send + Sync>;
@@ -86,6 +87,8 @@ pub trait Progress: Sync {
     fn progress(&self) {}
     /// After each unit: its description, whether it was computed now, its rows described.
     fn unit_done(&self, _unit: &str, _computed: bool, _rows: &str) {}
+    /// Once, after a shard has computed `units` of the other shards' units.
+    fn helped(&self, _units: usize) {}
 }
 
 /// Observes nothing.
@@ -109,6 +112,10 @@ impl<E: Experiment + ?Sized> Observer<E> for ProgressObserver<'_, E> {
 
     fn unit_done(&self, unit: E::Unit, computed: bool, rows: &[E::Row]) {
         self.progress.unit_done(&self.experiment.describe_unit(unit), computed, &self.experiment.describe_rows(rows))
+    }
+
+    fn helped(&self, units: usize) {
+        self.progress.helped(units)
     }
 }
 
@@ -134,9 +141,13 @@ pub fn collect<E: Experiment>(experiment: &E, output: &Path) -> Result<Vec<E::Ro
 pub struct RunOptions {
     /// Recompute every unit even if its file exists.
     pub force: bool,
-    /// `Some((i, n))`: run only shard `i` of `n` (the units whose position is `i` modulo `n`),
-    /// e.g. one task of a Slurm array job; a final unsharded run finds every unit on disk and
-    /// merges them.
+    /// `Some((i, n))`: run shard `i` of `n` (the units whose position is `i` modulo `n`), e.g.
+    /// one task of a Slurm array job; a final unsharded run finds every unit on disk and merges
+    /// them. A shard that computes fewer units than a shard holds (a rerun, where most shards are
+    /// on disk) then helps: it computes other shards' missing units that no live run has claimed,
+    /// up to a shard's number of units in all ([`help_other_shards`]), so the units a failed task
+    /// left are spread over every task of the rerun and no task does more than its time limit
+    /// was set for.
     pub shard: Option<(usize, usize)>,
 }
 
@@ -164,6 +175,9 @@ pub trait Observer<E: Experiment + ?Sized>: Sync {
     fn progress(&self) {}
     /// After each unit, computed now (`computed`) or read from disk.
     fn unit_done(&self, _unit: E::Unit, _computed: bool, _rows: &[E::Row]) {}
+    /// Once, after a shard has helped with `units` of the other shards' units
+    /// ([`help_other_shards`]); not called when it computed none.
+    fn helped(&self, _units: usize) {}
 }
 
 /// Observes nothing.
@@ -472,6 +486,7 @@ pub fn run<E: Experiment>(
         work_name: experiment.work_name(),
     });
     let progress = || observer.progress();
+    let fresh = AtomicUsize::new(0);
     // Per unit: its rows, or (its name and file) when another live run has claimed it.
     type Outcome<R> = Result<Result<Vec<R>, (String, PathBuf)>, RunnerError>;
     let outcomes: Vec<Outcome<E::Row>> = units
@@ -489,6 +504,7 @@ pub fn run<E: Experiment>(
                     .run_unit(unit, &progress)
                     .map_err(|source| RunnerError::Unit { unit: name.clone(), source })?;
                 write_unit(&path, UnitId { unit: &name, manifest: &identity }, &rows)?;
+                fresh.fetch_add(1, Ordering::Relaxed);
                 rows
             } else {
                 read_unit(&path, UnitId { unit: &name, manifest: &identity })?
@@ -515,8 +531,59 @@ pub fn run<E: Experiment>(
             }
         }
     }
+    if let Some((index, count)) = options.shard {
+        let share = experiment.units().len().div_ceil(count);
+        let helped = help_other_shards(experiment, (index, count), share.saturating_sub(fresh.into_inner()))?;
+        if helped > 0 {
+            observer.helped(helped);
+        }
+    }
     if !pending.is_empty() {
         return Err(RunnerError::Pending { units: pending });
     }
     Ok(all)
+}
+
+/// Computes up to `budget` of the units of shards other than `index` of `count` that are not on
+/// disk and that no live run has claimed, one at a time on each thread, starting with the units
+/// after this shard's first one (so that the tasks of a rerun do not all reach for the same
+/// unit); each is claimed first, so two helpers never compute one unit. Returns how many it
+/// computed. The units' rows are not returned: the shards' merge reads them from disk.
+pub fn help_other_shards<E: Experiment>(
+    experiment: &E,
+    (index, count): (usize, usize),
+    budget: usize,
+) -> Result<usize, RunnerError> {
+    let dir = units_dir(&experiment.output_dir());
+    let identity = experiment.identity();
+    let units = experiment.units();
+    let others: Vec<E::Unit> =
+        (0..units.len()).map(|k| (index + k) % units.len()).filter(|p| p % count != index).map(|p| units[p]).collect();
+    let left = AtomicUsize::new(budget);
+    let computed: Vec<Result<bool, RunnerError>> = others
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|unit| {
+            let name = experiment.unit_name(unit);
+            let path = dir.join(format!("{name}.toml"));
+            if path.exists() || left.load(Ordering::Relaxed) == 0 {
+                return Ok(false);
+            }
+            let Some(claim) = lock::claim_unit(&path)? else { return Ok(false) };
+            // Take one unit of the budget, unless the other threads have spent it.
+            if path.exists() || left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1)).is_err() {
+                return Ok(false);
+            }
+            let rows =
+                experiment.run_unit(unit, &|| ()).map_err(|source| RunnerError::Unit { unit: name.clone(), source })?;
+            write_unit(&path, UnitId { unit: &name, manifest: &identity }, &rows)?;
+            drop(claim);
+            Ok(true)
+        })
+        .collect();
+    let mut helped = 0;
+    for outcome in computed {
+        helped += usize::from(outcome?);
+    }
+    Ok(helped)
 }

@@ -210,3 +210,49 @@ fn missing_units_are_named_and_stale_claims_released() {
     assert!(runner::missing_units(&t).is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A rerun after a task failed: the tasks whose own shard is on disk help with the missing units
+/// of the others, each computing at most a shard's number of units, so the rerun spreads them
+/// instead of leaving them all to the failed shard's task; the results are the same.
+#[test]
+fn a_rerun_spreads_the_missing_units_over_the_shards() {
+    let dir = std::env::temp_dir().join(format!("runner-help-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let shard = |i| RunOptions { force: false, shard: Some((i, 3)) };
+    // The first run: only shard 0's task finished (shards 1 and 2 failed), and it helped with
+    // nothing (it computed a whole shard of its own).
+    let first = toy(&dir, None);
+    run(&first, shard(0), &()).unwrap();
+    assert_eq!(first.computed.load(Ordering::Relaxed), 3);
+    assert_eq!(runner::missing_units(&first).len(), 6);
+    // The rerun: shard 0 has nothing left of its own and takes a shard's worth of the others'.
+    let helped = AtomicUsize::new(0);
+    let observer = Helped(&helped);
+    let again = toy(&dir, None);
+    run(&again, shard(0), &observer).unwrap();
+    assert_eq!((again.computed.load(Ordering::Relaxed), helped.load(Ordering::Relaxed)), (3, 3));
+    // Shards 1 and 2 compute what is left between them, neither more than three units.
+    let mut total = 3;
+    for i in [1, 2] {
+        let t = toy(&dir, None);
+        let rows = run(&t, shard(i), &()).unwrap_or_default();
+        let computed = t.computed.load(Ordering::Relaxed);
+        assert!(computed <= 3, "shard {i} computed {computed}");
+        assert!(rows.iter().all(|r| r.unit % 3 == i));
+        total += computed;
+    }
+    assert_eq!(total, 6, "every missing unit computed once");
+    assert!(runner::missing_units(&first).is_empty());
+    let all = toy(&dir.join("unsharded"), None);
+    assert_eq!(collect(&first, &dir).unwrap(), run(&all, RunOptions::default(), &()).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Counts the units a shard helped with.
+struct Helped<'a>(&'a AtomicUsize);
+
+impl runner::Observer<Toy> for Helped<'_> {
+    fn helped(&self, units: usize) {
+        self.0.store(units, Ordering::Relaxed);
+    }
+}

@@ -125,6 +125,7 @@ fn killed_run_resumes_without_redoing_or_duplicating() {
     let log = String::from_utf8_lossy(&out.stderr);
     let skipped = format!("{finished} of {total_units} units already on disk; computing {}", total_units - finished);
     assert!(log.contains(&skipped), "expected {skipped:?} in\n{log}");
+    assert!(log.contains("if this run is interrupted, the same command resumes it"), "{log}");
     assert_eq!(log.lines().filter(|l| l.starts_with('[')).count(), total_units - finished, "{log}");
     assert_eq!(unit_files(&dir), total_units);
 
@@ -554,9 +555,9 @@ fn slurm_scripts_shards_and_the_merge() {
     assert!(array.contains("#SBATCH --array=0-4") && array.contains("--shard \"$SLURM_ARRAY_TASK_ID/5\""), "{array}");
     assert!(array.contains("#SBATCH --account=lab") && array.contains("#SBATCH --time=0-00:10:00"), "{array}");
     let merge = std::fs::read_to_string(scripts.join("merge.sbatch")).unwrap();
-    assert!(merge.contains("--merge-only") && merge.contains("--kill-on-invalid-dep=yes"), "{merge}");
+    assert!(merge.contains("--merge-only") && !merge.contains("--kill-on-invalid-dep"), "{merge}");
     let submit = std::fs::read_to_string(scripts.join("submit.sh")).unwrap();
-    assert!(submit.contains("--dependency=afterok:") && submit.contains("release-claims"), "{submit}");
+    assert!(submit.contains("--dependency=afterany:") && submit.contains("release-claims"), "{submit}");
     // Refuses while units are missing, naming them (exit 1: not the user's input).
     let merge_only = || lppf().args(["run", m.to_str().unwrap(), "--merge-only", "--quiet"]).output().unwrap();
     let refused = merge_only();
