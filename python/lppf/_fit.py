@@ -176,7 +176,7 @@ def read_fit(path: Union[str, os.PathLike]) -> FitResult:
 
 # The options of `fit` that are numbers, checked here so that a bad value raises InputError
 # naming the option (the bridge's own conversion does not name it).
-_INTEGER_OPTIONS = {"max_iterations", "replicas", "dispersion_warm_up"}
+_INTEGER_OPTIONS = {"max_iterations", "replicas", "dispersion_warm_up", "structure_tables"}
 _NUMBER_OPTIONS = {"tolerance", "a0", "b0", "scale_shape", "dispersion", "alpha", "precision", "holdout"}
 
 
@@ -220,7 +220,7 @@ def fit(
         Every other option of ``lppf fit``, by its name with ``_`` for ``-``: ``holdout``,
         ``weights``, ``prior``, ``likelihood``, ``dispersion``, ``dispersion_prior`` (a pair
         ``(shape, rate)``), ``dispersion_warm_up``, ``a0``, ``b0``, ``scale_shape``,
-        ``scale_mean``, ``replicas``, ``private_step``, ``start``, ``until_mixed``, ``alpha``,
+        ``scale_mean``, ``replicas``, ``structure_tables``, ``private_step``, ``start``, ``until_mixed``, ``alpha``,
         ``alpha_file``, ``precision``,
         ``max_iterations``, ``tolerance``, ``override_sidecar``, ``allow_memory``,
         ``row_column``, ``col_column``, ``count_column``, ``delimiter``.

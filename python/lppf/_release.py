@@ -165,8 +165,10 @@ def _count_texts(values) -> list:
 
 
 def _records(counts, columns: tuple, rows, cols) -> tuple:
-    """``counts`` (a DataFrame or an array) as three lists — row labels, column labels, counts as
-    text — held in memory for the Rust side, and the grid labels an array states."""
+    """``counts`` (a DataFrame or an array) as four lists — row labels, column labels, counts as
+    text, and each cell's place in ``counts`` for messages (a pandas frame's index label, a polars
+    frame's row number from 0, an array's ``[i, j]``) — held in memory for the Rust side, and the
+    grid labels an array states."""
     row_column, col_column, count_column = columns
     if isinstance(counts, np.ndarray):
         if counts.ndim != 2:
@@ -180,14 +182,20 @@ def _records(counts, columns: tuple, rows, cols) -> tuple:
             )
         i, j = np.nonzero(counts)
         row_labels, col_labels = _labels(rows), _labels(cols)
-        records = ([row_labels[k] for k in i], [col_labels[k] for k in j], _count_texts(counts[i, j]))
+        records = (
+            [row_labels[k] for k in i],
+            [col_labels[k] for k in j],
+            _count_texts(counts[i, j]),
+            [f"[{a}, {b}]" for a, b in zip(i, j)],
+        )
         return records, rows, cols
     if type(counts).__module__.startswith("polars"):
         missing = [c for c in columns if c not in counts.columns]
         if missing:
             raise _core.InputError(f"counts: no column {missing[0]!r} (columns: {', '.join(counts.columns)})")
         get = lambda name: counts.get_column(name).to_list()  # noqa: E731
-        return (_labels(get(row_column)), _labels(get(col_column)), _count_texts(get(count_column))), rows, cols
+        places = [str(k) for k in range(counts.height)]
+        return (_labels(get(row_column)), _labels(get(col_column)), _count_texts(get(count_column)), places), rows, cols
     if isinstance(counts, pd.DataFrame):
         missing = [c for c in columns if c not in counts.columns]
         if missing:
@@ -199,6 +207,7 @@ def _records(counts, columns: tuple, rows, cols) -> tuple:
             _labels(counts[row_column]),
             _labels(counts[col_column]),
             _count_texts(counts[count_column].to_numpy()),
+            [str(label) for label in counts.index],
         )
         return records, rows, cols
     raise _core.InputError(

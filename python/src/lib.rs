@@ -129,15 +129,24 @@ fn label_list(name: &str, labels: Option<Vec<String>>) -> Option<LabelSource> {
     labels.map(|labels| LabelSource::List { name: name.to_string(), labels })
 }
 
+/// Raw counts held in memory, as Python hands them over: the cells' row labels, column labels,
+/// counts as text, and each cell's place in the caller's frame (its index label).
+type Records = (Vec<String>, Vec<String>, Vec<String>, Vec<String>);
+
+fn count_records((rows, cols, counts, index): Records) -> CountRecords {
+    CountRecords { rows, cols, counts, index }
+}
+
 /// Privatizes counts into a release and its sidecar (`lppf privatize`); returns what the release
 /// says about itself: `rows`, `cols`, `private`, `report`, `warnings`.
 ///
-/// The counts are a file (`input`) or, from a DataFrame, `counts = (rows, cols, counts)` held in
-/// memory: three lists of text read exactly as a file's cells (`input` then only names them in
-/// messages), so raw counts never touch the disk. Grid labels (`rows`, `cols`, `labels`) and
-/// per-row levels (`levels`, with `levels_are` "alpha" or "epsilon") are lists too. The release is
-/// made and written under pending names without the GIL; Python's signals are checked before it
-/// is put in place, so a Ctrl-C until then publishes nothing.
+/// The counts are a file (`input`) or, from a DataFrame, `counts = (rows, cols, counts, index)`
+/// held in memory: lists of text read exactly as a file's cells (`input` then only names them in
+/// messages, and `index` names each cell as the frame does), so raw counts never touch the disk.
+/// Grid labels (`rows`, `cols`, `labels`) and per-row levels (`levels`, with `levels_are`
+/// "alpha" or "epsilon") are lists too. The release is made and written under pending names
+/// without the GIL; Python's signals are checked before it is put in place, so a Ctrl-C until
+/// then publishes nothing.
 #[pyfunction]
 #[pyo3(signature = (input, output, *, counts=None, epsilon=None, alpha=None, levels=None, levels_are="alpha",
     precision=1.0, square=false, symmetric=false, diagonal=false, rows=None, cols=None, labels=None, seed=None,
@@ -148,7 +157,7 @@ fn privatize<'py>(
     py: Python<'py>,
     input: PathBuf,
     output: PathBuf,
-    counts: Option<(Vec<String>, Vec<String>, Vec<String>)>,
+    counts: Option<Records>,
     epsilon: Option<f64>,
     alpha: Option<f64>,
     levels: Option<Vec<(String, f64)>>,
@@ -184,7 +193,7 @@ fn privatize<'py>(
         _ => return Err(input_error("give exactly one of epsilon and alpha (a number, or a mapping of each row's)")),
     };
     let request = PrivatizeRequest {
-        records: counts.map(|(rows, cols, counts)| CountRecords { rows, cols, counts }),
+        records: counts.map(count_records),
         format: counts_format(delimiter, [row_column, col_column, count_column])?,
         precision,
         square,
@@ -218,7 +227,7 @@ fn privatize<'py>(
 #[pyo3(signature = (input, output, *, model, components, method, counts=None, chains=4, iterations=2000, burn_in=None,
     thin=5, max_iterations=1000, tolerance=1e-6, a0=1.0, b0=1.0, prior="auto", scale_shape=None,
     scale_mean=None, likelihood="auto", dispersion=None, dispersion_prior=None, dispersion_warm_up=None, alpha=None, alpha_file=None, precision=1.0,
-    holdout=None, weights="auto", replicas=1, private_step="collapsed", start="prior", until_mixed=None, seed=None,
+    holdout=None, weights="auto", replicas=1, structure_tables=199, private_step="collapsed", start="prior", until_mixed=None, seed=None,
     force=false,
     override_sidecar=false, allow_memory=false, threads=None, delimiter=None, row_column="row".to_owned(),
     col_column="col".to_owned(), count_column="count".to_owned(), progress=None))]
@@ -230,7 +239,7 @@ fn fit<'py>(
     model: &str,
     components: usize,
     method: &str,
-    counts: Option<(Vec<String>, Vec<String>, Vec<String>)>,
+    counts: Option<Records>,
     chains: usize,
     iterations: usize,
     burn_in: Option<usize>,
@@ -252,6 +261,7 @@ fn fit<'py>(
     holdout: Option<f64>,
     weights: &str,
     replicas: usize,
+    structure_tables: usize,
     private_step: &str,
     start: &str,
     until_mixed: Option<usize>,
@@ -288,7 +298,7 @@ fn fit<'py>(
         (Some(_), Some(_)) => return Err(input_error("give alpha or alpha_file, not both")),
     };
     let request = FitRequest {
-        records: counts.map(|(rows, cols, counts)| CountRecords { rows, cols, counts }),
+        records: counts.map(count_records),
         counts_format: counts_format(delimiter, [row_column, col_column, count_column])?,
         chains,
         iterations,
@@ -310,6 +320,7 @@ fn fit<'py>(
         holdout,
         weighting: analysis::weighting_from_name(weights).map_err(fit_error)?,
         replicas,
+        structure_tables,
         private_step,
         start,
         until_mixed,

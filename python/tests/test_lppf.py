@@ -114,8 +114,13 @@ def test_bad_input_raises_the_commands_message(tmp_path):
     with pytest.raises(ValueError, match="exactly one of epsilon and alpha"):
         lppf.privatize(frame, epsilon=1.0, alpha=0.5)
     bad = frame.assign(count=frame["count"] + 0.5)
-    with pytest.raises(lppf.InputError, match=r"counts, row 1: \(d0, w0\): count \"2.5\" is not allowed"):
+    with pytest.raises(lppf.InputError, match=r"counts, index 0: \(d0, w0\): count \"2.5\" is not allowed"):
         lppf.privatize(bad, alpha=0.5, seed=1)
+    # A message names the cell by the frame's own index, not by its position.
+    labelled = frame.set_axis([f"x{k}" for k in range(len(frame))])
+    labelled.loc["x5", "count"] = -2
+    with pytest.raises(lppf.InputError, match=r"counts, index x5: \(d0, w5\): count \"-2\" is not allowed"):
+        lppf.privatize(labelled, alpha=0.5, seed=1)
     with pytest.raises(lppf.InputError, match="not a delimiter"):
         lppf.privatize(frame, alpha=0.5, delimiter="ab")
     with pytest.raises(lppf.InputError, match="no column 'n'"):
@@ -384,5 +389,18 @@ def test_a_seeded_fuzz_of_the_python_entry_points(tmp_path):
     # A missing label is refused, naming its row, not released as the text "None".
     frame = counts_frame(rows=2, cols=2).astype(object)
     frame.loc[1, "row"] = None
-    with pytest.raises(lppf.InputError, match=r"counts, row 2: empty `row` label"):
+    with pytest.raises(lppf.InputError, match=r"counts, index 1: empty `row` label"):
         lppf.privatize(frame, alpha=0.5, seed=1)
+
+
+def test_the_package_is_typed_and_documented():
+    # PEP 561: the marker and the extension's stub ship inside the package, so type checkers read
+    # the annotations; every public name says what it does in help().
+    package = Path(lppf.__file__).parent
+    assert (package / "py.typed").exists() and (package / "_core.pyi").exists()
+    stub = (package / "_core.pyi").read_text(encoding="utf-8")
+    for name in ("def privatize(", "def fit(", "def read_table(", "def read_release(", "def sidecar_path("):
+        assert name in stub, name
+    for name in lppf.__all__:
+        if name != "__version__":
+            assert getattr(lppf, name).__doc__, f"lppf.{name} has no docstring"

@@ -19,6 +19,16 @@ pub struct ScoreArgs {
     /// and the agreement of their row partitions (adjusted Rand index).
     #[arg(long, value_name = "FIT")]
     reference: Option<PathBuf>,
+    /// The row labels the release was made with (`lppf privatize --rows`), when some rows of the
+    /// grid have no non-zero count in --truth.
+    #[arg(long, value_name = "FILE")]
+    rows: Option<PathBuf>,
+    /// The column labels the release was made with (`lppf privatize --cols`).
+    #[arg(long, value_name = "FILE")]
+    cols: Option<PathBuf>,
+    /// A network's labels, as given to `lppf privatize --labels`.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["rows", "cols"])]
+    labels: Option<PathBuf>,
     #[command(flatten)]
     layout: crate::counts_layout::CountsLayout,
 }
@@ -57,10 +67,31 @@ fn fit_model(dir: &Path) -> Result<String, Failure> {
         .ok_or_else(|| bad_input(format!("{}: no `model`", path.display())))
 }
 
+/// The raw counts on the grid of the fit's release: a network's (block or undirected model) is
+/// square, an undirected network's counts may list each pair once, either way, or both ways
+/// (as `lppf privatize --symmetric` takes them), and stated labels give the rows and columns
+/// that have no non-zero count.
+fn read_truth(args: &ScoreArgs, model: &str) -> Result<tables::CountTable, Failure> {
+    let square = model == "block" || model == "undirected";
+    if square && (args.rows.is_some() || args.cols.is_some()) {
+        return Err(bad_input(format!(
+            "--rows and --cols are for a fit of a table; this fit is of a network (model {model}): give --labels"
+        )));
+    }
+    if !square && args.labels.is_some() {
+        return Err(bad_input(format!(
+            "--labels states a network's labels; this fit is of a table (model {model}): give --rows and --cols"
+        )));
+    }
+    let read = |p: &Option<PathBuf>| p.as_deref().map(tables::read_labels).transpose().map_err(bad_input);
+    let given =
+        tables::GridLabels { rows: read(if square { &args.labels } else { &args.rows })?, cols: read(&args.cols)? };
+    let truth = tables::read_counts_as(&args.truth, square, &given, &args.layout.format()).map_err(bad_input)?;
+    if model == "undirected" { truth.undirected(&args.truth).map_err(bad_input) } else { Ok(truth) }
+}
+
 pub fn score_fit(args: &ScoreArgs) -> Result<(), Failure> {
-    let square = fit_model(&args.fit)? == "block";
-    let truth = tables::read_counts_as(&args.truth, square, &tables::GridLabels::default(), &args.layout.format())
-        .map_err(bad_input)?;
+    let truth = read_truth(args, &fit_model(&args.fit)?)?;
     let rates = read_fit_rates(&args.fit.join("rates.parquet")).map_err(bad_input)?;
     let score = score(&rates, &truth, &args.truth).map_err(bad_input)?;
     let reference = match &args.reference {

@@ -276,12 +276,15 @@ pub fn read_counts_as(
 
 /// Counts held in memory (a DataFrame handed over from Python): the cells' row labels, column
 /// labels and counts as text (`3`, `3.0`), read exactly as a file's ([`read_counts_as`]): the
-/// same checks, the same grid, the same messages, with `row k` the k-th cell of the lists.
+/// same checks, the same grid, the same messages. A message names a cell by `index` (the frame's
+/// own row index, `index 7`) when it is given, else as `row k`, the k-th cell of the lists.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CountRecords {
     pub rows: Vec<String>,
     pub cols: Vec<String>,
     pub counts: Vec<String>,
+    /// Each cell's label in the caller's frame, or empty.
+    pub index: Vec<String>,
 }
 
 /// [`read_counts_as`] of [`CountRecords`]; `name` stands for them in messages.
@@ -292,20 +295,29 @@ pub fn counts_from_records(
     given: &GridLabels,
 ) -> Result<CountTable, TableError> {
     let n = records.rows.len();
-    if records.cols.len() != n || records.counts.len() != n {
+    if records.cols.len() != n || records.counts.len() != n || !(records.index.is_empty() || records.index.len() == n) {
         return Err(TableError::file(
             name,
             format!(
-                "{} row labels, {} column labels and {} counts: every cell needs all three",
+                "{} row labels, {} column labels, {} counts and {} index labels: every cell needs the first three \
+                 (and its index label when any is given)",
                 n,
                 records.cols.len(),
-                records.counts.len()
+                records.counts.len(),
+                records.index.len()
             ),
         ));
     }
     counts_of_records(name, square, given, &CountsFormat::default(), |visit| {
         for i in 0..n {
-            visit(Place::Row(i + 1), &[&records.rows[i], &records.cols[i], &records.counts[i]])?;
+            let place = Place::Row(i + 1);
+            visit(place, &[&records.rows[i], &records.cols[i], &records.counts[i]]).map_err(|mut e| {
+                // The error is about this cell: name it by the frame's index.
+                if let Some(label) = records.index.get(i).filter(|_| e.place == place.to_string()) {
+                    e.place = format!("index {label}");
+                }
+                e
+            })?;
         }
         Ok(())
     })
@@ -406,12 +418,23 @@ mod tests {
         std::fs::write(&file, "row,col,count\nb,x,3\na,y,2.0\n").unwrap();
         let from_file = read_counts(&file, false, &GridLabels::default()).unwrap();
         let text = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let records = CountRecords { rows: text(&["b", "a"]), cols: text(&["x", "y"]), counts: text(&["3", "2.0"]) };
+        let records = CountRecords {
+            rows: text(&["b", "a"]),
+            cols: text(&["x", "y"]),
+            counts: text(&["3", "2.0"]),
+            index: vec![],
+        };
         let name = Path::new("counts");
         assert_eq!(counts_from_records(name, &records, false, &GridLabels::default()).unwrap(), from_file);
         let bad = CountRecords { counts: text(&["3", "2.5"]), ..records.clone() };
         let e = counts_from_records(name, &bad, false, &GridLabels::default()).unwrap_err().to_string();
         assert!(e.starts_with("counts, row 2: (a, y)") && e.contains("\"2.5\""), "{e}");
+        // With the frame's index, the cell is named by it.
+        let indexed = CountRecords { index: text(&["10", "17"]), ..bad.clone() };
+        let e = counts_from_records(name, &indexed, false, &GridLabels::default()).unwrap_err().to_string();
+        assert!(e.starts_with("counts, index 17: (a, y)"), "{e}");
+        let wrong_index = CountRecords { index: text(&["10"]), ..bad };
+        assert!(counts_from_records(name, &wrong_index, false, &GridLabels::default()).is_err());
         let short = CountRecords { counts: text(&["3"]), ..records };
         assert!(counts_from_records(name, &short, false, &GridLabels::default()).is_err());
         let e = labels_from_list(Path::new("rows"), &text(&["a", "b", "a"])).unwrap_err().to_string();
