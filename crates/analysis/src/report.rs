@@ -515,6 +515,12 @@ fn verdict_text(s: &mut String, settings: &FitSettings, result: &FitResult) -> b
         let _ = writeln!(s, "\n{}", t.describe());
         t.structure()
     });
+    if in_release.is_none() && k >= 2 {
+        let _ = writeln!(
+            s,
+            "\nno test of the release for structure (--structure-tables 0, or too few rows or columns for {k} groups)"
+        );
+    }
     let heldout = result.verdict.as_ref().map(|v| {
         let rule = format!("> {VERDICT_SES} se and > {VERDICT_MIN_NATS} nats");
         let (word, rule) = match v.structure() {

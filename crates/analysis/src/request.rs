@@ -177,7 +177,16 @@ pub struct FitRequest {
     pub force: bool,
     /// Run even if the estimated memory exceeds what is available.
     pub allow_memory: bool,
+    /// Tables the test of the release draws at most ([`crate::structure_test`]): 0 skips the
+    /// test; otherwise from [`MIN_STRUCTURE_TABLES`], so that its p-value can reach its level.
+    pub structure_tables: usize,
 }
+
+/// The fewest tables a test of the release may draw: its smallest p-value is `1/(B + 1)`, which
+/// must reach the level 0.01.
+pub const MIN_STRUCTURE_TABLES: usize = 99;
+/// The most: ten times the default, already a p-value resolution of 5·10⁻⁴.
+pub const MAX_STRUCTURE_TABLES: usize = 10 * crate::structure_test::STRUCTURE_TEST_REPLICATES;
 
 impl FitRequest {
     /// A request with `lppf fit`'s defaults: 4 chains of 2000 sweeps (1000 burn-in, thin 5),
@@ -224,6 +233,7 @@ impl FitRequest {
             output: output.into(),
             force: false,
             allow_memory: false,
+            structure_tables: crate::structure_test::STRUCTURE_TEST_REPLICATES,
         }
     }
 }
@@ -367,6 +377,17 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
         }
         Algorithm::Gibbs(schedule.with_private_step(request.private_step).with_start(request.start))
     };
+    let tables = request.structure_tables;
+    if tables != 0 && !(MIN_STRUCTURE_TABLES..=MAX_STRUCTURE_TABLES).contains(&tables) {
+        return Err(FitError::setting(
+            "--structure-tables",
+            tables,
+            format!(
+                "0 (no test of the release), or {MIN_STRUCTURE_TABLES} to {MAX_STRUCTURE_TABLES} (fewer cannot reach \
+                 its level p ≤ 0.01)"
+            ),
+        ));
+    }
     if request.method.is_cavi() && !request.model.has_cavi() {
         return Err(input(&format!(
             "--method {} is not allowed with --model {}: it has no CAVI; use private, naive or non-private",
@@ -418,7 +439,8 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
         replicas: request.replicas,
     };
     let machine = Machine::this();
-    let cost = fit_cost(&settings, data.shape(), data.heldout.len(), machine);
+    let cost =
+        fit_cost(&settings, data.shape(), data.heldout.len(), machine).with_structure_tables(request.structure_tables);
     if let Some(total) = runner::total_memory()
         && cost.least_bytes > total
     {
@@ -468,7 +490,7 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
     let fits = if request.holdout.is_some() { 2 } else { 1 };
     // …and with two or more components the test of the release draws up to this many tables
     // (fewer when it stops early).
-    let tables = if settings.components >= 2 { crate::structure_test::STRUCTURE_TEST_REPLICATES } else { 0 };
+    let tables = if settings.components >= 2 { request.structure_tables } else { 0 };
     let progress_len = (per_chain * request.chains * fits + tables) as u64;
     Ok(FitPlan { settings, data, cost, seed_source, estimate, progress_len })
 }
@@ -500,14 +522,17 @@ pub fn run_fit(plan: &FitPlan, request: &FitRequest, on_iteration: &(dyn Fn() + 
     }
     let settings = &settings;
     result.verdict = independence_verdict(settings, data, &result, on_iteration)?;
-    result.structure_test = crate::structure_test::table_structure_test(
-        data,
-        settings.model,
-        settings.components,
-        crate::structure_test::STRUCTURE_TEST_REPLICATES,
-        settings.seed,
-        on_iteration,
-    );
+    result.structure_test = match request.structure_tables {
+        0 => None,
+        tables => crate::structure_test::table_structure_test(
+            data,
+            settings.model,
+            settings.components,
+            tables,
+            settings.seed,
+            on_iteration,
+        ),
+    };
     commit_fit(&request.output, |dir| write_outputs(dir, settings, data, &result, seed_source, request.holdout))?;
     Ok(FitDone {
         summary: summary_text(settings, data, &result),

@@ -82,6 +82,13 @@ pub struct FitCost {
 }
 
 impl FitCost {
+    /// The same cost with the test of the release drawing at most `tables` tables instead of
+    /// [`crate::structure_test::STRUCTURE_TEST_REPLICATES`] (0: no test).
+    pub fn with_structure_tables(mut self, tables: usize) -> Self {
+        self.test_core_seconds *= tables as f64 / crate::structure_test::STRUCTURE_TEST_REPLICATES as f64;
+        self
+    }
+
     /// `≈ 1.2 GB of memory; about 3.5 h of one core for the chains and up to 3 min for the test
     /// of structure (rough)`.
     pub fn describe(&self) -> String {
@@ -321,6 +328,8 @@ mod tests {
         // K = 1, which has no test.
         let cost = fit_cost(&collapsed, (10, 10), 0, four);
         assert!(close(cost.test_core_seconds, 199.0 * 100.0 * 4e-7), "{}", cost.test_core_seconds);
+        assert!(close(cost.with_structure_tables(99).test_core_seconds, 99.0 * 100.0 * 4e-7));
+        assert_eq!(cost.with_structure_tables(0).test_core_seconds, 0.0);
         assert!(
             cost.describe().ends_with("of one core for the chains and up to 0 s for the test of structure (rough)")
         );

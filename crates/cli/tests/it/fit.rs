@@ -520,6 +520,24 @@ fn an_undirected_network_is_released_and_fitted_once_per_pair() {
     let order = |x: &str| names.iter().position(|n| *n == x).unwrap();
     assert!(rows.iter().zip(&cols).all(|(r, c)| order(r) < order(c)), "{rows:?} {cols:?}");
     assert!(fit.join("figure.png").exists());
+    // `lppf score` takes the raw counts listed once per pair (here each pair as `a,b` with `a`
+    // before `b`), as privatize --symmetric does, and scores each pair once.
+    let pairs_once = text.lines().skip(1).filter(|l| {
+        let mut fields = l.split(',');
+        fields.next() < fields.next()
+    });
+    let once: String = std::iter::once("row,col,count").chain(pairs_once).map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.join("once.csv"), &once).unwrap();
+    for truth in [&counts, &dir.join("once.csv")] {
+        let o = lppf(["score", "--fit", s(&fit), "--truth", s(truth)]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let report: toml::Table = String::from_utf8_lossy(&o.stdout).parse().unwrap();
+        assert_eq!(report["cells"].as_integer(), Some(15), "{report}");
+        // The raw total of the pairs (the self-pair is not modelled), each once.
+        let pairs = (0..6).flat_map(|i| (i + 1..6).map(move |j| (i, j))).filter(|&(i, j)| (i < 3) == (j < 3));
+        let total: usize = pairs.map(|(i, j)| 4 + (i + j) % 3).sum();
+        assert_eq!(report["raw_total"].as_float(), Some(total as f64), "{report}");
+    }
 
     for (model, method, expected) in [
         ("block", "private", "fit it with --model undirected"),
@@ -1017,6 +1035,75 @@ fn a_fit_is_scored_against_the_raw_counts() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("outside this table's grid"));
     let o = lppf(["score", "--fit", s(&dir), "--truth", s(&counts)]);
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// `--structure-tables`: 0 skips the test of the release (and the summary says so), a number of
+/// tables that cannot reach the test's level is refused, naming the option.
+#[test]
+fn the_test_of_the_release_can_be_skipped_or_sized() {
+    let (dir, _, released) = generated_release("structure-tables", "released.csv", &["--alpha", "0.5", "--seed", "4"]);
+    let fit = |tables: &str, out: &str| {
+        let out = dir.join(out);
+        let extra = ["--chains", "2", "--seed", "5", "--structure-tables", tables, "--output", s(&out)];
+        lppf(fit_args(&released, "topic", "2", "private", ["20", "10", "1"], &extra))
+    };
+    let o = fit("0", "skipped");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record = std::fs::read_to_string(dir.join("skipped/fit.toml")).unwrap();
+    assert!(!record.contains("structure_test_p"), "{record}");
+    let summary = std::fs::read_to_string(dir.join("skipped/summary.txt")).unwrap();
+    assert!(summary.contains("no test of the release for structure (--structure-tables 0"), "{summary}");
+    let o = fit("99", "sized");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record: toml::Table = std::fs::read_to_string(dir.join("sized/fit.toml")).unwrap().parse().unwrap();
+    let p = record["structure_test_p"].as_float().unwrap();
+    assert!(p >= 0.01 && record["structure_test_replicates"].as_integer().unwrap() <= 99, "{record}");
+    let o = fit("50", "refused");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.code() == Some(2) && stderr.contains("--structure-tables") && stderr.contains("99"), "{stderr}");
+    assert!(!dir.join("refused").exists());
+}
+
+/// A release made on stated labels (`privatize --rows`, `--labels`) holds rows with no non-zero
+/// count; `lppf score` takes the same labels to put the raw counts on that grid, and says what to
+/// give without them.
+#[test]
+fn a_fit_of_a_release_on_stated_labels_is_scored_on_them() {
+    let dir = scratch("score-labels");
+    std::fs::write(dir.join("counts.csv"), "row,col,count\na,x,3\na,y,1\nb,x,2\nb,y,5\n").unwrap();
+    std::fs::write(dir.join("rows.csv"), "label\na\nb\nquiet\n").unwrap();
+    std::fs::write(dir.join("net.csv"), "row,col,count\na,b,3\nb,c,1\nc,a,2\n").unwrap();
+    std::fs::write(dir.join("people.csv"), "label\na\nb\nc\nquiet\n").unwrap();
+    let (rows, people) = (dir.join("rows.csv"), dir.join("people.csv"));
+    let cases = [
+        ("counts.csv", "topic", vec!["--rows", s(&rows)], ["--rows", "--labels"], 6),
+        ("net.csv", "block", vec!["--square", "--labels", s(&people)], ["--labels", "--rows"], 12),
+    ];
+    for (counts, model, stated, [given, wrong], cells) in cases {
+        let released = dir.join(format!("released-{model}.csv"));
+        let mut level = vec!["--alpha", "0.3", "--seed", "1"];
+        level.extend(&stated);
+        privatize(&dir.join(counts), &released, &level);
+        let fit = dir.join(format!("fit-{model}"));
+        let o =
+            lppf(fit_args(&released, model, "2", "private", ["20", "10", "1"], &["--seed", "2", "--output", s(&fit)]));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let labels = stated.last().copied().unwrap();
+        let score = |extra: &[&str]| {
+            let truth = dir.join(counts);
+            let mut args = vec!["score", "--fit", s(&fit), "--truth", s(&truth)];
+            args.extend_from_slice(extra);
+            lppf(args)
+        };
+        let o = score(&[]);
+        assert!(o.status.code() == Some(2) && String::from_utf8_lossy(&o.stderr).contains("outside this table's grid"));
+        let o = score(&[given, labels]);
+        assert!(o.status.success(), "{model}: {}", String::from_utf8_lossy(&o.stderr));
+        let report: toml::Table = String::from_utf8_lossy(&o.stdout).parse().unwrap();
+        assert_eq!(report["cells"].as_integer(), Some(cells), "{report}");
+        let o = score(&[wrong, labels]);
+        assert!(o.status.code() == Some(2) && String::from_utf8_lossy(&o.stderr).contains(given), "{model}");
+    }
 }
 
 /// Raw counts as they come (TSV, renamed columns, counts written 3.0) fit exactly as the same
