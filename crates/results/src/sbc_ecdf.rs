@@ -20,6 +20,8 @@
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use statrs::distribution::{Binomial, DiscreteCDF};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// At most this many thresholds (evenly spaced over `1..=L`).
 pub const MAX_THRESHOLDS: usize = 100;
@@ -80,6 +82,35 @@ fn statistic(ranks: &[u32], thresholds: &[u32], tails: &[Vec<f64>], sorted: &mut
     thresholds.iter().zip(tails).map(|(&t, tail)| tail[sorted.partition_point(|&r| r < t)]).fold(1.0, f64::min)
 }
 
+/// The [`SIMULATIONS`] simulated values of `T` for `n` uniform ranks among `draws` draws, sorted.
+/// They depend on `(n, draws)` alone (the seed is fixed), so a process simulates them once per
+/// pair and reuses them (a summary tests several groups of the same size).
+fn null_distribution(n: usize, draws: u32, thresholds: &[u32], tails: &[Vec<f64>]) -> Arc<Vec<f64>> {
+    /// The pairs kept at once (a sweep has a few group sizes; more are simulated again).
+    const KEPT: usize = 64;
+    static NULLS: OnceLock<Mutex<HashMap<(usize, u32), Arc<Vec<f64>>>>> = OnceLock::new();
+    let nulls = NULLS.get_or_init(Default::default);
+    if let Some(null) = nulls.lock().unwrap_or_else(PoisonError::into_inner).get(&(n, draws)) {
+        return Arc::clone(null);
+    }
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(SEED ^ ((n as u64) << 32) ^ u64::from(draws));
+    let (mut simulated, mut sorted) = (vec![0u32; n], Vec::with_capacity(n));
+    let mut null: Vec<f64> = (0..SIMULATIONS)
+        .map(|_| {
+            simulated.iter_mut().for_each(|r| *r = rng.random_range(0..=draws));
+            statistic(&simulated, thresholds, tails, &mut sorted)
+        })
+        .collect();
+    null.sort_unstable_by(f64::total_cmp);
+    let null = Arc::new(null);
+    let mut nulls = nulls.lock().unwrap_or_else(PoisonError::into_inner);
+    if nulls.len() >= KEPT {
+        nulls.clear();
+    }
+    nulls.insert((n, draws), Arc::clone(&null));
+    null
+}
+
 /// The ECDF test of `ranks` among `draws` draws; `None` without ranks or draws.
 pub fn ecdf_test(ranks: &[u32], draws: u32) -> Option<EcdfTest> {
     let n = ranks.len();
@@ -91,16 +122,8 @@ pub fn ecdf_test(ranks: &[u32], draws: u32) -> Option<EcdfTest> {
     let clipped: Vec<u32> = ranks.iter().map(|&r| r.min(draws)).collect();
     let mut sorted = Vec::with_capacity(n);
     let observed = statistic(&clipped, &thresholds, &tails, &mut sorted);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(SEED ^ ((n as u64) << 32) ^ u64::from(draws));
-    let mut simulated = vec![0u32; n];
-    let mut null: Vec<f64> = (0..SIMULATIONS)
-        .map(|_| {
-            simulated.iter_mut().for_each(|r| *r = rng.random_range(0..=draws));
-            statistic(&simulated, &thresholds, &tails, &mut sorted)
-        })
-        .collect();
-    let at_most = null.iter().filter(|&&t| t <= observed).count();
-    null.sort_unstable_by(f64::total_cmp);
+    let null = null_distribution(n, draws, &thresholds, &tails);
+    let at_most = null.partition_point(|&t| t <= observed);
     let gamma = null[((1.0 - BAND_LEVEL) * SIMULATIONS as f64) as usize];
     sorted.clear();
     sorted.extend_from_slice(&clipped);

@@ -100,7 +100,7 @@ fn validate_exit_codes() {
 #[test]
 fn killed_run_resumes_without_redoing_or_duplicating() {
     let dir = scratch("kill");
-    let path = manifest(&dir, 1500);
+    let path = manifest(&dir, 750);
     let total_units = 2 + 2 * 6;
     let mut child = lppf()
         .args(["run", path.to_str().unwrap(), "--quiet"])
@@ -144,7 +144,7 @@ fn killed_run_resumes_without_redoing_or_duplicating() {
 #[test]
 fn concurrent_runs_share_one_manifest_and_refuse_another() {
     let dir = scratch("concurrent");
-    let path = manifest(&dir, 1500);
+    let path = manifest(&dir, 750);
     let total_units = 2 + 2 * 6;
     let mut first = lppf().args(["run", path.to_str().unwrap(), "--quiet"]).stdout(Stdio::null()).spawn().unwrap();
     let lock = dir.join("out/lppf.lock");
