@@ -13,6 +13,7 @@ mod privatize;
 mod progress;
 mod recovery;
 mod score;
+mod shell;
 mod slurm;
 
 use clap::{Parser, Subcommand};
@@ -164,6 +165,16 @@ enum Command {
     /// and memory from the design's estimate (docs/cluster.md); submit with the submit.sh it
     /// writes.
     Slurm(slurm::SlurmArgs),
+    /// Print the completion script of a shell for lppf (every command and option). bash:
+    /// `lppf completions bash > ~/.local/share/bash-completion/completions/lppf`; zsh: into a
+    /// directory of $fpath as `_lppf`; fish: `~/.config/fish/completions/lppf.fish`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print lppf's manual page (roff), or write it and every command's into --dir:
+    /// `lppf man --dir ~/.local/share/man/man1`, then `man lppf-fit`.
+    Man(shell::ManArgs),
     /// Remove the unit claims and the directory lock that killed runs of a manifest left (a run
     /// killed on another machine cannot be checked, so its claims count as alive). Only when no
     /// run of this manifest is alive anywhere, e.g. when squeue shows none of its jobs.
@@ -260,6 +271,8 @@ fn main() -> ExitCode {
         Command::Score(args) => score::score_fit(&args),
         Command::Slurm(args) => slurm::slurm(&args),
         Command::ReleaseClaims { manifest } => slurm::release_claims(&manifest),
+        Command::Completions { shell } => shell::completions(shell),
+        Command::Man(args) => shell::man(&args),
         Command::Epsilon(args) => budget::budget(&args).map(|lines| lines.iter().for_each(|l| println!("{l}"))),
         Command::PrepareEnronNetwork(args) => enron_network::prepare_network(&args),
         Command::PrepareEnronTopics { input, output, seed, docs_per_topic, word_mass } => {

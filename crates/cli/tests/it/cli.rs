@@ -578,3 +578,25 @@ fn slurm_scripts_shards_and_the_merge() {
     assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
     assert!(dir.join("out").join("results.parquet").exists());
 }
+
+/// Shell completions and manual pages come from the command's own definitions: they name every
+/// command and the options of each; an unknown shell is refused.
+#[test]
+fn completions_and_manual_pages_list_every_command() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = lppf().args(["completions", shell]).output().unwrap();
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && script.contains("privatize") && script.contains("structure-tables"), "{shell}");
+    }
+    let out = lppf().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = lppf().arg("man").output().unwrap();
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && page.contains(".TH lppf") && page.contains("privatize"), "{page}");
+    let dir = scratch("man");
+    let out = lppf().args(["man", "--dir", dir.join("man1").to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let fit = std::fs::read_to_string(dir.join("man1/lppf-fit.1")).unwrap();
+    assert!(fit.contains("structure\\-tables") || fit.contains("structure-tables"), "{fit}");
+    assert!(dir.join("man1/lppf.1").exists() && dir.join("man1/lppf-privatize.1").exists());
+}
