@@ -88,7 +88,9 @@ fn statistic(ranks: &[u32], thresholds: &[u32], tails: &[Vec<f64>], sorted: &mut
 fn null_distribution(n: usize, draws: u32, thresholds: &[u32], tails: &[Vec<f64>]) -> Arc<Vec<f64>> {
     /// The pairs kept at once (a sweep has a few group sizes; more are simulated again).
     const KEPT: usize = 64;
-    static NULLS: OnceLock<Mutex<HashMap<(usize, u32), Arc<Vec<f64>>>>> = OnceLock::new();
+    /// The sorted nulls by `(n, draws)`.
+    type Nulls = HashMap<(usize, u32), Arc<Vec<f64>>>;
+    static NULLS: OnceLock<Mutex<Nulls>> = OnceLock::new();
     let nulls = NULLS.get_or_init(Default::default);
     if let Some(null) = nulls.lock().unwrap_or_else(PoisonError::into_inner).get(&(n, draws)) {
         return Arc::clone(null);
