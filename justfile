@@ -168,6 +168,11 @@ test:
 wheel:
     cd python && maturin build --release
 
+# The same wheel for manylinux2014 (glibc 2.17 and later: the RHEL/CentOS 7-9 of most clusters),
+# linked with zig, checked and tried in a fresh environment (tools/wheel-manylinux.sh; needs PyPI).
+wheel-manylinux:
+    bash tools/wheel-manylinux.sh
+
 # The full CI script (tests, clippy -D warnings, rustfmt --check).
 ci:
     bash .ci/run

@@ -22,8 +22,10 @@
 //!
 //! Per-task time and memory come from the design's own estimate (`lppf validate`), times stated
 //! safety factors: the work estimate is rough (it counted 26 core-seconds for a calibration run
-//! that took 120), so time gets a factor of 5 by default and a floor of 10 minutes. A request
-//! beyond any cluster ([`MAX_MINUTES`], [`MAX_MEGABYTES`]) is refused, naming the option.
+//! that took 120), so time gets a factor of 5 by default and a floor of 10 minutes. When units of
+//! the design are already on disk (a pilot shard, an earlier submission), the time is first
+//! scaled by what they took against the estimate's share for them ([`runner::measured`]). A
+//! request beyond any cluster ([`MAX_MINUTES`], [`MAX_MEGABYTES`]) is refused, naming the option.
 
 use crate::{Failure, bad_input, failed};
 use std::fmt::Write;
@@ -238,6 +240,24 @@ fn task_limits(args: &SlurmArgs, cost: &pipeline::Cost, tasks: usize) -> Result<
     Ok((minutes as u64, megabytes as u64))
 }
 
+/// The estimate's time scaled by what the units already on disk took against their share of it
+/// (a pilot shard, or the finished units of an earlier submission), and a line saying so; the
+/// estimate as it is, and how to calibrate it, when none is on disk.
+fn calibrated(mut cost: pipeline::Cost, measured: Option<runner::Measured>) -> (pipeline::Cost, String) {
+    let Some((m, ratio)) = measured.and_then(|m| Some((m, m.ratio_to(cost.core_seconds)?))) else {
+        let note = "the time is the rough estimate: run a shard first (lppf run MANIFEST --shard 0/N) and lppf slurm \
+                    calibrates it on the units that shard finished";
+        return (cost, note.into());
+    };
+    cost.core_seconds *= ratio;
+    let note = format!(
+        "calibrated on the {} unit(s) on disk: they took {} of one core, {ratio:.2} times the estimate for them",
+        m.units,
+        runner::duration_text(m.seconds)
+    );
+    (cost, note)
+}
+
 pub fn slurm(args: &SlurmArgs) -> Result<(), Failure> {
     let loaded = pipeline::load_experiment(&args.manifest).map_err(bad_input)?;
     let experiment = loaded.experiment();
@@ -260,6 +280,7 @@ pub fn slurm(args: &SlurmArgs) -> Result<(), Failure> {
             args.manifest.display()
         ))
     })?;
+    let (cost, calibration) = calibrated(cost, loaded.measured());
     let tasks = args.tasks.min((cost.units as usize).max(1));
     let (minutes, megabytes) = task_limits(args, &cost, tasks)?;
     let name = experiment.name.clone();
@@ -296,7 +317,7 @@ pub fn slurm(args: &SlurmArgs) -> Result<(), Failure> {
     }
     println!(
         "{name}: {} units to compute in {tasks} tasks × {} CPUs, each ≤ {} and {} MB (the estimate {} × {} for time, × {} for memory)\n\
-         wrote {}/{{array.sbatch, merge.sbatch, submit.sh}}\nsubmit with: bash {}",
+         {calibration}\nwrote {}/{{array.sbatch, merge.sbatch, submit.sh}}\nsubmit with: bash {}",
         missing,
         args.cpus_per_task,
         slurm_time(minutes),

@@ -29,6 +29,11 @@ pub trait Loaded: Send + Sync {
     /// The units whose files are not in the output directory yet ([`runner::missing_units`]):
     /// what a merge of shards (`lppf run --merge-only`) waits for.
     fn missing_units(&self) -> Vec<String>;
+    /// What the units already in the output directory took ([`runner::measured`]), where the
+    /// kind records it: `lppf slurm` calibrates its time estimate on it.
+    fn measured(&self) -> Option<runner::Measured> {
+        None
+    }
     /// Rewrites `dir`'s summary.csv from its unit files; returns the table to print.
     fn summarize(&self, dir: &Path) -> Result<String, ExperimentError>;
     /// Redraws `dir`'s figures from its unit files.

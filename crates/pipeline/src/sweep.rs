@@ -132,6 +132,11 @@ impl runner::Experiment for FactorizationSweep<'_> {
         }
     }
 
+    /// The chains' seconds of the unit's fits (their CPU time; the rest of a unit is small).
+    fn unit_seconds(&self, rows: &[MethodResult]) -> Option<f64> {
+        Some(rows.iter().map(|r| r.seconds).sum())
+    }
+
     fn describe_rows(&self, rows: &[MethodResult]) -> String {
         let seconds: f64 = rows.iter().map(|r| r.seconds).sum();
         let kl = rows.iter().map(|r| format!("{} KL {:.4}", r.method.name(), r.mean_kl)).collect::<Vec<_>>();
@@ -184,6 +189,10 @@ impl Loaded for Manifest {
 
     fn missing_units(&self) -> Vec<String> {
         runner::missing_units(&FactorizationSweep(self))
+    }
+
+    fn measured(&self) -> Option<runner::Measured> {
+        runner::measured(&FactorizationSweep(self))
     }
 
     fn summarize(&self, dir: &Path) -> Result<String, ExperimentError> {

@@ -73,6 +73,11 @@ pub trait Experiment: Sync {
     fn describe_unit(&self, unit: Self::Unit) -> String {
         self.unit_name(unit)
     }
+    /// The core-seconds a unit's computation took, as its rows record it (`None`: not recorded);
+    /// [`measured`] calibrates a time estimate with it.
+    fn unit_seconds(&self, _rows: &[Self::Row]) -> Option<f64> {
+        None
+    }
     /// A unit's rows in a few words, for log lines (the row count by default).
     fn describe_rows(&self, rows: &[Self::Row]) -> String {
         format!("{} rows", rows.len())
@@ -382,6 +387,49 @@ pub fn missing_units<E: Experiment>(experiment: &E) -> Vec<String> {
         .map(|unit| experiment.unit_name(unit))
         .filter(|name| !dir.join(format!("{name}.toml")).exists())
         .collect()
+}
+
+/// What the units already on disk took: `seconds` (as [`Experiment::unit_seconds`] reads them
+/// from their rows) for `work` of the experiment's `total_work` ([`Experiment::unit_work`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measured {
+    pub units: usize,
+    pub seconds: f64,
+    pub work: u64,
+    pub total_work: u64,
+}
+
+impl Measured {
+    /// The measured seconds over what `estimate` (core-seconds of the whole experiment) gives
+    /// the measured units by their share of the work.
+    pub fn ratio_to(&self, estimate: f64) -> Option<f64> {
+        let share = estimate * self.work as f64 / self.total_work as f64;
+        (share > 0.0 && self.seconds > 0.0 && self.seconds.is_finite()).then(|| self.seconds / share)
+    }
+}
+
+/// The measured time of the units on disk, read from their files (a file that cannot be read is
+/// left out); `None` when none is on disk or the experiment records no time.
+pub fn measured<E: Experiment>(experiment: &E) -> Option<Measured> {
+    let dir = units_dir(&experiment.output_dir());
+    let identity = experiment.identity();
+    let mut m = Measured { units: 0, seconds: 0.0, work: 0, total_work: 0 };
+    for unit in experiment.units() {
+        let work = experiment.unit_work(unit);
+        m.total_work = m.total_work.saturating_add(work);
+        let name = experiment.unit_name(unit);
+        let path = dir.join(format!("{name}.toml"));
+        if !path.exists() {
+            continue;
+        }
+        let Ok(rows) = read_unit::<E::Row>(&path, UnitId { unit: &name, manifest: &identity }) else { continue };
+        if let Some(seconds) = experiment.unit_seconds(&rows) {
+            m.units += 1;
+            m.seconds += seconds;
+            m.work = m.work.saturating_add(work);
+        }
+    }
+    (m.units > 0 && m.total_work > 0).then_some(m)
 }
 
 /// Removes every unit claim (`units/*.claim`) and the directory lock (`lppf.lock`) in `output`,

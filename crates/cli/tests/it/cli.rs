@@ -551,6 +551,7 @@ fn slurm_scripts_shards_and_the_merge() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("the time is the rough estimate: run a shard first"));
     let array = std::fs::read_to_string(scripts.join("array.sbatch")).unwrap();
     assert!(array.contains("#SBATCH --array=0-4") && array.contains("--shard \"$SLURM_ARRAY_TASK_ID/5\""), "{array}");
     assert!(array.contains("#SBATCH --account=lab") && array.contains("#SBATCH --time=0-00:10:00"), "{array}");
@@ -567,6 +568,16 @@ fn slurm_scripts_shards_and_the_merge() {
         let s = format!("{shard}/5");
         let o = lppf().args(["run", m.to_str().unwrap(), "--shard", &s, "--quiet"]).output().unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        if shard == 0 {
+            // The pilot shard's units calibrate the estimate.
+            let again =
+                lppf().args(["slurm", m.to_str().unwrap(), "--dir", scripts.to_str().unwrap()]).output().unwrap();
+            let said = String::from_utf8_lossy(&again.stdout);
+            assert!(
+                again.status.success() && said.contains("calibrated on the 3 unit(s) on disk: they took"),
+                "{said}"
+            );
+        }
     }
     // A claim left by a run killed on another node.
     let units = dir.join("out").join("units");
