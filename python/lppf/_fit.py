@@ -125,7 +125,14 @@ class FitResult:
         structure summary ``structure`` when the fit has them) per chain and kept sweep,
         ``sample_stats.lp`` (the log joint), and ``observed_data.release`` (the released values, rows × cols), so that
         ``az.summary``, ``az.plot_trace`` and ``az.rhat`` work. Gibbs fits only: CAVI has no
-        draws."""
+        draws.
+
+        The factors are in a group ``factors``: each factor matrix's posterior means (``theta``
+        by row label × component, ``phi`` or ``pi`` likewise), and, where the fit found a
+        partition, each row's ``group`` and ``co_clustering`` — the label-invariant summaries
+        (components are numbered arbitrarily by each chain, so per-draw factors would not be
+        comparable across chains; the per-draw label-invariant quantities are in the posterior:
+        ``total_rate``, ``ln_lik``, ``structure``)."""
         import arviz as az
 
         trace = self.trace
@@ -152,7 +159,7 @@ class FitResult:
             observed["release"] = release.values
             coords = {"row": release.rows, "col": release.cols}
             dims = {"release": ["row", "col"]}
-        return az.from_dict(
+        idata = az.from_dict(
             posterior=posterior,
             sample_stats={"lp": by_chain("ln_joint")},
             observed_data=observed or None,
@@ -160,6 +167,32 @@ class FitResult:
             dims=dims,
             attrs={"lppf_fit": str(self.path), "method": self.record.get("method"), "seed": self.record.get("seed")},
         )
+        with warnings.catch_warnings():
+            # "factors" is not one of ArviZ's named groups, which it says in a warning.
+            warnings.simplefilter("ignore", UserWarning)
+            idata.add_groups(factors=self._factors_dataset())
+        return idata
+
+    def _factors_dataset(self):
+        """The posterior means of the factors and the partition as an ``xarray.Dataset``."""
+        import xarray as xr
+
+        variables = {}
+        for name, frame in self.factors.groupby("matrix", sort=False):
+            matrix = frame.pivot(index="label", columns="component", values="value")
+            matrix = matrix.reindex(index=list(dict.fromkeys(frame["label"])))
+            variables[name] = xr.DataArray(
+                matrix.to_numpy(),
+                dims=(f"{name}_label", "component"),
+                coords={f"{name}_label": [str(x) for x in matrix.index], "component": list(matrix.columns)},
+            )
+        partition = self.partition
+        if partition is not None and len(partition):
+            for column in ("group", "co_clustering"):
+                variables[column] = xr.DataArray(
+                    partition[column].to_numpy(), dims=("row",), coords={"row": partition["row"].astype(str).tolist()}
+                )
+        return xr.Dataset(variables)
 
     def __repr__(self) -> str:
         r = self.record

@@ -80,6 +80,12 @@ def test_a_dataframe_is_privatized_fitted_and_opened_in_arviz(tmp_path):
     assert idata.posterior["ln_lik"].shape == (2, 15)
     ours = result.diagnostics.set_index("quantity").loc["ln_lik", "rhat"]
     assert float(az.rhat(idata)["ln_lik"]) == pytest.approx(ours, rel=1e-6)
+    # The factors' posterior means by label, as FitResult.factors has them.
+    theta = idata.factors["theta"]
+    assert theta.shape == (12, 2) and list(theta["theta_label"].values[:2]) == list(result.rate_matrix().index[:2])
+    first = result.factors.query("matrix == 'theta'").iloc[0]
+    assert float(theta.sel(theta_label=first["label"], component=first["component"])) == pytest.approx(first["value"])
+    assert idata.factors["phi"].shape == (8, 2)
     import matplotlib
 
     matplotlib.use("Agg")
