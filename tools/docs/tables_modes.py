@@ -135,7 +135,7 @@ def fig4_verdicts():
     verdicts = ["mixed"] + sorted({f["convergence"] for f in fits} - {"mixed"})
     names = [("non-private", "non-private"), ("naive", "naïve"), ("private", "private")]
     warned = sum(f["warned"] == "true" for f in fits)
-    lines = [f"Under the old rule (split-R̂ > 1.01 or ESS < 100 per chain on any trace): **{warned} of {len(fits)}** "
+    lines = [f"Under a per-trace rule (split-R̂ > 1.01 or ESS < 100 per chain on any trace): **{warned} of {len(fits)}** "
              f"Gibbs fits flagged. Under the verdict:", "",
              "| method | fits | " + " | ".join(verdicts) + " | median R̂ of the log joint | median bulk ESS (10 % quantile) |",
              "| --- | ---: | " + " | ".join("---:" for _ in verdicts) + " | ---: | ---: |"]
