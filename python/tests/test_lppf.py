@@ -205,8 +205,11 @@ def test_iterations_alone_set_the_run_and_a_fit_shows_progress_and_warns(capsys)
     assert fit.estimate.splitlines()[0] in err and "100% of the work" in err
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", lppf.FitWarning)
-        lppf.fit(release, model="topic", components=2, seed=3, chains=2, iterations=40, quiet=True)
+        quiet = lppf.fit(release, model="topic", components=2, seed=3, chains=2, iterations=40, quiet=True,
+                         structure_tables=0)
     assert capsys.readouterr().err == ""
+    # structure_tables=0: no test of the release, and the summary says so.
+    assert quiet.structure_test is None and "no test of the release for structure" in quiet.summary
 
 
 def test_the_readmes_python_snippet_runs_as_written(tmp_path, monkeypatch):
