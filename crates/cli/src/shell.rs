@@ -5,6 +5,7 @@
 use crate::{Failure, failed};
 use clap::CommandFactory;
 use clap_complete::Shell;
+use std::io::Write;
 use std::path::PathBuf;
 
 /// The options of `lppf man`.
@@ -16,19 +17,35 @@ pub struct ManArgs {
     dir: Option<PathBuf>,
 }
 
+/// Writes `text` to standard output. A reader that stops early (`lppf man | head`) closes the
+/// pipe: that ends the output quietly, not as an error.
+fn print(text: &[u8], what: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(failed(format!("cannot write the {what}: {e}"))),
+        _ => Ok(()),
+    }
+}
+
 /// Prints the completion script of `shell` for `lppf` to standard output.
 pub fn completions(shell: Shell) -> Result<(), Failure> {
-    clap_complete::generate(shell, &mut crate::Cli::command(), "lppf", &mut std::io::stdout());
-    Ok(())
+    // Into memory first: clap_complete panics when it cannot write (a closed pipe).
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut crate::Cli::command(), "lppf", &mut script);
+    print(&script, "completion script")
 }
 
 /// Prints the manual page of `lppf`, or writes it and every command's into `--dir`.
 pub fn man(args: &ManArgs) -> Result<(), Failure> {
     let command = crate::Cli::command();
     match &args.dir {
-        None => clap_mangen::Man::new(command)
-            .render(&mut std::io::stdout())
-            .map_err(|e| failed(format!("cannot write the manual page: {e}"))),
+        None => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(command)
+                .render(&mut page)
+                .map_err(|e| failed(format!("cannot write the manual page: {e}")))?;
+            print(&page, "manual page")
+        }
         Some(dir) => {
             std::fs::create_dir_all(dir).map_err(|e| failed(format!("{}: {e}", dir.display())))?;
             clap_mangen::generate_to(command, dir).map_err(|e| failed(format!("{}: {e}", dir.display())))?;

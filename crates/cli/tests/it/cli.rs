@@ -610,4 +610,12 @@ fn completions_and_manual_pages_list_every_command() {
     let fit = std::fs::read_to_string(dir.join("man1/lppf-fit.1")).unwrap();
     assert!(fit.contains("structure\\-tables") || fit.contains("structure-tables"), "{fit}");
     assert!(dir.join("man1/lppf.1").exists() && dir.join("man1/lppf-privatize.1").exists());
+    // A reader that closes the pipe before reading (`lppf man | head` stopping early) ends the
+    // output quietly: no panic, no error.
+    for args in [vec!["completions", "bash"], vec!["man"]] {
+        let mut child = lppf().args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success() && out.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
 }
