@@ -253,10 +253,10 @@ def fit(
         Every other option of ``lppf fit``, by its name with ``_`` for ``-``: ``holdout``,
         ``weights``, ``prior``, ``likelihood``, ``dispersion``, ``dispersion_prior`` (a pair
         ``(shape, rate)``), ``dispersion_warm_up``, ``a0``, ``b0``, ``scale_shape``,
-        ``scale_mean``, ``replicas``, ``structure_tables``, ``private_step``, ``start``, ``until_mixed``, ``alpha``,
-        ``alpha_file``, ``precision``,
-        ``max_iterations``, ``tolerance``, ``override_sidecar``, ``allow_memory``,
-        ``row_column``, ``col_column``, ``count_column``, ``delimiter``.
+        ``scale_mean``, ``replicas``, ``structure_tables``, ``private_step``, ``start``,
+        ``until_mixed``, ``alpha``, ``alpha_file``, ``precision``, ``max_iterations``,
+        ``tolerance``, ``override_sidecar``, ``allow_memory``, ``row_column``, ``col_column``,
+        ``count_column``, ``delimiter``.
 
     The GIL is released while the chains run. Unless ``quiet``, the estimate of memory and work
     (also ``FitResult.estimate``) is printed to stderr before the chains start, then the progress.

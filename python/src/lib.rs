@@ -227,7 +227,7 @@ fn privatize<'py>(
 #[pyo3(signature = (input, output, *, model, components, method, counts=None, chains=4, iterations=2000, burn_in=None,
     thin=5, max_iterations=1000, tolerance=1e-6, a0=1.0, b0=1.0, prior="auto", scale_shape=None,
     scale_mean=None, likelihood="auto", dispersion=None, dispersion_prior=None, dispersion_warm_up=None, alpha=None, alpha_file=None, precision=1.0,
-    holdout=None, weights="auto", replicas=1, structure_tables=199, private_step="collapsed", start="prior", until_mixed=None, seed=None,
+    holdout=None, weights="auto", replicas=1, structure_tables=analysis::structure_test::STRUCTURE_TEST_REPLICATES, private_step="collapsed", start="prior", until_mixed=None, seed=None,
     force=false,
     override_sidecar=false, allow_memory=false, threads=None, delimiter=None, row_column="row".to_owned(),
     col_column="col".to_owned(), count_column="count".to_owned(), progress=None))]

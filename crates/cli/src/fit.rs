@@ -135,7 +135,7 @@ pub struct FitArgs {
     /// resolution is 1/(N + 1); a release without structure stops it early). 0 skips the test,
     /// e.g. on a large table, where it costs about as much as a few hundred sweeps; otherwise 99
     /// to 1990.
-    #[arg(long, default_value_t = 199, value_name = "N")]
+    #[arg(long, default_value_t = analysis::structure_test::STRUCTURE_TEST_REPLICATES, value_name = "N")]
     structure_tables: usize,
     /// How the private method draws the true counts each sweep. collapsed (the default): one
     /// exact draw from p(y | release, rate) with the noise auxiliaries integrated out

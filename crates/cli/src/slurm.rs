@@ -244,7 +244,7 @@ fn task_limits(args: &SlurmArgs, cost: &pipeline::Cost, tasks: usize) -> Result<
 /// (a pilot shard, or the finished units of an earlier submission), and a line saying so; the
 /// estimate as it is, and how to calibrate it, when none is on disk.
 fn calibrated(mut cost: pipeline::Cost, measured: Option<runner::Measured>) -> (pipeline::Cost, String) {
-    let Some((m, ratio)) = measured.and_then(|m| Some((m, m.ratio_to(cost.core_seconds)?))) else {
+    let Some((m, ratio)) = measured.and_then(|m| m.ratio_to(cost.core_seconds).map(|ratio| (m, ratio))) else {
         let note = "the time is the rough estimate: run a shard first (lppf run MANIFEST --shard 0/N) and lppf slurm \
                     calibrates it on the units that shard finished";
         return (cost, note.into());

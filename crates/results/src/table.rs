@@ -1,7 +1,7 @@
 //! A generic tidy Parquet table (named columns of strings, integers, nullable floats, booleans or
 //! lists of floats) for the experiment kinds whose rows are not [`crate::ResultRow`]s (e.g. DPVI
-//! sweeps) and for users' tables. Written atomically and streamed (row groups of up to 2²⁰ rows), no compression, with
-//! key–value metadata; read batch by batch, in any common codec.
+//! sweeps) and for users' tables. Written atomically and streamed (row groups of up to 2²⁰
+//! rows), no compression, with key–value metadata; read batch by batch, in any common codec.
 
 use crate::ResultsError;
 use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, RecordBatch, StringArray};

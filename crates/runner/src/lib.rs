@@ -132,7 +132,7 @@ pub fn collect<E: Experiment>(experiment: &E, output: &Path) -> Result<Vec<E::Ro
     let mut rows = Vec::new();
     for unit in experiment.units() {
         let name = experiment.unit_name(unit);
-        let path = dir.join(format!("{name}.toml"));
+        let path = unit_path(&dir, &name);
         if !path.exists() {
             return Err(RunnerError::MissingUnit { path });
         }
@@ -376,6 +376,25 @@ pub fn units_dir(output: &Path) -> PathBuf {
     output.join("units")
 }
 
+/// The file of the unit named `name` in the units directory `dir`: `<name>.toml`.
+fn unit_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}.toml"))
+}
+
+/// Runs `unit` and writes its file at `path` (the caller holds the unit's claim); its rows.
+fn compute_unit<E: Experiment>(
+    experiment: &E,
+    unit: E::Unit,
+    (name, path): (&str, &Path),
+    identity: &str,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Vec<E::Row>, RunnerError> {
+    let rows =
+        experiment.run_unit(unit, progress).map_err(|source| RunnerError::Unit { unit: name.to_string(), source })?;
+    write_unit(path, UnitId { unit: name, manifest: identity }, &rows)?;
+    Ok(rows)
+}
+
 /// The units of `experiment` whose unit file is not in its output directory yet, by name, in unit
 /// order: what a merge (`lppf run --merge-only`) waits for. A damaged file counts as present here
 /// (the run that reads it sets it aside and computes the unit again).
@@ -385,7 +404,7 @@ pub fn missing_units<E: Experiment>(experiment: &E) -> Vec<String> {
         .units()
         .into_iter()
         .map(|unit| experiment.unit_name(unit))
-        .filter(|name| !dir.join(format!("{name}.toml")).exists())
+        .filter(|name| !unit_path(&dir, name).exists())
         .collect()
 }
 
@@ -418,7 +437,7 @@ pub fn measured<E: Experiment>(experiment: &E) -> Option<Measured> {
         let work = experiment.unit_work(unit);
         m.total_work = m.total_work.saturating_add(work);
         let name = experiment.unit_name(unit);
-        let path = dir.join(format!("{name}.toml"));
+        let path = unit_path(&dir, &name);
         if !path.exists() {
             continue;
         }
@@ -495,12 +514,13 @@ pub fn run<E: Experiment>(
     type Planned<U, R> = (U, String, PathBuf, Option<Vec<R>>);
     let mut units: Vec<Planned<E::Unit, E::Row>> = Vec::new();
     let mut corrupt = 0;
-    for (position, unit) in experiment.units().into_iter().enumerate() {
+    let all_units = experiment.units();
+    for (position, &unit) in all_units.iter().enumerate() {
         if options.shard.is_some_and(|(i, n)| position % n != i) {
             continue;
         }
         let name = experiment.unit_name(unit);
-        let path = dir.join(format!("{name}.toml"));
+        let path = unit_path(&dir, &name);
         let on_disk = if options.force || !path.exists() {
             None
         } else {
@@ -548,10 +568,7 @@ pub fn run<E: Experiment>(
             // Another run may have finished the unit between the check above and the claim.
             let computed = options.force || !path.exists();
             let rows = if computed {
-                let rows = experiment
-                    .run_unit(unit, &progress)
-                    .map_err(|source| RunnerError::Unit { unit: name.clone(), source })?;
-                write_unit(&path, UnitId { unit: &name, manifest: &identity }, &rows)?;
+                let rows = compute_unit(experiment, unit, (&name, &path), &identity, &progress)?;
                 fresh.fetch_add(1, Ordering::Relaxed);
                 rows
             } else {
@@ -580,7 +597,7 @@ pub fn run<E: Experiment>(
         }
     }
     if let Some((index, count)) = options.shard {
-        let share = experiment.units().len().div_ceil(count);
+        let share = all_units.len().div_ceil(count);
         let helped = help_other_shards(experiment, (index, count), share.saturating_sub(fresh.into_inner()))?;
         if helped > 0 {
             observer.helped(helped);
@@ -613,7 +630,7 @@ pub fn help_other_shards<E: Experiment>(
         .with_max_len(1)
         .map(|unit| {
             let name = experiment.unit_name(unit);
-            let path = dir.join(format!("{name}.toml"));
+            let path = unit_path(&dir, &name);
             if path.exists() || left.load(Ordering::Relaxed) == 0 {
                 return Ok(false);
             }
@@ -622,9 +639,7 @@ pub fn help_other_shards<E: Experiment>(
             if path.exists() || left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1)).is_err() {
                 return Ok(false);
             }
-            let rows =
-                experiment.run_unit(unit, &|| ()).map_err(|source| RunnerError::Unit { unit: name.clone(), source })?;
-            write_unit(&path, UnitId { unit: &name, manifest: &identity }, &rows)?;
+            compute_unit(experiment, unit, (&name, &path), &identity, &|| ())?;
             drop(claim);
             Ok(true)
         })
