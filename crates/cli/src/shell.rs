@@ -6,7 +6,7 @@ use crate::{Failure, failed};
 use clap::CommandFactory;
 use clap_complete::Shell;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The options of `lppf man`.
 #[derive(clap::Args)]
@@ -47,10 +47,27 @@ pub fn man(args: &ManArgs) -> Result<(), Failure> {
             print(&page, "manual page")
         }
         Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| failed(format!("{}: {e}", dir.display())))?;
-            clap_mangen::generate_to(command, dir).map_err(|e| failed(format!("{}: {e}", dir.display())))?;
-            eprintln!("wrote the manual pages of lppf and its commands to {}", dir.display());
+            // As clap_mangen::generate_to names and renders them, but each page written atomically
+            // (generate_to creates the files in place, through any link planted at their names).
+            let mut command = command.disable_help_subcommand(true);
+            command.build();
+            let pages = write_pages(command, dir)?;
+            eprintln!("wrote the {pages} manual pages of lppf and its commands to {}", dir.display());
             Ok(())
         }
     }
+}
+
+/// Writes the manual page of `command` and of each of its visible subcommands into `dir`
+/// (`lppf.1`, `lppf-fit.1`, …); how many.
+fn write_pages(command: clap::Command, dir: &Path) -> Result<usize, Failure> {
+    let mut pages = 0;
+    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()).cloned() {
+        pages += write_pages(sub, dir)?;
+    }
+    let man = clap_mangen::Man::new(command);
+    let mut page = Vec::new();
+    man.render(&mut page).map_err(|e| failed(format!("cannot write the manual page: {e}")))?;
+    results::write_atomic(&dir.join(man.get_filename()), &page).map_err(failed)?;
+    Ok(pages + 1)
 }

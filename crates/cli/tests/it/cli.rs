@@ -605,11 +605,17 @@ fn completions_and_manual_pages_list_every_command() {
     let page = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && page.contains(".TH lppf") && page.contains("privatize"), "{page}");
     let dir = scratch("man");
+    // A link planted at a page's name is replaced, not written through.
+    std::fs::create_dir_all(dir.join("man1")).unwrap();
+    std::fs::write(dir.join("elsewhere"), "untouched").unwrap();
+    std::os::unix::fs::symlink(dir.join("elsewhere"), dir.join("man1/lppf-fit.1")).unwrap();
     let out = lppf().args(["man", "--dir", dir.join("man1").to_str().unwrap()]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let fit = std::fs::read_to_string(dir.join("man1/lppf-fit.1")).unwrap();
     assert!(fit.contains("structure\\-tables") || fit.contains("structure-tables"), "{fit}");
     assert!(dir.join("man1/lppf.1").exists() && dir.join("man1/lppf-privatize.1").exists());
+    assert_eq!(std::fs::read_to_string(dir.join("elsewhere")).unwrap(), "untouched");
+    assert!(!std::fs::symlink_metadata(dir.join("man1/lppf-fit.1")).unwrap().file_type().is_symlink());
     // A reader that closes the pipe before reading (`lppf man | head` stopping early) ends the
     // output quietly: no panic, no error.
     for args in [vec!["completions", "bash"], vec!["man"]] {
