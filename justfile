@@ -95,10 +95,11 @@ docs:
     python3 tools/reference/dpvi_paired.py docs/evidence/dpvi-*
     python3 tools/reference/held_out_fits.py docs/evidence/own-data-enron-10
     # The two fits of docs/own-data.md, section 3 (`lppf fit … --output results/own-data/M`), and the
-    # papers'-model fits of sections 3 and 4 with their scores against the raw counts.
-    # With them, the three exploratory checks of section 4 (papers-private-{8000,eps5,model}).
+    # papers'-model fits of docs/history/own-data.md with their scores against the raw counts.
+    # With them, its three exploratory checks (papers-private-{8000,eps5,model}).
     bash tools/own-data-evidence.sh results/own-data docs/evidence/own-data-fit
     cp results/own-data/papers-private/figure.png docs/figures/own-data-private.png
+    cp results/own-data/private/figure.png docs/figures/own-data-default-private.png
     python3 tools/docs/generate.py
 
 # Rebuild data/enron/base.toml from the corpus: the cleaned table (default) or a maildir tree.

@@ -406,7 +406,7 @@ def co_clustering_enron():
 
     poisson, default = summary("papers-private"), summary("private")
     k = toml("own-data-fit/private/fit.toml")["components"]
-    return (f"On this release (K = {k}, seed 2; the private fits of docs/own-data.md, section 3): the papers'-model "
+    return (f"On this release (K = {k}, seed 2; the private fits of docs/own-data.md, section 3, and docs/history/own-data.md): the papers'-model "
             f"(Poisson) fit's actors average co = {poisson[0]:.2f} (its most stable group, of {poisson[2]} actors, "
             f"{poisson[1]:.2f}); the default (contaminated) fit's average {default[0]:.2f} (most stable group "
             f"{default[1]:.2f}), against 1/K = {1 / k:.3f}.")
