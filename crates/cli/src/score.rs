@@ -73,19 +73,22 @@ fn fit_model(dir: &Path) -> Result<String, Failure> {
 /// that have no non-zero count.
 fn read_truth(args: &ScoreArgs, model: &str) -> Result<tables::CountTable, Failure> {
     let square = model == "block" || model == "undirected";
-    if square && (args.rows.is_some() || args.cols.is_some()) {
-        return Err(bad_input(format!(
+    let given = tables::GridLabels::from_options(
+        square,
+        args.labels.as_ref(),
+        args.rows.as_ref(),
+        args.cols.as_ref(),
+        |p: &PathBuf| tables::read_labels(p),
+    )
+    .map_err(|e| match e {
+        tables::LabelOptionError::Misuse(tables::LabelOptionMisuse::TableOptionsOnNetwork) => bad_input(format!(
             "--rows and --cols are for a fit of a table; this fit is of a network (model {model}): give --labels"
-        )));
-    }
-    if !square && args.labels.is_some() {
-        return Err(bad_input(format!(
+        )),
+        tables::LabelOptionError::Misuse(tables::LabelOptionMisuse::NetworkOptionOnTable) => bad_input(format!(
             "--labels states a network's labels; this fit is of a table (model {model}): give --rows and --cols"
-        )));
-    }
-    let read = |p: &Option<PathBuf>| p.as_deref().map(tables::read_labels).transpose().map_err(bad_input);
-    let given =
-        tables::GridLabels { rows: read(if square { &args.labels } else { &args.rows })?, cols: read(&args.cols)? };
+        )),
+        tables::LabelOptionError::Read(e) => bad_input(e),
+    })?;
     let truth = tables::read_counts_as(&args.truth, square, &given, &args.layout.format()).map_err(bad_input)?;
     if model == "undirected" { truth.undirected(&args.truth).map_err(bad_input) } else { Ok(truth) }
 }

@@ -232,19 +232,22 @@ fn refuse_bipartite(input: &Path, table: &tables::CountTable) -> Result<(), Priv
 
 /// The stated grid labels (`rows`, `cols`, `labels`).
 fn grid_labels(request: &PrivatizeRequest) -> Result<GridLabels, PrivatizeError> {
-    let read = |p: &Option<LabelSource>| p.as_ref().map(LabelSource::read).transpose().map_err(bad_input);
     let square = request.square || request.symmetric;
-    if square && (request.rows.is_some() || request.cols.is_some()) {
-        return Err(bad_input("--rows and --cols are for a rows × columns table; a network (--square) takes --labels"));
-    }
-    if !square && request.labels.is_some() {
-        return Err(bad_input(
+    GridLabels::from_options(
+        square,
+        request.labels.as_ref(),
+        request.rows.as_ref(),
+        request.cols.as_ref(),
+        LabelSource::read,
+    )
+    .map_err(|e| match e {
+        tables::LabelOptionError::Misuse(tables::LabelOptionMisuse::TableOptionsOnNetwork) => {
+            bad_input("--rows and --cols are for a rows × columns table; a network (--square) takes --labels")
+        }
+        tables::LabelOptionError::Misuse(tables::LabelOptionMisuse::NetworkOptionOnTable) => bad_input(
             "--labels states the labels of a network and needs --square or --symmetric; a table takes --rows and --cols",
-        ));
-    }
-    Ok(GridLabels {
-        rows: if square { read(&request.labels)? } else { read(&request.rows)? },
-        cols: read(&request.cols)?,
+        ),
+        tables::LabelOptionError::Read(e) => bad_input(e),
     })
 }
 

@@ -135,6 +135,43 @@ impl GridLabels {
     pub fn complete(&self, square: bool) -> bool {
         self.rows.is_some() && (square || self.cols.is_some())
     }
+
+    /// The labels a user stated, from the options of a network (`labels`, both axes) or of a table
+    /// (`rows`, `cols`), each read by `read` only when it applies. Stating the other shape's options
+    /// is refused ([`LabelOptionMisuse`]), so that a label file is never silently ignored.
+    pub fn from_options<S, E>(
+        square: bool,
+        labels: Option<&S>,
+        rows: Option<&S>,
+        cols: Option<&S>,
+        read: impl Fn(&S) -> Result<Labels, E>,
+    ) -> Result<GridLabels, LabelOptionError<E>> {
+        if square && (rows.is_some() || cols.is_some()) {
+            return Err(LabelOptionError::Misuse(LabelOptionMisuse::TableOptionsOnNetwork));
+        }
+        if !square && labels.is_some() {
+            return Err(LabelOptionError::Misuse(LabelOptionMisuse::NetworkOptionOnTable));
+        }
+        let read = |s: Option<&S>| s.map(&read).transpose().map_err(LabelOptionError::Read);
+        Ok(GridLabels { rows: read(if square { labels } else { rows })?, cols: read(cols)? })
+    }
+}
+
+/// Label options stated for the other shape of grid ([`GridLabels::from_options`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabelOptionMisuse {
+    /// `--rows` or `--cols` given for a network.
+    TableOptionsOnNetwork,
+    /// `--labels` given for a rows × columns table.
+    NetworkOptionOnTable,
+}
+
+/// Why [`GridLabels::from_options`] failed: options of the wrong shape, or a label file that
+/// could not be read (the reader's own error).
+#[derive(Debug)]
+pub enum LabelOptionError<E> {
+    Misuse(LabelOptionMisuse),
+    Read(E),
 }
 
 /// Reads a list of labels: a CSV with the header `label` (or Parquet with a `label` column), one
@@ -407,6 +444,30 @@ fn counts_of_records(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A network takes `labels` for both axes and a table `rows` and `cols`; the other shape's
+    /// options are refused before anything is read, and a reader's error is passed on.
+    #[test]
+    fn label_options_follow_the_shape_of_the_grid() {
+        let read = |s: &Vec<String>| labels_from_list(Path::new("labels"), s);
+        let list = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (people, words) = (list(&["a", "b"]), list(&["x"]));
+        let network = GridLabels::from_options(true, Some(&people), None, None, read).unwrap();
+        assert_eq!(network.rows.as_ref().map(|l| l.names.len()), Some(2));
+        assert!(network.cols.is_none() && network.complete(true) && !network.complete(false));
+        let table = GridLabels::from_options(false, None, Some(&people), Some(&words), read).unwrap();
+        assert_eq!(table.cols.as_ref().map(|l| l.names.len()), Some(1));
+        let misuse = |r: Result<GridLabels, LabelOptionError<TableError>>| match r {
+            Err(LabelOptionError::Misuse(m)) => Some(m),
+            _ => None,
+        };
+        let on_network = GridLabels::from_options(true, None, None, Some(&words), read);
+        assert_eq!(misuse(on_network), Some(LabelOptionMisuse::TableOptionsOnNetwork));
+        let on_table = GridLabels::from_options(false, Some(&people), Some(&people), None, read);
+        assert_eq!(misuse(on_table), Some(LabelOptionMisuse::NetworkOptionOnTable));
+        let repeated = GridLabels::from_options(true, Some(&list(&["a", "a"])), None, None, read);
+        assert!(matches!(repeated, Err(LabelOptionError::Read(_))), "a repeated label is the reader's error");
+    }
 
     /// Counts held in memory make the same grid as the same cells in a file, with the same
     /// checks; a place is the entry of the lists.

@@ -27,8 +27,8 @@ pub use commit::{
 };
 pub use error::TableError;
 pub use grid::{
-    CountRecords, CountTable, CountsFormat, GridLabels, Labels, MAX_CELLS, MAX_COUNT, counts_from_records,
-    labels_from_list, parse_delimiter, read_counts, read_counts_as, read_labels,
+    CountRecords, CountTable, CountsFormat, GridLabels, LabelOptionError, LabelOptionMisuse, Labels, MAX_CELLS,
+    MAX_COUNT, counts_from_records, labels_from_list, parse_delimiter, read_counts, read_counts_as, read_labels,
 };
 pub use levels::{Level, levels_from_list, read_levels};
 pub use released::{Layout, ReleasedTable, read_released, read_released_pairs, write_counts, write_released};

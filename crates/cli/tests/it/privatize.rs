@@ -84,6 +84,25 @@ fn square_grid_is_the_union_of_labels() {
     assert!(!stderr.contains("NOT PRIVATE") && stderr.contains("operating-system entropy"), "{stderr}");
 }
 
+/// A label file for the other shape of grid is refused, naming the options that apply, and no
+/// release is written.
+#[test]
+fn label_options_of_the_other_shape_are_refused() {
+    let dir = scratch("label-options");
+    std::fs::write(dir.join("people.csv"), "label\na\nb\nc\n").unwrap();
+    let people = dir.join("people.csv").display().to_string();
+    let cases = [
+        (vec!["--alpha", "0.5", "--labels", people.as_str()], "needs --square or --symmetric"),
+        (vec!["--alpha", "0.5", "--square", "--rows", people.as_str()], "cannot be used with '--rows"),
+    ];
+    for (args, says) in cases {
+        let (out, released) = privatize(&dir, "row,col,count\na,b,2\nc,a,1\n", &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.code() == Some(2) && stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!released.exists(), "{args:?}: a refused release must leave nothing");
+    }
+}
+
 #[test]
 fn zeros_are_noised_and_unseeded_releases_differ() {
     // 400 zero cells (one listed, the rest implied): at α = 0.5 a cell stays 0 with probability
