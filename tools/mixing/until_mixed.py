@@ -8,7 +8,7 @@ planted 90 x 60 document-term table (Poisson counts), and a 12 x 10 table of rat
 drawn once (seed 11). Each replication releases it again at alpha = 0.5 (seeded, NOT private) and
 fits the release privately with chains from another seed (K = 3; 2 for the tiny table)
 with the default schedule (4 chains, 2,000 sweeps, 1,000 burn-in, thin 5) and `--until-mixed
-16000`: a fit that is not `mixed` runs again twice as long, up to 16,000 sweeps per chain. Per fit:
+16000`: a fit that is not `mixed` runs on to twice its length, up to 16,000 sweeps per chain. Per fit:
 the lengths run, the final verdict, and the wall time of the whole command (every run, the checks
 and the outputs). Rows are appended to fits.csv (a killed run resumes).
 """

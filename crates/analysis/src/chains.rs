@@ -9,7 +9,7 @@ use crate::error::FitError;
 use crate::partition::MAX_PARTITION_ROWS;
 pub use crate::settings::{FitSettings, Weighting};
 use distributions::{CellDispersion, Streams};
-use inference::{Algorithm, Diagnostics, Method, Monitor, Observation, Posterior, fit_watching};
+use inference::{Algorithm, Diagnostics, Method, Monitor, Observation, Posterior, fit_watching_from};
 use models::{FamilyShape, FamilyVisitor, MeanMatrix, ModelFamily, with_family};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -234,8 +234,32 @@ pub fn fit_chains(
     data: &FitData,
     on_iteration: &(dyn Fn() + Sync),
 ) -> Result<FitResult, FitError> {
+    fit_chains_from(settings, data, Vec::new(), false, on_iteration).map(|(result, _)| result)
+}
+
+/// [`fit_chains`], continuing the chains `from` the states a shorter run of the same fit left
+/// (empty: fresh chains; `lppf fit --until-mixed` runs on with [`inference::Schedule::extended`]),
+/// with the same result as fresh chains of the longer schedule. With `keep`, the chains' states are
+/// returned for the next run, when all the chains fit in memory together and run as plain
+/// chains; otherwise none are (they are dropped as each chain ends), and the next run starts
+/// afresh.
+pub fn fit_chains_from(
+    settings: &FitSettings,
+    data: &FitData,
+    from: Vec<inference::ChainState>,
+    keep: bool,
+    on_iteration: &(dyn Fn() + Sync),
+) -> Result<(FitResult, Vec<inference::ChainState>), FitError> {
     let memory = crate::resources::chain_memory(settings, data.shape(), data.heldout.len());
-    fit_chains_in_groups(settings, data, memory.at_once(settings.chains, crate::Machine::this()), on_iteration)
+    let at_once = memory.at_once(settings.chains, crate::Machine::this());
+    let keep = keep && at_once >= settings.chains && settings.replicas <= 1;
+    fit_chains_in_groups(settings, data, at_once, Resume { from, keep }, on_iteration)
+}
+
+/// The chains' states a fit continues from (empty: fresh chains), and whether to return theirs.
+struct Resume {
+    from: Vec<inference::ChainState>,
+    keep: bool,
 }
 
 /// [`fit_chains`] starting `at_once` chains together.
@@ -243,8 +267,9 @@ fn fit_chains_in_groups(
     settings: &FitSettings,
     data: &FitData,
     at_once: usize,
+    resume: Resume,
     on_iteration: &(dyn Fn() + Sync),
-) -> Result<FitResult, FitError> {
+) -> Result<(FitResult, Vec<inference::ChainState>), FitError> {
     check(settings)?;
     let start = Instant::now();
     let (rows, cols) = data.shape();
@@ -276,7 +301,7 @@ fn fit_chains_in_groups(
         true => Some(loo_cells(data, settings.method)?),
         false => None,
     };
-    let chains = with_family(
+    let (chains, states) = with_family(
         settings.model,
         shape,
         Chains {
@@ -287,6 +312,7 @@ fn fit_chains_in_groups(
             check: check.as_ref(),
             loo_cells: loo_cells.as_ref(),
             at_once,
+            resume,
         },
     )?;
     let replicated: Vec<Vec<f64>> = chains.iter().flat_map(|p| p.kept_statistics.iter().cloned()).collect();
@@ -351,7 +377,7 @@ fn fit_chains_in_groups(
     result.dispersion_quantiles = quantiles(&|t| &t.dispersion);
     result.share_quantiles = quantiles(&|t| &t.share);
     result.seconds = start.elapsed().as_secs_f64();
-    Ok(result)
+    Ok((result, states))
 }
 
 /// The stream of the replicated releases: `Streams::new(seed).child(CHECK_STREAM).child(chain)
@@ -428,14 +454,16 @@ struct Chains<'a> {
     /// Chains started together ([`crate::ChainMemory::at_once`]): groups of this many run one
     /// after the other.
     at_once: usize,
+    resume: Resume,
 }
 
 impl FamilyVisitor for Chains<'_> {
-    type Output = Result<Vec<Posterior>, FitError>;
+    type Output = Result<(Vec<Posterior>, Vec<inference::ChainState>), FitError>;
 
     fn visit<F: ModelFamily>(self, family: &F) -> Self::Output {
         let root = Streams::new(self.settings.seed);
-        let chain = |c: usize| {
+        let Resume { from, keep } = self.resume;
+        let chain = |c: usize, from: Option<inference::ChainState>| {
             let statistics = |means: &[f64], dispersion: Option<CellDispersion>, t: usize| {
                 let law = CountLaw { means, dispersion };
                 self.check.map_or_else(Vec::new, |check| check.statistics(c as u64, law, t))
@@ -454,15 +482,39 @@ impl FamilyVisitor for Chains<'_> {
                 ..Monitor::default()
             };
             let algorithm = &self.settings.algorithm;
-            fit_watching(family, self.observation, algorithm, root.child(c as u64), monitor, self.on_iteration)
-                .map_err(FitError::from)
+            let streams = root.child(c as u64);
+            let (posterior, state) =
+                fit_watching_from(family, self.observation, algorithm, streams, monitor, self.on_iteration, from)?;
+            // A state not kept is dropped as its chain ends, before the next group starts.
+            Ok::<_, FitError>((posterior, state.filter(|_| keep)))
         };
-        let chains: Vec<usize> = (0..self.settings.chains).collect();
-        let mut posteriors = Vec::with_capacity(chains.len());
-        for group in chains.chunks(self.at_once.max(1)) {
-            posteriors.extend(group.par_iter().map(|&c| chain(c)).collect::<Result<Vec<_>, _>>()?);
+        if !from.is_empty() && from.len() != self.settings.chains {
+            let found = from.len();
+            return Err(inference::InferenceError::Length {
+                what: "chain states",
+                expected: self.settings.chains,
+                found,
+            }
+            .into());
         }
-        Ok(posteriors)
+        let mut from: Vec<Option<inference::ChainState>> = from.into_iter().map(Some).collect();
+        from.resize_with(self.settings.chains, || None);
+        let mut posteriors = Vec::with_capacity(from.len());
+        let mut states = Vec::new();
+        let mut chains = from.into_iter().enumerate().peekable();
+        while chains.peek().is_some() {
+            let group: Vec<_> = chains.by_ref().take(self.at_once.max(1)).collect();
+            let done = group.into_par_iter().map(|(c, from)| chain(c, from)).collect::<Result<Vec<_>, _>>()?;
+            for (posterior, state) in done {
+                posteriors.push(posterior);
+                states.extend(state);
+            }
+        }
+        // Every chain's state, or none.
+        if states.len() != posteriors.len() {
+            states.clear();
+        }
+        Ok((posteriors, states))
     }
 }
 
@@ -774,11 +826,23 @@ mod tests {
             weighting: Weighting::Equal,
             replicas: 1,
         };
-        let together = fit_chains_in_groups(&settings, &data, 3, &|| {}).unwrap();
-        let one_by_one = fit_chains_in_groups(&settings, &data, 1, &|| {}).unwrap();
+        let fresh = || Resume { from: Vec::new(), keep: true };
+        let (together, states) = fit_chains_in_groups(&settings, &data, 3, fresh(), &|| {}).unwrap();
+        let (one_by_one, _) = fit_chains_in_groups(&settings, &data, 1, fresh(), &|| {}).unwrap();
         assert_eq!(together.mean_rates, one_by_one.mean_rates);
         assert_eq!(together.sd_rates, one_by_one.sd_rates);
         let trace = |r: &FitResult| r.traces.iter().map(|t| t.values.clone()).collect::<Vec<_>>();
         assert_eq!(trace(&together), trace(&one_by_one));
+        // Continued to the extended schedule, the chains are the fresh chains of that schedule,
+        // run all together or one at a time.
+        assert_eq!(states.len(), 3);
+        let Algorithm::Gibbs(short) = settings.algorithm else { unreachable!() };
+        let longer = FitSettings { algorithm: Algorithm::Gibbs(short.extended()), ..settings.clone() };
+        let resume = Resume { from: states, keep: false };
+        let (continued, none) = fit_chains_in_groups(&longer, &data, 3, resume, &|| {}).unwrap();
+        assert!(none.is_empty(), "states are returned only when asked for");
+        let (fresh_longer, _) = fit_chains_in_groups(&longer, &data, 1, fresh(), &|| {}).unwrap();
+        assert_eq!(continued.mean_rates, fresh_longer.mean_rates);
+        assert_eq!(trace(&continued), trace(&fresh_longer));
     }
 }

@@ -37,7 +37,7 @@ mod verdict;
 
 pub use chains::{
     ChainTrace, FitResult, FitSettings, HeldOutScore, LooScore, MAX_PREDICTIVE_SAMPLES, ModeSummary, Weighting,
-    fit_chains,
+    fit_chains, fit_chains_from,
 };
 pub use data::{FitData, Input, LevelSource, heldout_count, hold_out, load, seed_from_os};
 pub use error::FitError;

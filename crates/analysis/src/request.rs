@@ -6,7 +6,7 @@
 
 use crate::fit_dir::{commit_fit, prepare_output};
 use crate::{
-    FitCost, FitData, FitError, FitResult, FitSettings, LevelSource, Machine, Weighting, fit_chains, fit_cost,
+    FitCost, FitData, FitError, FitResult, FitSettings, LevelSource, Machine, Weighting, fit_chains_from, fit_cost,
     hold_out, independence_verdict, load, seed_from_os, summary_text, write_outputs,
 };
 use distributions::Streams;
@@ -165,8 +165,9 @@ pub struct FitRequest {
     pub private_step: PrivateStep,
     /// Where each Gibbs chain starts.
     pub start: Start,
-    /// Run the chains again, twice as long each time, until the convergence verdict is `mixed`
-    /// or the next run would pass this many sweeps per chain (`None`: run the schedule once).
+    /// Run the chains on to twice their length each time ([`inference::Schedule::extended`]),
+    /// until the convergence verdict is `mixed` or the next run would pass this many sweeps per
+    /// chain (`None`: run the schedule once).
     pub until_mixed: Option<usize>,
     /// Seed of the chains and the held-out cells; `None`: drawn from the operating system and
     /// recorded in fit.toml.
@@ -476,11 +477,8 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
     let mut estimate =
         format!("fitting {rows} × {cols} cells, {} chains {at_a_time}: {}", request.chains, cost.describe());
     if let Some(cap) = request.until_mixed {
-        let _ = write!(
-            estimate,
-            "; until the chains mix, run again twice as long, up to {cap} sweeps per chain (each run costs the sweeps \
-             of all before it again)"
-        );
+        let _ =
+            write!(estimate, "; until the chains mix, run them on to twice their length, up to {cap} sweeps per chain");
     }
     let per_chain = match algorithm {
         Algorithm::Gibbs(s) => s.iterations(),
@@ -505,21 +503,31 @@ fn is_mixed(result: &FitResult) -> bool {
 pub fn run_fit(plan: &FitPlan, request: &FitRequest, on_iteration: &(dyn Fn() + Sync)) -> Result<FitDone, FitError> {
     let FitPlan { data, seed_source, .. } = plan;
     let mut settings = plan.settings.clone();
-    let mut result: FitResult = fit_chains(&settings, data, on_iteration)?;
-    if let (Some(cap), Algorithm::Gibbs(first)) = (request.until_mixed, settings.algorithm) {
-        // The same chains, twice as long each time (their first sweeps are those of the run
-        // before, draw for draw), until they mix or the next run would pass the cap.
-        let mut lengths = vec![first.iterations()];
-        for schedule in first.doublings(cap).skip(1) {
+    let runs = match (request.until_mixed, settings.algorithm) {
+        (Some(cap), Algorithm::Gibbs(first)) => first.doublings(cap).collect(),
+        _ => Vec::new(),
+    };
+    let (mut result, mut states) = fit_chains_from(&settings, data, Vec::new(), runs.len() > 1, on_iteration)?;
+    if !runs.is_empty() {
+        // The same chains run on to twice their length each time (continued from where they
+        // stopped when their states could be kept, else afresh: the same draws either way),
+        // until they mix or the next run would pass the cap.
+        let mut lengths = vec![runs[0].iterations()];
+        for (k, &schedule) in runs.iter().enumerate().skip(1) {
             if is_mixed(&result) {
                 break;
             }
             settings.algorithm = Algorithm::Gibbs(schedule);
-            result = fit_chains(&settings, data, on_iteration)?;
+            let more = k + 1 < runs.len();
+            let earlier = result.seconds;
+            (result, states) = fit_chains_from(&settings, data, std::mem::take(&mut states), more, on_iteration)?;
+            // The fit's time is every run's (what ESS per second divides by).
+            result.seconds += earlier;
             lengths.push(schedule.iterations());
         }
         result.lengths = lengths;
     }
+    drop(states);
     let settings = &settings;
     result.verdict = independence_verdict(settings, data, &result, on_iteration)?;
     result.structure_test = match request.structure_tables {

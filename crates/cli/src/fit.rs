@@ -150,13 +150,14 @@ pub struct FitArgs {
     /// (docs/inference.md). The undirected block model has no CAVI and starts from the prior.
     #[arg(long, default_value = "prior", value_parser = ["prior", "cavi"])]
     start: String,
-    /// Gibbs methods: when the chains have not mixed (the convergence verdict), run them again
-    /// twice as long (iterations, burn-in and thinning doubled; the first sweeps are the same
-    /// draws), and again, until they mix or the next run would pass this many sweeps per chain.
-    /// Each run repeats the sweeps of the one before, so a fit that stops at N sweeps has cost
-    /// about 2N. Each run keeps as many draws per chain as the first, and `mixed` asks for 100
-    /// effective ones per chain, so keep more than 100 (the default schedule keeps 200).
-    /// fit.toml records the lengths run (run_lengths).
+    /// Gibbs methods: when the chains have not mixed (the convergence verdict), run them on to
+    /// twice their length (iterations doubled, burn-in max(2 × burn-in, iterations), the draws
+    /// kept after the earlier run's end), and again, until they mix or the next run would pass
+    /// this many sweeps per chain. The chains continue where they stopped, so a fit that stops at
+    /// N sweeps has cost N (with --replicas, or when the chains run in groups to save memory, each
+    /// run starts afresh with the same draws, about 2N). Each run keeps at least as many draws per
+    /// chain as the first, and `mixed` asks for 100 effective ones per chain, so keep more than
+    /// 100 (the default schedule keeps 200). fit.toml records the lengths run (run_lengths).
     #[arg(long, value_name = "SWEEPS")]
     until_mixed: Option<usize>,
     /// Seed of the chains (and the held-out cells); without it one is drawn from the operating

@@ -174,20 +174,25 @@ impl Schedule {
         self.private_step
     }
 
-    /// The same chain run twice as long: iterations, burn-in and thinning doubled (so as many
-    /// samples are kept), the rest unchanged. Since sweep `t` draws from `streams.child(t)`, its
-    /// first `iterations` sweeps are this schedule's, draw for draw (replica exchange aside: its
-    /// ladder adapts over the longer burn-in).
-    pub fn doubled(self) -> Self {
-        Self { iterations: 2 * self.iterations, burn_in: 2 * self.burn_in, thin: 2 * self.thin, ..self }
+    /// The same chain run on to twice its length (`lppf fit --until-mixed`): `2N` sweeps, the
+    /// burn-in `max(2B, N)` so that every kept sweep comes after this schedule's last (the run
+    /// can continue a chain instead of repeating it: [`run_chain_on`]), and the thinning that
+    /// keeps at least as many samples, `max(1, ⌊(2N − B′)/S⌋)` for `S` kept now. With the default
+    /// burn-in `B = N/2` this is `(2N, 2B, 2·thin)`, every length doubled. The private step,
+    /// start and dispersion warm-up are unchanged, so sweep `t ≤ N` of either run is the same.
+    pub fn extended(self) -> Self {
+        let iterations = 2 * self.iterations;
+        let burn_in = (2 * self.burn_in).max(self.iterations);
+        let thin = ((iterations - burn_in) / self.kept()).max(1);
+        Self { iterations, burn_in, thin, ..self }
     }
 
-    /// The runs of a fit that runs again, twice as long, until its chains mix (`lppf fit
+    /// The runs of a fit that runs on, twice as long each time, until its chains mix (`lppf fit
     /// --until-mixed`, a manifest's `[sampler] until_mixed`): this schedule, then each
-    /// [`Schedule::doubled`] one while its sweeps per chain stay within `cap`.
+    /// [`Schedule::extended`] one while its sweeps per chain stay within `cap`.
     pub fn doublings(self, cap: usize) -> impl Iterator<Item = Schedule> {
         std::iter::successors(Some(self), move |s| {
-            s.iterations.checked_mul(2).is_some_and(|n| n <= cap).then(|| s.doubled())
+            s.iterations.checked_mul(2).is_some_and(|n| n <= cap).then(|| s.extended())
         })
     }
 
@@ -414,8 +419,30 @@ pub fn run_chain_watching<S: Sampler>(
     schedule: &Schedule,
     streams: Streams,
     watch: Watch<'_>,
+    on_progress: impl FnMut(Progress) -> ControlFlow<()>,
+) -> Result<ChainSummary<S::Model>, InferenceError> {
+    run_chain_on(sampler, schedule, 0, streams, watch, on_progress)
+}
+
+/// [`run_chain_watching`] for a sampler that has already made the first `done` sweeps of
+/// `schedule` (on the same `streams`; e.g. the whole of a shorter run, continued by
+/// [`Schedule::extended`]): sweeps `done + 1 ..= iterations` are made, so the chain is the one
+/// [`run_chain_watching`] gives from the start. Its summaries cover the kept sweeps, which must
+/// all come after `done` (`done ≤ burn_in`; otherwise an error).
+pub fn run_chain_on<S: Sampler>(
+    sampler: &mut S,
+    schedule: &Schedule,
+    done: usize,
+    streams: Streams,
+    watch: Watch<'_>,
     mut on_progress: impl FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<ChainSummary<S::Model>, InferenceError> {
+    if done > schedule.burn_in() {
+        return Err(InferenceError::Unsupported(format!(
+            "a chain continued after {done} sweeps cannot keep sweeps from before them (burn-in {})",
+            schedule.burn_in()
+        )));
+    }
     let (rows, cols) = sampler.model().shape();
     let mut rates = vec![0.0; rows * cols];
     let mut rate_sums = vec![0.0; rows * cols];
@@ -459,11 +486,11 @@ pub fn run_chain_watching<S: Sampler>(
         summary.truth_ranks = vec![0; true_targets.len()];
     }
     let warm_up = schedule.dispersion_warm_up();
-    if warm_up > 0 {
+    if warm_up > done {
         sampler.hold_dispersion(Some(WARM_UP_DISPERSION));
     }
-    for t in 1..=schedule.iterations() {
-        if t == warm_up + 1 && warm_up > 0 {
+    for t in done + 1..=schedule.iterations() {
+        if t == warm_up + 1 && warm_up > done {
             sampler.hold_dispersion(None);
         }
         sampler.step(streams.child(t as u64))?;

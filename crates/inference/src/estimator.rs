@@ -5,11 +5,12 @@
 
 use crate::{
     Cavi, CaviSettings, CaviSummary, InferenceError, LocallyPrivate, Monitor, NonPrivate, Schedule, Start, Watch,
-    run_chain_watching,
+    run_chain_on,
 };
 use distributions::Streams;
 use mechanism::Privatized;
 use models::{Axis, MeanMatrix, ModelFamily, PoissonFactorization};
+use std::any::Any;
 use std::ops::ControlFlow;
 use std::time::Instant;
 
@@ -131,31 +132,84 @@ pub fn fit_watching<F: ModelFamily>(
     monitor: Monitor<'_>,
     on_iteration: &(dyn Fn() + Sync),
 ) -> Result<Posterior, InferenceError> {
+    fit_watching_from(family, observation, algorithm, streams, monitor, on_iteration, None)
+        .map(|(posterior, _)| posterior)
+}
+
+/// A Gibbs chain's sampler where a run left it: what [`fit_watching_from`] continues, so that a
+/// longer schedule ([`crate::Schedule::extended`]) makes only the sweeps the shorter run did not.
+/// It holds the whole state of the chain (factors, imputed counts, allocations), as much memory
+/// as the running chain.
+pub struct ChainState {
+    sampler: Box<dyn Any + Send>,
+    sweeps: usize,
+}
+
+impl std::fmt::Debug for ChainState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChainState").field("sweeps", &self.sweeps).finish_non_exhaustive()
+    }
+}
+
+impl ChainState {
+    /// Sweeps the chain has made.
+    pub fn sweeps(&self) -> usize {
+        self.sweeps
+    }
+}
+
+/// [`fit_watching`], continuing the chain `from` a run's [`ChainState`] when given (the same
+/// family, observation and streams; its sweeps all before the schedule's kept ones), and
+/// returning the chain's state for the next run. The continued chain is the one a fresh fit of
+/// the longer schedule makes, draw for draw. `None` is returned (and a given state refused) for
+/// CAVI and for replica exchange, whose ladder adapts during its own burn-in: those run afresh.
+pub fn fit_watching_from<F: ModelFamily>(
+    family: &F,
+    observation: Observation<'_>,
+    algorithm: &Algorithm,
+    streams: Streams,
+    monitor: Monitor<'_>,
+    on_iteration: &(dyn Fn() + Sync),
+    from: Option<ChainState>,
+) -> Result<(Posterior, Option<ChainState>), InferenceError> {
     match algorithm {
         Algorithm::Gibbs(schedule) => {
-            let mut model = family.gibbs(streams.child(0));
-            if let Start::Cavi { fits, iterations } = schedule.start()
-                && family.kind().has_cavi()
-            {
-                variational_start(family, observation, fits, iterations, streams.child(START), &mut model)?;
-            }
             let missing = missing_entries(observation);
             let watch = Watch { entries: &missing, monitor };
+            if from.is_some() && monitor.replicas > 1 {
+                return Err(InferenceError::Unsupported("a chain of replica exchange cannot be continued".into()));
+            }
+            let done = from.as_ref().map_or(0, |s| s.sweeps);
+            // The chain's model, built (and started) only for a fresh chain.
+            let model = || -> Result<F::Gibbs, InferenceError> {
+                let mut model = family.gibbs(streams.child(0));
+                if let Start::Cavi { fits, iterations } = schedule.start()
+                    && family.kind().has_cavi()
+                {
+                    variational_start(family, observation, fits, iterations, streams.child(START), &mut model)?;
+                }
+                Ok(model)
+            };
+            let run = Run { schedule, done, watch, streams, on_iteration };
             match observation {
                 Observation::Exact(counts) => {
-                    gibbs(family, NonPrivate::new(model, counts.to_vec())?, schedule, watch, streams, on_iteration)
+                    let sampler = resumed(from, || NonPrivate::new(model()?, counts.to_vec()))?;
+                    gibbs(family, sampler, run)
                 }
                 Observation::ExactMissing(counts, mask) => {
-                    let sampler = NonPrivate::new(model, counts.to_vec())?.with_missing(mask)?;
-                    gibbs(family, sampler, schedule, watch, streams, on_iteration)
+                    let sampler = resumed(from, || NonPrivate::new(model()?, counts.to_vec())?.with_missing(mask))?;
+                    gibbs(family, sampler, run)
                 }
                 Observation::Naive(released) => {
-                    gibbs(family, NonPrivate::naive(model, released)?, schedule, watch, streams, on_iteration)
+                    let sampler = resumed(from, || NonPrivate::naive(model()?, released))?;
+                    gibbs(family, sampler, run)
                 }
                 Observation::Private(released) => {
                     let step = schedule.private_step();
-                    let sampler = LocallyPrivate::with_private_step(model, released, streams.child(u64::MAX), step)?;
-                    gibbs(family, sampler, schedule, watch, streams, on_iteration)
+                    let sampler = resumed(from, || {
+                        LocallyPrivate::with_private_step(model()?, released, streams.child(u64::MAX), step)
+                    })?;
+                    gibbs(family, sampler, run)
                 }
             }
         }
@@ -163,10 +217,13 @@ pub fn fit_watching<F: ModelFamily>(
             "the {} model has no CAVI; use a Gibbs method (private, naive, non-private)",
             family.kind().name()
         ))),
+        Algorithm::Cavi(_) if from.is_some() => {
+            Err(InferenceError::Unsupported("a CAVI fit cannot be continued as a chain".into()))
+        }
         Algorithm::Cavi(settings) => {
             let start = Instant::now();
             let summary = cavi(family, observation, *settings, streams.child(0), streams.child(1), on_iteration)?;
-            Ok(Posterior {
+            let posterior = Posterior {
                 topics: family.variational_topics(&summary.mean_factors),
                 factors: summary.mean_factors,
                 heldout_rates: match missing_entries(observation) {
@@ -192,8 +249,23 @@ pub fn fit_watching<F: ModelFamily>(
                 seconds: start.elapsed().as_secs_f64(),
                 swap_rates: Vec::new(),
                 ladder: Vec::new(),
-            })
+            };
+            Ok((posterior, None))
         }
+    }
+}
+
+/// The sampler of `from` when given (it must be of type `S`: the same family and observation),
+/// else a fresh one from `build`.
+fn resumed<S: 'static>(
+    from: Option<ChainState>,
+    build: impl FnOnce() -> Result<S, InferenceError>,
+) -> Result<S, InferenceError> {
+    match from {
+        None => build(),
+        Some(state) => state.sampler.downcast::<S>().map(|s| *s).map_err(|_| {
+            InferenceError::Unsupported("a chain can be continued only with the method and model it ran".into())
+        }),
     }
 }
 
@@ -267,38 +339,44 @@ fn missing_entries(observation: Observation<'_>) -> Vec<usize> {
     }
 }
 
-/// Runs a built sampler's chain (as replica exchange when the monitor asks for replicas) and
-/// summarizes it.
-fn gibbs<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs> + Clone + Send>(
-    family: &F,
-    sampler: S,
-    schedule: &Schedule,
-    watch: Watch<'_>,
+/// What a chain runs: its schedule from sweep `done` on, what it watches, its streams.
+struct Run<'a, 'w> {
+    schedule: &'a Schedule,
+    done: usize,
+    watch: Watch<'w>,
     streams: Streams,
-    on_iteration: &(dyn Fn() + Sync),
-) -> Result<Posterior, InferenceError> {
-    if watch.monitor.replicas <= 1 {
-        return summarize(family, &mut { sampler }, schedule, watch, streams, on_iteration);
+    on_iteration: &'a (dyn Fn() + Sync),
+}
+
+/// Runs a built sampler's chain (as replica exchange when the monitor asks for replicas) and
+/// summarizes it; a plain chain's sampler is returned as its [`ChainState`].
+fn gibbs<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs> + Clone + Send + 'static>(
+    family: &F,
+    mut sampler: S,
+    run: Run<'_, '_>,
+) -> Result<(Posterior, Option<ChainState>), InferenceError> {
+    if run.watch.monitor.replicas <= 1 {
+        let posterior = summarize(family, &mut sampler, &run)?;
+        let state = ChainState { sampler: Box::new(sampler), sweeps: run.schedule.iterations() };
+        return Ok((posterior, Some(state)));
     }
-    let mut replicas = crate::tempering::Replicas::new(sampler, watch.monitor.replicas, schedule.burn_in())?;
-    let mut posterior = summarize(family, &mut replicas, schedule, watch, streams, on_iteration)?;
+    let mut replicas = crate::tempering::Replicas::new(sampler, run.watch.monitor.replicas, run.schedule.burn_in())?;
+    let mut posterior = summarize(family, &mut replicas, &run)?;
     posterior.swap_rates = replicas.swap_rates();
     posterior.ladder = replicas.ladder().to_vec();
-    Ok(posterior)
+    Ok((posterior, None))
 }
 
 /// Runs a sampler's chain and summarizes it.
 fn summarize<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
     family: &F,
     sampler: &mut S,
-    schedule: &Schedule,
-    watch: Watch<'_>,
-    streams: Streams,
-    on_iteration: &(dyn Fn() + Sync),
+    run: &Run<'_, '_>,
 ) -> Result<Posterior, InferenceError> {
     let start = Instant::now();
-    let summary = run_chain_watching(sampler, schedule, streams, watch, |_| {
-        on_iteration();
+    let schedule = run.schedule;
+    let summary = run_chain_on(sampler, schedule, run.done, run.streams, run.watch, |_| {
+        (run.on_iteration)();
         ControlFlow::Continue(())
     })?;
     let factors = summary.best.as_ref().map_or_else(Vec::new, |(_, _, best)| {

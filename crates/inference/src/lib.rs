@@ -41,14 +41,14 @@ pub use cavi::{
 };
 pub use chain::{
     ChainSummary, Functional, MeanFactor, Monitor, Pointwise, PrivateStep, Progress, Schedule, ScheduleError, Start,
-    Statistics, WARM_UP_DISPERSION, Watch, calibration_targets, run_chain, run_chain_watching,
+    Statistics, WARM_UP_DISPERSION, Watch, calibration_targets, run_chain, run_chain_on, run_chain_watching,
 };
 pub use diagnostics::{Diagnostics, ESS_PER_CHAIN, RHAT_LIMIT, diagnose};
 pub use error::InferenceError;
-pub use estimator::{Algorithm, Observation, Posterior, fit, fit_watching};
+pub use estimator::{Algorithm, ChainState, Observation, Posterior, fit, fit_watching, fit_watching_from};
 pub use method::Method;
 pub use non_private::NonPrivate;
-pub use pooled::{Pooled, chain_streams, fit_chains, pool};
+pub use pooled::{Pooled, chain_streams, fit_chains, fit_chains_from, pool};
 pub use private::LocallyPrivate;
 pub use private_step::{
     COLLAPSED_MAX_RATE, COLLAPSED_TAIL, NoiseAux, collapsed_count, lambda_posterior_rate, resample_entry,

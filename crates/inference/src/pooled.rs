@@ -11,7 +11,7 @@
 use crate::InferenceError;
 use crate::Monitor;
 use crate::diagnostics::{Diagnostics, diagnose};
-use crate::estimator::{Algorithm, Observation, Posterior, fit_watching};
+use crate::estimator::{Algorithm, ChainState, Observation, Posterior, fit_watching_from};
 use distributions::Streams;
 use models::ModelFamily;
 use rayon::prelude::*;
@@ -71,14 +71,45 @@ pub fn fit_chains<F: ModelFamily>(
     monitor: Monitor<'_>,
     on_iteration: &(dyn Fn() + Sync),
 ) -> Result<Pooled, InferenceError> {
+    fit_chains_from(family, observation, algorithm, streams, chains, monitor, on_iteration, Vec::new())
+        .map(|(pooled, _)| pooled)
+}
+
+/// [`fit_chains`], continuing the chains `from` the states a shorter run left (one per chain, in
+/// chain order; empty: fresh chains) and returning theirs ([`fit_watching_from`]; empty when a
+/// chain has none to give, as under replica exchange). The pooled result is the one
+/// [`fit_chains`] gives for the longer schedule.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_chains_from<F: ModelFamily>(
+    family: &F,
+    observation: Observation<'_>,
+    algorithm: &Algorithm,
+    streams: Streams,
+    chains: usize,
+    monitor: Monitor<'_>,
+    on_iteration: &(dyn Fn() + Sync),
+    from: Vec<ChainState>,
+) -> Result<(Pooled, Vec<ChainState>), InferenceError> {
     if chains == 0 {
         return Err(InferenceError::Numerical("a fit needs at least one chain".into()));
     }
-    let posteriors = (0..chains)
+    if !from.is_empty() && from.len() != chains {
+        return Err(InferenceError::Length { what: "chain states", expected: chains, found: from.len() });
+    }
+    let mut from: Vec<Option<ChainState>> = from.into_iter().map(Some).collect();
+    from.resize_with(chains, || None);
+    let (posteriors, states): (Vec<_>, Vec<_>) = from
         .into_par_iter()
-        .map(|c| fit_watching(family, observation, algorithm, chain_streams(streams, c), monitor, on_iteration))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(pool(posteriors))
+        .enumerate()
+        .map(|(c, state)| {
+            let streams = chain_streams(streams, c);
+            fit_watching_from(family, observation, algorithm, streams, monitor, on_iteration, state)
+        })
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .unzip();
+    let states = states.into_iter().collect::<Option<Vec<_>>>().unwrap_or_default();
+    Ok((pool(posteriors), states))
 }
 
 /// Pools the posteriors of several chains of one fit (Gibbs when they carry `sd_rates`, CAVI

@@ -158,7 +158,7 @@ fn two(factors: &[Vec<f64>]) -> Result<(&[f64], &[f64]), ModelError> {
 /// A model of fixed shape and prior, for both inference algorithms.
 pub trait ModelFamily: Sync {
     /// The model the Gibbs samplers update.
-    type Gibbs: PoissonFactorization;
+    type Gibbs: PoissonFactorization + 'static;
     /// Its mean-field family for CAVI.
     type Variational: MeanFieldFactorization;
 

@@ -56,9 +56,13 @@ impl Manifest {
         let k = self.model.components as f64;
         let kept =
             self.sampler.as_ref().map_or(0.0, |s| (s.iterations.saturating_sub(s.burn_in) / s.thin.max(1)) as f64);
-        // Every run `until_mixed` allows (at most twice the longest), as the progress counts them.
-        let gibbs_iterations =
-            self.gibbs_runs().map_or(0.0, |runs| runs.iter().map(|s| s.iterations() as f64).sum::<f64>());
+        // Every run `until_mixed` allows: a chain continued to the longest makes its sweeps once;
+        // replica exchange runs each afresh (at most twice the longest in all).
+        let tempered = self.methods.iter().any(|&m| self.replicas(m) > 1);
+        let gibbs_iterations = self.gibbs_runs().map_or(0.0, |runs| match tempered {
+            true => runs.iter().map(|s| s.iterations() as f64).sum::<f64>(),
+            false => runs.last().map_or(0.0, |s| s.iterations() as f64),
+        });
         // A CAVI start's iterations cost about what sweeps of the components do.
         let start_iterations = match self.schedule() {
             Ok(s) if self.model.kind.has_cavi() => s.start().cavi_iterations() as f64,

@@ -506,14 +506,18 @@ fn fit_any(
         replicas: manifest.replicas(method),
         ..inference::Monitor::default()
     };
-    let task = FitTask { observation, algorithm: &algorithm, streams, chains, monitor, on_iteration };
-    let mut pooled = with_family(manifest, task)?;
+    let from = Vec::new();
+    let task = FitTask { observation, algorithm: &algorithm, streams, chains, monitor, on_iteration, from };
+    let (mut pooled, states) = with_family(manifest, task)?;
+    // The chains' states are kept only for a run that may follow.
+    let mut states = if runs.len() > 1 { states } else { Vec::new() };
     if let Algorithm::Cavi(settings) = algorithm {
         for start in &pooled.chains {
             (start.iterations..settings.max_iterations()).for_each(|_| on_iteration());
         }
     }
-    // Until the chains mix, the same chains twice as long (their first sweeps are the last run's,
+    // Until the chains mix, the same chains run on to twice their length (Schedule::extended:
+    // continued from where they stopped, or under replica exchange run afresh, the same chains
     // draw for draw). The seconds of every run are counted; the progress counts the first run
     // only (a longer run shows as a pause), since how many runs a fit needs is not known before.
     let mut earlier_seconds = 0.0;
@@ -524,11 +528,13 @@ fn fit_any(
         earlier_seconds += pooled.chains.iter().map(|p| p.seconds).sum::<f64>();
         let algorithm = Algorithm::Gibbs(schedule);
         let on_iteration = &|| {};
-        pooled = with_family(
+        let from = std::mem::take(&mut states);
+        (pooled, states) = with_family(
             manifest,
-            FitTask { observation, algorithm: &algorithm, streams, chains, monitor, on_iteration },
+            FitTask { observation, algorithm: &algorithm, streams, chains, monitor, on_iteration, from },
         )?;
     }
+    drop(states);
     let mut fit = Fit::score(data, pooled)?;
     fit.seconds += earlier_seconds;
     Ok(fit)
@@ -564,14 +570,16 @@ struct FitTask<'a> {
     chains: usize,
     monitor: inference::Monitor<'a>,
     on_iteration: OnIteration<'a>,
+    /// The chains' states after a shorter run, to continue (empty: fresh chains).
+    from: Vec<inference::ChainState>,
 }
 
 impl FamilyTask for FitTask<'_> {
-    type Output = inference::Pooled;
+    type Output = (inference::Pooled, Vec<inference::ChainState>);
 
-    fn run<F: ModelFamily>(self, family: &F) -> Result<inference::Pooled, RunError> {
-        let FitTask { observation, algorithm, streams, chains, monitor, on_iteration } = self;
-        inference::fit_chains(family, observation, algorithm, streams, chains, monitor, on_iteration)
+    fn run<F: ModelFamily>(self, family: &F) -> Result<Self::Output, RunError> {
+        let FitTask { observation, algorithm, streams, chains, monitor, on_iteration, from } = self;
+        inference::fit_chains_from(family, observation, algorithm, streams, chains, monitor, on_iteration, from)
             .map_err(RunError::from)
     }
 }

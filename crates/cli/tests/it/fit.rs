@@ -1153,7 +1153,7 @@ fn the_start_is_chosen_and_recorded() {
     assert_eq!(o.status.code(), Some(2), "an unknown start is refused");
 }
 
-/// `--until-mixed` runs the chains again, twice as long each time, until the verdict is `mixed`
+/// `--until-mixed` runs the chains on to twice their length each time, until the verdict is `mixed`
 /// or the next run would pass the cap; fit.toml records the lengths run and reports the last. A
 /// cap below --iterations and a CAVI method are refused.
 #[test]

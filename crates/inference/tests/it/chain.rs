@@ -216,9 +216,10 @@ fn an_overdispersed_chain_reports_each_cells_rate_in_this_table() {
     assert!(summary.mean_cell_rates.is_empty());
 }
 
-/// A start by name (`--start`, `lppf.fit(start=…)`) and the CAVI iterations it costs; `doubled`
-/// keeps the same number of kept samples and everything but the three lengths; `doublings` stops
-/// at the cap (and before a length that would overflow).
+/// A start by name (`--start`, `lppf.fit(start=…)`) and the CAVI iterations it costs; `extended`
+/// doubles the length, keeps every kept sweep after the shorter run's end and at least as many
+/// samples, and everything but the three lengths; `doublings` stops at the cap (and before a
+/// length that would overflow).
 #[test]
 fn starts_by_name_and_doubled_schedules() {
     use inference::{PrivateStep, Start};
@@ -228,10 +229,16 @@ fn starts_by_name_and_doubled_schedules() {
     assert_eq!(Start::Prior.cavi_iterations(), 0);
     assert_eq!(Start::CAVI.cavi_iterations(), 8 * 500);
     let schedule = Schedule::new(100, 40, 3).unwrap().with_private_step(PrivateStep::Augmented).with_start(Start::CAVI);
-    let doubled = schedule.doubled();
-    assert_eq!((doubled.iterations(), doubled.burn_in(), doubled.thin()), (200, 80, 6));
-    assert_eq!(doubled.kept(), schedule.kept());
-    assert_eq!((doubled.private_step(), doubled.start()), (PrivateStep::Augmented, Start::CAVI));
+    let lengths_of = |s: Schedule| (s.iterations(), s.burn_in(), s.thin(), s.kept());
+    let extended = schedule.extended();
+    // Burn-in 40 < 100/2: the longer run keeps only sweeps after 100, 20 of them (as many as now).
+    assert_eq!(lengths_of(extended), (200, 100, 5, 20));
+    assert_eq!((extended.private_step(), extended.start()), (PrivateStep::Augmented, Start::CAVI));
+    // The default burn-in, half the run: every length doubled.
+    assert_eq!(lengths_of(Schedule::new(2000, 1000, 5).unwrap().extended()), (4000, 2000, 10, 200));
+    assert_eq!(lengths_of(Schedule::new(100, 70, 3).unwrap().extended()), (200, 140, 6, 10));
+    // One kept sample of a run with no burn-in still gives one.
+    assert_eq!(lengths_of(Schedule::new(10, 0, 10).unwrap().extended()), (20, 10, 10, 1));
     let lengths = |cap| schedule.doublings(cap).map(|s| s.iterations()).collect::<Vec<_>>();
     assert_eq!(lengths(100), [100]);
     assert_eq!(lengths(799), [100, 200, 400]);

@@ -2,7 +2,10 @@
 //! stream contract it documents (so experiments that moved onto it kept their numbers).
 
 use distributions::Streams;
-use inference::{Algorithm, Cavi, CaviSettings, LocallyPrivate, NonPrivate, Observation, Schedule, fit, run_chain};
+use inference::{
+    Algorithm, Cavi, CaviSettings, LocallyPrivate, Monitor, NonPrivate, Observation, Posterior, Schedule, fit,
+    fit_watching_from, run_chain,
+};
 use mechanism::{Noise, privatize};
 use models::{GammaPrior, ModelFamily, PoissonFactorization, TopicFamily};
 use std::ops::ControlFlow;
@@ -113,4 +116,66 @@ fn a_cavi_start_is_the_chain_from_the_best_fits_means() {
     let a = fit(&undirected, Observation::Exact(&counts), &Algorithm::Gibbs(started), streams, &|| {}).unwrap();
     let b = fit(&undirected, Observation::Exact(&counts), &Algorithm::Gibbs(schedule), streams, &|| {}).unwrap();
     assert_eq!(a.mean_rates, b.mean_rates);
+}
+
+/// A chain continued from a shorter run's state to the extended schedule is the fresh chain of
+/// that schedule, draw for draw, for every observation (the private step's auxiliaries, a held
+/// dispersion shape's warm-up and the cell multipliers included), and makes only the sweeps the
+/// shorter run did not. A state is refused for another method, and for replica exchange.
+#[test]
+fn a_continued_chain_is_the_fresh_longer_chain() {
+    let likelihood = models::Likelihood::Contaminated(models::Dispersion::default_learned());
+    let f = TopicFamily { likelihood, ..family() };
+    let truth = f.gibbs(Streams::new(1));
+    let counts = models::sample_counts(&truth, Streams::new(2));
+    let (rows, cols) = truth.shape();
+    let released = privatize(&counts, rows, cols, Noise::Scalar(0.4), &mut Streams::new(3).rng()).unwrap();
+    let short = Schedule::new(40, 20, 2).unwrap().with_dispersion_warm_up(10).unwrap();
+    let long = short.extended();
+    let streams = Streams::new(9);
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let count = || {
+        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    };
+    let bits = |p: &Posterior| {
+        let mut all =
+            [p.mean_rates.as_slice(), p.sd_rates.as_deref().unwrap_or(&[]), &p.trace, &p.kept_total_rate].concat();
+        all.extend(&p.kept_dispersion);
+        all.extend(&p.mean_cell_rates);
+        all.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    };
+    let run = |observation, schedule: Schedule, from| {
+        let algorithm = Algorithm::Gibbs(schedule);
+        fit_watching_from(&f, observation, &algorithm, streams, Monitor::default(), &count, from)
+    };
+    for observation in [Observation::Exact(&counts), Observation::Naive(&released), Observation::Private(&released)] {
+        let (_, state) = run(observation, short, None).unwrap();
+        let state = state.expect("a plain chain gives its state");
+        assert_eq!(state.sweeps(), 40);
+        calls.store(0, std::sync::atomic::Ordering::Relaxed);
+        let (continued, _) = run(observation, long, Some(state)).unwrap();
+        assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 40, "only the sweeps 41..=80");
+        let (fresh, _) = run(observation, long, None).unwrap();
+        assert_eq!(bits(&continued), bits(&fresh), "{observation:?}");
+        assert_eq!(continued.trace.len(), long.kept());
+        assert!(!continued.kept_dispersion.is_empty());
+    }
+    // The state of a private chain does not continue a naïve one.
+    let (_, state) = run(Observation::Private(&released), short, None).unwrap();
+    let refused = run(Observation::Naive(&released), long, state).unwrap_err();
+    assert!(refused.to_string().contains("only with the method and model it ran"), "{refused}");
+    // A state whose sweeps reach into the kept ones is refused.
+    let (_, state) = run(Observation::Exact(&counts), long, None).unwrap();
+    let refused = run(Observation::Exact(&counts), short, state).unwrap_err();
+    assert!(refused.to_string().contains("cannot keep sweeps from before them"), "{refused}");
+    // Replica exchange adapts its ladder during its own burn-in: it gives no state and takes none.
+    let tempered = Monitor { replicas: 2, ..Monitor::default() };
+    let algorithm = Algorithm::Gibbs(short);
+    let (_, none) =
+        fit_watching_from(&f, Observation::Exact(&counts), &algorithm, streams, tempered, &count, None).unwrap();
+    assert!(none.is_none());
+    let (_, state) = run(Observation::Exact(&counts), short, None).unwrap();
+    let refused =
+        fit_watching_from(&f, Observation::Exact(&counts), &Algorithm::Gibbs(long), streams, tempered, &count, state);
+    assert!(refused.is_err());
 }

@@ -387,9 +387,9 @@ pub struct SamplerSpec {
     /// Where each chain starts: `"prior"` (absent: the papers') or `"cavi"` (the best of 8 CAVI
     /// fits, `inference::Start::CAVI`).
     pub start: Option<StartName>,
-    /// A Gibbs fit whose chains have not mixed (its `convergence` is not `mixed`) runs again with
-    /// iterations, burn-in and thinning doubled, until they mix or the next run would pass this
-    /// many sweeps per chain (`inference::Schedule::doublings`); absent = one run.
+    /// A Gibbs fit whose chains have not mixed (its `convergence` is not `mixed`) runs them on to
+    /// twice their length (`inference::Schedule::extended`), until they mix or the next run would
+    /// pass this many sweeps per chain (`inference::Schedule::doublings`); absent = one run.
     pub until_mixed: Option<usize>,
 }
 

@@ -278,9 +278,10 @@ fn the_default_model_of_lppf_fit_is_expressible_in_a_manifest() {
     assert!((extra - 600.0 * 48.0 * 2e-7).abs() < 1e-12, "{extra}");
 }
 
-/// `[sampler] until_mixed`: a fit that has not mixed runs again twice as long up to the cap, and
-/// its numbers are those of one run with the last schedule (the longer run continues the shorter
-/// one draw for draw); a fit that has mixed is not run again.
+/// `[sampler] until_mixed`: a fit that has not mixed runs on to twice its length up to the cap
+/// (`Schedule::extended`: 60 sweeps, burn-in 20, thin 10, then 120/60/15, then 240/120/30), and
+/// its numbers are those of one fresh run with the last schedule (the longer run continues the
+/// shorter one's chains, draw for draw); a fit that has mixed is not run again.
 #[test]
 fn until_mixed_runs_again_twice_as_long_and_continues_the_chains() {
     let with = |sampler: &str| {
@@ -290,7 +291,7 @@ fn until_mixed_runs_again_twice_as_long_and_continues_the_chains() {
     // Four kept draws per chain cannot give 100 effective draws: no fit mixes, and each runs
     // 60, 120 and 240 sweeps (480 would pass the cap).
     let extended = all_results(&with("iterations = 60\nburn_in = 20\nthin = 10\nchains = 2\nuntil_mixed = 479"), 2);
-    let last = all_results(&with("iterations = 240\nburn_in = 80\nthin = 40\nchains = 2"), 2);
+    let last = all_results(&with("iterations = 240\nburn_in = 120\nthin = 30\nchains = 2"), 2);
     assert_eq!(extended.len(), last.len());
     for (e, l) in extended.iter().zip(&last) {
         assert_eq!(bits(e), bits(l), "{e:?}");

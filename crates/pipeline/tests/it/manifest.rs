@@ -370,7 +370,7 @@ fn the_sampler_start_is_part_of_the_schedule_and_the_identity() {
     assert!(parse(&with("start = \"warm\"\n"), Path::new("smoke.toml")).is_err());
 }
 
-/// `[sampler] until_mixed`: the runs it allows (the schedule, then doubled while within the cap),
+/// `[sampler] until_mixed`: the runs it allows (the schedule, then extended while within the cap),
 /// in the run's identity only when set, refused below `iterations`; the cost counts every run.
 #[test]
 fn until_mixed_lists_its_runs_and_is_refused_below_the_first() {
@@ -388,7 +388,8 @@ fn until_mixed_lists_its_runs_and_is_refused_below_the_first() {
     let summary = capped.validation_summary();
     assert!(
         summary.ends_with(
-            "with the 3 runs until_mixed allows, up to 240 sweeps per chain; a fit that mixes sooner costs less)"
+            "at the 240 sweeps per chain until_mixed allows, its chains continued over 3 runs; a fit that mixes sooner \
+             costs less)"
         ),
         "{summary}"
     );
