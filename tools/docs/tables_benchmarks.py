@@ -180,11 +180,14 @@ def fit_cost():
 def until_mixed():
     """Time to a mixed fit (docs/evidence/until-mixed/fits.csv, written by tools/mixing/until_mixed.py):
     per shape and model, each replication's lengths run with `--until-mixed 16000`, its final
-    verdict and the wall time of the whole command."""
+    verdict and the wall time of the whole command; with `--before`, the earlier binary's wall
+    time beside it and, under the table, the ratio over the fits that ran more than once."""
     fits = rows("until-mixed", "fits.csv")
     names = {"papers": "papers' model (flat, Poisson)", "default": "default (hierarchical, contaminated)"}
-    lines = ["| data | model | sweeps per chain run, each replication | verdict at the last | wall time |",
-             "| --- | --- | --- | --- | ---: |"]
+    before = all(r.get("wall_seconds_before") for r in fits)
+    head = "| data | model | sweeps per chain run, each replication | verdict at the last | wall time |"
+    lines = [head + (" each run afresh (before) |" if before else ""),
+             "| --- | --- | --- | --- | ---: |" + (" ---: |" if before else "")]
     for shape in dict.fromkeys(r["shape"] for r in fits):
         for candidate in names:
             mine = sorted((r for r in fits if r["shape"] == shape and r["candidate"] == candidate),
@@ -193,8 +196,21 @@ def until_mixed():
                 continue
             runs = "; ".join(r["run_lengths"].replace(" ", ", ") for r in mine)
             verdicts = ", ".join(r["convergence"] for r in mine)
-            wall = ", ".join(f"{float(r['wall_seconds']):.0f} s" for r in mine)
-            lines.append(f"| {shape} | {names[candidate]} | {runs} | {verdicts} | {wall} |")
+            wall = ", ".join(f"{float(r['wall_seconds']):.1f} s" for r in mine)
+            row = f"| {shape} | {names[candidate]} | {runs} | {verdicts} | {wall} |"
+            if before:
+                row += " " + ", ".join(f"{float(r['wall_seconds_before']):.1f} s" for r in mine) + " |"
+            lines.append(row)
+    if before:
+        def ratio(group):
+            now = sum(float(r["wall_seconds"]) for r in group)
+            then = sum(float(r["wall_seconds_before"]) for r in group)
+            return f"{now:.0f} s against {then:.0f} s ({now / then:.2f})"
+        again = [r for r in fits if " " in r["run_lengths"]]
+        once = [r for r in fits if " " not in r["run_lengths"]]
+        lines.append("")
+        lines.append(f"Wall time summed over the {len(again)} fits that ran more than once: {ratio(again)}; "
+                     f"over the {len(once)} that mixed at their first run: {ratio(once)}.")
     return "\n".join(lines)
 
 

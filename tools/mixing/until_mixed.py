@@ -10,7 +10,10 @@ fits the release privately with chains from another seed (K = 3; 2 for the tiny 
 with the default schedule (4 chains, 2,000 sweeps, 1,000 burn-in, thin 5) and `--until-mixed
 16000`: a fit that is not `mixed` runs on to twice its length, up to 16,000 sweeps per chain. Per fit:
 the lengths run, the final verdict, and the wall time of the whole command (every run, the checks
-and the outputs). Rows are appended to fits.csv (a killed run resumes).
+and the outputs). With `--before BINARY`, each fit is also made by that binary (an earlier build,
+e.g. one whose longer runs started the chains afresh), the two alternating in order, and its wall
+time is written beside (the run lengths and verdict must agree). Rows are appended to fits.csv (a
+killed run resumes).
 """
 
 import argparse
@@ -34,9 +37,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--replications", type=int, default=2)
+    parser.add_argument("--before", type=Path, help="an earlier lppf binary to time beside, fit by fit")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    fields = ["shape", "replication", "candidate", "run_lengths", "convergence", "wall_seconds"]
+    fields = ["shape", "replication", "candidate", "run_lengths", "convergence", "wall_seconds", "wall_seconds_before"]
     key = lambda r: (r["shape"], str(r["replication"]), r["candidate"])  # noqa: E731
     with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -54,19 +58,31 @@ def main():
                 for candidate in FIT_CANDIDATES:
                     if (shape, str(rep), candidate) in done:
                         continue
-                    out = work / candidate
-                    began = time.perf_counter()
-                    subprocess.run([str(a) for a in [
-                        LPPF, "fit", "--input", release, "--model", "block" if square else "topic",
-                        "--components", components, "--method", "private", "--seed", seed_of("fit", shape, rep),
-                        "--until-mixed", CAP, "--quiet", "--force", "--output", out, *CANDIDATES[candidate]]],
-                        check=True, capture_output=True)
-                    wall = time.perf_counter() - began
-                    record = tomllib.loads((out / "fit.toml").read_text())
-                    lengths = " ".join(str(n) for n in record["run_lengths"])
+                    def timed(binary):
+                        out = work / candidate
+                        began = time.perf_counter()
+                        subprocess.run([str(a) for a in [
+                            binary, "fit", "--input", release, "--model", "block" if square else "topic",
+                            "--components", components, "--method", "private", "--seed", seed_of("fit", shape, rep),
+                            "--until-mixed", CAP, "--quiet", "--force", "--output", out, *CANDIDATES[candidate]]],
+                            check=True, capture_output=True)
+                        wall = time.perf_counter() - began
+                        record = tomllib.loads((out / "fit.toml").read_text())
+                        return wall, " ".join(str(n) for n in record["run_lengths"]), record["convergence"]
+                    # The two binaries alternate which goes first, fit by fit.
+                    order = ["now", "before"] if args.before and len(done) % 2 else ["before", "now"]
+                    made = {which: timed(LPPF if which == "now" else args.before)
+                            for which in order if which == "now" or args.before}
+                    wall, lengths, convergence = made["now"]
+                    if "before" in made and made["before"][1:] != (lengths, convergence):
+                        sys.exit(f"{shape} {rep} {candidate}: the two binaries ran {made['before'][1:]} and "
+                                 f"{(lengths, convergence)}")
+                    before = f"{made['before'][0]:.1f}" if "before" in made else ""
                     write({"shape": shape, "replication": rep, "candidate": candidate, "run_lengths": lengths,
-                           "convergence": record["convergence"], "wall_seconds": f"{wall:.1f}"})
-                    print(f"{shape} {rep} {candidate}: {lengths} -> {record['convergence']}, {wall:.0f} s", flush=True)
+                           "convergence": convergence, "wall_seconds": f"{wall:.1f}", "wall_seconds_before": before})
+                    done.add((shape, str(rep), candidate))
+                    print(f"{shape} {rep} {candidate}: {lengths} -> {convergence}, {wall:.0f} s (before: {before} s)",
+                          flush=True)
 
 
 if __name__ == "__main__":
