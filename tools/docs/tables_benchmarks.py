@@ -214,6 +214,52 @@ def until_mixed():
     return "\n".join(lines)
 
 
+def paper_until_mixed():
+    """Time to a converged fit against the paper's code (docs/evidence/paper-until-mixed/fits.csv,
+    written by tools/mixing/paper_until_mixed.py): per shape and fitter, the sweeps per chain each
+    replication needed, how many converged, and the median wall time; then, per shape and paired
+    over the replications, the paper's time over lppf's (its sweeps alone, and with the traces its
+    criterion reads) and lppf's augmented step over its collapsed one, as geometric means with 95 %
+    t-intervals on the log scale."""
+    fits = rows("paper-until-mixed", "fits.csv")
+    names = ("paper (Cython, augmented)", "lppf, collapsed step", "lppf, augmented step")
+    lines = ["| data | fitter | sweeps per chain, each replication | converged | median wall time "
+             "| median in its sweeps |", "| --- | --- | --- | ---: | ---: | ---: |"]
+    notes = []
+    for shape in dict.fromkeys(r["shape"] for r in fits):
+        by = {}
+        for r in fits:
+            if r["shape"] == shape:
+                by.setdefault(r["fitter"], {})[r["replication"]] = r
+        for fitter in names:
+            mine = [by[fitter][k] for k in sorted(by.get(fitter, {}), key=int)]
+            if not mine:
+                continue
+            sweeps = ", ".join(r["sweeps_per_chain"] for r in mine)
+            ok = sum(r["converged"] == "True" for r in mine)
+            wall = median(float(r["wall_seconds"]) for r in mine)
+            sampling = [float(r["sampling_seconds"]) for r in mine if r["sampling_seconds"]]
+            inner = f"{median(sampling):.1f} s" if sampling else "—"
+            lines.append(f"| {shape} | {fitter} | {sweeps} | {ok} of {len(mine)} | {wall:.1f} s | {inner} |")
+        if not all(name in by for name in names):
+            continue
+        paper, collapsed, augmented = (by[name] for name in names)
+        shared = sorted(set(paper) & set(collapsed) & set(augmented), key=int)
+        if len(shared) < 2:
+            continue
+
+        def ratio(top, bottom, column):
+            g, lo, hi = log_ratio([float(top[k][column]) / float(bottom[k]["wall_seconds"]) for k in shared])
+            return f"{g:.1f}× [{lo:.1f}, {hi:.1f}]"
+        notes.append(f"{shape}, paired over {len(shared)} releases: the paper's sweeps alone over lppf's whole fit "
+                     f"{ratio(paper, collapsed, 'sampling_seconds')}; with the traces its criterion reads "
+                     f"{ratio(paper, collapsed, 'wall_seconds')}; lppf's augmented step (the paper's algorithm) "
+                     f"over its collapsed step {ratio(augmented, collapsed, 'wall_seconds')}.")
+    lines.append("")
+    lines.append("Geometric means with 95 % t-intervals on the log scale. " + " ".join(notes))
+    return "\n".join(lines)
+
+
 def large_table():
     """A 3·10⁶-cell release (docs/evidence/large-table/fits.csv, written by
     tools/mixing/large_table.py): per run, its flags, the wall time of the whole command and of the
