@@ -21,6 +21,7 @@ mod hierarchy;
 mod overdispersion;
 mod prior;
 mod tempering;
+mod tensor;
 mod topic;
 mod topic_variational;
 mod variational;
@@ -34,6 +35,7 @@ pub use family::{
 };
 pub use overdispersion::{Dispersion, DispersionError, Likelihood, R_MAX, R_MIN};
 pub use prior::{GammaPrior, HYPERPARAMETER_RANGE, PriorError, ScalePrior};
+pub use tensor::TensorModel;
 pub use topic::TopicModel;
 pub use topic_variational::TopicVariational;
 pub use variational::{GammaFactors, MeanFieldFactorization, MeanMatrix};

@@ -29,7 +29,7 @@ const PRIOR_DISPERSION: u64 = 10;
 /// component shared by every row (the Poisson likelihood: a column sum of the other factor), or one
 /// per row and component (the negative-binomial likelihood: sums weighted by the cells' `δ`).
 #[derive(Clone, Copy)]
-enum Exposure<'a> {
+pub(crate) enum Exposure<'a> {
     Shared(&'a [f64]),
     PerRow(&'a [f64]),
 }
@@ -197,38 +197,6 @@ impl TopicModel {
         &self.doc_topic
     }
 
-    /// `θ_dk ~ Gamma(a₀ + β n_dk, b₀ + β exposure_dk)` for every row, in fixed chunks; with
-    /// `row_rates`, row `d`'s rate `ξ_d` replaces `b₀` (`β`: the inverse temperature, 1 for the
-    /// model itself).
-    fn draw_rows(
-        prior: GammaPrior,
-        values: &mut [f64],
-        (counts, beta): (&[u32], f64),
-        exposure: Exposure<'_>,
-        (rows, row_rates): (usize, Option<&[f64]>),
-        streams: Streams,
-    ) {
-        let k = values.len() / rows.max(1);
-        let per_chunk = chunk_rows(rows) * k;
-        values.par_chunks_mut(per_chunk).zip(counts.par_chunks(per_chunk)).enumerate().for_each(
-            |(chunk, (values, counts))| {
-                let mut rng = streams.child(chunk as u64).rng();
-                for (i, (x, &n)) in values.iter_mut().zip(counts).enumerate() {
-                    let global = chunk * per_chunk + i;
-                    let e = match exposure {
-                        Exposure::Shared(e) => e[i % k],
-                        Exposure::PerRow(e) => e[global],
-                    };
-                    let (n, e) = (beta * f64::from(n), beta * e);
-                    *x = match row_rates {
-                        None => prior.draw(n, e, &mut rng),
-                        Some(rates) => prior.draw_at_rate(n, rates[global / k], e, &mut rng),
-                    };
-                }
-            },
-        );
-    }
-
     /// `Σ_v δ_dv φ_kv` for every document and topic (`D × K`): the exposures of `θ` under the
     /// negative-binomial likelihood.
     fn weighted_doc_exposure(&self, delta: &[f64]) -> Vec<f64> {
@@ -327,8 +295,8 @@ impl PoissonFactorization for TopicModel {
             None => (None, None),
         };
         let theta_rows = (self.docs, xi);
-        Self::draw_rows(prior, &mut self.theta, (&zero_d, 1.0), no_exposure, theta_rows, streams.child(PRIOR_THETA));
-        Self::draw_rows(prior, &mut self.phi, (&zero_v, 1.0), no_exposure, (self.words, eta), streams.child(PRIOR_PHI));
+        draw_rows(prior, &mut self.theta, (&zero_d, 1.0), no_exposure, theta_rows, streams.child(PRIOR_THETA));
+        draw_rows(prior, &mut self.phi, (&zero_v, 1.0), no_exposure, (self.words, eta), streams.child(PRIOR_PHI));
     }
 
     fn gibbs_update(&mut self, y: &[u32], streams: Streams) {
@@ -375,7 +343,7 @@ impl PoissonFactorization for TopicModel {
         let exposure = weighted.as_deref().map_or(Exposure::Shared(&self.sums), Exposure::PerRow);
         let xi = self.hierarchy.as_ref().map(|h| h.xi.rates.as_slice());
         let counts = (self.doc_topic.as_slice(), self.beta);
-        Self::draw_rows(self.prior, &mut self.theta, counts, exposure, (self.docs, xi), streams.child(THETA));
+        draw_rows(self.prior, &mut self.theta, counts, exposure, (self.docs, xi), streams.child(THETA));
         if let Some(h) = &mut self.hierarchy {
             h.xi.update(a0, &self.theta, k, &mut streams.child(XI).rng());
         }
@@ -384,7 +352,7 @@ impl PoissonFactorization for TopicModel {
         let exposure = weighted.as_deref().map_or(Exposure::Shared(&self.sums), Exposure::PerRow);
         let eta = self.hierarchy.as_ref().map(|h| h.eta.rates.as_slice());
         let counts = (self.word_topic.as_slice(), self.beta);
-        Self::draw_rows(self.prior, &mut self.phi, counts, exposure, (self.words, eta), streams.child(PHI));
+        draw_rows(self.prior, &mut self.phi, counts, exposure, (self.words, eta), streams.child(PHI));
         if let Some(h) = &mut self.hierarchy {
             h.eta.update(a0, &self.phi, k, &mut streams.child(ETA).rng());
         }
@@ -438,4 +406,36 @@ impl TopicModel {
         };
         h.xi.ln_prior(self.prior, &self.theta, self.topics) + h.eta.ln_prior(self.prior, &self.phi, self.topics)
     }
+}
+
+/// `θ_dk ~ Gamma(a₀ + β n_dk, b₀ + β exposure_dk)` for every row, in fixed chunks; with
+/// `row_rates`, row `d`'s rate `ξ_d` replaces `b₀` (`β`: the inverse temperature, 1 for the
+/// model itself).
+pub(crate) fn draw_rows(
+    prior: GammaPrior,
+    values: &mut [f64],
+    (counts, beta): (&[u32], f64),
+    exposure: Exposure<'_>,
+    (rows, row_rates): (usize, Option<&[f64]>),
+    streams: Streams,
+) {
+    let k = values.len() / rows.max(1);
+    let per_chunk = chunk_rows(rows) * k;
+    values.par_chunks_mut(per_chunk).zip(counts.par_chunks(per_chunk)).enumerate().for_each(
+        |(chunk, (values, counts))| {
+            let mut rng = streams.child(chunk as u64).rng();
+            for (i, (x, &n)) in values.iter_mut().zip(counts).enumerate() {
+                let global = chunk * per_chunk + i;
+                let e = match exposure {
+                    Exposure::Shared(e) => e[i % k],
+                    Exposure::PerRow(e) => e[global],
+                };
+                let (n, e) = (beta * f64::from(n), beta * e);
+                *x = match row_rates {
+                    None => prior.draw(n, e, &mut rng),
+                    Some(rates) => prior.draw_at_rate(n, rates[global / k], e, &mut rng),
+                };
+            }
+        },
+    );
 }
