@@ -374,7 +374,7 @@ def own_data_score():
 def own_data_checks():
     """docs/own-data.md, section 4: the three exploratory checks of why the papers'-model private fit
     loses mass (docs/evidence/own-data-fit/papers-private-{8000,eps5,model}/), beside that fit."""
-    checks = [("papers-private", "the fit of section 3", "ε = 2", "raw counts"),
+    checks = [("papers-private", "the fit above", "ε = 2", "raw counts"),
               ("papers-private-8000", "8,000 sweeps (burn-in 4,000, every 20th)", "ε = 2", "raw counts"),
               ("papers-private-eps5", "the raw counts released at ε = 5 (α = e⁻¹)", "ε = 5", "raw counts"),
               ("papers-private-model", "counts drawn from the non-private fit's mean rates", "ε = 2", "drawn counts")]
