@@ -29,14 +29,18 @@ class _Progress:
 
     def __init__(self):
         self.started = time.monotonic()
+        self.open = False  # a progress line was written and not ended
 
     def __call__(self, report):
         if isinstance(report, str):
-            print(report, file=sys.stderr, flush=True)
+            # A message (the estimate, or a longer run of until_mixed) gets a line of its own.
+            print(("\n" if self.open else "") + report, file=sys.stderr, flush=True)
+            self.open = False
             return
         done, total = report
         seconds = time.monotonic() - self.started
-        end = "\n" if done >= total else ""
+        self.open = done < total
+        end = "" if self.open else "\n"
         print(f"\rlppf.fit: {100 * done // total:3d}% of the work, {seconds:.0f} s", end=end, file=sys.stderr, flush=True)
 
 

@@ -64,7 +64,8 @@ fn detached<T: Send>(py: Python<'_>, threads: Option<usize>, work: impl FnOnce()
 /// A callback that raises is reported once by Python's `sys.unraisablehook` and then left alone.
 struct Progress<'a> {
     callback: &'a Py<PyAny>,
-    total: u64,
+    /// Units of work in all; grows when `--until-mixed` runs the chains on ([`Progress::grow`]).
+    total: AtomicU64,
     done: AtomicU64,
     percent: AtomicU64,
     failed: AtomicBool,
@@ -74,7 +75,7 @@ impl<'a> Progress<'a> {
     fn new(callback: &'a Py<PyAny>, total: u64) -> Self {
         Self {
             callback,
-            total: total.max(1),
+            total: AtomicU64::new(total.max(1)),
             done: AtomicU64::new(0),
             percent: AtomicU64::new(0),
             failed: AtomicBool::new(false),
@@ -102,17 +103,27 @@ impl<'a> Progress<'a> {
     /// the release shows none).
     fn finish(&self) {
         if self.percent.fetch_max(100, Ordering::Relaxed) < 100 {
-            self.call(((self.total, self.total),));
+            let total = self.total.load(Ordering::Relaxed);
+            self.call(((total, total),));
         }
+    }
+
+    /// `added` more units of work (a longer run of the chains): the percent done falls back to
+    /// what is now done of the new total, and the next whole percent is reported again.
+    fn grow(&self, added: u64) {
+        let total = self.total.fetch_add(added, Ordering::Relaxed) + added;
+        let done = self.done.load(Ordering::Relaxed).min(total);
+        self.percent.store(done * 100 / total, Ordering::Relaxed);
     }
 
     /// One unit of work done; calls back when the whole percent done moves up (the thread that
     /// moves it calls, so each percent is reported once).
     fn tick(&self) {
-        let done = (self.done.fetch_add(1, Ordering::Relaxed) + 1).min(self.total);
-        let percent = done * 100 / self.total;
+        let total = self.total.load(Ordering::Relaxed);
+        let done = (self.done.fetch_add(1, Ordering::Relaxed) + 1).min(total);
+        let percent = done * 100 / total;
         if percent > self.percent.fetch_max(percent, Ordering::Relaxed) {
-            self.call(((done, self.total),));
+            self.call(((done, total),));
         }
     }
 }
@@ -335,11 +346,19 @@ fn fit<'py>(
         if let Some(reporter) = &reporter {
             reporter.say(&plan.estimate);
         }
-        let done = analysis::run_fit(&plan, &request, &|| {
+        let on_iteration = || {
             if let Some(reporter) = &reporter {
                 reporter.tick();
             }
-        })?;
+        };
+        // A longer run of until_mixed grows the count and says why.
+        let on_extend = |extension: analysis::Extension| {
+            if let Some(reporter) = &reporter {
+                reporter.grow(extension.added);
+                reporter.say(&extension.message());
+            }
+        };
+        let done = analysis::run_fit_observed(&plan, &request, &on_iteration, &on_extend)?;
         if let Some(reporter) = &reporter {
             reporter.finish();
         }

@@ -210,6 +210,16 @@ def test_iterations_alone_set_the_run_and_a_fit_shows_progress_and_warns(capsys)
     assert capsys.readouterr().err == ""
     # structure_tables=0: no test of the release, and the summary says so.
     assert quiet.structure_test is None and "no test of the release for structure" in quiet.summary
+    # until_mixed: 8 kept draws per chain never mix, so the chains run on to 80 and 160 sweeps;
+    # each longer run is said on its own line and the progress ends at 100 % of the grown work.
+    with pytest.warns(lppf.FitWarning):
+        longer = lppf.fit(release, model="topic", components=2, seed=3, chains=2, iterations=40, until_mixed=160,
+                          structure_tables=0)
+    assert longer.record["run_lengths"] == [40, 80, 160]
+    err = capsys.readouterr().err
+    for line in ("after 40 sweeps each: running them on to 80", "after 80 sweeps each: running them on to 160"):
+        assert any(line in row and row.startswith("the chains") for row in err.splitlines()), err
+    assert "100% of the work" in err.split("running them on to 160")[-1], err
 
 
 def test_the_readmes_python_snippet_runs_as_written(tmp_path, monkeypatch):

@@ -498,9 +498,40 @@ fn is_mixed(result: &FitResult) -> bool {
     result.assessment.as_ref().is_some_and(|a| a.verdict == inference::convergence::Convergence::Mixed)
 }
 
+/// A fit that `--until-mixed` runs on because its chains have not mixed: from `from` sweeps per
+/// chain to `to`, adding `added` iterations to the progress count (the new sweeps of every chain,
+/// or all of them when the chains start afresh).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extension {
+    pub from: usize,
+    pub to: usize,
+    pub added: u64,
+}
+
+impl Extension {
+    /// The line a user reads when it happens.
+    pub fn message(&self) -> String {
+        format!(
+            "the chains have not mixed after {} sweeps each: running them on to {} (--until-mixed)",
+            self.from, self.to
+        )
+    }
+}
+
 /// Runs a planned fit and commits its directory: `on_iteration` is called once per chain
 /// iteration (from the chains' threads) and once per bootstrap table of the test of the release.
 pub fn run_fit(plan: &FitPlan, request: &FitRequest, on_iteration: &(dyn Fn() + Sync)) -> Result<FitDone, FitError> {
+    run_fit_observed(plan, request, on_iteration, &|_| {})
+}
+
+/// [`run_fit`], also calling `on_extend` each time `--until-mixed` runs the chains on (before the
+/// longer run starts), so that a progress display can grow and say why.
+pub fn run_fit_observed(
+    plan: &FitPlan,
+    request: &FitRequest,
+    on_iteration: &(dyn Fn() + Sync),
+    on_extend: &(dyn Fn(Extension) + Sync),
+) -> Result<FitDone, FitError> {
     let FitPlan { data, seed_source, .. } = plan;
     let mut settings = plan.settings.clone();
     let runs = match (request.until_mixed, settings.algorithm) {
@@ -518,6 +549,9 @@ pub fn run_fit(plan: &FitPlan, request: &FitRequest, on_iteration: &(dyn Fn() + 
                 break;
             }
             settings.algorithm = Algorithm::Gibbs(schedule);
+            let from = runs[k - 1].iterations();
+            let new_sweeps = if states.is_empty() { schedule.iterations() } else { schedule.iterations() - from };
+            on_extend(Extension { from, to: schedule.iterations(), added: (new_sweeps * settings.chains) as u64 });
             let more = k + 1 < runs.len();
             let earlier = result.seconds;
             (result, states) = fit_chains_from(&settings, data, std::mem::take(&mut states), more, on_iteration)?;

@@ -5,7 +5,7 @@
 use crate::{Failure, bad_input, failed};
 use analysis::{
     FitError, FitRequest, LevelSource, LikelihoodChoice, OUTPUT_FILES, PriorChoice, ScaleMean,
-    dispersion_prior_from_text, plan_fit, run_fit, weighting_from_name,
+    dispersion_prior_from_text, plan_fit, run_fit_observed, weighting_from_name,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use inference::Method;
@@ -255,7 +255,15 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
                 .unwrap_or_else(|_| ProgressStyle::default_bar());
         ProgressBar::new(plan.progress_len).with_style(style)
     };
-    let done = run_fit(&plan, &request, &|| bar.inc(1)).map_err(to_failure)?;
+    // A longer run of --until-mixed grows the bar by its iterations and says why, above the bar
+    // (or on its own line when there is no bar).
+    let on_extend = |extension: analysis::Extension| {
+        bar.inc_length(extension.added);
+        if !args.quiet {
+            bar.suspend(|| eprintln!("{}", extension.message()));
+        }
+    };
+    let done = run_fit_observed(&plan, &request, &|| bar.inc(1), &on_extend).map_err(to_failure)?;
     bar.finish_and_clear();
     if !args.quiet {
         eprint!("{}", done.summary);

@@ -1173,6 +1173,17 @@ fn until_mixed_doubles_the_chains_until_they_mix_or_reach_the_cap() {
     assert!(lengths.len() > 1, "50 kept draws per chain cannot reach 100 effective ones: {record}");
     let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
     assert!(summary.contains("run until the chains mix (--until-mixed): 100, then 200, then 400"), "{summary}");
+    // Without --quiet each longer run is said as it starts.
+    let loud_dir = dir.join("loud");
+    let loud =
+        ["--chains", "2", "--seed", "5", "--until-mixed", "200", "--structure-tables", "0", "--output", s(&loud_dir)];
+    let o = lppf(fit_args(&released, "topic", "2", "private", ["100", "50", "1"], &loud));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success()
+            && stderr.contains("the chains have not mixed after 100 sweeps each: running them on to 200"),
+        "{stderr}"
+    );
     for (extra, method) in [(["--until-mixed", "50"], "private"), (["--until-mixed", "400"], "private-cavi")] {
         let o = lppf(fit_args(&released, "topic", "2", method, ["100", "50", "1"], &extra));
         assert_eq!(o.status.code(), Some(2), "{extra:?} {method}: {}", String::from_utf8_lossy(&o.stderr));
