@@ -258,35 +258,18 @@ impl PoissonFactorization for TensorModel {
         } else {
             self.exposure(&self.phi, &self.psi)
         };
-        let counts = (self.row_counts.as_slice(), beta);
-        draw_rows(
-            self.prior,
-            &mut self.theta,
-            counts,
-            Exposure::Shared(&exposure),
-            (self.rows, None),
-            streams.child(THETA),
-        );
+        // Each mode's gamma conditional given the other two's current values (fixed row chunks,
+        // one stream each).
+        let (prior, k) = (self.prior, self.components);
+        let draw = |values: &mut [f64], counts: &[u32], exposure: &[f64], id: u64| {
+            let rows = values.len() / k;
+            draw_rows(prior, values, (counts, beta), Exposure::Shared(exposure), (rows, None), streams.child(id));
+        };
+        draw(&mut self.theta, &self.row_counts, &exposure, THETA);
         let exposure = self.exposure(&self.theta, &self.psi);
-        let counts = (self.col_counts.as_slice(), beta);
-        draw_rows(
-            self.prior,
-            &mut self.phi,
-            counts,
-            Exposure::Shared(&exposure),
-            (self.cols, None),
-            streams.child(PHI),
-        );
+        draw(&mut self.phi, &self.col_counts, &exposure, PHI);
         let exposure = self.exposure(&self.theta, &self.phi);
-        let counts = (self.time_counts.as_slice(), beta);
-        draw_rows(
-            self.prior,
-            &mut self.psi,
-            counts,
-            Exposure::Shared(&exposure),
-            (self.times, None),
-            streams.child(PSI),
-        );
+        draw(&mut self.psi, &self.time_counts, &exposure, PSI);
     }
 
     fn ln_prior(&self) -> f64 {
