@@ -488,33 +488,18 @@ impl FamilyVisitor for Chains<'_> {
             // A state not kept is dropped as its chain ends, before the next group starts.
             Ok::<_, FitError>((posterior, state.filter(|_| keep)))
         };
-        if !from.is_empty() && from.len() != self.settings.chains {
-            let found = from.len();
-            return Err(inference::InferenceError::Length {
-                what: "chain states",
-                expected: self.settings.chains,
-                found,
-            }
-            .into());
-        }
-        let mut from: Vec<Option<inference::ChainState>> = from.into_iter().map(Some).collect();
-        from.resize_with(self.settings.chains, || None);
-        let mut posteriors = Vec::with_capacity(from.len());
-        let mut states = Vec::new();
-        let mut chains = from.into_iter().enumerate().peekable();
+        let slots = inference::ChainState::slots(from, self.settings.chains)?;
+        let (mut posteriors, mut states) = (Vec::with_capacity(slots.len()), Vec::with_capacity(slots.len()));
+        let mut chains = slots.into_iter().enumerate().peekable();
         while chains.peek().is_some() {
             let group: Vec<_> = chains.by_ref().take(self.at_once.max(1)).collect();
             let done = group.into_par_iter().map(|(c, from)| chain(c, from)).collect::<Result<Vec<_>, _>>()?;
             for (posterior, state) in done {
                 posteriors.push(posterior);
-                states.extend(state);
+                states.push(state);
             }
         }
-        // Every chain's state, or none.
-        if states.len() != posteriors.len() {
-            states.clear();
-        }
-        Ok((posteriors, states))
+        Ok((posteriors, inference::ChainState::all(states)))
     }
 }
 

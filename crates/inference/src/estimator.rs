@@ -156,6 +156,22 @@ impl ChainState {
     pub fn sweeps(&self) -> usize {
         self.sweeps
     }
+
+    /// One slot per chain of a run of `chains` chains: the states a shorter run left (one per
+    /// chain, in chain order) or, when there are none, fresh chains; any other number is an error.
+    pub fn slots(from: Vec<ChainState>, chains: usize) -> Result<Vec<Option<ChainState>>, InferenceError> {
+        match from.len() {
+            0 => Ok((0..chains).map(|_| None).collect()),
+            n if n == chains => Ok(from.into_iter().map(Some).collect()),
+            found => Err(InferenceError::Length { what: "chain states", expected: chains, found }),
+        }
+    }
+
+    /// The states a run gives back for the next one: every chain's, or none when a chain had none
+    /// to give (replica exchange) or did not keep it.
+    pub fn all(states: impl IntoIterator<Item = Option<ChainState>>) -> Vec<ChainState> {
+        states.into_iter().collect::<Option<Vec<_>>>().unwrap_or_default()
+    }
 }
 
 /// [`fit_watching`], continuing the chain `from` a run's [`ChainState`] when given (the same

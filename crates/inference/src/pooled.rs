@@ -93,12 +93,7 @@ pub fn fit_chains_from<F: ModelFamily>(
     if chains == 0 {
         return Err(InferenceError::Numerical("a fit needs at least one chain".into()));
     }
-    if !from.is_empty() && from.len() != chains {
-        return Err(InferenceError::Length { what: "chain states", expected: chains, found: from.len() });
-    }
-    let mut from: Vec<Option<ChainState>> = from.into_iter().map(Some).collect();
-    from.resize_with(chains, || None);
-    let (posteriors, states): (Vec<_>, Vec<_>) = from
+    let (posteriors, states): (Vec<_>, Vec<_>) = ChainState::slots(from, chains)?
         .into_par_iter()
         .enumerate()
         .map(|(c, state)| {
@@ -108,8 +103,7 @@ pub fn fit_chains_from<F: ModelFamily>(
         .collect::<Result<Vec<_>, _>>()?
         .into_iter()
         .unzip();
-    let states = states.into_iter().collect::<Option<Vec<_>>>().unwrap_or_default();
-    Ok((pool(posteriors), states))
+    Ok((pool(posteriors), ChainState::all(states)))
 }
 
 /// Pools the posteriors of several chains of one fit (Gibbs when they carry `sd_rates`, CAVI
