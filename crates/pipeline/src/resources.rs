@@ -58,8 +58,7 @@ impl Manifest {
             self.sampler.as_ref().map_or(0.0, |s| (s.iterations.saturating_sub(s.burn_in) / s.thin.max(1)) as f64);
         // Every run `until_mixed` allows: a chain continued to the longest makes its sweeps once;
         // replica exchange runs each afresh (at most twice the longest in all).
-        let tempered = self.methods.iter().any(|&m| self.replicas(m) > 1);
-        let gibbs_iterations = self.gibbs_runs().map_or(0.0, |runs| match tempered {
+        let gibbs_iterations = self.gibbs_runs().map_or(0.0, |runs| match self.tempered() {
             true => runs.iter().map(|s| s.iterations() as f64).sum::<f64>(),
             false => runs.last().map_or(0.0, |s| s.iterations() as f64),
         });

@@ -157,9 +157,8 @@ impl Loaded for Manifest {
     fn validation_summary(&self) -> String {
         // Counted, not listed: a design of 10⁹ replications must not allocate here.
         let cost = self.cost(rayon::current_num_threads());
-        let tempered = self.methods.iter().any(|&m| self.replicas(m) > 1);
         let runs = match self.gibbs_runs() {
-            Ok(runs) if runs.len() > 1 && tempered => format!(
+            Ok(runs) if runs.len() > 1 && self.tempered() => format!(
                 " (every Gibbs fit counted with the {} runs until_mixed allows, each afresh under replica exchange, up to \
                  {} sweeps per chain; a fit that mixes sooner costs less)",
                 runs.len(),

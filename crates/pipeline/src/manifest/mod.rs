@@ -609,6 +609,12 @@ impl Manifest {
         replicas.unwrap_or(1)
     }
 
+    /// Whether a method of the sweep runs replica exchange, whose longer runs of `until_mixed`
+    /// start afresh instead of continuing the chains.
+    pub fn tempered(&self) -> bool {
+        self.methods.iter().any(|&m| self.replicas(m) > 1)
+    }
+
     /// The Gibbs runs of a fit: the schedule, then its doublings up to `sampler.until_mixed`
     /// ([`Schedule::runs_until_mixed`]; only the schedule without it). The runs after the first
     /// are made only while the chains have not mixed.
