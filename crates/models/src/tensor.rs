@@ -29,6 +29,7 @@ use crate::topic::{Exposure, draw_rows};
 use crate::{FactorBlock, GammaPrior, PoissonFactorization};
 use distributions::Streams;
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 /// Stream ids of the steps of one sweep.
 const ALLOCATE: u64 = 0;
@@ -129,14 +130,17 @@ impl TensorModel {
         Ok(())
     }
 
+    /// `Σ_rows x_·k` of one factor, for each component.
+    fn column_sums(&self, values: &[f64]) -> Vec<f64> {
+        let mut sums = vec![0.0; self.components];
+        column_sums_into(&mut sums, values);
+        sums
+    }
+
     /// `Π_{other modes} (Σ_rows x_·k)` for each component: the exposure of one mode's factors
     /// (`b₀ +` this, times `β`, in its gamma conditional).
     fn exposure(&self, first: &[f64], second: &[f64]) -> Vec<f64> {
-        let k = self.components;
-        let (mut a, mut b) = (vec![0.0; k], vec![0.0; k]);
-        column_sums_into(&mut a, first);
-        column_sums_into(&mut b, second);
-        a.iter().zip(&b).map(|(x, y)| x * y).collect()
+        self.column_sums(first).iter().zip(self.column_sums(second)).map(|(x, y)| x * y).collect()
     }
 
     /// Allocates every count of `y` (the `I × J·T` grid) over the components with weights
@@ -145,9 +149,8 @@ impl TensorModel {
     fn allocate(&mut self, y: &[u32], streams: Streams) {
         let (k, j_count, t_count) = (self.components, self.cols, self.times);
         let width = j_count * t_count;
-        let tempered = (self.beta != 1.0)
-            .then(|| (powered(&self.theta, self.beta), powered(&self.phi, self.beta), powered(&self.psi, self.beta)));
-        let (theta, phi, psi) = tempered.as_ref().map_or((&self.theta, &self.phi, &self.psi), |(a, b, c)| (a, b, c));
+        let [theta, phi, psi] = tempered([&self.theta, &self.phi, &self.psi], self.beta);
+        let (phi, psi) = (phi.as_ref(), psi.as_ref());
         let per_chunk = chunk_rows(self.rows);
         let parts: Vec<(Vec<u32>, Vec<u32>)> = self
             .row_counts
@@ -190,6 +193,11 @@ impl TensorModel {
     }
 }
 
+/// The three factors raised to the inverse temperature `β` (borrowed as they are at `β = 1`).
+fn tempered<'a>(factors: [&'a [f64]; 3], beta: f64) -> [Cow<'a, [f64]>; 3] {
+    factors.map(|x| if beta == 1.0 { Cow::Borrowed(x) } else { Cow::Owned(powered(x, beta)) })
+}
+
 impl PoissonFactorization for TensorModel {
     fn shape(&self) -> (usize, usize) {
         (self.rows, self.cols * self.times)
@@ -199,9 +207,8 @@ impl PoissonFactorization for TensorModel {
     fn mean_rates_into(&self, out: &mut [f64]) {
         let (k, t_count) = (self.components, self.times);
         let width = self.cols * t_count;
-        let tempered = (self.beta != 1.0)
-            .then(|| (powered(&self.theta, self.beta), powered(&self.phi, self.beta), powered(&self.psi, self.beta)));
-        let (theta, phi, psi) = tempered.as_ref().map_or((&self.theta, &self.phi, &self.psi), |(a, b, c)| (a, b, c));
+        let [theta, phi, psi] = tempered([&self.theta, &self.phi, &self.psi], self.beta);
+        let (phi, psi) = (phi.as_ref(), psi.as_ref());
         out.par_chunks_mut(width).zip(theta.par_chunks(k)).for_each(|(out_i, theta_i)| {
             let mut weighted = vec![0.0; k];
             for (phi_j, out_j) in phi.chunks_exact(k).zip(out_i.chunks_exact_mut(t_count)) {
@@ -227,12 +234,10 @@ impl PoissonFactorization for TensorModel {
         let counts = count_log_sum(&self.row_counts, &self.theta)
             + count_log_sum(&self.col_counts, &self.phi)
             + count_log_sum(&self.time_counts, &self.psi);
-        let (mut a, mut b, mut c) =
-            (vec![0.0; self.components], vec![0.0; self.components], vec![0.0; self.components]);
-        column_sums_into(&mut a, &self.theta);
-        column_sums_into(&mut b, &self.phi);
-        column_sums_into(&mut c, &self.psi);
-        counts - a.iter().zip(&b).zip(&c).map(|((x, y), z)| x * y * z).sum::<f64>()
+        // − Σ_ijt μ_ijt = − Σ_k Θ_k Φ_k Ψ_k.
+        let total: f64 =
+            self.column_sums(&self.theta).iter().zip(self.exposure(&self.phi, &self.psi)).map(|(a, e)| a * e).sum();
+        counts - total
     }
 
     fn sample_prior(&mut self, streams: Streams) {
@@ -251,13 +256,8 @@ impl PoissonFactorization for TensorModel {
     fn gibbs_update(&mut self, y: &[u32], streams: Streams) {
         self.allocate(y, streams.child(ALLOCATE));
         let beta = self.beta;
-        let exposure = if self.planted_exposure_bug {
-            let mut sums = vec![0.0; self.components];
-            column_sums_into(&mut sums, &self.phi);
-            sums
-        } else {
-            self.exposure(&self.phi, &self.psi)
-        };
+        let exposure =
+            if self.planted_exposure_bug { self.column_sums(&self.phi) } else { self.exposure(&self.phi, &self.psi) };
         // Each mode's gamma conditional given the other two's current values (fixed row chunks,
         // one stream each).
         let (prior, k) = (self.prior, self.components);
