@@ -32,6 +32,7 @@ Rows are appended to fits.csv.
 """
 
 import argparse
+import subprocess
 import sys
 import tempfile
 import time
@@ -87,7 +88,7 @@ def converged(traces):
     return True
 
 
-def paper_fit(paper, released, k, alpha, seed, network):
+def paper_fit(released, k, alpha, seed, network):
     """The paper's sampler to the criterion; (sweeps per chain, converged, seconds, seconds in its
     sweeps alone)."""
     d, v = released.shape
@@ -149,7 +150,6 @@ def lppf_fit(release, out, k, seed, step, network):
     """lppf to the same criterion: fresh fits of 2,000, 4,000, ... sweeps per chain (burn-in half,
     thinning doubled: the draws a continued chain keeps, `Schedule::extended`) until its trace
     meets it; (sweeps per chain, converged, seconds of the last fit, which continued chains cost)."""
-    import subprocess
     import pyarrow.parquet as pq
     iterations, burn_in, thin = SCHEDULE
     while True:
@@ -193,7 +193,6 @@ def main():
         axes = (["--labels", work / "counts.csv.rows", "--square"] if network else
                 ["--rows", work / "counts.csv.rows", "--cols", work / "counts.csv.cols"])
         for rep in range(args.replications):
-            import subprocess
             release = work / "release.csv"
             subprocess.run([str(a) for a in [
                 LPPF, "privatize", "--input", work / "counts.csv", *axes, "--alpha", ALPHA,
@@ -202,7 +201,7 @@ def main():
             released = read_release(release, rows, cols)
             seed = seed_of("fit", args.shape, rep) % 2**31
             fitters = {
-                "paper (Cython, augmented)": lambda: paper_fit(args.paper_code, released, k, ALPHA, seed, network),
+                "paper (Cython, augmented)": lambda: paper_fit(released, k, ALPHA, seed, network),
                 "lppf, collapsed step": lambda: lppf_fit(release, work / "fit", k, seed, "collapsed", network),
                 "lppf, augmented step": lambda: lppf_fit(release, work / "fit", k, seed, "augmented", network),
             }
