@@ -160,6 +160,11 @@ fn a_continued_chain_is_the_fresh_longer_chain() {
         assert_eq!(continued.trace.len(), long.kept());
         assert!(!continued.kept_dispersion.is_empty());
     }
+    // One slot per chain: none given means fresh chains; any other number than the chains' is refused.
+    let (_, state) = run(Observation::Exact(&counts), short, None).unwrap();
+    assert!(inference::ChainState::slots(Vec::new(), 3).unwrap().iter().all(Option::is_none));
+    let refused = inference::ChainState::slots(state.into_iter().collect(), 2).unwrap_err();
+    assert!(refused.to_string().contains("chain states has 1 values, expected 2"), "{refused}");
     // The state of a private chain does not continue a naïve one.
     let (_, state) = run(Observation::Private(&released), short, None).unwrap();
     let refused = run(Observation::Naive(&released), long, state).unwrap_err();

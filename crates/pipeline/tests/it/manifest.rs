@@ -394,6 +394,17 @@ fn until_mixed_lists_its_runs_and_is_refused_below_the_first() {
         "{summary}"
     );
     assert!(!plain.validation_summary().contains("until_mixed"));
+    // Under replica exchange each longer run starts afresh: the cost counts every run (60 + 120 +
+    // 240 sweeps against the 240 continued chains make) and the summary says so.
+    let tempered = parse(&with("until_mixed = 479\nreplicas = 2\n"), Path::new("smoke.toml")).unwrap();
+    let once = parse(&with("replicas = 2\n"), Path::new("smoke.toml")).unwrap().cost(1).core_seconds;
+    let (continued, afresh) = (all - one, tempered.cost(1).core_seconds - once);
+    assert!(afresh > 1.5 * continued * 2.0, "afresh {afresh} vs continued {continued}");
+    assert!(
+        tempered.validation_summary().contains("each afresh under replica exchange"),
+        "{}",
+        tempered.validation_summary()
+    );
     assert_eq!(parse(&with("until_mixed = 60\n"), Path::new("smoke.toml")).unwrap().gibbs_runs().unwrap().len(), 1);
     match parse(&with("until_mixed = 59\n"), Path::new("smoke.toml")) {
         Err(ManifestError::Invalid { field, value, .. }) => {
