@@ -19,14 +19,20 @@
 //! `(θ_ik φ_jk ψ_tk)^β`, the counts and exposures of the gamma conditionals are multiplied by `β`,
 //! and the energy is `Σ_ik n_ik ln θ_ik + Σ_jk n_jk ln φ_jk + Σ_tk n_tk ln ψ_tk − Σ_k Θ_k Φ_k Ψ_k`.
 //!
+//! **Hierarchical prior** ([`TensorModel::with_hierarchy`], as [`crate::TopicModel`]'s): each
+//! factor row has its own rate, `θ_ik ~ Gamma(a₀, ξ_i)`, `φ_jk ~ Gamma(a₀, η_j)`,
+//! `ψ_tk ~ Gamma(a₀, ζ_t)`, the rates `~ Gamma(a', κ)` ([`ScalePrior`]); the sweep draws each
+//! factor with its row's rate in place of `b₀`, then that mode's rates (`crate::hierarchy`).
+//!
 //! Storage: each factor row-major with its `K` components contiguous (`θ`: `I × K`, `φ`: `J × K`,
 //! `ψ`: `T × K`).
 
 use crate::chunks::{allocate_each, chunk_rows, column_sums_into};
 use crate::error::ModelError;
+use crate::hierarchy::RateGroup;
 use crate::tempering::{count_log_sum, powered};
 use crate::topic::{Exposure, draw_rows};
-use crate::{FactorBlock, GammaPrior, PoissonFactorization};
+use crate::{FactorBlock, GammaPrior, PoissonFactorization, ScalePrior};
 use distributions::Streams;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -39,6 +45,9 @@ const PSI: u64 = 3;
 const PRIOR_THETA: u64 = 4;
 const PRIOR_PHI: u64 = 5;
 const PRIOR_PSI: u64 = 6;
+/// The hierarchy's rates of the three modes (`ξ`, `η`, `ζ`): updates, then prior draws.
+const RATES: [u64; 3] = [7, 8, 9];
+const PRIOR_RATES: [u64; 3] = [10, 11, 12];
 
 /// A Poisson CP factorization of an `I × J × T` count tensor with `K` components (the module's
 /// doc).
@@ -56,6 +65,8 @@ pub struct TensorModel {
     row_counts: Vec<u32>,
     col_counts: Vec<u32>,
     time_counts: Vec<u32>,
+    /// A hierarchical prior's row rates of `θ`, `φ` and `ψ` (`None`: the flat prior `b₀`).
+    hierarchy: Option<[RateGroup; 3]>,
     beta: f64,
     /// A planted bug for the mutation test ([`TensorModel::plant_exposure_bug`]): `θ`'s exposure
     /// leaves out the third mode (`b₀ + Φ_k` instead of `b₀ + Φ_k Ψ_k`). Always false otherwise.
@@ -81,11 +92,21 @@ impl TensorModel {
             row_counts: vec![0; rows * k],
             col_counts: vec![0; cols * k],
             time_counts: vec![0; times * k],
+            hierarchy: None,
             beta: 1.0,
             planted_exposure_bug: false,
         };
         model.sample_prior(streams);
         model
+    }
+
+    /// The model with a hierarchical prior: a rate per row of each factor (the module's doc),
+    /// drawn from the prior with `streams` together with the factors.
+    pub fn with_hierarchy(mut self, scale: ScalePrior, streams: Streams) -> Self {
+        let group = |n: usize| RateGroup::new(scale, n);
+        self.hierarchy = Some([group(self.rows), group(self.cols), group(self.times)]);
+        self.sample_prior(streams);
+        self
     }
 
     /// The mutation test's planted bug: `θ_ik` drawn with exposure `b₀ + Φ_k`, the third mode
@@ -243,13 +264,23 @@ impl PoissonFactorization for TensorModel {
     fn sample_prior(&mut self, streams: Streams) {
         let k = self.components;
         let none = vec![0.0; k];
-        for (values, rows, id) in [
+        if let Some(groups) = &mut self.hierarchy {
+            for (group, id) in groups.iter_mut().zip(PRIOR_RATES) {
+                group.sample_prior(&mut streams.child(id).rng());
+            }
+        }
+        let rates = self.hierarchy.as_ref().map(|[xi, eta, zeta]| [&xi.rates, &eta.rates, &zeta.rates]);
+        for (m, (values, rows, id)) in [
             (&mut self.theta, self.rows, PRIOR_THETA),
             (&mut self.phi, self.cols, PRIOR_PHI),
             (&mut self.psi, self.times, PRIOR_PSI),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let zero = vec![0; rows * k];
-            draw_rows(self.prior, values, (&zero, 1.0), Exposure::Shared(&none), (rows, None), streams.child(id));
+            let row_rates = rates.map(|r| r[m].as_slice());
+            draw_rows(self.prior, values, (&zero, 1.0), Exposure::Shared(&none), (rows, row_rates), streams.child(id));
         }
     }
 
@@ -259,30 +290,47 @@ impl PoissonFactorization for TensorModel {
         let exposure =
             if self.planted_exposure_bug { self.column_sums(&self.phi) } else { self.exposure(&self.phi, &self.psi) };
         // Each mode's gamma conditional given the other two's current values (fixed row chunks,
-        // one stream each).
+        // one stream each), then that mode's row rates under a hierarchical prior.
         let (prior, k) = (self.prior, self.components);
-        let draw = |values: &mut [f64], counts: &[u32], exposure: &[f64], id: u64| {
+        let mut hierarchy = self.hierarchy.take();
+        let mut draw = |m: usize, values: &mut [f64], counts: &[u32], exposure: &[f64], id: u64| {
             let rows = values.len() / k;
-            draw_rows(prior, values, (counts, beta), Exposure::Shared(exposure), (rows, None), streams.child(id));
+            let rates = hierarchy.as_ref().map(|groups| groups[m].rates.as_slice());
+            draw_rows(prior, values, (counts, beta), Exposure::Shared(exposure), (rows, rates), streams.child(id));
+            if let Some(groups) = &mut hierarchy {
+                groups[m].update(prior.shape(), values, k, &mut streams.child(RATES[m]).rng());
+            }
         };
-        draw(&mut self.theta, &self.row_counts, &exposure, THETA);
+        draw(0, &mut self.theta, &self.row_counts, &exposure, THETA);
         let exposure = self.exposure(&self.theta, &self.psi);
-        draw(&mut self.phi, &self.col_counts, &exposure, PHI);
+        draw(1, &mut self.phi, &self.col_counts, &exposure, PHI);
         let exposure = self.exposure(&self.theta, &self.phi);
-        draw(&mut self.psi, &self.time_counts, &exposure, PSI);
+        draw(2, &mut self.psi, &self.time_counts, &exposure, PSI);
+        self.hierarchy = hierarchy;
     }
 
+    /// `ln p(θ, φ, ψ)`, with a hierarchical prior `ln p(θ, φ, ψ, ξ, η, ζ, κ)`.
     fn ln_prior(&self) -> f64 {
-        self.theta.iter().chain(&self.phi).chain(&self.psi).map(|&x| self.prior.ln_pdf(x)).sum()
+        let factors = [&self.theta, &self.phi, &self.psi];
+        match &self.hierarchy {
+            None => factors.iter().flat_map(|x| x.iter()).map(|&x| self.prior.ln_pdf(x)).sum(),
+            Some(groups) => groups.iter().zip(factors).map(|(g, x)| g.ln_prior(self.prior, x, self.components)).sum(),
+        }
     }
 
     fn factors(&self) -> Vec<FactorBlock<'_>> {
         let k = self.components;
-        vec![
+        let mut blocks = vec![
             FactorBlock { name: "theta", rows: self.rows, cols: k, values: &self.theta },
             FactorBlock { name: "phi", rows: self.cols, cols: k, values: &self.phi },
             FactorBlock { name: "psi (time)", rows: self.times, cols: k, values: &self.psi },
-        ]
+        ];
+        if let Some([xi, eta, zeta]) = &self.hierarchy {
+            blocks.extend(xi.blocks("xi (row rates)", "kappa (rate of the row rates)"));
+            blocks.extend(eta.blocks("eta (column rates)", "kappa (rate of the column rates)"));
+            blocks.extend(zeta.blocks("zeta (time rates)", "kappa (rate of the time rates)"));
+        }
+        blocks
     }
 }
 

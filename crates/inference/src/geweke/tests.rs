@@ -594,11 +594,13 @@ fn tensor_model_non_private() {
     assert_passes("tensor, non-private", &mut sim, 61);
 }
 
+/// With the hierarchical prior (a rate per row of each factor), as `lppf fit` fits it.
 #[test]
-fn tensor_model_locally_private() {
+fn hierarchical_tensor_model_locally_private() {
     let data = released(3, 4, Noise::Scalar(ALPHA));
-    let mut sim = LocallyPrivate::new(tensor(), &data, Streams::new(62)).unwrap();
-    assert_passes("tensor, private", &mut sim, 62);
+    let model = tensor().with_hierarchy(scale(), Streams::new(64));
+    let mut sim = LocallyPrivate::new(model, &data, Streams::new(62)).unwrap();
+    assert_passes("hierarchical tensor, private", &mut sim, 62);
 }
 
 /// Power: `θ_ik` drawn with the exposure `b₀ + Φ_k`, the third mode's `Ψ_k` left out.
