@@ -132,7 +132,7 @@ impl<'a> Progress<'a> {
 /// the three columns.
 fn counts_format(delimiter: Option<&str>, columns: [String; 3]) -> PyResult<CountsFormat> {
     let delimiter = delimiter.map(lppf::tables::parse_delimiter).transpose().map_err(input_error)?;
-    Ok(CountsFormat { delimiter, columns })
+    Ok(CountsFormat { delimiter, columns, time: None })
 }
 
 /// Labels held in memory, for messages named `name`.

@@ -136,6 +136,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let released = privatize(&counts, rows, cols, Noise::Scalar(alpha), &mut streams.child(1).rng())?;
                 let data = FitData {
                     file: "simulated".into(),
+                    axes: None,
                     rows: labels("r", rows),
                     cols: labels(if block { "r" } else { "c" }, cols),
                     input: Input::Released {

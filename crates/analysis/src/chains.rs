@@ -272,7 +272,7 @@ fn fit_chains_in_groups(
 ) -> Result<(FitResult, Vec<inference::ChainState>), FitError> {
     check(settings)?;
     let start = Instant::now();
-    let (rows, cols) = data.shape();
+    let (rows, cols, times) = data.modes();
     let observation = match &data.input {
         Input::Counts { counts, missing } if !missing.is_empty() => {
             settings.method.observation(Some(counts), None).map(|_| Observation::ExactMissing(counts, missing))
@@ -287,6 +287,7 @@ fn fit_chains_in_groups(
     let shape = FamilyShape {
         rows,
         cols,
+        times,
         components: settings.components,
         prior: settings.prior,
         scale: settings.scale,
@@ -790,6 +791,7 @@ mod tests {
         let labels = |prefix: &str, n: usize| tables::Labels::from_names((0..n).map(|i| format!("{prefix}{i}")));
         let data = FitData {
             file: "simulated".into(),
+            axes: None,
             rows: labels("r", rows),
             cols: labels("c", cols),
             input: Input::Released { privatized: released, alphas: vec![alpha; rows], heldout_values: Vec::new() },

@@ -8,7 +8,7 @@ use models::{ModelKind, ModelledCells};
 use rand::RngExt;
 use std::path::{Path, PathBuf};
 use tables::{
-    CountsFormat, GridLabels, Labels, Layout, Level, PrivacySidecar, read_counts_as, read_levels,
+    CountsFormat, GridLabels, Labels, Layout, Level, PrivacySidecar, TimeAxes, read_counts_as, read_levels,
     read_release_as_stated, recover_release, sidecar_path,
 };
 
@@ -42,7 +42,10 @@ pub enum Input {
 pub struct FitData {
     pub file: PathBuf,
     pub rows: Labels,
+    /// The grid's columns (for counts over time, the `(column, time)` pairs of `axes`).
     pub cols: Labels,
+    /// Counts over time: the column and time labels behind `cols` (the tensor model).
+    pub axes: Option<TimeAxes>,
     pub input: Input,
     /// How the noise levels were found, for the record (`None` for raw counts).
     pub levels: Option<String>,
@@ -60,6 +63,15 @@ impl FitData {
     /// Rows and columns of the grid.
     pub fn shape(&self) -> (usize, usize) {
         (self.rows.len(), self.cols.len())
+    }
+
+    /// `(rows, columns, times)`: for counts over time the tensor's three modes, else the grid and
+    /// one time.
+    pub fn modes(&self) -> (usize, usize, usize) {
+        match &self.axes {
+            Some(a) => (self.rows.len(), a.cols.len(), a.times.len()),
+            None => (self.rows.len(), self.cols.len(), 1),
+        }
     }
 
     /// Whether cell `n` is part of the model.
@@ -98,6 +110,28 @@ pub fn load(
     records: Option<&tables::CountRecords>,
 ) -> Result<FitData, FitError> {
     let modelled = kind.modelled_cells();
+    let timed_format;
+    let counts_format = match (kind.has_times(), &counts_format.time) {
+        (true, None) => {
+            timed_format = CountsFormat { time: Some("time".into()), ..counts_format.clone() };
+            &timed_format
+        }
+        (false, Some(column)) => {
+            return Err(FitError::Input(format!(
+                "{}: a time column ({column:?}) is read by the tensor model only (--model tensor); the {} model \
+                 fits a matrix",
+                path.display(),
+                kind.name()
+            )));
+        }
+        _ => counts_format,
+    };
+    if kind.has_times() && records.is_some() {
+        return Err(FitError::Input(format!(
+            "{}: counts over time are read from a file (row,col,time,count), not from counts held in memory",
+            path.display()
+        )));
+    }
     if records.is_some() && method.reads_released() {
         return Err(FitError::Input(format!(
             "{}: counts held in memory are raw counts, for the non-private methods; method {} reads a release \
@@ -125,12 +159,13 @@ pub fn load(
                 })
             })
             .collect::<Result<_, _>>()?;
-        let (rows, cols) = (table.rows, table.cols);
+        let (rows, cols, axes) = (table.rows, table.cols, table.axes);
         let input = Input::Counts { counts, missing: Vec::new() };
         return Ok(FitData {
             file: path.into(),
             rows,
             cols,
+            axes,
             input,
             levels: None,
             overrides_sidecar: None,
@@ -140,8 +175,27 @@ pub fn load(
     }
     recover_release(path)?;
     let mut table = read_release_as_stated(path)?;
+    match (table.axes.is_some(), kind.has_times()) {
+        (true, false) => {
+            return Err(FitError::Input(format!(
+                "{}: is a release over time (row,col,time,value; its sidecar states times = {}); fit it with --model \
+                 tensor",
+                path.display(),
+                table.axis_sizes().2
+            )));
+        }
+        (false, true) => {
+            return Err(FitError::Input(format!(
+                "{}: the tensor model reads a release over time (lppf privatize --time-column, whose sidecar states \
+                 its times); this release is a matrix",
+                path.display()
+            )));
+        }
+        _ => {}
+    }
     match (table.layout, kind) {
-        (Layout::Pairs { .. }, ModelKind::Undirected) | (Layout::Grid, ModelKind::Topic | ModelKind::Block) => {}
+        (Layout::Pairs { .. }, ModelKind::Undirected)
+        | (Layout::Grid, ModelKind::Topic | ModelKind::Block | ModelKind::Tensor) => {}
         (Layout::Pairs { .. }, _) => {
             return Err(FitError::Input(format!(
                 "{}: is an undirected release (privatized with --symmetric: each pair once); fit it with --model \
@@ -213,6 +267,7 @@ pub fn load(
         file: path.into(),
         rows: table.rows,
         cols: table.cols,
+        axes: table.axes,
         input: Input::Released { privatized, alphas, heldout_values: Vec::new() },
         levels: Some(described),
         overrides_sidecar,
@@ -229,13 +284,12 @@ fn load_sidecar(path: &Path, table: &tables::ReleasedTable) -> Result<Option<Pri
         return Ok(None);
     }
     let sidecar = PrivacySidecar::load(&sidecar_file)?;
-    let (rows, cols) = (table.rows.len(), table.cols.len());
-    if (sidecar.rows, sidecar.cols) != (rows, cols) {
+    let (rows, cols, times) = table.axis_sizes();
+    if sidecar.axis_sizes() != (rows, cols, times) {
+        let (r, c, t) = sidecar.axis_sizes();
         return Err(FitError::Input(format!(
-            "{}: states a {} × {} grid but {} has {rows} × {cols}",
+            "{}: states a {r} × {c} grid over {t} times but {} has {rows} × {cols} over {times}",
             sidecar_file.display(),
-            sidecar.rows,
-            sidecar.cols,
             path.display(),
         )));
     }

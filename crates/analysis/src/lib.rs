@@ -32,6 +32,7 @@ pub mod resources;
 pub mod score;
 mod settings;
 pub mod structure_test;
+mod time_profiles;
 pub mod totals;
 mod verdict;
 

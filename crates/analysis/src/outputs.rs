@@ -248,9 +248,24 @@ pub fn write_outputs(
         let first = (part * rows_per_part).min(rows) * cols;
         let end = ((part + 1) * rows_per_part).min(rows) * cols;
         let cells: Vec<usize> = (first..end).filter(|&n| data.is_modelled(n)).collect();
-        Ok(Some(vec![
-            ("row", Values::Text(cells.iter().map(|&n| data.rows.names[n / cols].clone()).collect())),
-            ("col", Values::Text(cells.iter().map(|&n| data.cols.names[n % cols].clone()).collect())),
+        let mut columns =
+            vec![("row", Values::Text(cells.iter().map(|&n| data.rows.names[n / cols].clone()).collect()))];
+        // Counts over time: the grid column's column and time labels apart.
+        match &data.axes {
+            Some(axes) => {
+                let split = |n: usize| axes.split(n % cols);
+                columns
+                    .push(("col", Values::Text(cells.iter().map(|&n| axes.cols.names[split(n).0].clone()).collect())));
+                columns.push((
+                    "time",
+                    Values::Text(cells.iter().map(|&n| axes.times.names[split(n).1].clone()).collect()),
+                ));
+            }
+            None => {
+                columns.push(("col", Values::Text(cells.iter().map(|&n| data.cols.names[n % cols].clone()).collect())))
+            }
+        }
+        columns.extend([
             ("mean", Values::Float(cells.iter().map(|&n| Some(result.mean_rates[n])).collect())),
             ("sd", Values::Float(cells.iter().map(|&n| sd.map(|s| s[n])).collect())),
             // The cell's rate in this table: `E[μδ]` with its own multiplier; `mean` without one.
@@ -259,18 +274,25 @@ pub fn write_outputs(
                 Values::Float(cells.iter().map(|&n| Some(cell_rates.map_or(result.mean_rates[n], |c| c[n]))).collect()),
             ),
             ("heldout", Values::Int(cells.iter().map(|n| i64::from(data.heldout.binary_search(n).is_ok())).collect())),
-        ]))
+        ]);
+        Ok(Some(columns))
     })?;
     // factors.parquet: tidy (matrix, label, component, value).
     let (mut matrix, mut labels, mut component, mut value) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (m, layout) in result.factors.iter().zip(settings.model.factors()) {
         for i in 0..m.rows {
             for j in 0..m.cols {
-                // θ: a row label and a component; φ: a component and a column label; π: two
+                // θ: a row label and a component; φ: a component and a column label (the tensor's:
+                // a column label and a component); ψ: a time label and a component; π: two
                 // components (the label is the second).
+                let second_mode = data.axes.as_ref().map_or(&data.cols, |a| &a.cols);
                 let (l, k) = match (layout.rows, layout.cols) {
                     (models::Axis::Rows, _) => (data.rows.names[i].clone(), j),
                     (_, models::Axis::Cols) => (data.cols.names[j].clone(), i),
+                    (models::Axis::Cols, _) => (second_mode.names[i].clone(), j),
+                    (models::Axis::Times, _) => {
+                        (data.axes.as_ref().map_or_else(|| i.to_string(), |a| a.times.names[i].clone()), j)
+                    }
                     _ => (j.to_string(), i),
                 };
                 matrix.push(m.name.to_string());

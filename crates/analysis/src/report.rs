@@ -12,13 +12,13 @@ use models::{MeanMatrix, ModelKind};
 use std::fmt::Write;
 
 /// Members (block) or words (topic) listed per component.
-const TOP: usize = 10;
+pub(crate) const TOP: usize = 10;
 /// Rows (documents) listed per topic.
-const TOP_ROWS: usize = 3;
+pub(crate) const TOP_ROWS: usize = 3;
 /// The figure's matrix is averaged down to at most this many cells per axis.
 const FIGURE_CELLS: usize = 150;
 
-fn factor<'a>(result: &'a FitResult, name: &str) -> Option<&'a MeanMatrix> {
+pub(crate) fn factor<'a>(result: &'a FitResult, name: &str) -> Option<&'a MeanMatrix> {
     result.factors.iter().find(|m| m.name == name)
 }
 
@@ -72,7 +72,7 @@ fn per_second(ess: f64, seconds: f64) -> String {
 }
 
 /// The indices of the `n` largest of `values` (ties by index), largest first.
-fn top(values: impl Iterator<Item = f64>, n: usize) -> Vec<(usize, f64)> {
+pub(crate) fn top(values: impl Iterator<Item = f64>, n: usize) -> Vec<(usize, f64)> {
     let mut v: Vec<(usize, f64)> = values.enumerate().collect();
     v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     v.truncate(n);
@@ -396,6 +396,7 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
             // Gibbs fit), its groups are described by their columns instead (partition_text).
             ModelKind::Topic if result.partition.is_some() => {}
             ModelKind::Topic => topic_summary(&mut s, data, result, &source),
+            ModelKind::Tensor => crate::time_profiles::tensor_summary(&mut s, data, result, &source),
         }
         partition_text(&mut s, data, result, settings.model == ModelKind::Topic);
     }
@@ -673,7 +674,7 @@ fn by_component(theta: &MeanMatrix) -> Vec<usize> {
 }
 
 /// The label of each bin of [`shrink`] (`n` items in order into `bins`): its first item's.
-fn bin_labels(names: &[&String], bins: usize) -> Vec<String> {
+pub(crate) fn bin_labels(names: &[&String], bins: usize) -> Vec<String> {
     let mut labels = vec![String::new(); bins];
     for (i, name) in names.iter().enumerate().rev() {
         labels[i * bins / names.len().max(1)] = (*name).clone();
@@ -719,6 +720,7 @@ fn chains_disagree(result: &FitResult) -> bool {
 pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &FitResult) -> Option<FigureMatrix> {
     let theta = factor(result, "theta")?;
     match settings.model {
+        ModelKind::Tensor => crate::time_profiles::time_profile_figure(settings, data, result),
         ModelKind::Block | ModelKind::Undirected => {
             let n = data.rows.len();
             let order = by_component(theta);
@@ -822,6 +824,7 @@ mod tests {
         let labels = tables::Labels::from_names((0..n).map(|i| format!("a{i}")));
         let data = FitData {
             file: "simulated".into(),
+            axes: None,
             rows: labels.clone(),
             cols: labels,
             input: crate::Input::Released { privatized: released, alphas: vec![0.3; n], heldout_values: Vec::new() },

@@ -68,6 +68,13 @@ macro_rules! named {
                     other => Err(FitError::setting($setting, format!("{other:?}"), format!("one of {}", Self::NAMES.join(", ")))),
                 }
             }
+
+            /// The name of this choice on the command line.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)+
+                }
+            }
         }
     };
 }
@@ -311,10 +318,18 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
     } else {
         None
     };
-    // The overdispersed likelihood chosen, as a function of its dispersion `r`.
+    // The overdispersed likelihood chosen, as a function of its dispersion `r` (the tensor model
+    // is Poisson only: `auto` is Poisson for it).
     let overdispersed: Option<fn(Dispersion) -> Likelihood> = match request.likelihood {
+        LikelihoodChoice::NegativeBinomial | LikelihoodChoice::Contaminated if !request.model.has_overdispersion() => {
+            return Err(input(&format!(
+                "--likelihood {} is not allowed with --model {}: it has the Poisson likelihood only (auto or poisson)",
+                request.likelihood.name(),
+                request.model.name()
+            )));
+        }
         LikelihoodChoice::NegativeBinomial => Some(Likelihood::NegativeBinomial),
-        LikelihoodChoice::Auto if gibbs => Some(Likelihood::Contaminated),
+        LikelihoodChoice::Auto if gibbs && request.model.has_overdispersion() => Some(Likelihood::Contaminated),
         LikelihoodChoice::Contaminated => Some(Likelihood::Contaminated),
         LikelihoodChoice::Auto | LikelihoodChoice::Poisson => None,
     };

@@ -219,7 +219,8 @@ mod tests {
     /// grid is refused.
     #[test]
     fn a_score_by_hand() {
-        let truth = CountTable { rows: labels(&["a", "b"]), cols: labels(&["x", "y"]), counts: vec![0, 2, 1, 3] };
+        let truth =
+            CountTable { rows: labels(&["a", "b"]), cols: labels(&["x", "y"]), counts: vec![0, 2, 1, 3], axes: None };
         let mut rates: FitRates = HashMap::new();
         for (r, c, m) in [("a", "x", 0.5), ("a", "y", 2.0), ("b", "x", 1.0), ("b", "y", 2.0)] {
             rates.insert((r.into(), c.into()), m);
@@ -235,8 +236,12 @@ mod tests {
         assert!(score(&rates, &truth, Path::new("t.csv")).unwrap_err().to_string().contains("(c, x)"));
         // A row of the counts the fit does not have is refused, not left out.
         rates.remove(&("c".to_string(), "x".to_string()));
-        let wider =
-            CountTable { rows: labels(&["a", "b", "z"]), cols: labels(&["x", "y"]), counts: vec![0, 2, 1, 3, 5, 0] };
+        let wider = CountTable {
+            rows: labels(&["a", "b", "z"]),
+            cols: labels(&["x", "y"]),
+            counts: vec![0, 2, 1, 3, 5, 0],
+            axes: None,
+        };
         let e = score(&rates, &wider, Path::new("t.csv")).unwrap_err().to_string();
         assert!(e.contains("1 row label(s)") && e.contains("\"z\""), "{e}");
     }

@@ -101,6 +101,7 @@ mod tests {
         let labels = tables::Labels::from_names((0..n).map(|i| format!("a{i}")));
         let mut data = FitData {
             file: "simulated".into(),
+            axes: None,
             rows: labels.clone(),
             cols: labels,
             input: Input::Released { privatized, alphas, heldout_values: Vec::new() },

@@ -1,5 +1,6 @@
 //! How a raw counts file is laid out, as the commands that read one (`privatize`, `score`, and
-//! `fit` of raw counts) take it: `--delimiter`, `--row-column`, `--col-column`, `--count-column`.
+//! `fit` of raw counts) take it: `--delimiter`, `--row-column`, `--col-column`, `--count-column`,
+//! and for counts over time `--time-column`.
 
 use tables::CountsFormat;
 
@@ -19,6 +20,10 @@ pub struct CountsLayout {
     /// The column of the counts file holding the counts (3 or 3.0).
     #[arg(long, default_value = "count")]
     count_column: String,
+    /// Counts over time (row,col,time,count): the column holding the time labels. Released as
+    /// row,col,time,value; fitted with --model tensor (which reads a column `time` by default).
+    #[arg(long, value_name = "NAME")]
+    time_column: Option<String>,
 }
 
 impl CountsLayout {
@@ -27,6 +32,7 @@ impl CountsLayout {
         CountsFormat {
             delimiter: self.delimiter,
             columns: [self.row_column.clone(), self.col_column.clone(), self.count_column.clone()],
+            time: self.time_column.clone(),
         }
     }
 }

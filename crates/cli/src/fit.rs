@@ -25,11 +25,11 @@ pub struct FitArgs {
     #[command(flatten)]
     layout: crate::counts_layout::CountsLayout,
     /// block (a directed network: the same labels on both axes), undirected (a network released
-    /// once per pair, `lppf privatize --symmetric`) or topic (documents × words, any rows ×
-    /// columns).
+    /// once per pair, `lppf privatize --symmetric`), topic (documents × words, any rows ×
+    /// columns) or tensor (counts over time, row,col,time: `lppf privatize --time-column`).
     #[arg(long, value_parser = parse_model)]
     model: ModelKind,
-    /// Number of communities (block, undirected) or topics (topic).
+    /// Number of communities (block, undirected), topics (topic) or components (tensor).
     #[arg(long)]
     components: usize,
     /// private, naive, private-cavi, naive-cavi (released data); non-private, cavi (raw counts).

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 #[command(group(clap::ArgGroup::new("level").required(true).multiple(false).args(["epsilon", "alpha", "alpha_file"])))]
 pub struct PrivatizeArgs {
     /// The counts: CSV with the header row,col,count (TSV when the name ends in .tsv or .tab,
-    /// Parquet with those columns when it ends in .parquet). Cells not listed are zeros. Counts
-    /// may be written 3 or 3.0.
+    /// Parquet with those columns when it ends in .parquet); counts over time add a time column
+    /// (--time-column). Cells not listed are zeros. Counts may be written 3 or 3.0.
     #[arg(long)]
     input: PathBuf,
     #[command(flatten)]
@@ -59,6 +59,10 @@ pub struct PrivatizeArgs {
     /// With --square or --symmetric: the labels of both axes of the network (as --rows).
     #[arg(long, value_name = "FILE")]
     labels: Option<PathBuf>,
+    /// With --time-column: the time labels of the grid (as --rows), e.g. every month of the
+    /// period, so that months without counts are released too.
+    #[arg(long, value_name = "FILE")]
+    times: Option<PathBuf>,
     /// Seed the noise — for demonstrations and tests only: the release is then NOT private.
     #[arg(long)]
     seed: Option<u64>,
@@ -88,6 +92,7 @@ impl PrivatizeArgs {
             rows: self.rows.clone().map(LabelSource::File),
             cols: self.cols.clone().map(LabelSource::File),
             labels: self.labels.clone().map(LabelSource::File),
+            times: self.times.clone().map(LabelSource::File),
             seed: self.seed,
             force: self.force,
             ..PrivatizeRequest::new(&self.input, &self.output, levels)

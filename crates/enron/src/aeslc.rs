@@ -56,7 +56,12 @@ pub fn read_aeslc(root: &Path) -> Result<(Vec<Message>, ReadReport), EnronError>
             Err(why) => report.malformed.push((shown, why)),
             Ok(body) => {
                 if seen.insert((mailbox.to_string(), body.clone())) {
-                    messages.push(Message { sender: mailbox.to_string(), recipients: Vec::new(), text: body });
+                    messages.push(Message {
+                        time: None,
+                        sender: mailbox.to_string(),
+                        recipients: Vec::new(),
+                        text: body,
+                    });
                 } else {
                     report.duplicates += 1;
                 }

@@ -15,6 +15,7 @@
 //! [`read_employees`] reads the employee table that names the actors.
 
 mod aeslc;
+mod by_month;
 mod documents;
 mod employees;
 mod maildir;
@@ -22,6 +23,7 @@ mod network;
 mod table;
 
 pub use aeslc::{parse_body, read_aeslc};
+pub use by_month::{MonthlyNetwork, month_of};
 pub use documents::{DocumentTerms, STOP_WORDS, TokenizerOptions, tokenize};
 pub use employees::{Employee, employees_location, read_employees};
 pub use maildir::{parse_email, read_maildir};
@@ -65,6 +67,8 @@ pub fn table_for_tests() -> PathBuf {
 /// the table; subject and body for maildir).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
+    /// When it was sent (Unix seconds), where the source says (the cleaned table does).
+    pub time: Option<i64>,
     pub sender: String,
     pub recipients: Vec<String>,
     pub text: String,

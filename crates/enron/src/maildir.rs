@@ -143,7 +143,7 @@ pub fn parse_email(bytes: &[u8]) -> Result<Email, &'static str> {
     }
     let subject = field("subject").next().unwrap_or("");
     let message_id = field("message-id").next().map(str::to_string).filter(|s| !s.is_empty());
-    Ok(Email { message_id, message: Message { sender, recipients, text: format!("{subject}\n{body}") } })
+    Ok(Email { message_id, message: Message { time: None, sender, recipients, text: format!("{subject}\n{body}") } })
 }
 
 /// The e-mail addresses in a header value: tokens between separators that hold one `@` with

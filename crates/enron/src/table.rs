@@ -109,7 +109,7 @@ fn message(fields: &[String]) -> Result<Message, String> {
     if fields.len() != 4 {
         return Err(format!("{} fields, expected 4 (time, sender, recipients, subject)", fields.len()));
     }
-    fields[0].trim().parse::<i64>().map_err(|_| format!("time {:?} is not an integer", fields[0]))?;
+    let time = fields[0].trim().parse::<i64>().map_err(|_| format!("time {:?} is not an integer", fields[0]))?;
     let id = |s: &str| s.trim().parse::<u32>().map_err(|_| format!("actor id {s:?} is not a positive integer"));
     let sender = id(&fields[1])?.to_string();
     let mut recipients: Vec<String> = Vec::new();
@@ -119,5 +119,5 @@ fn message(fields: &[String]) -> Result<Message, String> {
             recipients.push(r);
         }
     }
-    Ok(Message { sender, recipients, text: fields[3].clone() })
+    Ok(Message { time: Some(time), sender, recipients, text: fields[3].clone() })
 }

@@ -9,7 +9,7 @@ use crate::{
 };
 use distributions::Streams;
 use mechanism::Privatized;
-use models::{Axis, MeanMatrix, ModelFamily, PoissonFactorization};
+use models::{MeanMatrix, ModelFamily};
 use std::any::Any;
 use std::ops::ControlFlow;
 use std::time::Instant;
@@ -396,13 +396,6 @@ fn summarize<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
         ControlFlow::Continue(())
     })?;
     let factors = summary.best.as_ref().map_or_else(Vec::new, |(_, _, best)| {
-        let (rows, cols) = best.shape();
-        let components = family.components();
-        let size = |axis: Axis| match axis {
-            Axis::Rows => rows,
-            Axis::Cols => cols,
-            Axis::Components => components,
-        };
         family
             .kind()
             .factors()
@@ -410,8 +403,8 @@ fn summarize<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
             .zip(family.base_factors(best))
             .map(|(layout, values)| MeanMatrix {
                 name: layout.name,
-                rows: size(layout.rows),
-                cols: size(layout.cols),
+                rows: family.axis(layout.rows),
+                cols: family.axis(layout.cols),
                 values,
             })
             .collect()

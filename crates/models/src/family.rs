@@ -8,7 +8,7 @@
 
 use crate::error::ModelError;
 use crate::{BlockModel, BlockVariational, GammaPrior, MeanFieldFactorization, MeanMatrix, PoissonFactorization};
-use crate::{Likelihood, ScalePrior, TopicModel, TopicVariational};
+use crate::{Likelihood, ScalePrior, TensorModel, TopicModel, TopicVariational};
 use distributions::Streams;
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +23,10 @@ pub enum ModelKind {
     /// Its symmetric form for undirected networks: one count per unordered pair, `π` symmetric
     /// ([`BlockModel::undirected`]); Gibbs methods only.
     Undirected,
+    /// Poisson CP factorization of three-way counts (`rows × cols × times`, laid out as the grid
+    /// `rows × cols·times`, column `j·T + t`): [`TensorFamily`]. Gibbs methods and the Poisson
+    /// likelihood only.
+    Tensor,
 }
 
 /// Which cells of the count matrix a model describes; the rest are outside it (rate 0, count
@@ -49,11 +53,13 @@ impl ModelledCells {
     }
 }
 
-/// A dimension of a model: the count matrix's rows or columns, or the number of components.
+/// A dimension of a model: the count matrix's rows or columns, a tensor's third mode (times), or
+/// the number of components.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Axis {
     Rows,
     Cols,
+    Times,
     Components,
 }
 
@@ -70,7 +76,7 @@ const THETA: FactorLayout = FactorLayout { name: "theta", rows: Axis::Rows, cols
 
 impl ModelKind {
     /// Every registered kind.
-    pub const ALL: [ModelKind; 3] = [ModelKind::Topic, ModelKind::Block, ModelKind::Undirected];
+    pub const ALL: [ModelKind; 4] = [ModelKind::Topic, ModelKind::Block, ModelKind::Undirected, ModelKind::Tensor];
 
     /// The name manifests and base files use.
     pub fn name(self) -> &'static str {
@@ -78,18 +84,31 @@ impl ModelKind {
             Self::Topic => "topic",
             Self::Block => "block",
             Self::Undirected => "undirected",
+            Self::Tensor => "tensor",
         }
     }
 
     /// The factors that determine the rates, in base-file order: `θ` (rows × components) and
-    /// `φ` (components × columns, topic-major; eq. 1) or `π` (components × components; eq. 2).
+    /// `φ` (components × columns, topic-major; eq. 1) or `π` (components × components; eq. 2);
+    /// the tensor's `θ`, `φ` (columns × components) and `ψ` (times × components).
     pub fn factors(self) -> &'static [FactorLayout] {
         match self {
             Self::Topic => &[THETA, FactorLayout { name: "phi", rows: Axis::Components, cols: Axis::Cols }],
             Self::Block | Self::Undirected => {
                 &[THETA, FactorLayout { name: "pi", rows: Axis::Components, cols: Axis::Components }]
             }
+            Self::Tensor => &[
+                THETA,
+                FactorLayout { name: "phi", rows: Axis::Cols, cols: Axis::Components },
+                FactorLayout { name: "psi", rows: Axis::Times, cols: Axis::Components },
+            ],
         }
+    }
+
+    /// Whether the counts have a third mode (times): the grid's columns are `(column, time)`
+    /// pairs, column `j·T + t`.
+    pub fn has_times(self) -> bool {
+        matches!(self, Self::Tensor)
     }
 
     /// Whether the count matrix is square with the same labels on both axes (a network).
@@ -101,23 +120,33 @@ impl ModelKind {
     /// the others): all (topic), all but the diagonal (block), the upper triangle (undirected).
     pub fn modelled_cells(self) -> ModelledCells {
         match self {
-            Self::Topic => ModelledCells::All,
+            Self::Topic | Self::Tensor => ModelledCells::All,
             Self::Block => ModelledCells::OffDiagonal,
             Self::Undirected => ModelledCells::Pairs,
         }
     }
 
-    /// Whether the model has a mean-field family for CAVI (the undirected block model has none).
+    /// Whether the model has a mean-field family for CAVI (the undirected block model and the
+    /// tensor have none).
     pub fn has_cavi(self) -> bool {
-        !matches!(self, Self::Undirected)
+        !matches!(self, Self::Undirected | Self::Tensor)
+    }
+
+    /// Whether the model takes an overdispersed likelihood (negative binomial, contaminated); the
+    /// tensor is Poisson only.
+    pub fn has_overdispersion(self) -> bool {
+        !matches!(self, Self::Tensor)
     }
 }
 
-/// The shape and prior of a model to build: counts `rows × cols`, `components` components.
+/// The shape and prior of a model to build: counts `rows × cols` (`rows × cols × times` for a
+/// tensor, on the grid `rows × cols·times`), `components` components.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FamilyShape {
     pub rows: usize,
     pub cols: usize,
+    /// A tensor's third mode; 1 for the matrix models.
+    pub times: usize,
     pub components: usize,
     pub prior: GammaPrior,
     /// A hierarchical prior's rates (`None`: flat).
@@ -135,7 +164,7 @@ pub trait FamilyVisitor {
 /// Runs `visitor` with the family of `kind` at `shape` (a square kind uses `shape.rows` for both
 /// axes).
 pub fn with_family<V: FamilyVisitor>(kind: ModelKind, shape: FamilyShape, visitor: V) -> V::Output {
-    let FamilyShape { rows, cols, components, prior, scale, likelihood } = shape;
+    let FamilyShape { rows, cols, times, components, prior, scale, likelihood } = shape;
     match kind {
         ModelKind::Topic => {
             visitor.visit(&TopicFamily { docs: rows, words: cols, topics: components, prior, scale, likelihood })
@@ -144,6 +173,7 @@ pub fn with_family<V: FamilyVisitor>(kind: ModelKind, shape: FamilyShape, visito
             let undirected = kind == ModelKind::Undirected;
             visitor.visit(&BlockFamily { actors: rows, communities: components, prior, scale, likelihood, undirected })
         }
+        ModelKind::Tensor => visitor.visit(&TensorFamily { rows, cols, times, components, prior, scale }),
     }
 }
 
@@ -184,6 +214,9 @@ pub trait ModelFamily: Sync {
     fn kind(&self) -> ModelKind;
     /// The number of components (topics, communities).
     fn components(&self) -> usize;
+    /// The size of `axis` (for a square model the columns are the rows; the matrix models have one
+    /// time).
+    fn axis(&self, axis: Axis) -> usize;
     /// Multiplies every rate of `model` by `s` through one factor that rates are linear in (the
     /// topic model's `θ`, the block model's `π`), each value floored at the smallest positive
     /// double, keeping the prior's sparsity pattern.
@@ -259,6 +292,15 @@ impl ModelFamily for TopicFamily {
         self.topics
     }
 
+    fn axis(&self, axis: Axis) -> usize {
+        match axis {
+            Axis::Rows => self.docs,
+            Axis::Cols => self.words,
+            Axis::Times => 1,
+            Axis::Components => self.topics,
+        }
+    }
+
     fn scale_rates(&self, model: &mut TopicModel, s: f64) -> Result<(), ModelError> {
         let (theta, phi) = (scaled(model.theta(), s), model.phi_topic_major());
         model.set_factors(&theta, &phi)
@@ -327,9 +369,83 @@ impl ModelFamily for BlockFamily {
         self.communities
     }
 
+    fn axis(&self, axis: Axis) -> usize {
+        match axis {
+            Axis::Rows | Axis::Cols => self.actors,
+            Axis::Times => 1,
+            Axis::Components => self.communities,
+        }
+    }
+
     fn scale_rates(&self, model: &mut BlockModel, s: f64) -> Result<(), ModelError> {
         let (theta, pi) = (model.theta().to_vec(), scaled(model.pi(), s));
         model.set_factors(&theta, &pi)
+    }
+}
+
+/// The Poisson tensor model: `rows × cols × times` counts, `components` components.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TensorFamily {
+    pub rows: usize,
+    pub cols: usize,
+    pub times: usize,
+    pub components: usize,
+    pub prior: GammaPrior,
+    /// A hierarchical prior ([`TensorModel::with_hierarchy`]).
+    pub scale: Option<ScalePrior>,
+}
+
+impl ModelFamily for TensorFamily {
+    type Gibbs = TensorModel;
+    /// None exists: `inference::fit` refuses CAVI for the tensor ([`ModelKind::has_cavi`]) and
+    /// [`ModelFamily::variational`] panics; the type only completes the trait.
+    type Variational = TopicVariational;
+
+    fn gibbs(&self, streams: Streams) -> TensorModel {
+        let model = TensorModel::new(self.rows, self.cols, self.times, self.components, self.prior, streams);
+        match self.scale {
+            Some(scale) => model.with_hierarchy(scale, streams),
+            None => model,
+        }
+    }
+
+    fn variational(&self, _streams: Streams) -> TopicVariational {
+        // A programming error: every caller checks `ModelKind::has_cavi` first (inference::fit).
+        panic!("the tensor model has no mean-field family (CAVI)")
+    }
+
+    fn set_base_factors(&self, model: &mut TensorModel, factors: &[Vec<f64>]) -> Result<(), ModelError> {
+        match factors {
+            [theta, phi, psi] => model.set_factors(theta, phi, psi),
+            _ => Err(ModelError::FactorCount { expected: 3, got: factors.len() }),
+        }
+    }
+
+    fn base_factors(&self, model: &TensorModel) -> Vec<Vec<f64>> {
+        vec![model.theta().to_vec(), model.phi().to_vec(), model.psi().to_vec()]
+    }
+
+    fn kind(&self) -> ModelKind {
+        ModelKind::Tensor
+    }
+
+    fn components(&self) -> usize {
+        self.components
+    }
+
+    fn axis(&self, axis: Axis) -> usize {
+        match axis {
+            Axis::Rows => self.rows,
+            Axis::Cols => self.cols,
+            Axis::Times => self.times,
+            Axis::Components => self.components,
+        }
+    }
+
+    /// Through `ψ`, which every rate is linear in.
+    fn scale_rates(&self, model: &mut TensorModel, s: f64) -> Result<(), ModelError> {
+        let (theta, phi, psi) = (model.theta().to_vec(), model.phi().to_vec(), scaled(model.psi(), s));
+        model.set_factors(&theta, &phi, &psi)
     }
 }
 
@@ -371,13 +487,42 @@ mod tests {
         let prior = GammaPrior::new(1.0, 1.0).unwrap();
         with_family(
             ModelKind::Topic,
-            FamilyShape { rows: 3, cols: 4, components: 2, prior, scale: None, likelihood: Likelihood::Poisson },
+            FamilyShape {
+                rows: 3,
+                cols: 4,
+                times: 1,
+                components: 2,
+                prior,
+                scale: None,
+                likelihood: Likelihood::Poisson,
+            },
+            RoundTrip,
+        );
+        with_family(
+            ModelKind::Tensor,
+            FamilyShape {
+                rows: 3,
+                cols: 2,
+                times: 4,
+                components: 2,
+                prior,
+                scale: None,
+                likelihood: Likelihood::Poisson,
+            },
             RoundTrip,
         );
         for kind in [ModelKind::Block, ModelKind::Undirected] {
             with_family(
                 kind,
-                FamilyShape { rows: 3, cols: 3, components: 2, prior, scale: None, likelihood: Likelihood::Poisson },
+                FamilyShape {
+                    rows: 3,
+                    cols: 3,
+                    times: 1,
+                    components: 2,
+                    prior,
+                    scale: None,
+                    likelihood: Likelihood::Poisson,
+                },
                 RoundTrip,
             );
         }
@@ -387,8 +532,15 @@ mod tests {
     fn modelled_cells_say_what_the_models_exclude() {
         let prior = GammaPrior::new(1.0, 1.0).unwrap();
         for kind in ModelKind::ALL {
-            let shape =
-                FamilyShape { rows: 4, cols: 4, components: 2, prior, scale: None, likelihood: Likelihood::Poisson };
+            let shape = FamilyShape {
+                rows: 4,
+                cols: 4,
+                times: 1,
+                components: 2,
+                prior,
+                scale: None,
+                likelihood: Likelihood::Poisson,
+            };
             let expected: Vec<usize> = match kind.modelled_cells() {
                 ModelledCells::All => Vec::new(),
                 ModelledCells::OffDiagonal => vec![0, 5, 10, 15],

@@ -30,8 +30,8 @@ pub use block::BlockModel;
 pub use block_variational::BlockVariational;
 pub use error::ModelError;
 pub use family::{
-    Axis, BlockFamily, FactorLayout, FamilyShape, FamilyVisitor, ModelFamily, ModelKind, ModelledCells, TopicFamily,
-    with_family,
+    Axis, BlockFamily, FactorLayout, FamilyShape, FamilyVisitor, ModelFamily, ModelKind, ModelledCells, TensorFamily,
+    TopicFamily, with_family,
 };
 pub use overdispersion::{Dispersion, DispersionError, Likelihood, R_MAX, R_MIN};
 pub use prior::{GammaPrior, HYPERPARAMETER_RANGE, PriorError, ScalePrior};

@@ -280,7 +280,8 @@ fn with_family<T: FamilyTask>(manifest: &Manifest, task: T) -> Result<T::Output,
     }
     // Validation resolved the likelihood against the manifest's file already.
     let likelihood = m.likelihood().model().map_err(|(_, _, allowed)| RunError::Parameter(allowed))?;
-    let shape = FamilyShape { rows, cols, components: m.components, prior, scale: m.prior.scale(), likelihood };
+    let shape =
+        FamilyShape { rows, cols, times: 1, components: m.components, prior, scale: m.prior.scale(), likelihood };
     models::with_family(m.kind, shape, Visit(task))
 }
 

@@ -91,6 +91,8 @@ pub struct PrivatizeRequest {
     pub rows: Option<LabelSource>,
     pub cols: Option<LabelSource>,
     pub labels: Option<LabelSource>,
+    /// With a time column (`format.time`): the file stating the time labels (`times`).
+    pub times: Option<LabelSource>,
     /// Seed the noise: for demonstrations and tests only; the release is then NOT private.
     pub seed: Option<u64>,
     /// Replace an existing release at `output`.
@@ -114,6 +116,7 @@ impl PrivatizeRequest {
             rows: None,
             cols: None,
             labels: None,
+            times: None,
             seed: None,
             force: false,
         }
@@ -198,6 +201,7 @@ fn inputs(request: &PrivatizeRequest) -> Vec<(&'static str, &Path)> {
         ("--rows", label_file(&request.rows)),
         ("--cols", label_file(&request.cols)),
         ("--labels", label_file(&request.labels)),
+        ("--times", label_file(&request.times)),
     ];
     files.into_iter().filter_map(|(flag, path)| Some((flag, path?))).collect()
 }
@@ -248,6 +252,15 @@ fn grid_labels(request: &PrivatizeRequest) -> Result<GridLabels, PrivatizeError>
             "--labels states the labels of a network and needs --square or --symmetric; a table takes --rows and --cols",
         ),
         tables::LabelOptionError::Read(e) => bad_input(e),
+    })
+    .and_then(|mut given| {
+        given.times = match (&request.times, request.format.time.is_some()) {
+            (Some(_), false) => {
+                return Err(bad_input("--times states the time labels of counts over time and needs --time-column"));
+            }
+            (source, _) => source.as_ref().map(LabelSource::read).transpose().map_err(bad_input)?,
+        };
+        Ok(given)
     })
 }
 
@@ -390,6 +403,12 @@ pub fn prepare_release(request: &PrivatizeRequest) -> Result<Prepared, Privatize
             "--diagonal applies to --symmetric releases (a directed release already lists every cell, the diagonal included)",
         ));
     }
+    if request.symmetric && request.format.time.is_some() {
+        return Err(bad_input(
+            "--symmetric with --time-column: an undirected network over time is not supported; release the directed \
+             network over time (--square) instead",
+        ));
+    }
     let square = request.square || request.symmetric;
     let given = grid_labels(request)?;
     let mut table = match &request.records {
@@ -447,7 +466,7 @@ pub fn prepare_release(request: &PrivatizeRequest) -> Result<Prepared, Privatize
         }
     };
     let alphas: Vec<f64> = levels.iter().map(ExactTwoSidedGeometric::alpha).collect();
-    let released = ReleasedTable { rows: table.rows, cols: table.cols, values, layout };
+    let released = ReleasedTable { rows: table.rows, cols: table.cols, values, layout, axes: table.axes };
 
     let mut sidecar = PrivacySidecar {
         mechanism: "two-sided geometric (discrete Laplace) noise on every cell, zeros included; exact integer sampler \
@@ -457,8 +476,9 @@ pub fn prepare_release(request: &PrivatizeRequest) -> Result<Prepared, Privatize
         randomness: randomness.describe(),
         precision: n,
         rows: released.rows.len(),
-        cols: released.cols.len(),
+        cols: released.axis_sizes().1,
         square,
+        times: released.axes.as_ref().map(|a| a.times.len()),
         symmetric: request.symmetric,
         diagonal: request.diagonal,
         alpha: None,
@@ -483,14 +503,21 @@ pub fn prepare_release(request: &PrivatizeRequest) -> Result<Prepared, Privatize
     } else {
         format!("alpha from {lo:.6} to {hi:.6} (epsilon {:.6} to {:.6}) at precision N = {n}", eps(hi), eps(lo))
     };
-    let what = match layout {
-        Layout::Grid => format!(
+    let what = match (layout, &released.axes) {
+        (Layout::Grid, Some(axes)) => format!(
+            "{} × {} × {} times = {} cells (every cell, zeros included)",
+            released.rows.len(),
+            axes.cols.len(),
+            axes.times.len(),
+            released.values.len()
+        ),
+        (Layout::Grid, None) => format!(
             "{} × {} = {} cells (every cell, zeros included)",
             released.rows.len(),
             released.cols.len(),
             released.values.len()
         ),
-        Layout::Pairs { diagonal } => format!(
+        (Layout::Pairs { diagonal }, _) => format!(
             "the {} pairs of {v} labels of an undirected network (each pair once, zeros included; the diagonal {})",
             v * (v - 1) / 2,
             if diagonal { "too" } else { "not released" }
@@ -502,8 +529,14 @@ pub fn prepare_release(request: &PrivatizeRequest) -> Result<Prepared, Privatize
         randomness.describe(),
         sidecar_file.display()
     );
-    if !given.complete(square) {
-        let flags = if square { "--labels FILE" } else { "--rows FILE and --cols FILE" };
+    let timed = request.format.time.is_some();
+    if !given.complete(square, timed) {
+        let flags = match (square, timed) {
+            (true, false) => "--labels FILE",
+            (true, true) => "--labels FILE and --times FILE",
+            (false, false) => "--rows FILE and --cols FILE",
+            (false, true) => "--rows FILE, --cols FILE and --times FILE",
+        };
         warnings.push(format!(
             "NOTE: the grid's labels were taken from {} (sorted, so their order reveals nothing). If that file \
              lists only non-zero cells, a label that appears nowhere else reveals that its cells are non-zero: \

@@ -138,6 +138,11 @@ impl BaseParameters {
         if self.model.square() { self.rows() } else { self.size(Axis::Cols) }
     }
 
+    /// Number of times (a tensor's third mode; 1 for the matrix models).
+    pub fn times(&self) -> usize {
+        if self.model.has_times() { self.size(Axis::Times) } else { 1 }
+    }
+
     /// Each factor flattened row-major, in `model.factors()` order.
     pub fn factors_flat(&self) -> Vec<Vec<f64>> {
         self.factors.iter().map(|m| m.concat()).collect()
@@ -186,6 +191,7 @@ impl BaseParameters {
         let size = |axis| match axis {
             Axis::Rows => rows,
             Axis::Cols => cols,
+            Axis::Times => self.times(),
             Axis::Components => k,
         };
         for (layout, matrix) in layouts.iter().zip(&self.factors) {

@@ -3,6 +3,7 @@
 use crate::cells::Cells;
 use crate::error::TableError;
 use crate::records::{Place, for_each_record, read_records};
+use crate::times::TimeAxes;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -63,8 +64,11 @@ impl Labels {
 #[derive(Clone, Debug, PartialEq)]
 pub struct CountTable {
     pub rows: Labels,
+    /// The grid's columns (for counts over time, the `(column, time)` pairs: [`TimeAxes`]).
     pub cols: Labels,
     pub counts: Vec<u64>,
+    /// Counts over time: the column and time labels behind `cols`.
+    pub axes: Option<TimeAxes>,
 }
 
 impl CountTable {
@@ -99,7 +103,8 @@ impl CountTable {
     }
 }
 
-/// Checks `rows × cols` against [`MAX_CELLS`].
+/// Checks `rows × cols` (`cols` the grid's columns: columns × times for counts over time)
+/// against [`MAX_CELLS`].
 pub(crate) fn check_grid(path: &Path, rows: usize, cols: usize) -> Result<usize, TableError> {
     match rows.checked_mul(cols) {
         Some(cells) if cells <= MAX_CELLS => Ok(cells),
@@ -128,12 +133,15 @@ pub struct GridLabels {
     pub rows: Option<Labels>,
     /// Column labels (not for a network).
     pub cols: Option<Labels>,
+    /// Time labels (counts over time only).
+    pub times: Option<Labels>,
 }
 
 impl GridLabels {
-    /// Whether every axis of the grid is stated (a network needs only `rows`).
-    pub fn complete(&self, square: bool) -> bool {
-        self.rows.is_some() && (square || self.cols.is_some())
+    /// Whether every axis of the grid is stated (a network needs only `rows`; counts over time,
+    /// `timed`, need `times` too).
+    pub fn complete(&self, square: bool, timed: bool) -> bool {
+        self.rows.is_some() && (square || self.cols.is_some()) && (!timed || self.times.is_some())
     }
 
     /// The labels a user stated, from the options of a network (`labels`, both axes) or of a table
@@ -153,7 +161,7 @@ impl GridLabels {
             return Err(LabelOptionError::Misuse(LabelOptionMisuse::NetworkOptionOnTable));
         }
         let read = |s: Option<&S>| s.map(&read).transpose().map_err(LabelOptionError::Read);
-        Ok(GridLabels { rows: read(if square { labels } else { rows })?, cols: read(cols)? })
+        Ok(GridLabels { rows: read(if square { labels } else { rows })?, cols: read(cols)?, times: None })
     }
 }
 
@@ -178,6 +186,18 @@ pub enum LabelOptionError<E> {
 /// label per line, in the order the grid lists them. Empty and repeated labels are errors.
 pub fn read_labels(path: &Path) -> Result<Labels, TableError> {
     labels_of_records(path, &read_records(path, &["label"])?)
+}
+
+/// Writes `labels` as [`read_labels`] reads them (a CSV with the header `label`), atomically.
+pub fn write_labels(path: &Path, labels: &Labels) -> Result<(), TableError> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let error = |e: csv::Error| TableError::file(path, format!("cannot write: {e}"));
+    writer.write_record(["label"]).map_err(error)?;
+    for name in &labels.names {
+        writer.write_record([name]).map_err(error)?;
+    }
+    let text = writer.into_inner().map_err(|e| TableError::file(path, format!("cannot write: {e}")))?;
+    results::write_atomic(path, &text).map_err(|e| TableError::file(path, e))
 }
 
 /// [`read_labels`] of labels held in memory (a Python list): `name` stands for the list in
@@ -218,13 +238,16 @@ fn sorted(labels: Labels) -> (Labels, Vec<usize>) {
     (sorted, moved)
 }
 
-/// How a counts file is laid out: its CSV delimiter and the names of its three columns.
+/// How a counts file is laid out: its CSV delimiter and the names of its columns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CountsFormat {
     /// The CSV field delimiter; `None`: a tab for `.tsv`/`.tab` files, else a comma.
     pub delimiter: Option<u8>,
     /// The columns holding the row label, the column label and the count.
     pub columns: [String; 3],
+    /// The column holding the time label, for counts over time (`row,col,time,count`); `None`
+    /// for a matrix.
+    pub time: Option<String>,
 }
 
 /// A delimiter as a user writes it (`--delimiter`, `delimiter=` in Python): one ASCII character
@@ -242,7 +265,7 @@ pub fn parse_delimiter(text: &str) -> Result<u8, String> {
 impl Default for CountsFormat {
     /// `row,col,count`, delimiter by extension.
     fn default() -> Self {
-        Self { delimiter: None, columns: ["row".into(), "col".into(), "count".into()] }
+        Self { delimiter: None, columns: ["row".into(), "col".into(), "count".into()], time: None }
     }
 }
 
@@ -307,7 +330,9 @@ pub fn read_counts_as(
     format: &CountsFormat,
 ) -> Result<CountTable, TableError> {
     let [row_name, col_name, count_name] = &format.columns;
-    let wanted = [row_name.as_str(), col_name.as_str(), count_name.as_str()];
+    let mut wanted = vec![row_name.as_str(), col_name.as_str()];
+    wanted.extend(format.time.as_deref());
+    wanted.push(count_name.as_str());
     counts_of_records(path, square, given, format, |visit| for_each_record(path, &wanted, format.delimiter, visit))
 }
 
@@ -360,8 +385,9 @@ pub fn counts_from_records(
     })
 }
 
-/// The grid of counts from records `each` hands to its visitor (`row`, `col`, `count` text, in
-/// the columns `format` names): see [`read_counts_as`].
+/// The grid of counts from records `each` hands to its visitor (`row`, `col`, [`time`,] `count`
+/// text, in the columns `format` names): see [`read_counts_as`]. With a time column the grid's
+/// columns are the `(column, time)` pairs, column `j·T + t` ([`TimeAxes`]).
 fn counts_of_records(
     path: &Path,
     square: bool,
@@ -369,9 +395,13 @@ fn counts_of_records(
     format: &CountsFormat,
     each: impl FnOnce(&mut dyn FnMut(Place, &[&str]) -> Result<(), TableError>) -> Result<(), TableError>,
 ) -> Result<CountTable, TableError> {
-    let (mut rows, fixed_rows) = (given.rows.clone().unwrap_or_default(), given.rows.is_some());
-    let given_cols = if square { None } else { given.cols.as_ref() };
-    let (mut cols, fixed_cols) = (given_cols.cloned().unwrap_or_default(), given_cols.is_some());
+    let timed = format.time.is_some();
+    let axis = |labels: &Option<Labels>| (labels.clone().unwrap_or_default(), labels.is_some());
+    let (mut rows, fixed_rows) = axis(&given.rows);
+    let (mut cols, fixed_cols) = axis(if square { &None } else { &given.cols });
+    let (mut times, fixed_times) = axis(&given.times);
+    // With a time column: the (column, time) pairs in order of first appearance.
+    let (mut pairs, mut pair_index) = (Vec::<(usize, usize)>::new(), HashMap::<(usize, usize), usize>::new());
     let mut cells = Cells::<u64>::new();
     // On a network both labels are looked up (and new ones added) on the one axis `rows`.
     let place_label = |labels: &mut Labels, fixed: bool, axis: &str, label: &str, place: Place| match labels.get(label)
@@ -384,9 +414,18 @@ fn counts_of_records(
         None => Ok(labels.intern(label)),
     };
     let [row_name, col_name, count_name] = &format.columns;
+    let time_name = format.time.as_deref().unwrap_or("time");
     each(&mut |place, record| {
-        let (r, c, count) = (record[0], record[1], record[2]);
-        for (field, label) in [(row_name, r), (col_name, c)] {
+        let (r, c, t, count) = match record {
+            [r, c, t, count] => (*r, *c, Some(*t), *count),
+            [r, c, count, ..] => (*r, *c, None, *count),
+            _ => return Err(TableError::at(path, place, "expected row, column and count fields")),
+        };
+        let cell = match t {
+            Some(t) => format!("({r}, {c}, {t})"),
+            None => format!("({r}, {c})"),
+        };
+        for (field, label) in [(row_name.as_str(), r), (col_name, c), (time_name, t.unwrap_or("-"))] {
             if label.is_empty() {
                 return Err(TableError::at(path, place, format!("empty `{field}` label")));
             }
@@ -396,7 +435,7 @@ fn counts_of_records(
                 path,
                 place,
                 format!(
-                    "({r}, {c}): {count_name} {count:?} is not allowed: it must be an integer from 0 to {MAX_COUNT} \
+                    "{cell}: {count_name} {count:?} is not allowed: it must be an integer from 0 to {MAX_COUNT} \
                      (3 or 3.0)"
                 ),
             )
@@ -407,38 +446,60 @@ fn counts_of_records(
         } else {
             place_label(&mut cols, fixed_cols, "column", c, place)?
         };
+        let j = match t {
+            Some(t) => {
+                let pair = (j, place_label(&mut times, fixed_times, "time", t, place)?);
+                *pair_index.entry(pair).or_insert_with(|| {
+                    pairs.push(pair);
+                    pairs.len() - 1
+                })
+            }
+            None => j,
+        };
         cells.push((i, j), count).map_err(|_| {
-            TableError::at(path, place, format!("the cell ({r}, {c}) is listed twice; list each cell once"))
+            TableError::at(path, place, format!("the cell {cell} is listed twice; list each cell once"))
         })?;
         // A grid above the bound is refused as soon as its labels pass it, before it is allocated.
         let width = if square { rows.len() } else { cols.len() };
-        check_grid(path, rows.len(), width)?;
+        check_grid(path, rows.len(), width.saturating_mul(if timed { times.len() } else { 1 }))?;
         Ok(())
     })?;
-    if cells.len() == 0 && !given.complete(square) {
-        return Err(TableError::file(path, "no cells: expected a header row,col,count and at least one line"));
+    if cells.len() == 0 && !given.complete(square, timed) {
+        let header = match timed {
+            true => "row,col,time,count",
+            false => "row,col,count",
+        };
+        return Err(TableError::file(path, format!("no cells: expected a header {header} and at least one line")));
     }
-    let (rows, row_moved) = if fixed_rows {
-        let n = rows.len();
-        (rows, (0..n).collect())
-    } else {
-        sorted(rows)
-    };
-    let (cols, col_moved) = match (square, fixed_cols) {
-        (true, _) => (rows.clone(), row_moved.clone()),
-        (false, true) => {
-            let n = cols.len();
-            (cols, (0..n).collect())
+    let in_order = |labels: Labels, fixed: bool| match fixed {
+        true => {
+            let n = labels.len();
+            (labels, (0..n).collect::<Vec<_>>())
         }
-        (false, false) => sorted(cols),
+        false => sorted(labels),
+    };
+    let (rows, row_moved) = in_order(rows, fixed_rows);
+    let (cols, col_moved) = match square {
+        true => (rows.clone(), row_moved.clone()),
+        false => in_order(cols, fixed_cols),
+    };
+    let (cols, col_moved, axes) = match timed {
+        false => (cols, col_moved, None),
+        true => {
+            let (times, time_moved) = in_order(times, fixed_times);
+            let width = times.len();
+            let pair_moved = pairs.iter().map(|&(j, t)| col_moved[j] * width + time_moved[t]).collect();
+            let axes = TimeAxes { cols, times };
+            (axes.grid_labels(path)?, pair_moved, Some(axes))
+        }
     };
     check_grid(path, rows.len(), cols.len())?;
     // Stated labels on both axes keep their indices: no remapping (and, listed in grid order, no
     // copy of the values).
-    let identity = fixed_rows && (square || fixed_cols);
+    let identity = fixed_rows && (square || fixed_cols) && !timed;
     let remap = (!identity).then_some((row_moved.as_slice(), col_moved.as_slice()));
     let counts = cells.into_grid((rows.len(), cols.len()), remap);
-    Ok(CountTable { rows, cols, counts })
+    Ok(CountTable { rows, cols, counts, axes })
 }
 
 #[cfg(test)]
@@ -454,7 +515,12 @@ mod tests {
         let (people, words) = (list(&["a", "b"]), list(&["x"]));
         let network = GridLabels::from_options(true, Some(&people), None, None, read).unwrap();
         assert_eq!(network.rows.as_ref().map(|l| l.names.len()), Some(2));
-        assert!(network.cols.is_none() && network.complete(true) && !network.complete(false));
+        assert!(
+            network.cols.is_none()
+                && network.complete(true, false)
+                && !network.complete(false, false)
+                && !network.complete(true, true)
+        );
         let table = GridLabels::from_options(false, None, Some(&people), Some(&words), read).unwrap();
         assert_eq!(table.cols.as_ref().map(|l| l.names.len()), Some(1));
         let misuse = |r: Result<GridLabels, LabelOptionError<TableError>>| match r {

@@ -22,8 +22,8 @@ impl fmt::Display for Place {
     }
 }
 
-/// The most columns a caller asks for (`row,col,count`).
-const MAX_WANTED: usize = 3;
+/// The most columns a caller asks for (`row,col,time,count`).
+const MAX_WANTED: usize = 4;
 
 /// The field delimiter of a CSV file: `given`, else a tab for names ending in `.tsv` or `.tab`,
 /// else a comma.

@@ -1,11 +1,14 @@
 //! Released values `row,col,value`: every cell of the grid once, or for an undirected network
-//! (`lppf privatize --symmetric`) every unordered pair once.
+//! (`lppf privatize --symmetric`) every unordered pair once; counts over time as
+//! `row,col,time,value`, every cell of the grid `rows × cols·times` once.
 
 use crate::cells::Cells;
 use crate::error::TableError;
 use crate::grid::{CountTable, Labels, check_grid};
 use crate::records::{delimiter, for_each_record, is_parquet};
+use crate::times::TimeAxes;
 use results::Values;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Released values on a labelled grid (row-major).
@@ -17,6 +20,8 @@ pub struct ReleasedTable {
     /// released value at `(i, j)` and `(j, i)`) and the diagonal 0 unless released.
     pub values: Vec<i64>,
     pub layout: Layout,
+    /// Counts over time: the column and time labels behind `cols` ([`TimeAxes`]).
+    pub axes: Option<TimeAxes>,
 }
 
 /// Which cells a release lists.
@@ -44,12 +49,23 @@ impl Layout {
 impl ReleasedTable {
     /// A release of every cell of the grid.
     pub fn grid(rows: Labels, cols: Labels, values: Vec<i64>) -> Self {
-        Self { rows, cols, values, layout: Layout::Grid }
+        Self { rows, cols, values, layout: Layout::Grid, axes: None }
+    }
+
+    /// `(rows, columns, times)` as a sidecar states them: for counts over time the column and
+    /// time labels, else the grid's columns and one time.
+    pub fn axis_sizes(&self) -> (usize, usize, usize) {
+        match &self.axes {
+            Some(a) => (self.rows.len(), a.cols.len(), a.times.len()),
+            None => (self.rows.len(), self.cols.len(), 1),
+        }
     }
 
     /// Whether both axes hold the same labels (a network), in any order.
+    /// Over time, whether the column labels behind the grid's columns are the row labels.
     pub fn is_square(&self) -> bool {
-        self.cols.len() == self.rows.len() && self.rows.names.iter().all(|r| self.cols.get(r).is_some())
+        let cols = self.axes.as_ref().map_or(&self.cols, |a| &a.cols);
+        cols.len() == self.rows.len() && self.rows.names.iter().all(|r| cols.get(r).is_some())
     }
 
     /// The same table with its columns in the order of its rows, when both axes hold the same
@@ -68,7 +84,7 @@ impl ReleasedTable {
         for i in 0..n {
             values.extend(order.iter().map(|&j| self.values[i * n + j]));
         }
-        Some(ReleasedTable { cols: self.rows.clone(), rows: self.rows, values, layout: self.layout })
+        Some(ReleasedTable { cols: self.rows.clone(), rows: self.rows, values, layout: self.layout, axes: None })
     }
 }
 
@@ -84,7 +100,7 @@ pub fn write_released_pending(path: &Path, table: &ReleasedTable) -> Result<resu
     let (rows, cols, layout) = (table.rows.len(), table.cols.len(), table.layout);
     let cells = (0..rows).flat_map(|i| layout.columns(i, cols).map(move |j| (i, j)));
     let cells = cells.map(|(i, j)| (i, j, table.values[i * cols + j]));
-    write_cells(path, (&table.rows, &table.cols), "value", cells)
+    write_cells(path, (&table.rows, &table.cols, table.axes.as_ref()), "value", cells)
 }
 
 /// Writes the non-zero cells of `table` as `row,col,count` (Parquet when the name ends in
@@ -94,15 +110,15 @@ pub fn write_counts(path: &Path, table: &CountTable) -> Result<(), TableError> {
     let cols = table.cols.len();
     let cells = table.counts.iter().enumerate().filter(|(_, c)| **c > 0);
     let cells = cells.map(|(n, &c)| (n / cols, n % cols, i64::try_from(c).unwrap_or(i64::MAX)));
-    Ok(results::persist(write_cells(path, (&table.rows, &table.cols), "count", cells)?, path)?)
+    Ok(results::persist(write_cells(path, (&table.rows, &table.cols, table.axes.as_ref()), "count", cells)?, path)?)
 }
 
-/// Writes `(row index, col index, value)` cells as `row,col,<value_name>` with their labels,
-/// streaming (a release of 10⁸ cells is never held as text or as one Parquet batch), into a
-/// complete pending file for `path`.
+/// Writes `(row index, col index, value)` cells as `row,col,<value_name>` with their labels
+/// (`row,col,time,<value_name>` with time axes), streaming (a release of 10⁸ cells is never held
+/// as text or as one Parquet batch), into a complete pending file for `path`.
 fn write_cells(
     path: &Path,
-    (rows, cols): (&Labels, &Labels),
+    (rows, cols, axes): (&Labels, &Labels, Option<&TimeAxes>),
     value_name: &str,
     mut cells: impl Iterator<Item = (usize, usize, i64)>,
 ) -> Result<results::TempPath, TableError> {
@@ -110,26 +126,50 @@ fn write_cells(
         // Parts of 2¹⁸ cells; part 0 always (a table without cells still has its columns).
         const PART: usize = 1 << 18;
         let part = |i: usize| {
-            let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut r, mut c, mut t, mut v) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             for (i, j, value) in cells.by_ref().take(PART) {
                 r.push(rows.names[i].clone());
-                c.push(cols.names[j].clone());
+                match axes {
+                    Some(a) => {
+                        let (j, time) = a.split(j);
+                        c.push(a.cols.names[j].clone());
+                        t.push(a.times.names[time].clone());
+                    }
+                    None => c.push(cols.names[j].clone()),
+                }
                 v.push(value);
             }
-            let columns = vec![("row", Values::Text(r)), ("col", Values::Text(c)), (value_name, Values::Int(v))];
-            Ok((i == 0 || !columns[2].1.is_empty()).then_some(columns))
+            let empty = v.is_empty();
+            let mut columns = vec![("row", Values::Text(r)), ("col", Values::Text(c))];
+            if axes.is_some() {
+                columns.push(("time", Values::Text(t)));
+            }
+            columns.push((value_name, Values::Int(v)));
+            Ok((i == 0 || !empty).then_some(columns))
         };
         return Ok(results::write_table_parts_pending(path, &[], part)?);
     }
     Ok(results::write_pending_with(path, |file| {
         let mut writer = csv::WriterBuilder::new().delimiter(delimiter(path, None)).from_writer(file);
         let csv_error = |e: csv::Error| results::ResultsError::new(path, e);
-        writer.write_record(["row", "col", value_name]).map_err(csv_error)?;
         let mut value = itoa::Buffer::new();
-        for (i, j, v) in cells {
-            writer
-                .write_record([rows.names[i].as_str(), cols.names[j].as_str(), value.format(v)])
-                .map_err(csv_error)?;
+        match axes {
+            None => {
+                writer.write_record(["row", "col", value_name]).map_err(csv_error)?;
+                for (i, j, v) in cells {
+                    writer
+                        .write_record([rows.names[i].as_str(), cols.names[j].as_str(), value.format(v)])
+                        .map_err(csv_error)?;
+                }
+            }
+            Some(a) => {
+                writer.write_record(["row", "col", "time", value_name]).map_err(csv_error)?;
+                for (i, j, v) in cells {
+                    let (j, t) = a.split(j);
+                    let labels = [rows.names[i].as_str(), a.cols.names[j].as_str(), a.times.names[t].as_str()];
+                    writer.write_record([labels[0], labels[1], labels[2], value.format(v)]).map_err(csv_error)?;
+                }
+            }
         }
         writer.flush().map_err(|e| results::ResultsError::new(path, e))
     })?)
@@ -227,7 +267,60 @@ pub fn read_released_pairs(path: &Path, diagonal: bool) -> Result<ReleasedTable,
             values[j * v + i] = values[i * v + j];
         }
     }
-    Ok(ReleasedTable { rows: labels.clone(), cols: labels, values, layout })
+    Ok(ReleasedTable { rows: labels.clone(), cols: labels, values, layout, axes: None })
+}
+
+/// Reads a release of counts over time, `row,col,time,value`: labels in order of first
+/// appearance, every cell of the `rows × cols × times` grid exactly once (a missing cell or one
+/// listed twice is an error naming it), on the grid `rows × cols·times` ([`TimeAxes`]).
+pub fn read_released_over_time(path: &Path) -> Result<ReleasedTable, TableError> {
+    let (mut rows, mut cols, mut times) = (Labels::default(), Labels::default(), Labels::default());
+    let (mut pairs, mut pair_index) = (Vec::<(usize, usize)>::new(), HashMap::<(usize, usize), usize>::new());
+    let mut cells = Cells::<i64>::new();
+    for_each_record(path, &["row", "col", "time", "value"], None, |place, record| {
+        let value = released_value(path, place, record[3])?;
+        let (r, c, t) = (record[0], record[1], record[2]);
+        let pair = (cols.intern(c), times.intern(t));
+        let j = *pair_index.entry(pair).or_insert_with(|| {
+            pairs.push(pair);
+            pairs.len() - 1
+        });
+        cells
+            .push((rows.intern(r), j), value)
+            .map_err(|_| TableError::at(path, place, format!("the cell ({r}, {c}, {t}) is listed twice")))?;
+        check_grid(path, rows.len(), cols.len().saturating_mul(times.len()))?;
+        Ok(())
+    })?;
+    if cells.len() == 0 {
+        return Err(TableError::file(path, "no cells: expected a header row,col,time,value and one line per cell"));
+    }
+    let (i_count, j_count, t_count) = (rows.len(), cols.len(), times.len());
+    let n = check_grid(path, i_count, j_count * t_count)?;
+    if cells.len() < n {
+        // The first missing cell: a pair that never appears, else a row's missing pair.
+        let missing = (0..j_count * t_count)
+            .map(|c| (c / t_count, c % t_count))
+            .find(|p| !pair_index.contains_key(p))
+            .map(|(j, t)| (0, j, t))
+            .or_else(|| cells.first_missing(i_count, pairs.len()).map(|(i, p)| (i, pairs[p].0, pairs[p].1)));
+        let (i, j, t) = missing.unwrap_or_default();
+        return Err(TableError::file(
+            path,
+            format!(
+                "{} cells of the {i_count} × {j_count} × {t_count} grid are missing, e.g. ({}, {}, {}); a release \
+                 lists every cell",
+                n - cells.len(),
+                rows.names[i],
+                cols.names[j],
+                times.names[t]
+            ),
+        ));
+    }
+    let rows_in_place: Vec<usize> = (0..i_count).collect();
+    let pair_moved: Vec<usize> = pairs.iter().map(|&(j, t)| j * t_count + t).collect();
+    let values = cells.into_grid((i_count, j_count * t_count), Some((&rows_in_place, &pair_moved)));
+    let axes = TimeAxes { cols, times };
+    Ok(ReleasedTable { cols: axes.grid_labels(path)?, rows, values, layout: Layout::Grid, axes: Some(axes) })
 }
 
 #[cfg(test)]
@@ -240,7 +333,12 @@ mod tests {
     #[test]
     fn tables_round_trip_in_both_formats() {
         let labels = Labels::from_names(["a, the first".to_string(), "b".to_string(), "c".to_string()]);
-        let counts = CountTable { rows: labels.clone(), cols: labels.clone(), counts: vec![0, 2, 0, 1, 0, 7, 3, 0, 0] };
+        let counts = CountTable {
+            rows: labels.clone(),
+            cols: labels.clone(),
+            counts: vec![0, 2, 0, 1, 0, 7, 3, 0, 0],
+            axes: None,
+        };
         let released = ReleasedTable::grid(labels.clone(), labels, vec![-1, 2, 0, 1, -5, 7, 3, 0, 4]);
         let dir = std::env::temp_dir().join(format!("lppf-tables-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -302,7 +400,8 @@ mod tests {
         // 400,000 cells, 285,714 of them non-zero counts: both above a part.
         let values: Vec<i64> = (0..n_rows * n_cols).map(|n| (n as i64 % 7) - 1).collect();
         let released = ReleasedTable::grid(rows.clone(), cols.clone(), values);
-        let counts = CountTable { rows, cols, counts: released.values.iter().map(|&v| v.max(0) as u64).collect() };
+        let counts =
+            CountTable { rows, cols, counts: released.values.iter().map(|&v| v.max(0) as u64).collect(), axes: None };
         let dir = std::env::temp_dir().join(format!("lppf-tables-parts-{}", std::process::id()));
         for ext in ["csv", "parquet"] {
             let path = dir.join(format!("released.{ext}"));
@@ -324,6 +423,7 @@ mod tests {
         let given = crate::GridLabels {
             rows: Some(Labels::from_names(["b".to_string(), "a".to_string()])),
             cols: Some(Labels::from_names(["y".to_string(), "x".to_string()])),
+            times: None,
         };
         for (name, text) in [
             ("sparse.csv", "row,col,count\na,x,1\nb,y,2\n"),
@@ -354,6 +454,7 @@ mod tests {
                 cols: labels.clone(),
                 values,
                 layout: Layout::Pairs { diagonal },
+                axes: None,
             };
             for ext in ["csv", "parquet"] {
                 let path = dir.join(format!("pairs-{diagonal}.{ext}"));
@@ -380,6 +481,81 @@ mod tests {
         let read = read_released_pairs(&path, false).unwrap();
         assert_eq!(read.rows.names, ["b", "a", "c"]);
         assert_eq!(read.values, vec![0, 1, 2, 1, 0, 0, 2, 0, 0]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Counts over time: `row,col,time,count` lands on the grid `rows × cols·times` (column
+    /// `j·T + t`, labels sorted or stated, a stated time without counts kept), and a release of it
+    /// (`row,col,time,value`) reads back as written, in CSV and Parquet, in any line order; a
+    /// cell twice, a missing cell and a time outside the stated ones are refused by name.
+    #[test]
+    fn counts_over_time_round_trip_on_the_flattened_grid() {
+        let dir = std::env::temp_dir().join(format!("lppf-tables-times-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let format = crate::CountsFormat { time: Some("month".into()), ..crate::CountsFormat::default() };
+        let counts = write("counts.csv", "row,col,month,count\nb,x,m2,3\na,y,m1,2\na,x,m2,1\n");
+        let table = crate::read_counts_as(&counts, false, &crate::GridLabels::default(), &format).unwrap();
+        let axes = table.axes.clone().unwrap();
+        assert_eq!(
+            (axes.cols.names.clone(), axes.times.names.clone()),
+            (vec!["x".into(), "y".into()], vec!["m1".into(), "m2".into()])
+        );
+        // Row a: (x, m1) (x, m2) (y, m1) (y, m2); row b likewise.
+        assert_eq!(table.counts, vec![0, 1, 2, 0, 0, 3, 0, 0]);
+        assert_eq!(table.cols.names[1], "x @ m2");
+        let stated = crate::GridLabels {
+            times: Some(Labels::from_names(["m0", "m1", "m2"].map(String::from))),
+            ..crate::GridLabels::default()
+        };
+        let on_stated = crate::read_counts_as(&counts, false, &stated, &format).unwrap();
+        assert_eq!(on_stated.counts, vec![0, 0, 1, 0, 2, 0, 0, 0, 3, 0, 0, 0]);
+        let outside = write("outside.csv", "row,col,month,count\na,x,m9,1\n");
+        let e = crate::read_counts_as(&outside, false, &stated, &format).unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("the time label \"m9\" is not in the stated time labels"), "{e}");
+        let twice = write("twice.csv", "row,col,month,count\na,x,m1,1\na,x,m1,2\n");
+        let e = crate::read_counts_as(&twice, false, &stated, &format).unwrap_err().to_string();
+        assert!(e.contains("the cell (a, x, m1) is listed twice"), "{e}");
+        let released = ReleasedTable {
+            values: vec![-1, 1, 2, 0, 4, 3, -2, 0],
+            ..ReleasedTable::grid(table.rows.clone(), table.cols.clone(), Vec::new())
+        };
+        let released = ReleasedTable { axes: Some(axes), ..released };
+        for ext in ["csv", "parquet"] {
+            let path = dir.join(format!("released.{ext}"));
+            write_released(&path, &released).unwrap();
+            assert_eq!(read_released_over_time(&path).unwrap(), released, "{ext}");
+            let path = dir.join(format!("counts-out.{ext}"));
+            write_counts(&path, &table).unwrap();
+            assert_eq!(
+                crate::read_counts_as(
+                    &path,
+                    false,
+                    &crate::GridLabels::default(),
+                    &crate::CountsFormat { time: Some("time".into()), ..format.clone() }
+                )
+                .unwrap(),
+                table,
+                "{ext}"
+            );
+        }
+        let text = std::fs::read_to_string(dir.join("released.csv")).unwrap();
+        assert!(text.starts_with("row,col,time,value\na,x,m1,-1\na,x,m2,1\n"), "{text}");
+        // Shuffled lines read to the same grid (labels in order of first appearance).
+        let lines: Vec<&str> = text.lines().collect();
+        let mut shuffled = vec![lines[0]];
+        shuffled.extend(lines[1..].iter().rev());
+        let path = write("shuffled.csv", &(shuffled.join("\n") + "\n"));
+        let read = read_released_over_time(&path).unwrap();
+        assert_eq!(read.axis_sizes(), (2, 2, 2));
+        assert_eq!(read.rows.names, ["b", "a"]);
+        let missing = write("missing.csv", &(lines[..lines.len() - 1].join("\n") + "\n"));
+        let e = read_released_over_time(&missing).unwrap_err().to_string();
+        assert!(e.contains("1 cells of the 2 × 2 × 2 grid are missing, e.g. (b, y, m2)"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -23,6 +23,10 @@ pub struct PrivacySidecar {
     pub rows: usize,
     pub cols: usize,
     pub square: bool,
+    /// Counts over time (`row,col,time,value`): the number of time labels; the release lists
+    /// every cell of `rows × cols × times`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<usize>,
     /// An undirected network (`lppf privatize --symmetric`): each unordered pair released once,
     /// listed with the first of its two labels in the grid's order, at the one level of all rows.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -127,6 +131,15 @@ impl PrivacySidecar {
                 self.rows, self.cols
             ));
         }
+        match self.times {
+            Some(0) => return Err("times = 0: a release over time has at least one time".into()),
+            Some(_) if self.symmetric => {
+                return Err(
+                    "times with symmetric = true: a release over time lists every cell of a directed grid".into()
+                );
+            }
+            _ => {}
+        }
         if self.symmetric && !self.square {
             return Err("symmetric = true with square = false: an undirected network is square".into());
         }
@@ -181,6 +194,12 @@ impl PrivacySidecar {
         }
     }
 
+    /// `(rows, cols, times)` as stated (one time for a matrix): compare with
+    /// `ReleasedTable::axis_sizes`.
+    pub fn axis_sizes(&self) -> (usize, usize, usize) {
+        (self.rows, self.cols, self.times.unwrap_or(1))
+    }
+
     /// `α_d` for each of `rows` (in their order): the scalar level, or each row's own.
     pub fn alphas(&self, path: &Path, rows: &Labels) -> Result<Vec<f64>, TableError> {
         Ok(self.levels(path, rows)?.into_iter().map(|l| l.alpha).collect())
@@ -208,13 +227,15 @@ impl PrivacySidecar {
 }
 
 /// Reads a release as its sidecar says it lists its cells: every cell of the grid
-/// ([`crate::read_released`]), or for a symmetric release each pair once
-/// ([`crate::read_released_pairs`]); every cell when there is no sidecar.
+/// ([`crate::read_released`]), for a symmetric release each pair once
+/// ([`crate::read_released_pairs`]), for a release over time every cell with its time
+/// ([`crate::read_released_over_time`]); every cell of a matrix when there is no sidecar.
 pub fn read_release_as_stated(path: &Path) -> Result<crate::ReleasedTable, TableError> {
     let sidecar = sidecar_path(path);
     let stated = if sidecar.exists() { Some(PrivacySidecar::load(&sidecar)?) } else { None };
     match stated {
         Some(s) if s.symmetric => crate::read_released_pairs(path, s.diagonal),
+        Some(s) if s.times.is_some() => crate::read_released_over_time(path),
         _ => crate::read_released(path),
     }
 }
