@@ -53,7 +53,8 @@ pub const SCORE_BINS: [(u64, u64); 6] = [(0, 0), (1, 1), (2, 5), (6, 20), (21, 1
 /// The `row`, `col` and rate of every cell of a fit's `rates.parquet`: its `cell_mean`, the cell's
 /// rate in this table (under an overdispersed likelihood `E[μδ]`, the multiplier having seen the
 /// cell: what this table's raw counts are scored against), or `mean` in a file written before
-/// that column existed.
+/// that column existed. A fit of counts over time (a `time` column) names a cell's column as its
+/// grid does, [`tables::pair_label`] of the column and the time.
 pub fn read_fit_rates(path: &Path) -> Result<FitRates, FitError> {
     let columns = read_table(path).map_err(|e| FitError::Input(e.to_string()))?;
     let get = |name: &str| columns.iter().find(|(c, _)| c == name).map(|(_, v)| v);
@@ -65,10 +66,15 @@ pub fn read_fit_rates(path: &Path) -> Result<FitRates, FitError> {
             path.display()
         )));
     };
+    let times = match get("time") {
+        Some(Values::Text(times)) => Some(times),
+        _ => None,
+    };
     let mut rates = HashMap::with_capacity(rows.len());
-    for ((r, c), m) in rows.iter().zip(cols).zip(means) {
+    for (n, ((r, c), m)) in rows.iter().zip(cols).zip(means).enumerate() {
         let mean = m.ok_or_else(|| FitError::Input(format!("{}: no mean rate for ({r}, {c})", path.display())))?;
-        rates.insert((r.clone(), c.clone()), mean);
+        let col = times.and_then(|t| t.get(n)).map_or_else(|| c.clone(), |t| tables::pair_label(c, t));
+        rates.insert((r.clone(), col), mean);
     }
     Ok(rates)
 }

@@ -26,9 +26,13 @@ pub struct ScoreArgs {
     /// The column labels the release was made with (`lppf privatize --cols`).
     #[arg(long, value_name = "FILE")]
     cols: Option<PathBuf>,
-    /// A network's labels, as given to `lppf privatize --labels`.
+    /// A network's labels, as given to `lppf privatize --labels` (for a network over time, fitted
+    /// with --model tensor, give it so that the truth is read on the network's grid).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["rows", "cols"])]
     labels: Option<PathBuf>,
+    /// Counts over time: the time labels the release was made with (`lppf privatize --times`).
+    #[arg(long, value_name = "FILE")]
+    times: Option<PathBuf>,
     #[command(flatten)]
     layout: crate::counts_layout::CountsLayout,
 }
@@ -72,8 +76,9 @@ fn fit_model(dir: &Path) -> Result<String, Failure> {
 /// (as `lppf privatize --symmetric` takes them), and stated labels give the rows and columns
 /// that have no non-zero count.
 fn read_truth(args: &ScoreArgs, model: &str) -> Result<tables::CountTable, Failure> {
-    let square = model == "block" || model == "undirected";
-    let given = tables::GridLabels::from_options(
+    let tensor = model == "tensor";
+    let square = model == "block" || model == "undirected" || tensor && args.labels.is_some();
+    let mut given = tables::GridLabels::from_options(
         square,
         args.labels.as_ref(),
         args.rows.as_ref(),
@@ -89,7 +94,18 @@ fn read_truth(args: &ScoreArgs, model: &str) -> Result<tables::CountTable, Failu
         )),
         tables::LabelOptionError::Read(e) => bad_input(e),
     })?;
-    let truth = tables::read_counts_as(&args.truth, square, &given, &args.layout.format()).map_err(bad_input)?;
+    let mut format = args.layout.format();
+    match (tensor, &format.time, &args.times) {
+        (true, None, _) => format.time = Some("time".into()),
+        (false, Some(_), _) | (false, _, Some(_)) => {
+            return Err(bad_input(format!(
+                "--time-column and --times are for a fit of counts over time (model tensor); this fit's model is {model}"
+            )));
+        }
+        _ => {}
+    }
+    given.times = args.times.as_ref().map(|p| tables::read_labels(p)).transpose().map_err(bad_input)?;
+    let truth = tables::read_counts_as(&args.truth, square, &given, &format).map_err(bad_input)?;
     if model == "undirected" { truth.undirected(&args.truth).map_err(bad_input) } else { Ok(truth) }
 }
 

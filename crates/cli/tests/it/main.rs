@@ -8,4 +8,5 @@ mod enron_network;
 mod fit;
 mod fuzz;
 mod heldout_sweep;
+mod over_time;
 mod privatize;
