@@ -510,7 +510,11 @@ fn modes_text(s: &mut String, result: &FitResult) {
 /// comparison of this fit with the independence model. Returns whether the components are worth
 /// listing: when either finds structure (with no test at all, as before: always).
 fn verdict_text(s: &mut String, settings: &FitSettings, result: &FitResult) -> bool {
-    let what = if settings.model.square() { "communities" } else { "topics" };
+    let what = match settings.model {
+        ModelKind::Block | ModelKind::Undirected => "communities",
+        ModelKind::Topic => "topics",
+        ModelKind::Tensor => "components",
+    };
     let k = settings.components;
     let in_release = result.structure_test.map(|t| {
         let _ = writeln!(s, "\n{}", t.describe());

@@ -95,7 +95,8 @@ impl Verdict {
 const INDEPENDENCE_STREAM: u64 = 0x1de9_e4de_4ce0;
 
 /// Fits the independence model (a topic model with one component, the same method, chains and
-/// schedule; for a network the diagonal stays out of the model) on `data` with its held-out cells,
+/// schedule; for a network the diagonal stays out of the model; for counts over time, of the grid
+/// `rows × cols·times`) on `data` with its held-out cells,
 /// and compares it with `result` on the held-out cells, and beside that on the held-out and the
 /// PSIS-LOO cells ([`Verdict::from_heldout_and_loo`]). `None` when nothing is held out, or when the fit is
 /// itself the independence model (a topic model with `K = 1`).
@@ -110,6 +111,9 @@ pub fn independence_verdict(
         return Ok(None);
     }
     let mut baseline_data = data.clone();
+    // Counts over time: the independence model of the flattened grid (row activity × the
+    // popularity of each column at each time).
+    baseline_data.axes = None;
     if data.modelled != models::ModelledCells::All {
         // The topic model models every cell: leave the cells outside the network's model (its
         // diagonal; undirected, the lower triangle too) out as missing.

@@ -4,6 +4,7 @@
 //! output directory of another manifest — nothing was run); 1 a failure while running (finished
 //! units stay on disk; rerun to resume).
 
+mod base_from_fit;
 mod budget;
 mod combine;
 mod counts_layout;
@@ -207,6 +208,10 @@ enum Command {
     /// named `Name (Department)`; one e-mail per recipient): the input of the worked example in
     /// docs/own-data.md. Same input ⇒ same file.
     PrepareEnronNetwork(enron_network::EnronNetworkArgs),
+    /// Write the base parameters of a semi-synthetic sweep (`[data] base` of a manifest) from a
+    /// fit directory: its factors by label, for any model (e.g. a non-private tensor fit of the
+    /// Enron network by month, for the sweep experiments/tensor-enron.toml).
+    BaseFromFit(base_from_fit::BaseFromFitArgs),
     /// Build the Fig. 4 base parameters from the Enron corpus: count the network, keep the
     /// paper's actors, choose C by held-out likelihood, fit the non-private block model, write
     /// θ*, π*, labels and provenance (with the input's sha256). Same input and seed ⇒ same file.
@@ -275,6 +280,7 @@ fn main() -> ExitCode {
         Command::Man(args) => shell::man(&args),
         Command::Epsilon(args) => budget::budget(&args).map(|lines| lines.iter().for_each(|l| println!("{l}"))),
         Command::PrepareEnronNetwork(args) => enron_network::prepare_network(&args),
+        Command::BaseFromFit(args) => base_from_fit::base_from_fit(&args),
         Command::PrepareEnronTopics { input, output, seed, docs_per_topic, word_mass } => {
             let options = TopicPrepareOptions { seed, docs_per_topic, word_mass, ..TopicPrepareOptions::default() };
             prepare_topics(&input, &output, options)

@@ -274,14 +274,13 @@ impl<T: FamilyTask> FamilyVisitor for Visit<T> {
 fn with_family<T: FamilyTask>(manifest: &Manifest, task: T) -> Result<T::Output, RunError> {
     let m = &manifest.model;
     let prior = GammaPrior::new(m.a0, m.b0)?;
-    let (rows, cols) = (manifest.rows(), manifest.cols());
+    let (rows, cols, times) = manifest.modes();
     if rows == 0 || cols == 0 {
         return Err(RunError::Parameter("the manifest has no matrix size (validate it with `parse`/`load`)".into()));
     }
     // Validation resolved the likelihood against the manifest's file already.
     let likelihood = m.likelihood().model().map_err(|(_, _, allowed)| RunError::Parameter(allowed))?;
-    let shape =
-        FamilyShape { rows, cols, times: 1, components: m.components, prior, scale: m.prior.scale(), likelihood };
+    let shape = FamilyShape { rows, cols, times, components: m.components, prior, scale: m.prior.scale(), likelihood };
     models::with_family(m.kind, shape, Visit(task))
 }
 

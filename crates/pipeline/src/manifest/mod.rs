@@ -573,13 +573,22 @@ impl Manifest {
         self.base.as_ref().map_or(self.data.rows.unwrap_or(0), |b| b.rows())
     }
 
-    /// Columns of the count matrix (words; actors for the block model).
+    /// Columns of the count matrix (words; actors for the block model; for the tensor the
+    /// grid's `cols × times`).
     pub fn cols(&self) -> usize {
-        match (self.model.kind.square(), &self.base) {
+        let (_, cols, times) = self.modes();
+        cols * times
+    }
+
+    /// `(rows, cols, times)`: the tensor's three modes (from its base file), else the matrix
+    /// and one time.
+    pub fn modes(&self) -> (usize, usize, usize) {
+        let cols = match (self.model.kind.square(), &self.base) {
             (true, _) => self.rows(),
             (false, Some(base)) => base.cols(),
             (false, None) => self.data.cols.unwrap_or(0),
-        }
+        };
+        (self.rows(), cols, self.base.as_ref().map_or(1, |b| b.times()))
     }
 
     /// The rate `f₀` of the semi-synthetic re-scaling.

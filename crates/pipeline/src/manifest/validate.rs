@@ -49,8 +49,22 @@ impl Manifest {
         if !self.model.kind.has_cavi()
             && let Some(m) = self.methods.iter().find(|m| m.is_cavi())
         {
-            let allowed = "Gibbs methods only with model.kind = \"undirected\" (it has no CAVI)";
-            return Err(invalid("methods", format!("{:?}", m.name()), allowed));
+            let allowed = format!("Gibbs methods only with model.kind = {:?} (it has no CAVI)", self.model.kind.name());
+            return Err(invalid("methods", format!("{:?}", m.name()), &allowed));
+        }
+        if !self.model.kind.has_overdispersion() {
+            let likelihood = self.model.likelihood().resolve(file)?;
+            if likelihood != models::Likelihood::Poisson {
+                let allowed = format!(
+                    "\"poisson\" with model.kind = {:?} (it has the Poisson likelihood only)",
+                    self.model.kind.name()
+                );
+                return Err(invalid("model.likelihood", format!("{likelihood:?}"), &allowed));
+            }
+            if self.base.is_none() {
+                let allowed = "a base-parameter file (`lppf base-from-fit` of a fit): tensor sweeps are semi-synthetic";
+                return Err(invalid("data.base", "missing".into(), allowed));
+            }
         }
         if self.model.likelihood().resolve(file)? != models::Likelihood::Poisson
             && let Some(m) = self.methods.iter().find(|m| m.is_cavi())

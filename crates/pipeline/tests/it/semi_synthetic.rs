@@ -317,3 +317,54 @@ fn without_rescaling_the_truth_is_the_base_itself() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A tensor base (4 rows × 3 columns × 2 times, 2 components): the manifest's grid is 4 × 6, the
+/// rates are `γ_i Σ_k θ*_ik φ*_jk ψ*_tk` at column `j·T + t`, and a run of its three methods writes
+/// every unit; the tensor's sweeps need a base, take the Poisson likelihood only and no CAVI.
+#[test]
+fn tensor_rates_are_the_base_rates_rescaled_by_gamma_i() {
+    let dir = scratch("tensor");
+    let base = BaseParameters {
+        model: ModelKind::Tensor,
+        row_labels: (0..4).map(|i| format!("r{i}")).collect(),
+        col_labels: (0..3).map(|j| format!("c{j}")).collect(),
+        factors: vec![
+            (0..4).map(|i| vec![1.0 + i as f64, 0.5]).collect(),
+            (0..3).map(|j| vec![0.5 + j as f64, 2.0]).collect(),
+            vec![vec![3.0, 0.1], vec![0.2, 4.0]],
+        ],
+        provenance: toml::Table::new(),
+    };
+    let path = write_base(&dir, &base);
+    let text = manifest_text(&path, "tensor", 2, "[1.0]");
+    let m = parse(&text, Path::new("semi.toml")).unwrap();
+    assert_eq!((m.rows(), m.cols(), m.modes()), (4, 6, (4, 3, 2)));
+    let [theta, phi, psi] = &base.factors_flat()[..] else { panic!("a tensor base has three factors") };
+    for dataset in m.datasets() {
+        let data = true_data(&m, &dataset).unwrap();
+        let g = data.row_scales().unwrap();
+        for (n, &got) in data.rates().iter().enumerate() {
+            let (i, j, t) = (n / 6, n % 6 / 2, n % 2);
+            let expected: f64 = (0..2).map(|k| g[i] * theta[i * 2 + k] * phi[j * 2 + k] * psi[t * 2 + k]).sum();
+            assert!((got - expected).abs() <= 1e-12 * expected, "cell {n}: {got} vs {expected}");
+        }
+    }
+    let mut run = parse(&text, Path::new("semi.toml")).unwrap();
+    run.experiment.output = Some(dir.join("out"));
+    let rows = pipeline::run_sweep(&run, Default::default(), &()).unwrap();
+    // Two data sets: the non-private reference and the naïve and private fits at one level each.
+    assert_eq!(rows.len(), 6);
+    let summary = results::summarize(&pipeline::result_rows(&run, &rows));
+    assert!(summary.iter().all(|s| s.mean_kl.is_finite() && s.mean_kl >= 0.0), "{summary:?}");
+    for (change, field) in
+        [("[data]\nsource", "model.likelihood"), ("methods = [\"non-private\", \"naive\", \"private\"]", "methods")]
+    {
+        let bad = match field {
+            "methods" => text.replace(change, "methods = [\"naive-cavi\"]"),
+            _ => text.replace("b0 = 0.1\n", "b0 = 0.1\nlikelihood = \"negative-binomial\"\ndispersion = 2.0\n"),
+        };
+        let e = parse(&bad, Path::new("semi.toml")).unwrap_err().to_string();
+        assert!(e.contains(field), "{field}: {e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
