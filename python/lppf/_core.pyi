@@ -40,6 +40,8 @@ def privatize(
     row_column: str = "row",
     col_column: str = "col",
     count_column: str = "count",
+    time_column: Optional[str] = None,
+    times: Optional[Sequence[str]] = None,
 ) -> dict[str, Any]: ...
 def fit(
     input: _Path,

@@ -260,7 +260,8 @@ def fit(
         ``scale_mean``, ``replicas``, ``structure_tables``, ``private_step``, ``start``,
         ``until_mixed``, ``alpha``, ``alpha_file``, ``precision``, ``max_iterations``,
         ``tolerance``, ``override_sidecar``, ``allow_memory``, ``row_column``, ``col_column``,
-        ``count_column``, ``delimiter``.
+        ``count_column``, ``delimiter``, ``time_column`` (raw counts over time, for
+        ``model="tensor"``: the column of the time labels, ``time`` by default).
 
     The GIL is released while the chains run. Unless ``quiet``, the estimate of memory and work
     (also ``FitResult.estimate``) is printed to stderr before the chains start, then the progress.

@@ -234,6 +234,8 @@ def privatize(
     col_column: str = "col",
     count_column: str = "count",
     delimiter: Optional[str] = None,
+    time_column: Optional[str] = None,
+    times: Optional[Sequence] = None,
 ) -> Release:
     """Privatize a table of counts: every cell of the grid, zeros included, gets two-sided
     geometric noise ``P(τ) ∝ α^|τ|`` (``lppf privatize``).
@@ -262,6 +264,10 @@ def privatize(
     output
         Where to write the release (CSV, TSV or Parquet by extension) and its sidecar; without
         it, a temporary folder removed when Python exits.
+    time_column, times
+        Counts over time (``row, col, time, count``, from a file): the column holding the time
+        labels, and optionally every time label of the grid (so that times without counts are
+        released too). Fit the release with ``model="tensor"`` (docs/counts-over-time.md).
 
     A DataFrame's or array's counts are handed to the library in memory: the raw counts are never
     written to disk. The release is made and written under temporary names first, and a Ctrl-C
@@ -281,6 +287,14 @@ def privatize(
         options[name] = _number(name, level)
     precision = _number("precision", precision)
     seed = _seed(seed)
+    if time_column is not None:
+        if not isinstance(counts, (str, os.PathLike)):
+            raise _core.InputError(
+                "time_column: counts over time are read from a file (row, col, time, count); give its path"
+            )
+        options["time_column"] = str(time_column)
+    if times is not None:
+        options["times"] = _labels(times)
     if isinstance(counts, (str, os.PathLike)):
         source = Path(counts)
     else:
@@ -316,7 +330,14 @@ def privatize(
         if "NOT PRIVATE" in warning:
             warnings.warn(warning, NotPrivateWarning, stacklevel=2)
         elif warning.startswith("NOTE: the grid's labels"):
-            shown = warning.replace("--rows FILE and --cols FILE", "rows= and cols=").replace("--labels FILE", "rows=")
+            shown = (
+                warning.replace("--rows FILE, --cols FILE", "rows=, cols=")
+                .replace("--rows FILE and --cols FILE", "rows= and cols=")
+                .replace("--labels FILE", "rows=")
+                .replace("--cols FILE", "cols=")
+                .replace("--rows FILE", "rows=")
+                .replace("--times FILE", "times=")
+            )
             warnings.warn(shown, LabelsWarning, stacklevel=2)
         else:
             warnings.warn(warning, UserWarning, stacklevel=2)

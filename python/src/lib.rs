@@ -129,10 +129,10 @@ impl<'a> Progress<'a> {
 }
 
 /// How a counts file is laid out: the delimiter (one ASCII character, `None`: by extension) and
-/// the three columns.
-fn counts_format(delimiter: Option<&str>, columns: [String; 3]) -> PyResult<CountsFormat> {
+/// the three columns, and for counts over time the time column.
+fn counts_format(delimiter: Option<&str>, columns: [String; 3], time: Option<String>) -> PyResult<CountsFormat> {
     let delimiter = delimiter.map(lppf::tables::parse_delimiter).transpose().map_err(input_error)?;
-    Ok(CountsFormat { delimiter, columns, time: None })
+    Ok(CountsFormat { delimiter, columns, time })
 }
 
 /// Labels held in memory, for messages named `name`.
@@ -162,7 +162,7 @@ fn count_records((rows, cols, counts, index): Records) -> CountRecords {
 #[pyo3(signature = (input, output, *, counts=None, epsilon=None, alpha=None, levels=None, levels_are="alpha",
     precision=1.0, square=false, symmetric=false, diagonal=false, rows=None, cols=None, labels=None, seed=None,
     force=false, delimiter=None, row_column="row".to_owned(), col_column="col".to_owned(),
-    count_column="count".to_owned()))]
+    count_column="count".to_owned(), time_column=None, times=None))]
 #[allow(clippy::too_many_arguments)]
 fn privatize<'py>(
     py: Python<'py>,
@@ -186,6 +186,8 @@ fn privatize<'py>(
     row_column: String,
     col_column: String,
     count_column: String,
+    time_column: Option<String>,
+    times: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let levels = match (epsilon, alpha, levels) {
         (Some(e), None, None) => Levels::Epsilon(e),
@@ -205,7 +207,8 @@ fn privatize<'py>(
     };
     let request = PrivatizeRequest {
         records: counts.map(count_records),
-        format: counts_format(delimiter, [row_column, col_column, count_column])?,
+        format: counts_format(delimiter, [row_column, col_column, count_column], time_column)?,
+        times: label_list("times", times),
         precision,
         square,
         symmetric,
@@ -241,7 +244,7 @@ fn privatize<'py>(
     holdout=None, weights="auto", replicas=1, structure_tables=analysis::structure_test::STRUCTURE_TEST_REPLICATES, private_step="collapsed", start="prior", until_mixed=None, seed=None,
     force=false,
     override_sidecar=false, allow_memory=false, threads=None, delimiter=None, row_column="row".to_owned(),
-    col_column="col".to_owned(), count_column="count".to_owned(), progress=None))]
+    col_column="col".to_owned(), count_column="count".to_owned(), time_column=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit<'py>(
     py: Python<'py>,
@@ -285,6 +288,7 @@ fn fit<'py>(
     row_column: String,
     col_column: String,
     count_column: String,
+    time_column: Option<String>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let names = |all: &[&str]| all.join(", ");
@@ -310,7 +314,7 @@ fn fit<'py>(
     };
     let request = FitRequest {
         records: counts.map(count_records),
-        counts_format: counts_format(delimiter, [row_column, col_column, count_column])?,
+        counts_format: counts_format(delimiter, [row_column, col_column, count_column], time_column)?,
         chains,
         iterations,
         burn_in,

@@ -252,6 +252,24 @@ def test_an_undirected_network_is_released_once_per_pair_and_fitted():
         lppf.privatize(frame, alpha={n: 0.5 for n in names}, symmetric=True, seed=2)
 
 
+def test_counts_over_time_are_released_from_a_file_and_fitted_with_the_tensor(tmp_path):
+    frame = counts_frame(rows=6, cols=4)
+    frame = pd.concat([frame.assign(month=m) for m in ["2020-01", "2020-02"]], ignore_index=True)
+    path = tmp_path / "counts.csv"
+    frame.to_csv(path, index=False)
+    with pytest.warns(lppf.NotPrivateWarning):
+        release = lppf.privatize(
+            path, epsilon=1.0, seed=2, time_column="month", times=["2020-01", "2020-02", "2020-03"],
+            output=tmp_path / "released.csv",
+        )
+    assert release.privacy["times"] == 3 and len(release.to_frame()) == 6 * 4 * 3
+    result = lppf.fit(release, model="tensor", components=2, seed=1, **SMALL)
+    assert list(result.rates.columns[:3]) == ["row", "col", "time"] and len(result.rates) == 72
+    assert set(result.factors[result.factors.matrix == "psi"].label) == {"2020-01", "2020-02", "2020-03"}
+    with pytest.raises(lppf.InputError, match="read from a file"):
+        lppf.privatize(frame, epsilon=1.0, seed=2, time_column="month")
+
+
 def test_a_polars_frame_releases_as_the_same_pandas_frame_does():
     import polars as pl
     frame = counts_frame(rows=4, cols=3)

@@ -22,6 +22,7 @@ from tables_fig5 import fig5_base, fig5_e50, fig5_e50_paper, fig5_table
 from tables_planted import cavi_start_planted, planted_deeper, planted_enron_size, planted_summary, release_total
 from tables_verdict import structure_test_enron, structure_test_rates, structure_test_variants, verdict_contaminated, verdict_error_rates, verdict_oracles
 from tables_topics import aeslc_topics
+from tables_over_time import over_time_components, over_time_example, over_time_k, tensor_sweep
 from tables_modes import block_starts, fig4_starts, fig4_stacking, fig4_verdicts, replicas_default, replicas_papers
 from tables_own_data import (check_calibration_default, check_calibration_flat, check_calibration_priors, check_verdict,
                              checks_enron, priors_enron,
@@ -30,6 +31,10 @@ from tables_own_data import (check_calibration_default, check_calibration_flat, 
 
 
 BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
+          ("docs/counts-over-time.md", "over-time-k", over_time_k),
+          ("docs/counts-over-time.md", "over-time-example", over_time_example),
+          ("docs/counts-over-time.md", "over-time-components", over_time_components),
+          ("docs/counts-over-time.md", "tensor-sweep", tensor_sweep),
           ("docs/model-checking.md", "planted-designs", planted_summary),
           ("docs/model-checking.md", "planted-deeper", planted_deeper),
           ("docs/calibration.md", "sbc-default", sbc_default_table),

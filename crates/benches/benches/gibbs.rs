@@ -8,6 +8,10 @@
 //! * block model, V = 161 (the paper's Enron size) and V = 117 (the cleaned table's), C = 10,
 //!   θ, π ~ Gamma(0.3, rate 1) (mean rate ≈ 2.7, sparse, like the Enron counts), α = 0.5.
 //!
+//! * tensor model (counts over time), the monthly Enron tensor's shape: 117 × 117 × 44 months
+//!   (a 117 × 5,148 grid), K = 24, θ, φ, ψ ~ Gamma(0.15, rate 1) (mean rate ≈ 0.08 per cell, as
+//!   sparse as the 36,312 e-mails in 602,316 cells), privatized at ε = 2, N = 1 (α = e⁻²).
+//!
 //! Each benchmark first runs a few sweeps so the state is a typical one, not the prior draw.
 //!
 //! `lppf fit`'s default model (issue 32: hierarchical prior, negative-binomial likelihood)
@@ -92,6 +96,13 @@ fn block(c: &mut Criterion) {
         let fresh = BlockModel::new(v, 10, prior, Streams::new(6));
         bench_methods(c, &format!("block V={v} C=10 alpha=0.5"), truth, fresh, 0.5);
     }
+}
+
+fn tensor(c: &mut Criterion) {
+    let prior = GammaPrior::new(0.15, 1.0).expect("valid prior");
+    let truth = models::TensorModel::new(117, 117, 44, 24, prior, Streams::new(1));
+    let fresh = models::TensorModel::new(117, 117, 44, 24, prior, Streams::new(6));
+    bench_methods(c, "tensor 117x117x44 K=24 alpha=e^-2", truth, fresh, (-2.0f64).exp());
 }
 
 /// The per-entry private step (Bessel + binomial + two gamma draws) on entries drawn like those
@@ -234,5 +245,5 @@ fn replica_exchange(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, private_step, block, topic, default_model, replica_exchange);
+criterion_group!(benches, private_step, block, topic, tensor, default_model, replica_exchange);
 criterion_main!(benches);

@@ -531,11 +531,17 @@ pub fn prepare_release(request: &PrivatizeRequest) -> Result<Prepared, Privatize
     );
     let timed = request.format.time.is_some();
     if !given.complete(square, timed) {
-        let flags = match (square, timed) {
-            (true, false) => "--labels FILE",
-            (true, true) => "--labels FILE and --times FILE",
-            (false, false) => "--rows FILE and --cols FILE",
-            (false, true) => "--rows FILE, --cols FILE and --times FILE",
+        // The options of the axes whose labels were not stated.
+        let unstated = [
+            (square && given.rows.is_none(), "--labels FILE"),
+            (!square && given.rows.is_none(), "--rows FILE"),
+            (!square && given.cols.is_none(), "--cols FILE"),
+            (timed && given.times.is_none(), "--times FILE"),
+        ];
+        let flags: Vec<&str> = unstated.iter().filter(|(missing, _)| *missing).map(|(_, flag)| *flag).collect();
+        let flags = match flags.as_slice() {
+            [.., last] if flags.len() > 1 => format!("{} and {last}", flags[..flags.len() - 1].join(", ")),
+            _ => flags.join(""),
         };
         warnings.push(format!(
             "NOTE: the grid's labels were taken from {} (sorted, so their order reveals nothing). If that file \

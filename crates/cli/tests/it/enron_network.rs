@@ -68,3 +68,41 @@ fn a_missing_input_or_employee_table_is_bad_input() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The network by month (`--by-month`): 117 actors × 44 months from 1998-11 to 2002-06, 9,522
+/// non-zero cells, 36,312 e-mails (every e-mail of the network, by its month); the months file
+/// lists every month once, in order.
+#[test]
+fn the_committed_network_by_month_is_well_formed() {
+    let counts = workspace().join("data/enron/network-by-month.csv");
+    let months = tables::read_labels(&workspace().join("data/enron/months.csv")).unwrap();
+    assert_eq!((months.len(), months.names[0].as_str(), months.names[43].as_str()), (44, "1998-11", "2002-06"));
+    let format = tables::CountsFormat { time: Some("time".into()), ..tables::CountsFormat::default() };
+    let given = tables::GridLabels { times: Some(months), ..tables::GridLabels::default() };
+    let table = tables::read_counts_as(&counts, true, &given, &format).unwrap();
+    let axes = table.axes.as_ref().unwrap();
+    assert_eq!((table.rows.len(), axes.cols.len(), axes.times.len()), (117, 117, 44));
+    assert_eq!(table.counts.iter().filter(|&&c| c > 0).count(), 9522);
+    assert_eq!(table.counts.iter().sum::<u64>(), 36_312);
+    let network = tables::read_counts(&committed(), true, &tables::GridLabels::default()).unwrap();
+    assert_eq!(network.rows, table.rows, "the same actors as the network");
+}
+
+#[test]
+#[ignore = "needs ../shared/data/enron/; run with --include-ignored (CI does)"]
+fn the_corpus_reproduces_the_committed_network_by_month_byte_for_byte() {
+    let table = enron::table_for_tests();
+    let dir = std::env::temp_dir().join(format!("lppf-enron-by-month-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (output, months) = (dir.join("by-month.csv"), dir.join("months.csv"));
+    let status = Command::new(env!("CARGO_BIN_EXE_lppf"))
+        .args(["prepare-enron-network", table.to_str().unwrap(), "--by-month", "--output"])
+        .args([output.to_str().unwrap(), "--months-output", months.to_str().unwrap(), "--employees"])
+        .arg(enron::employees_location())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read(&output).unwrap(), std::fs::read(workspace().join("data/enron/network-by-month.csv")).unwrap());
+    assert_eq!(std::fs::read(&months).unwrap(), std::fs::read(workspace().join("data/enron/months.csv")).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}
