@@ -72,7 +72,7 @@ pub fn base_from_fit(args: &BaseFromFitArgs) -> Result<(), Failure> {
     for layout in model.factors() {
         let at: Vec<usize> = (0..entries.matrix.len()).filter(|&n| entries.matrix[n] == layout.name).collect();
         let k = at.iter().map(|&n| entries.component[n] + 1).max().unwrap_or(0).max(0) as usize;
-        if at.is_empty() || k == 0 || at.len() % k != 0 {
+        if at.is_empty() || k == 0 || !at.len().is_multiple_of(k) {
             return Err(bad_input(format!("{}: no complete matrix `{}`", factors_path.display(), layout.name)));
         }
         let width = if layout.cols == models::Axis::Components { k } else { at.len() / k };

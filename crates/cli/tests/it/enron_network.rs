@@ -102,7 +102,10 @@ fn the_corpus_reproduces_the_committed_network_by_month_byte_for_byte() {
         .status()
         .unwrap();
     assert!(status.success());
-    assert_eq!(std::fs::read(&output).unwrap(), std::fs::read(workspace().join("data/enron/network-by-month.csv")).unwrap());
+    assert_eq!(
+        std::fs::read(&output).unwrap(),
+        std::fs::read(workspace().join("data/enron/network-by-month.csv")).unwrap()
+    );
     assert_eq!(std::fs::read(&months).unwrap(), std::fs::read(workspace().join("data/enron/months.csv")).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
 }
