@@ -213,7 +213,9 @@ pub trait ModelFamily: Sync {
     /// The kind this family belongs to.
     fn kind(&self) -> ModelKind;
     /// The number of components (topics, communities).
-    fn components(&self) -> usize;
+    fn components(&self) -> usize {
+        self.axis(Axis::Components)
+    }
     /// The size of `axis` (for a square model the columns are the rows; the matrix models have one
     /// time).
     fn axis(&self, axis: Axis) -> usize;
@@ -286,10 +288,6 @@ impl ModelFamily for TopicFamily {
 
     fn kind(&self) -> ModelKind {
         ModelKind::Topic
-    }
-
-    fn components(&self) -> usize {
-        self.topics
     }
 
     fn axis(&self, axis: Axis) -> usize {
@@ -365,10 +363,6 @@ impl ModelFamily for BlockFamily {
         if self.undirected { ModelKind::Undirected } else { ModelKind::Block }
     }
 
-    fn components(&self) -> usize {
-        self.communities
-    }
-
     fn axis(&self, axis: Axis) -> usize {
         match axis {
             Axis::Rows | Axis::Cols => self.actors,
@@ -427,10 +421,6 @@ impl ModelFamily for TensorFamily {
 
     fn kind(&self) -> ModelKind {
         ModelKind::Tensor
-    }
-
-    fn components(&self) -> usize {
-        self.components
     }
 
     fn axis(&self, axis: Axis) -> usize {
