@@ -8,7 +8,7 @@
 
 use crate::error::ModelError;
 use crate::{BlockModel, BlockVariational, GammaPrior, MeanFieldFactorization, MeanMatrix, PoissonFactorization};
-use crate::{Likelihood, ScalePrior, TensorModel, TopicModel, TopicVariational};
+use crate::{Likelihood, ScalePrior, TensorModel, TensorVariational, TopicModel, TopicVariational};
 use distributions::Streams;
 use serde::{Deserialize, Serialize};
 
@@ -24,8 +24,7 @@ pub enum ModelKind {
     /// ([`BlockModel::undirected`]); Gibbs methods only.
     Undirected,
     /// Poisson CP factorization of three-way counts (`rows × cols × times`, laid out as the grid
-    /// `rows × cols·times`, column `j·T + t`): [`TensorFamily`]. Gibbs methods and the Poisson
-    /// likelihood only.
+    /// `rows × cols·times`, column `j·T + t`): [`TensorFamily`]. The Poisson likelihood only.
     Tensor,
 }
 
@@ -126,10 +125,9 @@ impl ModelKind {
         }
     }
 
-    /// Whether the model has a mean-field family for CAVI (the undirected block model and the
-    /// tensor have none).
+    /// Whether the model has a mean-field family for CAVI (the undirected block model has none).
     pub fn has_cavi(self) -> bool {
-        !matches!(self, Self::Undirected | Self::Tensor)
+        !matches!(self, Self::Undirected)
     }
 
     /// Whether the model takes an overdispersed likelihood (negative binomial, contaminated); the
@@ -391,9 +389,7 @@ pub struct TensorFamily {
 
 impl ModelFamily for TensorFamily {
     type Gibbs = TensorModel;
-    /// None exists: `inference::fit` refuses CAVI for the tensor ([`ModelKind::has_cavi`]) and
-    /// [`ModelFamily::variational`] panics; the type only completes the trait.
-    type Variational = TopicVariational;
+    type Variational = TensorVariational;
 
     fn gibbs(&self, streams: Streams) -> TensorModel {
         let model = TensorModel::new(self.rows, self.cols, self.times, self.components, self.prior, streams);
@@ -403,9 +399,12 @@ impl ModelFamily for TensorFamily {
         }
     }
 
-    fn variational(&self, _streams: Streams) -> TopicVariational {
-        // A programming error: every caller checks `ModelKind::has_cavi` first (inference::fit).
-        panic!("the tensor model has no mean-field family (CAVI)")
+    fn variational(&self, streams: Streams) -> TensorVariational {
+        let q = TensorVariational::new(self.rows, self.cols, self.times, self.components, self.prior, streams);
+        match self.scale {
+            Some(scale) => q.with_hierarchy(scale),
+            None => q,
+        }
     }
 
     fn set_base_factors(&self, model: &mut TensorModel, factors: &[Vec<f64>]) -> Result<(), ModelError> {

@@ -22,6 +22,7 @@ mod overdispersion;
 mod prior;
 mod tempering;
 mod tensor;
+mod tensor_variational;
 mod topic;
 mod topic_variational;
 mod variational;
@@ -36,6 +37,7 @@ pub use family::{
 pub use overdispersion::{Dispersion, DispersionError, Likelihood, R_MAX, R_MIN};
 pub use prior::{GammaPrior, HYPERPARAMETER_RANGE, PriorError, ScalePrior};
 pub use tensor::TensorModel;
+pub use tensor_variational::TensorVariational;
 pub use topic::TopicModel;
 pub use topic_variational::TopicVariational;
 pub use variational::{GammaFactors, MeanFieldFactorization, MeanMatrix};

@@ -66,9 +66,32 @@ fn score_per_cell(fit: &Path, truth: &Path, months: &Path) -> f64 {
     record["log_likelihood_per_cell"].as_float().unwrap()
 }
 
+/// Each component's peak month (by `ψ` in `factors.parquet`) as its planted block of months
+/// (`t / 2`), sorted.
+fn peak_blocks(fit: &Path) -> Vec<usize> {
+    let factors = read_table(&fit.join("factors.parquet")).unwrap();
+    let (matrix, label) = (texts(&factors, "matrix"), texts(&factors, "label"));
+    let values = match factors.iter().find(|(c, _)| c == "value").map(|(_, v)| v) {
+        Some(Values::Float(v)) => v.iter().map(|x| x.unwrap_or(f64::NAN)).collect::<Vec<_>>(),
+        other => panic!("value: {other:?}"),
+    };
+    // ψ's rows are months, K values each.
+    let psi: Vec<(String, f64)> =
+        (0..matrix.len()).filter(|&n| matrix[n] == "psi").map(|n| (label[n].clone(), values[n])).collect();
+    assert_eq!(psi.len(), 3 * (MONTHS + 1));
+    let mut blocks: Vec<usize> = (0..3)
+        .map(|k| {
+            let (month, _) = psi.iter().skip(k).step_by(3).max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+            (month[5..].parse::<usize>().unwrap() - 1) / 2
+        })
+        .collect();
+    blocks.sort_unstable();
+    blocks
+}
+
 /// The release lists every cell of 24 × 12 × 7 months (the stated empty month too); the private
 /// fit finds the three planted time profiles (each pair of planted months is some component's
-/// peak), writes rates and factors by label, and describes the raw counts better than the naïve
+/// peak), and so does private CAVI; the fit writes rates and factors by label, and describes the raw counts better than the naïve
 /// fit of the same release.
 #[test]
 fn counts_over_time_are_released_fitted_and_scored() {
@@ -120,24 +143,8 @@ fn counts_over_time_are_released_fitted_and_scored() {
     let rates = read_table(&private.join("rates.parquet")).unwrap();
     assert_eq!(texts(&rates, "time").len(), ROWS * COLS * (MONTHS + 1));
     assert_eq!((texts(&rates, "col")[1].as_str(), texts(&rates, "time")[1].as_str()), ("c00", "2020-02"));
-    let factors = read_table(&private.join("factors.parquet")).unwrap();
-    let (matrix, label) = (texts(&factors, "matrix"), texts(&factors, "label"));
-    let values = match factors.iter().find(|(c, _)| c == "value").map(|(_, v)| v) {
-        Some(Values::Float(v)) => v.iter().map(|x| x.unwrap_or(f64::NAN)).collect::<Vec<_>>(),
-        other => panic!("value: {other:?}"),
-    };
-    // ψ's rows are months, K values each: each component's peak month, as the planted block.
-    let psi: Vec<(String, f64)> =
-        (0..matrix.len()).filter(|&n| matrix[n] == "psi").map(|n| (label[n].clone(), values[n])).collect();
-    assert_eq!(psi.len(), 3 * (MONTHS + 1));
-    let mut blocks: Vec<usize> = (0..3)
-        .map(|k| {
-            let (month, _) = psi.iter().skip(k).step_by(3).max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
-            (month[5..].parse::<usize>().unwrap() - 1) / 2
-        })
-        .collect();
-    blocks.sort_unstable();
-    assert_eq!(blocks, [0, 1, 2], "peak months' blocks: {psi:?}");
+    assert_eq!(peak_blocks(&private), [0, 1, 2], "the private fit's peak months");
+    assert_eq!(peak_blocks(&fit("private-cavi")), [0, 1, 2], "the private CAVI fit's peak months");
     let summary = std::fs::read_to_string(private.join("summary.txt")).unwrap();
     assert!(summary.contains("tensor model") && summary.contains("peak times 2020-0"), "{summary}");
     assert!(private.join("figure.png").exists());
