@@ -359,7 +359,8 @@ fn tensor_rates_are_the_base_rates_rescaled_by_gamma_i() {
     let overdispersed = text.replace("b0 = 0.1\n", "b0 = 0.1\nlikelihood = \"negative-binomial\"\ndispersion = 2.0\n");
     let e = parse(&overdispersed, Path::new("semi.toml")).unwrap_err().to_string();
     assert!(e.contains("model.likelihood") && e.contains("Poisson likelihood only"), "{e}");
-    let cavi = text.replace("methods = [\"non-private\", \"naive\", \"private\"]", "methods = [\"private\", \"private-cavi\"]");
+    let cavi = text
+        .replace("methods = [\"non-private\", \"naive\", \"private\"]", "methods = [\"private\", \"private-cavi\"]");
     if let Err(e) = parse(&cavi, Path::new("semi.toml")) {
         panic!("the tensor has CAVI: {e}");
     }
