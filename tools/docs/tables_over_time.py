@@ -58,6 +58,13 @@ def over_time_example():
               f"release, so an example, not a comparison: section 4 has the paired one). Its total count, 90 % interval "
               f"[{lo:,.0f}, {hi:,.0f}], {where} the interval the release alone gives for the true total "
               f"([{t_lo:,.0f}, {t_hi:,.0f}]); the naïve fit's total is {total_words(naive)} the raw total."]
+    verdict = toml(f"{RUN}/heldout-private-{fit['components']}/fit.toml")
+    lines += ["", f"**The verdict.** The test of the release finds structure beyond row activity × column popularity "
+              f"(T = {fit['structure_test_statistic']:,.0f}, p = {fit['structure_test_p']} with "
+              f"{fit['structure_test_replicates']} tables, its smallest possible p), and the held-out private fit of "
+              f"section 2 at the same K predicts its {verdict['heldout_cells']:,} held-out cells better than the "
+              f"independence model of the grid by {verdict['structure_difference']:,.0f} ± "
+              f"{verdict['structure_difference_se']:,.0f} nats (se; each fit's `summary.txt` states its verdict)."]
     return minus("\n".join(lines))
 
 
