@@ -425,8 +425,8 @@ fn counts_of_records(
             Some(t) => format!("({r}, {c}, {t})"),
             None => format!("({r}, {c})"),
         };
-        for (field, label) in [(row_name.as_str(), r), (col_name, c), (time_name, t.unwrap_or("-"))] {
-            if label.is_empty() {
+        for (field, label) in [(row_name.as_str(), Some(r)), (col_name, Some(c)), (time_name, t)] {
+            if label == Some("") {
                 return Err(TableError::at(path, place, format!("empty `{field}` label")));
             }
         }

@@ -517,6 +517,9 @@ mod tests {
         let outside = write("outside.csv", "row,col,month,count\na,x,m9,1\n");
         let e = crate::read_counts_as(&outside, false, &stated, &format).unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("the time label \"m9\" is not in the stated time labels"), "{e}");
+        let empty = write("empty.csv", "row,col,month,count\na,x,,1\n");
+        let e = crate::read_counts_as(&empty, false, &stated, &format).unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("empty `month` label"), "{e}");
         let twice = write("twice.csv", "row,col,month,count\na,x,m1,1\na,x,m1,2\n");
         let e = crate::read_counts_as(&twice, false, &stated, &format).unwrap_err().to_string();
         assert!(e.contains("the cell (a, x, m1) is listed twice"), "{e}");
