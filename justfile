@@ -246,6 +246,6 @@ own-data-demo:
 counts-over-time:
     bash tools/over-time/enron-by-month.sh
 
-# The tensor sweep of docs/counts-over-time.md, section 4 (about 20 minutes on 2 cores).
+# The tensor sweep of docs/counts-over-time.md, section 4 (about 26 minutes on 2 cores).
 reproduce-tensor-enron:
     cargo run --release -p lppf-cli -- run experiments/tensor-enron.toml

@@ -42,7 +42,7 @@ def over_time_example():
     fits = ("private", "naive", "non-private")
     raw = toml(f"{RUN}/non-private/score.toml")["raw_total"]
     lines = [f"| fit | K | fitted total (raw {raw:,.0f}) | Poisson log-lik. of the raw counts per cell | "
-             "R̂ of ln_lik | convergence | chains' modes |", "| --- | ---: | ---: | ---: | ---: | --- | --- |"]
+             "R̂ of ln_lik | convergence | chains' groups (by log-likelihood and partition) |", "| --- | ---: | ---: | ---: | ---: | --- | --- |"]
     for f in fits:
         s, fit = toml(f"{RUN}/{f}/score.toml"), toml(f"{RUN}/{f}/fit.toml")
         rhat = next(float(r["rhat"]) for r in rows(f"{RUN}/{f}", "diagnostics.csv") if r["quantity"] == "ln_lik")
