@@ -68,10 +68,7 @@ impl FitData {
     /// `(rows, columns, times)`: for counts over time the tensor's three modes, else the grid and
     /// one time.
     pub fn modes(&self) -> (usize, usize, usize) {
-        match &self.axes {
-            Some(a) => (self.rows.len(), a.cols.len(), a.times.len()),
-            None => (self.rows.len(), self.cols.len(), 1),
-        }
+        tables::modes(&self.rows, &self.cols, self.axes.as_ref())
     }
 
     /// Whether cell `n` is part of the model.
@@ -110,12 +107,8 @@ pub fn load(
     records: Option<&tables::CountRecords>,
 ) -> Result<FitData, FitError> {
     let modelled = kind.modelled_cells();
-    let timed_format;
     let counts_format = match (kind.has_times(), &counts_format.time) {
-        (true, None) => {
-            timed_format = CountsFormat { time: Some("time".into()), ..counts_format.clone() };
-            &timed_format
-        }
+        (true, _) => &counts_format.over_time(),
         (false, Some(column)) => {
             return Err(FitError::Input(format!(
                 "{}: a time column ({column:?}) is read by the tensor model only (--model tensor); the {} model \

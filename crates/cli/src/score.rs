@@ -96,7 +96,7 @@ fn read_truth(args: &ScoreArgs, model: &str) -> Result<tables::CountTable, Failu
     })?;
     let mut format = args.layout.format();
     match (tensor, &format.time, &args.times) {
-        (true, None, _) => format.time = Some("time".into()),
+        (true, _, _) => format = format.over_time(),
         (false, Some(_), _) | (false, _, Some(_)) => {
             return Err(bad_input(format!(
                 "--time-column and --times are for a fit of counts over time (model tensor); this fit's model is {model}"

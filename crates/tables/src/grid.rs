@@ -3,7 +3,7 @@
 use crate::cells::Cells;
 use crate::error::TableError;
 use crate::records::{Place, for_each_record, read_records};
-use crate::times::TimeAxes;
+use crate::times::{Pairs, TimeAxes};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -262,6 +262,13 @@ pub fn parse_delimiter(text: &str) -> Result<u8, String> {
     }
 }
 
+impl CountsFormat {
+    /// The format of counts over time: this one, its time column `time` unless it names one.
+    pub fn over_time(&self) -> CountsFormat {
+        CountsFormat { time: Some(self.time.clone().unwrap_or_else(|| "time".into())), ..self.clone() }
+    }
+}
+
 impl Default for CountsFormat {
     /// `row,col,count`, delimiter by extension.
     fn default() -> Self {
@@ -401,7 +408,7 @@ fn counts_of_records(
     let (mut cols, fixed_cols) = axis(if square { &None } else { &given.cols });
     let (mut times, fixed_times) = axis(&given.times);
     // With a time column: the (column, time) pairs in order of first appearance.
-    let (mut pairs, mut pair_index) = (Vec::<(usize, usize)>::new(), HashMap::<(usize, usize), usize>::new());
+    let mut pairs = Pairs::default();
     let mut cells = Cells::<u64>::new();
     // On a network both labels are looked up (and new ones added) on the one axis `rows`.
     let place_label = |labels: &mut Labels, fixed: bool, axis: &str, label: &str, place: Place| match labels.get(label)
@@ -421,7 +428,8 @@ fn counts_of_records(
             [r, c, count, ..] => (*r, *c, None, *count),
             _ => return Err(TableError::at(path, place, "expected row, column and count fields")),
         };
-        let cell = match t {
+        // The cell as messages name it (built only for a message: this runs once per listed cell).
+        let cell = || match t {
             Some(t) => format!("({r}, {c}, {t})"),
             None => format!("({r}, {c})"),
         };
@@ -435,8 +443,9 @@ fn counts_of_records(
                 path,
                 place,
                 format!(
-                    "{cell}: {count_name} {count:?} is not allowed: it must be an integer from 0 to {MAX_COUNT} \
-                     (3 or 3.0)"
+                    "{}: {count_name} {count:?} is not allowed: it must be an integer from 0 to {MAX_COUNT} \
+                     (3 or 3.0)",
+                    cell()
                 ),
             )
         })?;
@@ -447,17 +456,11 @@ fn counts_of_records(
             place_label(&mut cols, fixed_cols, "column", c, place)?
         };
         let j = match t {
-            Some(t) => {
-                let pair = (j, place_label(&mut times, fixed_times, "time", t, place)?);
-                *pair_index.entry(pair).or_insert_with(|| {
-                    pairs.push(pair);
-                    pairs.len() - 1
-                })
-            }
+            Some(t) => pairs.intern((j, place_label(&mut times, fixed_times, "time", t, place)?)),
             None => j,
         };
         cells.push((i, j), count).map_err(|_| {
-            TableError::at(path, place, format!("the cell {cell} is listed twice; list each cell once"))
+            TableError::at(path, place, format!("the cell {} is listed twice; list each cell once", cell()))
         })?;
         // A grid above the bound is refused as soon as its labels pass it, before it is allocated.
         let width = if square { rows.len() } else { cols.len() };
@@ -487,8 +490,7 @@ fn counts_of_records(
         false => (cols, col_moved, None),
         true => {
             let (times, time_moved) = in_order(times, fixed_times);
-            let width = times.len();
-            let pair_moved = pairs.iter().map(|&(j, t)| col_moved[j] * width + time_moved[t]).collect();
+            let pair_moved = pairs.grid_columns(|j| col_moved[j], |t| time_moved[t], times.len());
             let axes = TimeAxes { cols, times };
             (axes.grid_labels(path)?, pair_moved, Some(axes))
         }

@@ -39,4 +39,4 @@ pub use released::{
     Layout, ReleasedTable, read_released, read_released_over_time, read_released_pairs, write_counts, write_released,
 };
 pub use sidecar::{PrivacySidecar, StatedLevel, read_release_as_stated, sidecar_path, stated_epsilon};
-pub use times::{TimeAxes, pair_label};
+pub use times::{TimeAxes, modes, pair_label};

@@ -6,9 +6,8 @@ use crate::cells::Cells;
 use crate::error::TableError;
 use crate::grid::{CountTable, Labels, check_grid};
 use crate::records::{delimiter, for_each_record, is_parquet};
-use crate::times::TimeAxes;
+use crate::times::{Pairs, TimeAxes};
 use results::Values;
-use std::collections::HashMap;
 use std::path::Path;
 
 /// Released values on a labelled grid (row-major).
@@ -55,10 +54,7 @@ impl ReleasedTable {
     /// `(rows, columns, times)` as a sidecar states them: for counts over time the column and
     /// time labels, else the grid's columns and one time.
     pub fn axis_sizes(&self) -> (usize, usize, usize) {
-        match &self.axes {
-            Some(a) => (self.rows.len(), a.cols.len(), a.times.len()),
-            None => (self.rows.len(), self.cols.len(), 1),
-        }
+        crate::times::modes(&self.rows, &self.cols, self.axes.as_ref())
     }
 
     /// Whether both axes hold the same labels (a network), in any order.
@@ -275,16 +271,12 @@ pub fn read_released_pairs(path: &Path, diagonal: bool) -> Result<ReleasedTable,
 /// listed twice is an error naming it), on the grid `rows × cols·times` ([`TimeAxes`]).
 pub fn read_released_over_time(path: &Path) -> Result<ReleasedTable, TableError> {
     let (mut rows, mut cols, mut times) = (Labels::default(), Labels::default(), Labels::default());
-    let (mut pairs, mut pair_index) = (Vec::<(usize, usize)>::new(), HashMap::<(usize, usize), usize>::new());
+    let mut pairs = Pairs::default();
     let mut cells = Cells::<i64>::new();
     for_each_record(path, &["row", "col", "time", "value"], None, |place, record| {
         let value = released_value(path, place, record[3])?;
         let (r, c, t) = (record[0], record[1], record[2]);
-        let pair = (cols.intern(c), times.intern(t));
-        let j = *pair_index.entry(pair).or_insert_with(|| {
-            pairs.push(pair);
-            pairs.len() - 1
-        });
+        let j = pairs.intern((cols.intern(c), times.intern(t)));
         cells
             .push((rows.intern(r), j), value)
             .map_err(|_| TableError::at(path, place, format!("the cell ({r}, {c}, {t}) is listed twice")))?;
@@ -300,9 +292,9 @@ pub fn read_released_over_time(path: &Path) -> Result<ReleasedTable, TableError>
         // The first missing cell: a pair that never appears, else a row's missing pair.
         let missing = (0..j_count * t_count)
             .map(|c| (c / t_count, c % t_count))
-            .find(|p| !pair_index.contains_key(p))
+            .find(|&p| !pairs.contains(p))
             .map(|(j, t)| (0, j, t))
-            .or_else(|| cells.first_missing(i_count, pairs.len()).map(|(i, p)| (i, pairs[p].0, pairs[p].1)));
+            .or_else(|| cells.first_missing(i_count, pairs.len()).map(|(i, p)| (i, pairs.get(p).0, pairs.get(p).1)));
         let (i, j, t) = missing.unwrap_or_default();
         return Err(TableError::file(
             path,
@@ -317,7 +309,7 @@ pub fn read_released_over_time(path: &Path) -> Result<ReleasedTable, TableError>
         ));
     }
     let rows_in_place: Vec<usize> = (0..i_count).collect();
-    let pair_moved: Vec<usize> = pairs.iter().map(|&(j, t)| j * t_count + t).collect();
+    let pair_moved = pairs.grid_columns(|j| j, |t| t, t_count);
     let values = cells.into_grid((i_count, j_count * t_count), Some((&rows_in_place, &pair_moved)));
     let axes = TimeAxes { cols, times };
     Ok(ReleasedTable { cols: axes.grid_labels(path)?, rows, values, layout: Layout::Grid, axes: Some(axes) })

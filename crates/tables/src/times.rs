@@ -5,6 +5,7 @@
 
 use crate::error::TableError;
 use crate::grid::Labels;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// The two axes behind a grid's columns when they are `(column, time)` pairs.
@@ -43,6 +44,57 @@ impl TimeAxes {
             }
         }
         Ok(labels)
+    }
+}
+
+/// `(rows, cols, times)` of a grid whose columns are `cols`, with `axes` behind them for counts
+/// over time: the three modes, else the grid's columns and one time.
+pub fn modes(rows: &Labels, cols: &Labels, axes: Option<&TimeAxes>) -> (usize, usize, usize) {
+    match axes {
+        Some(a) => (rows.len(), a.cols.len(), a.times.len()),
+        None => (rows.len(), cols.len(), 1),
+    }
+}
+
+/// The `(column index, time index)` pairs of a table being read, numbered in order of first
+/// appearance: a cell's provisional grid column until the labels' final order is known.
+#[derive(Default)]
+pub(crate) struct Pairs {
+    order: Vec<(usize, usize)>,
+    index: HashMap<(usize, usize), usize>,
+}
+
+impl Pairs {
+    /// The number of `pair`, adding it if new.
+    pub(crate) fn intern(&mut self, pair: (usize, usize)) -> usize {
+        *self.index.entry(pair).or_insert_with(|| {
+            self.order.push(pair);
+            self.order.len() - 1
+        })
+    }
+
+    pub(crate) fn contains(&self, pair: (usize, usize)) -> bool {
+        self.index.contains_key(&pair)
+    }
+
+    /// The pair numbered `p`.
+    pub(crate) fn get(&self, p: usize) -> (usize, usize) {
+        self.order[p]
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Each pair's grid column `col_at[j]·T + time_at[t]`, in the pairs' numbering (the remap of
+    /// `Cells::into_grid`).
+    pub(crate) fn grid_columns(
+        &self,
+        col_at: impl Fn(usize) -> usize,
+        time_at: impl Fn(usize) -> usize,
+        times: usize,
+    ) -> Vec<usize> {
+        self.order.iter().map(|&(j, t)| col_at(j) * times + time_at(t)).collect()
     }
 }
 
