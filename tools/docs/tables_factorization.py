@@ -7,6 +7,12 @@ from docstats import binomial_test_p, holm, interval, mean_sd, nominal, p_text, 
 from sources import EVIDENCE, rows, toml
 
 
+def quantity(r):
+    """The quantity an `sbc.csv` line ranks: `total` or `ln_likelihood` (files made before the
+    log-likelihood was ranked have no such column: the total)."""
+    return r.get("quantity") or "total"
+
+
 def sbc_table():
     """docs/calibration.md: Holm-adjusted p of the SBC rank histograms, per model and group."""
     columns = [("", "non-private"), ("0.2", "naive"), ("0.2", "private"), ("0.5", "naive"), ("0.5", "private"),
@@ -14,7 +20,7 @@ def sbc_table():
     lines = []
     for model, run in [("topic", "calibration"), ("topic, 4 chains", "calibration-4chains"), ("block", "calibration-block"),
                        ("undirected", "calibration-undirected")]:
-        by = {(r["level"], r["method"]): r for r in rows(run, "sbc.csv")}
+        by = {(r["level"], r["method"]): r for r in rows(run, "sbc.csv") if quantity(r) == "total"}
 
         def cell(r):
             shown = p_text(float(r["p_holm"]))
@@ -39,13 +45,18 @@ def _sbc_small_table(prefix):
     group's ECDF-test p, its Holm adjustment over the run's groups, the χ² p beside it, and the
     verdict at 0.05."""
     lines = ["| run | group | ECDF p | Holm p | χ² (9 df) p | verdict |", "| --- | --- | ---: | ---: | ---: | --- |"]
-    for model, kind in [("topic (20 × 15)", "topic"), ("block (20 actors)", "block"), ("undirected (20 actors)", "undirected")]:
+    runs = [("topic (20 × 15)", "topic", "topic"), ("block (20 actors)", "block", "block"),
+            ("undirected (20 actors)", "undirected", "undirected"),
+            ("block at Fig. 4's size (161 actors, C = 12)", "block-fig4-size", "block, 161 actors")]
+    for model, kind, short in runs:
         run = f"{prefix}-{kind}"
         if not (EVIDENCE / run / "sbc.csv").exists():
             continue
         for i, r in enumerate(rows(run, "sbc.csv")):
-            name = model if i == 0 else model.split(" ")[0]
+            name = model if i == 0 else short
             group = "non-private" if not r["level"] else f"{r['method']}, α = {r['level']}"
+            if quantity(r) != "total":
+                group += ", log-likelihood"
             p, holm = float(r["ecdf_p"]), float(r["ecdf_p_holm"])
             verdict = "uniform" if holm >= 0.05 else "**not uniform**"
             lines.append(f"| {name} | {group} | {p:.2f} | {min(holm, 1.0):.2g} | {float(r['p']):.2f} | {verdict} |")
@@ -249,7 +260,7 @@ def sbc_fig4_size():
     fits_of = {run: rows(run, "fits.csv") for run, _, _ in FIG4_SIZE_RUNS}
     for run, step, chains in FIG4_SIZE_RUNS:
         fits = fits_of[run]
-        for r in rows(run, "sbc.csv"):
+        for r in (r for r in rows(run, "sbc.csv") if quantity(r) == "total"):
             detail = f"{step}, {chains}" if r["method"] == "private" else chains
             group = f"{names[r['method']]}, {detail}" + (f", α = {r['level']}" if r["level"] else "")
             mine = [f for f in fits if f["method"] == r["method"] and f["level"] == r["level"]]

@@ -146,6 +146,9 @@ pub struct TrueData {
     topics: Option<(Vec<f64>, usize)>,
     /// Semi-synthetic data: the row re-scalings `γ_i`.
     row_scales: Option<Vec<f64>>,
+    /// Data from an overdispersed model: the law of its cells' multipliers (`r`, and the share of
+    /// overdispersed cells), for the true parameters' log-likelihood; `None` for the Poisson.
+    dispersion: Option<distributions::CellDispersion>,
 }
 
 impl TrueData {
@@ -208,23 +211,32 @@ impl TrueData {
     }
 
     /// The rank of the true total rate `Σ_n μ_n` (modelled cells) among draws thinned evenly
-    /// from each chain's kept totals ([`SBC_DRAWS`] in all, fewer when a chain kept fewer); `None`
-    /// without kept totals (CAVI).
-    fn sbc(&self, chains: &[inference::Posterior]) -> Option<Sbc> {
+    /// from each chain's kept totals ([`SBC_DRAWS`] in all, fewer when a chain kept fewer), and
+    /// the rank of `truth_ln_likelihood` (the true parameters' log-likelihood of the scored cells)
+    /// among the same draws' ([`inference::Posterior::kept_ln_likelihood`]) when both are
+    /// recorded; `None` without kept totals (CAVI).
+    fn sbc(&self, chains: &[inference::Posterior], truth_ln_likelihood: Option<f64>) -> Option<Sbc> {
         if chains.is_empty() || chains.iter().any(|c| c.kept_total_rate.is_empty()) {
             return None;
         }
         let truth: f64 = self.modelled().map(|n| self.rates[n]).sum();
+        let ln_likelihoods = chains.iter().all(|c| c.kept_ln_likelihood.len() == c.kept_total_rate.len());
+        let truth_ln_likelihood = truth_ln_likelihood.filter(|_| ln_likelihoods);
         let per_chain = SBC_DRAWS.div_ceil(chains.len());
-        let (mut total_rank, mut draws) = (0u32, 0u32);
-        for kept in chains.iter().map(|c| &c.kept_total_rate) {
+        let (mut total_rank, mut ln_likelihood_rank, mut draws) = (0u32, 0u32, 0u32);
+        for chain in chains {
+            let kept = &chain.kept_total_rate;
             let (s, d) = (kept.len(), per_chain.min(kept.len()));
             for k in 0..d {
-                total_rank += u32::from(kept[(k + 1) * s / d - 1] < truth);
+                let draw = (k + 1) * s / d - 1;
+                total_rank += u32::from(kept[draw] < truth);
+                if let Some(truth) = truth_ln_likelihood {
+                    ln_likelihood_rank += u32::from(chain.kept_ln_likelihood[draw] < truth);
+                }
                 draws += 1;
             }
         }
-        Some(Sbc { total_rank, draws })
+        Some(Sbc { total_rank, draws, ln_likelihood_rank: truth_ln_likelihood.map(|_| ln_likelihood_rank) })
     }
 
     /// The mean Poisson KL of `rates` (row-major) against the true rates over the modelled
@@ -241,7 +253,8 @@ impl TrueData {
         let excluded = (0..rows * cols).map(|n| truth.is_excluded(n)).collect();
         // K × V topic-major, so K = len / V.
         let topics = family.gibbs_topics(truth).map(|t| (t.len() / cols.max(1), t)).map(|(k, t)| (t, k));
-        TrueData { rates, counts, rows, cols, excluded, topics, row_scales: None }
+        let dispersion = truth.dispersion();
+        TrueData { rates, counts, rows, cols, excluded, topics, row_scales: None, dispersion }
     }
 }
 
@@ -420,12 +433,14 @@ fn stack_chains(data: &TrueData, pooled: &inference::Pooled) -> Result<Option<St
 impl Fit {
     /// Scores the pooled rates (and, for a topic model, the best chain's topic-major topics)
     /// against the truth, and each chain's own rates.
-    fn score(data: &TrueData, pooled: inference::Pooled) -> Result<Self, RunError> {
+    /// `truth_ln_likelihood`: the true parameters' log-likelihood of the cells the chains' draws
+    /// score, for the calibration's second rank.
+    fn score(data: &TrueData, pooled: inference::Pooled, truth_ln_likelihood: Option<f64>) -> Result<Self, RunError> {
         let diagnostics = fit_diagnostics(&pooled);
         let convergence = inference::convergence::assess_pooled(&pooled, None).map(|a| a.verdict.name().to_string());
         let stacking = stack_chains(data, &pooled)?;
         let coverage = data.coverage(&pooled.truth_ranks, pooled.kept);
-        let sbc = data.sbc(&pooled.chains);
+        let sbc = data.sbc(&pooled.chains, truth_ln_likelihood);
         // Empty ladders (plain chains, CAVI) give none.
         let ladder_min_beta = pooled.chains.iter().flat_map(|p| p.ladder.iter().copied()).reduce(f64::min);
         let chain_mean_kl = pooled.chains.iter().map(|p| data.kl(&p.mean_rates)).collect::<Result<Vec<_>, _>>()?;
@@ -491,8 +506,10 @@ fn fit_any(
     // The true rates, to rank against the kept samples (the calibration of the posterior).
     let chains = manifest.chains(method);
     // Several Gibbs chains are stacked by their leave-one-out predictive of (a subsample of) the
-    // cells the fit sees: each kept sample's log-likelihood of them.
-    let scored = match (&algorithm, chains > 1) {
+    // cells the fit sees: each kept sample's log-likelihood of them. On data from the prior that
+    // log-likelihood is also ranked against the truth's (simulation-based calibration), with one
+    // chain too.
+    let scored = match (&algorithm, chains > 1 || manifest.data.is_unconditioned_prior()) {
         (Algorithm::Gibbs(_), true) => Some(scored_cells(data, method, released)?),
         _ => None,
     };
@@ -535,7 +552,8 @@ fn fit_any(
         )?;
     }
     drop(states);
-    let mut fit = Fit::score(data, pooled)?;
+    let truth_ln_likelihood = scored.as_ref().map(|s| s.ln_likelihood(&data.rates, data.dispersion).iter().sum());
+    let mut fit = Fit::score(data, pooled, truth_ln_likelihood)?;
     fit.seconds += earlier_seconds;
     Ok(fit)
 }

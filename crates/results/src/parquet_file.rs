@@ -73,9 +73,9 @@ pub fn write_results(path: &Path, rows: &[ResultRow], metadata: &[(&str, String)
     )));
     columns.push(nullable_from(rows, |r| r.stacking.as_ref().map(|s| s.mean_kl)));
     columns.push(nullable_from(rows, |r| r.stacking.as_ref().map(|s| s.unreliable_share)));
-    for get in [|s: &Sbc| s.total_rank, |s: &Sbc| s.draws] {
+    for get in [|s: &Sbc| Some(s.total_rank), |s: &Sbc| Some(s.draws), |s: &Sbc| s.ln_likelihood_rank] {
         columns.push(Arc::new(Int64Array::from(
-            rows.iter().map(|r| r.sbc.as_ref().map(get).map(i64::from)).collect::<Vec<_>>(),
+            rows.iter().map(|r| r.sbc.as_ref().and_then(get).map(i64::from)).collect::<Vec<_>>(),
         )));
     }
     columns.push(nullable(|r| r.ladder_min_beta));
@@ -176,11 +176,16 @@ fn batch_rows(batch: &RecordBatch) -> Result<Vec<ResultRow>, &'static str> {
     };
     // Columns added with simulation-based calibration of the total (issue 36).
     let sbc_column = |name: &'static str| batch.column_by_name(name).and_then(|c| c.as_primitive_opt::<Int64Type>());
-    let (sbc_rank, sbc_draws) = (sbc_column(Sbc::COLUMNS[0]), sbc_column(Sbc::COLUMNS[1]));
+    // The log-likelihood's rank: added later, absent from older files.
+    let [sbc_rank, sbc_draws, sbc_ln_likelihood] = Sbc::COLUMNS.map(sbc_column);
     let sbc_of = |i: usize| -> Option<Sbc> {
         let value =
             |a: Option<&arrow_array::Int64Array>| a.and_then(|a| opt_int(a, i)).and_then(|x| u32::try_from(x).ok());
-        Some(Sbc { total_rank: value(sbc_rank)?, draws: value(sbc_draws)? })
+        Some(Sbc {
+            total_rank: value(sbc_rank)?,
+            draws: value(sbc_draws)?,
+            ln_likelihood_rank: value(sbc_ln_likelihood),
+        })
     };
     // Added with replica exchange in manifests (issue 36).
     let ladder = batch

@@ -78,19 +78,26 @@ pub struct ResultRow {
 
 /// Simulation-based calibration of one fit (Talts et al. 2018; docs/calibration.md): the rank
 /// of the true total rate `Σ_n μ_n` (over the modelled cells) among `draws` posterior draws,
-/// thinned evenly from each chain's kept samples so that they are close to independent. Under
-/// an exact posterior and data drawn from the prior, the rank is uniform on `0..=draws`.
+/// thinned evenly from each chain's kept samples so that they are close to independent, and the
+/// rank of the true parameters' log-likelihood among the same draws'. Under an exact posterior
+/// and data drawn from the prior, each rank is uniform on `0..=draws`.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sbc {
     /// How many of the draws are below the truth.
     pub total_rank: u32,
     /// The number of draws ranked against.
     pub draws: u32,
+    /// How many of the same draws have a lower marginal log-likelihood of the data the fit sees
+    /// (its scored cells) than the true parameters have: a test quantity that depends on the data
+    /// and on every rate, so it sees the structure, not only the total, and no labels (Modrák et
+    /// al. 2023). `None` where the fit records no log-likelihoods (one chain) and in older files.
+    #[serde(default)]
+    pub ln_likelihood_rank: Option<u32>,
 }
 
 impl Sbc {
     /// The column names, in order.
-    pub const COLUMNS: [&'static str; 2] = ["sbc_total_rank", "sbc_draws"];
+    pub const COLUMNS: [&'static str; 3] = ["sbc_total_rank", "sbc_draws", "sbc_ln_likelihood_rank"];
 }
 
 /// The chains of a fit stacked by their leave-one-out predictive of the data the fit sees (Yao,

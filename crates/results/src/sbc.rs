@@ -1,6 +1,6 @@
 //! Simulation-based calibration of a sweep (Talts, Betancourt, Simpson, Vehtari & Gelman 2018):
-//! the rank histogram of the true total rate among each fit's thinned draws, per (e₀, level,
-//! method), tested for uniformity by the ECDF test with simultaneous bands ([`crate::ecdf_test`],
+//! the rank histograms of the true total rate and of the true parameters' log-likelihood of the
+//! data among each fit's thinned draws, per (e₀, level, method), tested for uniformity by the ECDF test with simultaneous bands ([`crate::ecdf_test`],
 //! the verdict) and, beside it, a χ² test of the binned ranks; each with Holm's adjustment over the
 //! groups of the file.
 //!
@@ -24,6 +24,12 @@ use std::path::Path;
 /// The family-wise false-alarm rate of a file's "not uniform" verdicts (Holm over its groups).
 pub const SBC_FAMILY_ALPHA: f64 = 0.05;
 
+/// The quantities ranked: the total rate, and the marginal log-likelihood of the data the fit
+/// sees (a data-dependent test quantity, label-free and sensitive to every rate; Modrák et al.
+/// 2023), with their names in `sbc.csv`.
+pub const SBC_QUANTITIES: [(&str, fn(&crate::row::Sbc) -> Option<u32>); 2] =
+    [("total", |s| Some(s.total_rank)), ("ln_likelihood", |s| s.ln_likelihood_rank)];
+
 /// The rank histogram of one group and its test.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SbcGroup {
@@ -31,6 +37,8 @@ pub struct SbcGroup {
     /// The noise level (α, or ε when the sweep is over ε); `None` for the non-private reference.
     pub level: Option<f64>,
     pub method: String,
+    /// The quantity ranked (a name of [`SBC_QUANTITIES`]).
+    pub quantity: &'static str,
     pub fits: usize,
     /// Draws each rank is among (`L`).
     pub draws: u32,
@@ -67,36 +75,40 @@ fn bins(draws: u32, fits: usize) -> Vec<f64> {
     sizes.into_iter().map(|n| n as f64 / values as f64).collect()
 }
 
-/// The rank histogram and χ² test of every (e₀, level, method) group whose fits carry ranks
-/// among the same number of draws (groups with mixed `draws` or fewer than 10 fits are left out).
+/// The rank histogram and χ² test of every (e₀, level, method) group and quantity whose fits
+/// all carry ranks among the same number of draws (groups with mixed `draws`, a rank missing or
+/// fewer than 10 fits are left out).
 pub fn sbc_summary(rows: &[ResultRow]) -> Vec<SbcGroup> {
     let by_epsilon = rows.iter().any(|r| r.epsilon.is_some());
     let level = |r: &ResultRow| if by_epsilon { r.epsilon } else { r.alpha };
     let ranked: Vec<&ResultRow> = rows.iter().filter(|r| r.sbc.is_some()).collect();
     let key = |r: &ResultRow| (r.e0.map(f64::to_bits), level(r).map(f64::to_bits), r.method.clone());
-    let mut groups: Vec<SbcGroup> = distinct(ranked.iter().map(|r| key(r)))
-        .into_iter()
-        .filter_map(|k| {
+    let keys = distinct(ranked.iter().map(|r| key(r)));
+    let mut groups: Vec<SbcGroup> = keys
+        .iter()
+        .flat_map(|k| SBC_QUANTITIES.iter().map(move |q| (k.clone(), q)))
+        .filter_map(|(k, &(quantity, rank_of))| {
             let members: Vec<_> = ranked.iter().filter(|r| key(r) == k).filter_map(|r| r.sbc).collect();
             let draws = members.first()?.draws;
             if members.len() < 10 || members.iter().any(|s| s.draws != draws) {
                 return None;
             }
+            let ranks: Vec<u32> = members.iter().map(rank_of).collect::<Option<_>>()?;
             let probabilities = bins(draws, members.len());
             let b = probabilities.len() as u64;
             let mut counts = vec![0u64; probabilities.len()];
-            for s in &members {
-                counts[(u64::from(s.total_rank.min(draws)) * b / (u64::from(draws) + 1)) as usize] += 1;
+            for &rank in &ranks {
+                counts[(u64::from(rank.min(draws)) * b / (u64::from(draws) + 1)) as usize] += 1;
             }
             let n = members.len() as f64;
             let chi2 = counts.iter().zip(&probabilities).map(|(&o, &q)| (o as f64 - n * q).powi(2) / (n * q)).sum();
             let p = ChiSquared::new((probabilities.len() - 1) as f64).map_or(f64::NAN, |d| d.sf(chi2));
-            let ranks: Vec<u32> = members.iter().map(|s| s.total_rank).collect();
             let ecdf = crate::ecdf_test(&ranks, draws)?;
             Some(SbcGroup {
                 e0: k.0.map(f64::from_bits),
                 level: k.1.map(f64::from_bits),
                 method: k.2,
+                quantity,
                 fits: members.len(),
                 draws,
                 counts,
@@ -118,22 +130,23 @@ pub fn sbc_summary(rows: &[ResultRow]) -> Vec<SbcGroup> {
     groups
 }
 
-/// `sbc.csv`: one line per group — its key, fits, draws, bins, χ², p, Holm's p, the verdict (by
+/// `sbc.csv`: one line per group — its key and quantity, fits, draws, bins, χ², p, Holm's p, the verdict (by
 /// the ECDF test), the counts per bin (space-separated), and the ECDF test's statistic, p and
 /// Holm's p.
 pub fn sbc_csv(groups: &[SbcGroup]) -> String {
     let mut s = String::from(
-        "e0,level,method,fits,draws,bins,chi2,p,p_holm,uniform,counts,ecdf_statistic,ecdf_p,ecdf_p_holm\n",
+        "e0,level,method,quantity,fits,draws,bins,chi2,p,p_holm,uniform,counts,ecdf_statistic,ecdf_p,ecdf_p_holm\n",
     );
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
     for g in groups {
         let counts: Vec<String> = g.counts.iter().map(u64::to_string).collect();
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{:.4},{:.4e},{:.4e},{},{},{:.4e},{:.4e},{:.4e}",
+            "{},{},{},{},{},{},{},{:.4},{:.4e},{:.4e},{},{},{:.4e},{:.4e},{:.4e}",
             opt(g.e0),
             opt(g.level),
             g.method,
+            g.quantity,
             g.fits,
             g.draws,
             g.counts.len(),
@@ -165,18 +178,18 @@ fn p_label(p: f64) -> String {
     }
 }
 
-/// The ECDF plots of the ranks (Säilynoja, Bürkner & Vehtari 2022), a panel per (e₀, level): each
+/// The ECDF plots of the ranks (Säilynoja, Bürkner & Vehtari 2022), a panel per (e₀, level,
+/// quantity ranked): each
 /// method's ECDF of the ranks minus the uniform one, `F(z) − z` at `z = t/(L + 1)`, inside the
 /// simultaneous 95 % band of uniform ranks ([`crate::EcdfTest::curve`]); a curve leaving the band
 /// anywhere is what the ECDF test rejects. Ranks piled at both ends (a posterior too narrow) bend
 /// the curve up then down; a biased posterior bows it to one side.
 pub fn plot_sbc(groups: &[SbcGroup], title: &str, svg: Option<&Path>, png: Option<&Path>) -> Result<(), ResultsError> {
-    let panels_of = distinct(groups.iter().map(|g| (g.e0.map(f64::to_bits), g.level.map(f64::to_bits))));
-    let panels: Vec<CurvePanel> = panels_of
+    let panel_of = |g: &SbcGroup| (g.e0.map(f64::to_bits), g.level.map(f64::to_bits), g.quantity);
+    let panels: Vec<CurvePanel> = distinct(groups.iter().map(panel_of))
         .into_iter()
-        .map(|(e0, level)| {
-            let members: Vec<&SbcGroup> =
-                groups.iter().filter(|g| (g.e0.map(f64::to_bits), g.level.map(f64::to_bits)) == (e0, level)).collect();
+        .map(|(e0, level, quantity)| {
+            let members: Vec<&SbcGroup> = groups.iter().filter(|g| panel_of(g) == (e0, level, quantity)).collect();
             // The method's own name, so it keeps its colour in every panel and figure.
             let mut curves: Vec<Curve> = members
                 .iter()
@@ -199,19 +212,20 @@ pub fn plot_sbc(groups: &[SbcGroup], title: &str, svg: Option<&Path>, png: Optio
             };
             let tests: Vec<String> =
                 members.iter().map(|g| format!("{} {}", g.method, p_label(g.ecdf_p_holm))).collect();
-            let caption = format!("{at} (p: {})", tests.join(", "));
+            let ranked = if quantity == "total" { "total rate" } else { "log-likelihood" };
+            let caption = format!("{ranked}, {at} (p: {})", tests.join(", "));
             CurvePanel { caption, curves }
         })
         .collect();
     let labels = CurveLabels {
-        x: "rank of the true total rate / (draws + 1)".into(),
+        x: "rank of the truth / (draws + 1)".into(),
         y: "ECDF of the ranks − uniform".into(),
         y_from_zero: false,
         log_x: false,
         log_y: false,
         note: Some("p: Holm-adjusted ECDF test that the ranks are uniform (simulation-based calibration)".into()),
     };
-    plot_curves(&panels, &labels, &format!("{title}: ECDF of the ranks of the true total rate"), svg, png)
+    plot_curves(&panels, &labels, &format!("{title}: ECDF of the ranks of the truth"), svg, png)
 }
 
 #[cfg(test)]

@@ -86,7 +86,7 @@ fn parquet_round_trip_keeps_values_nulls_and_metadata() {
     rows[3].stacking =
         Some(results::Stacking { weights: vec![0.75, 0.25, 0.0], mean_kl: 0.125, unreliable_share: 0.5 });
     // The calibration rank of the true total rate.
-    rows[3].sbc = Some(results::Sbc { total_rank: 7, draws: 19 });
+    rows[3].sbc = Some(results::Sbc { total_rank: 7, draws: 19, ln_likelihood_rank: Some(3) });
     // Replica exchange: the hottest rung of the chains' ladders.
     rows[3].ladder_min_beta = Some(0.8125);
     let path = dir.join("sub/results.parquet");
@@ -347,4 +347,30 @@ fn crowded_panels_get_their_legend_beside_them() {
     };
     assert_eq!((width(4), width(5)), (420, 660));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The calibration summary ranks each quantity a group's fits all carry: the log-likelihood's
+/// groups only where every fit has its rank (older files have none), each tested on its own
+/// ranks and all Holm-adjusted together.
+#[test]
+fn sbc_groups_rank_the_total_and_the_log_likelihood_where_both_are_recorded() {
+    let mut rows = Vec::new();
+    for rep in 0..20 {
+        let mut exact = row(None, None, "non-private", rep, 0.1);
+        // Uniform-looking total ranks; log-likelihood ranks piled at the top (a posterior whose
+        // draws fit the data worse than the truth does).
+        exact.sbc = Some(results::Sbc { total_rank: (rep % 20) as u32, draws: 19, ln_likelihood_rank: Some(19) });
+        rows.push(exact);
+        let mut older = row(None, Some(0.5), "private", rep, 0.1);
+        older.sbc = Some(results::Sbc { total_rank: (rep * 7 % 20) as u32, draws: 19, ln_likelihood_rank: None });
+        rows.push(older);
+    }
+    let groups = results::sbc_summary(&rows);
+    let named: Vec<(&str, &str)> = groups.iter().map(|g| (g.method.as_str(), g.quantity)).collect();
+    assert_eq!(named, [("non-private", "total"), ("non-private", "ln_likelihood"), ("private", "total")]);
+    assert!(groups[0].uniform() && groups[2].uniform());
+    assert!(!groups[1].uniform(), "ranks all at the top pass: {:?}", groups[1].ecdf);
+    let csv = results::sbc_csv(&groups);
+    assert!(csv.starts_with("e0,level,method,quantity,fits,"));
+    assert_eq!(csv.lines().filter(|l| l.contains(",ln_likelihood,")).count(), 1);
 }
