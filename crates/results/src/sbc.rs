@@ -13,7 +13,7 @@
 //! that favoured "calibrated", and binning that hid deviations in the tails; docs/statistics.md.)
 
 use crate::ResultsError;
-use crate::figure::{Curve, CurveLabels, CurvePanel, plot_curves};
+use crate::figure::{Curve, CurveLabels, CurvePanel, CurveRow, plot_curve_rows};
 use crate::paired::holm;
 use crate::row::ResultRow;
 use crate::summary::distinct;
@@ -178,54 +178,67 @@ fn p_label(p: f64) -> String {
     }
 }
 
-/// The ECDF plots of the ranks (Säilynoja, Bürkner & Vehtari 2022), a panel per (e₀, level,
-/// quantity ranked): each
-/// method's ECDF of the ranks minus the uniform one, `F(z) − z` at `z = t/(L + 1)`, inside the
-/// simultaneous 95 % band of uniform ranks ([`crate::EcdfTest::curve`]); a curve leaving the band
-/// anywhere is what the ECDF test rejects. Ranks piled at both ends (a posterior too narrow) bend
-/// the curve up then down; a biased posterior bows it to one side.
+/// The ECDF plots of the ranks (Säilynoja, Bürkner & Vehtari 2022), a row per quantity ranked and
+/// a panel per (e₀, level): each method's ECDF of the ranks minus the uniform one, `F(z) − z` at
+/// `z = t/(L + 1)`, inside the simultaneous 95 % band of uniform ranks
+/// ([`crate::EcdfTest::curve`]); a curve leaving the band anywhere is what the ECDF test rejects.
+/// Ranks piled at both ends (a posterior too narrow) bend the curve up then down; a biased
+/// posterior bows it to one side.
 pub fn plot_sbc(groups: &[SbcGroup], title: &str, svg: Option<&Path>, png: Option<&Path>) -> Result<(), ResultsError> {
-    let panel_of = |g: &SbcGroup| (g.e0.map(f64::to_bits), g.level.map(f64::to_bits), g.quantity);
-    let panels: Vec<CurvePanel> = distinct(groups.iter().map(panel_of))
+    let panel_of = |g: &SbcGroup| (g.e0.map(f64::to_bits), g.level.map(f64::to_bits));
+    let rows: Vec<CurveRow> = distinct(groups.iter().map(|g| g.quantity))
         .into_iter()
-        .map(|(e0, level, quantity)| {
-            let members: Vec<&SbcGroup> = groups.iter().filter(|g| panel_of(g) == (e0, level, quantity)).collect();
-            // The method's own name, so it keeps its colour in every panel and figure.
-            let mut curves: Vec<Curve> = members
-                .iter()
-                .map(|g| Curve::new(g.method.clone(), g.ecdf.curve.iter().map(|&(z, d, _, _)| (z, d, 0.0)).collect()))
+        .map(|quantity| {
+            let ranked: Vec<&SbcGroup> = groups.iter().filter(|g| g.quantity == quantity).collect();
+            let panels = distinct(ranked.iter().map(|g| panel_of(g)))
+                .into_iter()
+                .map(|(e0, level)| {
+                    let members: Vec<&SbcGroup> =
+                        ranked.iter().copied().filter(|g| panel_of(g) == (e0, level)).collect();
+                    sbc_panel(&members, e0.map(f64::from_bits), level.map(f64::from_bits))
+                })
                 .collect();
-            if let Some(g) = members.first() {
-                // One colour in every panel and figure.
-                let edge = |label: &str, pick: fn(&(f64, f64, f64, f64)) -> f64| {
-                    let mut c = Curve::new(label, g.ecdf.curve.iter().map(|p| (p.0, pick(p), 0.0)).collect()).dashed();
-                    c.style.colour = Some(UNIFORM_COLOUR);
-                    c
-                };
-                curves.push(edge("simultaneous 95 % band", |p| p.3));
-                curves.push(edge("(its lower edge)", |p| p.2));
-            }
-            let at = match (e0, level) {
-                (_, None) => "true counts".to_string(),
-                (None, Some(l)) => format!("level {}", f64::from_bits(l)),
-                (Some(e), Some(l)) => format!("e0 {}, level {}", f64::from_bits(e), f64::from_bits(l)),
+            let name = if quantity == "total" { "the true total rate" } else { "the true log-likelihood" };
+            let labels = CurveLabels {
+                x: format!("rank of {name} / (draws + 1)"),
+                y: "ECDF of the ranks − uniform".into(),
+                y_from_zero: false,
+                log_x: false,
+                log_y: false,
+                note: Some(
+                    "p: Holm-adjusted ECDF test that the ranks are uniform (simulation-based calibration)".into(),
+                ),
             };
-            let tests: Vec<String> =
-                members.iter().map(|g| format!("{} {}", g.method, p_label(g.ecdf_p_holm))).collect();
-            let ranked = if quantity == "total" { "total rate" } else { "log-likelihood" };
-            let caption = format!("{ranked}, {at} (p: {})", tests.join(", "));
-            CurvePanel { caption, curves }
+            CurveRow { panels, labels }
         })
         .collect();
-    let labels = CurveLabels {
-        x: "rank of the truth / (draws + 1)".into(),
-        y: "ECDF of the ranks − uniform".into(),
-        y_from_zero: false,
-        log_x: false,
-        log_y: false,
-        note: Some("p: Holm-adjusted ECDF test that the ranks are uniform (simulation-based calibration)".into()),
+    plot_curve_rows(&rows, &format!("{title}: ECDF of the ranks of the truth"), svg, png)
+}
+
+/// One panel of [`plot_sbc`]: the groups of one (e₀, level) and quantity, with the uniform band.
+fn sbc_panel(members: &[&SbcGroup], e0: Option<f64>, level: Option<f64>) -> CurvePanel {
+    // The method's own name, so it keeps its colour in every panel and figure.
+    let mut curves: Vec<Curve> = members
+        .iter()
+        .map(|g| Curve::new(g.method.clone(), g.ecdf.curve.iter().map(|&(z, d, _, _)| (z, d, 0.0)).collect()))
+        .collect();
+    if let Some(g) = members.first() {
+        // One colour in every panel and figure.
+        let edge = |label: &str, pick: fn(&(f64, f64, f64, f64)) -> f64| {
+            let mut c = Curve::new(label, g.ecdf.curve.iter().map(|p| (p.0, pick(p), 0.0)).collect()).dashed();
+            c.style.colour = Some(UNIFORM_COLOUR);
+            c
+        };
+        curves.push(edge("simultaneous 95 % band", |p| p.3));
+        curves.push(edge("(its lower edge)", |p| p.2));
+    }
+    let at = match (e0, level) {
+        (_, None) => "true counts".to_string(),
+        (None, Some(l)) => format!("level {l}"),
+        (Some(e), Some(l)) => format!("e0 {e}, level {l}"),
     };
-    plot_curves(&panels, &labels, &format!("{title}: ECDF of the ranks of the truth"), svg, png)
+    let tests: Vec<String> = members.iter().map(|g| format!("{} {}", g.method, p_label(g.ecdf_p_holm))).collect();
+    CurvePanel { caption: format!("{at} (p: {})", tests.join(", ")), curves }
 }
 
 #[cfg(test)]
