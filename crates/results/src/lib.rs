@@ -40,7 +40,7 @@ pub use row::{
     Coverage, ResultRow, RowDiagnostics, Sbc, Stacking, TraceDiagnostics, central_ranks, diagnostics_columns,
     nominal_coverage, schema,
 };
-pub use sbc::{SBC_FAMILY_ALPHA, SbcGroup, plot_sbc, sbc_csv, sbc_summary};
+pub use sbc::{RankOf, SBC_FAMILY_ALPHA, SBC_QUANTITIES, SbcGroup, plot_sbc, sbc_csv, sbc_summary};
 pub use sbc_ecdf::{BAND_LEVEL, EcdfTest, ecdf_test};
 pub use summary::{SummaryRow, distinct, mean_sd, summarize, summary_csv, summary_table};
 pub use table::{Values, for_each_batch, read_table, write_table, write_table_parts, write_table_parts_pending};

@@ -27,8 +27,11 @@ pub const SBC_FAMILY_ALPHA: f64 = 0.05;
 /// The quantities ranked: the total rate, and the marginal log-likelihood of the data the fit
 /// sees (a data-dependent test quantity, label-free and sensitive to every rate; Modrák et al.
 /// 2023), with their names in `sbc.csv`.
-pub const SBC_QUANTITIES: [(&str, fn(&crate::row::Sbc) -> Option<u32>); 2] =
+pub const SBC_QUANTITIES: [(&str, RankOf); 2] =
     [("total", |s| Some(s.total_rank)), ("ln_likelihood", |s| s.ln_likelihood_rank)];
+
+/// A fit's rank of one quantity, if it was recorded.
+pub type RankOf = fn(&crate::row::Sbc) -> Option<u32>;
 
 /// The rank histogram of one group and its test.
 #[derive(Clone, Debug, PartialEq)]
