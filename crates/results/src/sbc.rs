@@ -1,8 +1,8 @@
 //! Simulation-based calibration of a sweep (Talts, Betancourt, Simpson, Vehtari & Gelman 2018):
 //! the rank histograms of the true total rate and of the true parameters' log-likelihood of the
-//! data among each fit's thinned draws, per (e₀, level, method), tested for uniformity by the ECDF test with simultaneous bands ([`crate::ecdf_test`],
-//! the verdict) and, beside it, a χ² test of the binned ranks; each with Holm's adjustment over the
-//! groups of the file.
+//! data among each fit's thinned draws, per (e₀, level, method), tested for uniformity by the ECDF
+//! test with simultaneous bands ([`crate::ecdf_test`], the verdict) and, beside it, a χ² test of
+//! the binned ranks; each with Holm's adjustment over the groups of the file.
 //!
 //! Under an exact posterior and data drawn from the model's prior, the rank `r` of the truth among
 //! `L` independent draws is uniform on `0..=L`. Ranks are binned into `B = min(10, ⌊fits/5⌋)` bins,
@@ -86,12 +86,13 @@ pub fn sbc_summary(rows: &[ResultRow]) -> Vec<SbcGroup> {
     let level = |r: &ResultRow| if by_epsilon { r.epsilon } else { r.alpha };
     let ranked: Vec<&ResultRow> = rows.iter().filter(|r| r.sbc.is_some()).collect();
     let key = |r: &ResultRow| (r.e0.map(f64::to_bits), level(r).map(f64::to_bits), r.method.clone());
-    let keys = distinct(ranked.iter().map(|r| key(r)));
-    let mut groups: Vec<SbcGroup> = keys
-        .iter()
-        .flat_map(|k| SBC_QUANTITIES.iter().map(move |q| (k.clone(), q)))
-        .filter_map(|(k, &(quantity, rank_of))| {
+    let mut groups: Vec<SbcGroup> = distinct(ranked.iter().map(|r| key(r)))
+        .into_iter()
+        .flat_map(|k| {
             let members: Vec<_> = ranked.iter().filter(|r| key(r) == k).filter_map(|r| r.sbc).collect();
+            SBC_QUANTITIES.iter().map(move |&q| (k.clone(), members.clone(), q))
+        })
+        .filter_map(|(k, members, (quantity, rank_of))| {
             let draws = members.first()?.draws;
             if members.len() < 10 || members.iter().any(|s| s.draws != draws) {
                 return None;
@@ -133,9 +134,9 @@ pub fn sbc_summary(rows: &[ResultRow]) -> Vec<SbcGroup> {
     groups
 }
 
-/// `sbc.csv`: one line per group — its key and quantity, fits, draws, bins, χ², p, Holm's p, the verdict (by
-/// the ECDF test), the counts per bin (space-separated), and the ECDF test's statistic, p and
-/// Holm's p.
+/// `sbc.csv`: one line per group — its key and quantity, fits, draws, bins, χ², p, Holm's p, the
+/// verdict (by the ECDF test), the counts per bin (space-separated), and the ECDF test's
+/// statistic, p and Holm's p.
 pub fn sbc_csv(groups: &[SbcGroup]) -> String {
     let mut s = String::from(
         "e0,level,method,quantity,fits,draws,bins,chi2,p,p_holm,uniform,counts,ecdf_statistic,ecdf_p,ecdf_p_holm\n",
