@@ -1,6 +1,7 @@
 //! `lppf prepare-enron-network`: the committed example input data/enron/network-counts.csv is a
 //! well-formed count table of the paper's 117 actors, and the corpus reproduces it byte for byte.
 
+use crate::common::{lppf, s, scratch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -33,19 +34,21 @@ fn the_committed_example_is_a_well_formed_network() {
 #[test]
 #[ignore = "needs ../shared/data/enron/; run with --include-ignored (CI does)"]
 fn the_corpus_reproduces_the_committed_example_byte_for_byte() {
-    let table = enron::table_for_tests();
-    let dir = std::env::temp_dir().join(format!("lppf-enron-network-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("enron-network", "corpus");
     let output = dir.join("network-counts.csv");
-    let status = Command::new(env!("CARGO_BIN_EXE_lppf"))
-        .args(["prepare-enron-network", table.to_str().unwrap(), "--output", output.to_str().unwrap()])
-        .arg("--employees")
-        .arg(enron::employees_location())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    prepare_from_corpus(&["--output", s(&output)]);
     assert_eq!(std::fs::read(&output).unwrap(), std::fs::read(committed()).unwrap());
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `lppf prepare-enron-network` on the corpus's table with `args` (outputs and options) and
+/// its employee table; panics with the command's stderr if it fails.
+fn prepare_from_corpus(args: &[&str]) {
+    let (table, employees) = (enron::table_for_tests(), enron::employees_location());
+    let mut all = vec!["prepare-enron-network", s(&table)];
+    all.extend_from_slice(args);
+    all.extend(["--employees", s(&employees)]);
+    let out = lppf(&all);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]
@@ -91,21 +94,12 @@ fn the_committed_network_by_month_is_well_formed() {
 #[test]
 #[ignore = "needs ../shared/data/enron/; run with --include-ignored (CI does)"]
 fn the_corpus_reproduces_the_committed_network_by_month_byte_for_byte() {
-    let table = enron::table_for_tests();
-    let dir = std::env::temp_dir().join(format!("lppf-enron-by-month-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("enron-network", "by-month");
     let (output, months) = (dir.join("by-month.csv"), dir.join("months.csv"));
-    let status = Command::new(env!("CARGO_BIN_EXE_lppf"))
-        .args(["prepare-enron-network", table.to_str().unwrap(), "--by-month", "--output"])
-        .args([output.to_str().unwrap(), "--months-output", months.to_str().unwrap(), "--employees"])
-        .arg(enron::employees_location())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    prepare_from_corpus(&["--by-month", "--output", s(&output), "--months-output", s(&months)]);
     assert_eq!(
         std::fs::read(&output).unwrap(),
         std::fs::read(workspace().join("data/enron/network-by-month.csv")).unwrap()
     );
     assert_eq!(std::fs::read(&months).unwrap(), std::fs::read(workspace().join("data/enron/months.csv")).unwrap());
-    let _ = std::fs::remove_dir_all(&dir);
 }

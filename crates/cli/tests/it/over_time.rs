@@ -91,8 +91,8 @@ fn peak_blocks(fit: &Path) -> Vec<usize> {
 
 /// The release lists every cell of 24 × 12 × 7 months (the stated empty month too); the private
 /// fit finds the three planted time profiles (each pair of planted months is some component's
-/// peak), and so does private CAVI; the fit writes rates and factors by label, and describes the raw counts better than the naïve
-/// fit of the same release.
+/// peak), and so does private CAVI; the fit writes rates and factors by label, and describes the
+/// raw counts better than the naïve fit of the same release.
 #[test]
 fn counts_over_time_are_released_fitted_and_scored() {
     let dir = scratch("over-time", "fit");
