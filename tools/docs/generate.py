@@ -8,6 +8,7 @@ blocks; with --check it changes nothing and exits 1 if any page differs from wha
 says (CI runs this, so a stale number fails CI). Standard library only.
 """
 
+import re
 import sys
 
 from docstats import self_check
@@ -103,8 +104,34 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
               ("topic (dense)", "private-step-topic-ess", "topic")]))]
 
 
+# Reader-facing pages stay short and say what is true now: the README a newcomer reads in five
+# minutes, BENCHMARKS.md a reference (the step-by-step log is docs/history/performance.md), and no
+# issue numbers outside docs/history/ and the CHANGELOG.
+LINE_LIMITS = {"README.md": 120, "BENCHMARKS.md": 249}
+ISSUE_NUMBER = re.compile(r"\bissues? #?\d+", re.IGNORECASE)
+
+
+def page_rules():
+    """Where the reader-facing pages break the rules above, one message each."""
+    broken = []
+    for page, limit in LINE_LIMITS.items():
+        lines = (ROOT / page).read_text(encoding="utf-8").count("\n")
+        if lines > limit:
+            broken.append(f"{page} has {lines} lines (at most {limit}; move history to docs/history/)")
+    pages = [ROOT / "README.md", ROOT / "BENCHMARKS.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for path in pages:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if ISSUE_NUMBER.search(line):
+                broken.append(f"{path.relative_to(ROOT)}:{number} names an issue number (reader-facing page)")
+    return broken
+
+
 def main():
     self_check()
+    broken = page_rules()
+    if broken:
+        print("\n".join(broken), file=sys.stderr)
+        return 1
     check = "--check" in sys.argv[1:]
     stale = []
     for page, name, make in BLOCKS:
