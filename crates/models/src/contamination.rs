@@ -1,131 +1,211 @@
 //! The contaminated likelihood's cells in one Gibbs update: each modelled cell's log-ratio
 //! `ρ_n(r) = ln NB(y_n; r, μ_n) − ln Pois(y_n; μ_n)` and the mixture
 //! `Σ_n ln((1 − π) + π e^{ρ_n})` that the updates of `π` and `r` target
-//! (`crate::overdispersion`, "The contaminated form").
+//! (`crate::overdispersion`, "The contaminated form"), with its first two derivatives in `r`.
 //!
-//! The cells are gathered once per update, zero counts first (their `ρ_n` needs no `ln Γ`), so
-//! that an evaluation at a new `r` costs one `ln` and one `exp` per cell, and one at a new `π` (the
-//! ratios kept) a multiplication: the sum of logarithms is taken as the logarithm of a product
-//! ([`LnProduct`]).
+//! The cells are read where they lie (row-major, the model's excluded cells skipped row by row),
+//! in fixed chunks of rows summed in order, so a sum is the same at any thread count. An
+//! evaluation at a new `r` costs one `ln`, one `exp` and two divisions per cell; one at a new `π`
+//! (the ratios kept) a multiplication and a division: the sum of logarithms is taken as the
+//! logarithm of a product ([`LnProduct`]).
 
-use distributions::ln_gamma_ratio;
+use crate::ModelledCells;
+use distributions::{digamma, ln_gamma_ratio, trigamma};
 use rayon::prelude::*;
 
-/// Cells per chunk of a sum; chunks are summed in order, so a sum is the same at any thread count.
+/// Cells per chunk of a sum (whole rows; at least one row).
 const CHUNK: usize = 4096;
 
 /// Above this `ρ_n`, `e^{ρ_n}` is not kept (it could overflow a product); the term is then
 /// `ln(e^{ln(1−π)} + e^{ln π + ρ_n})`. Below it a factor `1 − π + π e^{ρ_n}` is below `1.1e13`.
 const LARGE_RATIO: f64 = 30.0;
 
-/// Counts below this take `ln Γ(r + β y) − ln Γ(r)` from a table made once per `r`.
+/// Counts below this take `ln Γ(r + β y) − ln Γ(r)` and its two derivatives in `r` from tables
+/// made once per `r`.
 const TABLE: usize = 256;
 
 /// The modelled cells of one update: counts and rates at the inverse temperature `β`.
-pub(crate) struct MixtureCells {
-    /// Cell indices (row-major `n`), zero counts first.
-    index: Vec<usize>,
-    /// `y_n`, in the order of `index`.
-    counts: Vec<u32>,
-    /// `β μ_n`, in the order of `index`.
-    rates: Vec<f64>,
+pub(crate) struct MixtureCells<'a> {
+    /// `y_n`, row-major.
+    counts: &'a [u32],
+    /// `μ_n` (untempered), row-major.
+    rates: &'a [f64],
     beta: f64,
+    cols: usize,
+    modelled: ModelledCells,
 }
 
-/// `ρ_n` and `e^{ρ_n}` (`+∞` above [`LARGE_RATIO`]) of every gathered cell at one `r`.
+/// `ρ_n` and `e^{ρ_n}` (`+∞` above [`LARGE_RATIO`]) of every cell at one `r`, row-major; the
+/// excluded cells keep `(0, 1)`.
 pub(crate) struct Ratios {
     pub(crate) r: f64,
     ln_ratio: Vec<f64>,
     ratio: Vec<f64>,
 }
 
-impl MixtureCells {
-    /// Gathers the cells for which `modelled(n)` holds, with counts `y` and rates `μ`.
-    pub(crate) fn new(y: &[u32], mean_rates: &[f64], beta: f64, modelled: impl Fn(usize) -> bool) -> Self {
-        let zeros = (0..y.len()).filter(|&n| y[n] == 0 && modelled(n));
-        let index: Vec<usize> = zeros.chain((0..y.len()).filter(|&n| y[n] > 0 && modelled(n))).collect();
-        let counts = index.iter().map(|&n| y[n]).collect();
-        let rates = index.iter().map(|&n| beta * mean_rates[n]).collect();
-        Self { index, counts, rates, beta }
+/// `Σ_n ln((1 − π) + π e^{ρ_n(r)})` at one `(r, π)` and its first two derivatives in `r` or in `π`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AtShape {
+    pub(crate) ln: f64,
+    pub(crate) d1: f64,
+    pub(crate) d2: f64,
+}
+
+/// One chunk's part of an [`AtShape`].
+struct Part {
+    product: LnProduct,
+    d1: f64,
+    d2: f64,
+}
+
+impl<'a> MixtureCells<'a> {
+    /// The cells of a `cols`-wide row-major table with counts `y` and rates `μ`, of which
+    /// `modelled` says which belong to the model.
+    pub(crate) fn new(y: &'a [u32], mean_rates: &'a [f64], beta: f64, cols: usize, modelled: ModelledCells) -> Self {
+        Self { counts: y, rates: mean_rates, beta, cols: cols.max(1), modelled }
     }
 
-    /// Empty ratios to be filled by [`Self::ln_mixture_at`].
+    /// Ratios to be filled by [`Self::ln_mixture_at`].
     pub(crate) fn scratch(&self) -> Ratios {
-        Ratios { r: f64::NAN, ln_ratio: vec![0.0; self.index.len()], ratio: vec![0.0; self.index.len()] }
+        Ratios { r: f64::NAN, ln_ratio: vec![0.0; self.counts.len()], ratio: vec![1.0; self.counts.len()] }
     }
 
-    /// `Σ_n ln((1 − π) + π e^{ρ_n(r)})`, filling `out` with `ρ_n(r)` and `e^{ρ_n(r)}`, where
-    /// `ρ_n(r) = ln Γ(r + β y_n) − ln Γ(r) + r ln r − (r + β y_n) ln(r + β μ_n) + β μ_n`
-    /// (`ln NB(β y; r, β μ) − ln Pois(β y; β μ)`, the common `(βμ)^{βy}/Γ(βy + 1)` cancelled;
-    /// the first two terms vanish at `y_n = 0`).
-    pub(crate) fn ln_mixture_at(&self, r: f64, pi: f64, out: &mut Ratios) -> f64 {
-        let beta = self.beta;
-        let table: Vec<f64> = (0..TABLE).map(|y| ln_gamma_ratio(beta * y as f64, r)).collect();
-        let r_ln_r = r * r.ln();
-        let (ln_pi, ln_rest) = (pi.ln(), (-pi).ln_1p());
-        out.r = r;
-        let parts: Vec<f64> = out
-            .ln_ratio
-            .par_chunks_mut(CHUNK)
-            .zip(out.ratio.par_chunks_mut(CHUNK))
-            .zip(self.counts.par_chunks(CHUNK).zip(self.rates.par_chunks(CHUNK)))
-            .map(|((ln_ratio, ratio), (counts, rates))| {
-                let mut product = LnProduct::new();
-                for (((x, w), &y), &bmu) in ln_ratio.iter_mut().zip(ratio.iter_mut()).zip(counts).zip(rates) {
-                    *x = if y == 0 {
-                        r_ln_r - r * (r + bmu).ln() + bmu
-                    } else {
-                        let by = beta * f64::from(y);
-                        let gamma = table.get(y as usize).copied().unwrap_or_else(|| ln_gamma_ratio(by, r));
-                        gamma + r_ln_r - (r + by) * (r + bmu).ln() + bmu
-                    };
-                    if *x <= LARGE_RATIO {
-                        *w = x.exp();
-                        product.times(1.0 - pi + pi * *w);
-                    } else {
-                        *w = f64::INFINITY;
-                        product.plus_ln(large_term(*x, ln_pi, ln_rest));
-                    }
-                }
-                product.ln()
-            })
-            .collect();
-        parts.iter().sum()
+    /// Cells per chunk: whole rows, about [`CHUNK`].
+    fn per_chunk(&self) -> usize {
+        (CHUNK / self.cols).max(1) * self.cols
     }
 
-    /// `Σ_n ln((1 − π) + π e^{ρ_n})` at the ratios already in `ratios`.
-    pub(crate) fn ln_mixture(&self, ratios: &Ratios, pi: f64) -> f64 {
-        let (rest, ln_pi, ln_rest) = (1.0 - pi, pi.ln(), (-pi).ln_1p());
-        let parts: Vec<f64> = ratios
-            .ratio
-            .par_chunks(CHUNK)
-            .zip(ratios.ln_ratio.par_chunks(CHUNK))
-            .map(|(ratio, ln_ratio)| {
-                let mut product = LnProduct::new();
-                for (&w, &x) in ratio.iter().zip(ln_ratio) {
-                    if w.is_finite() {
-                        product.times(rest + pi * w);
-                    } else {
-                        product.plus_ln(large_term(x, ln_pi, ln_rest));
-                    }
-                }
-                product.ln()
-            })
-            .collect();
-        parts.iter().sum()
-    }
-
-    /// `P(z_n = 1 | r, π, y_n, μ_n) = π e^{ρ_n} / ((1 − π) + π e^{ρ_n})` of every cell, written
-    /// into `out` at its index `n` (other entries untouched).
-    pub(crate) fn chances_into(&self, ratios: &Ratios, pi: f64, out: &mut [f64]) {
-        for ((&n, &w), &x) in self.index.iter().zip(&ratios.ratio).zip(&ratios.ln_ratio) {
-            out[n] = if w.is_finite() {
-                pi * w / ((1.0 - pi) + pi * w)
-            } else {
-                1.0 / (1.0 + ((-pi).ln_1p() - pi.ln() - x).exp())
-            };
+    /// The modelled cells of row `row`, as up to two ranges of columns.
+    fn runs(&self, row: usize) -> [std::ops::Range<usize>; 2] {
+        let cols = self.cols;
+        match self.modelled {
+            ModelledCells::All => [0..cols, 0..0],
+            ModelledCells::OffDiagonal => [0..row.min(cols), (row + 1).min(cols)..cols],
+            ModelledCells::Pairs => [(row + 1).min(cols)..cols, 0..0],
         }
     }
+
+    /// `Σ_n ln((1 − π) + π e^{ρ_n(r)})` and its first two derivatives in `r`, filling `out` with
+    /// `ρ_n(r)` and `e^{ρ_n(r)}`, where
+    /// `ρ_n(r) = ln Γ(r + β y_n) − ln Γ(r) + r ln r − (r + β y_n) ln(r + β μ_n) + β μ_n`
+    /// (`ln NB(β y; r, β μ) − ln Pois(β y; β μ)`, the common `(βμ)^{βy}/Γ(βy + 1)` cancelled;
+    /// the first two terms vanish at `y_n = 0`). With `p_n = π e^{ρ_n}/((1 − π) + π e^{ρ_n})`
+    /// (the chance that the cell is overdispersed), the derivatives are `Σ_n p_n ρ'_n` and
+    /// `Σ_n [p_n ρ''_n + p_n (1 − p_n) ρ'_n²]`, where
+    /// `ρ'_n = ψ(r + βy) − ψ(r) + ln r + 1 − ln(r + βμ) − (r + βy)/(r + βμ)` and
+    /// `ρ''_n = ψ'(r + βy) − ψ'(r) + 1/r − 2/(r + βμ) + (r + βy)/(r + βμ)²`.
+    pub(crate) fn ln_mixture_at(&self, r: f64, pi: f64, out: &mut Ratios) -> AtShape {
+        let beta = self.beta;
+        let (digamma_r, trigamma_r) = (digamma(r), trigamma(r));
+        let terms = |by: f64| (ln_gamma_ratio(by, r), digamma(r + by) - digamma_r, trigamma(r + by) - trigamma_r);
+        let table: Vec<(f64, f64, f64)> = (0..TABLE).map(|y| terms(beta * y as f64)).collect();
+        let (r_ln_r, ln_r_1, inv_r) = (r * r.ln(), r.ln() + 1.0, 1.0 / r);
+        let (rest, ln_pi, ln_rest) = (1.0 - pi, pi.ln(), (-pi).ln_1p());
+        out.r = r;
+        let per_chunk = self.per_chunk();
+        let parts: Vec<Part> = out
+            .ln_ratio
+            .par_chunks_mut(per_chunk)
+            .zip(out.ratio.par_chunks_mut(per_chunk))
+            .zip(self.counts.par_chunks(per_chunk).zip(self.rates.par_chunks(per_chunk)))
+            .enumerate()
+            .map(|(chunk, ((ln_ratio, ratio), (counts, rates)))| {
+                let mut part = Part { product: LnProduct::new(), d1: 0.0, d2: 0.0 };
+                let first_row = chunk * per_chunk / self.cols;
+                for row in 0..counts.len() / self.cols {
+                    let start = row * self.cols;
+                    for run in self.runs(first_row + row) {
+                        let cells = start + run.start..start + run.end;
+                        let (ln_ratio, ratio) = (&mut ln_ratio[cells.clone()], &mut ratio[cells.clone()]);
+                        for (((x, w), &y), &mu) in
+                            ln_ratio.iter_mut().zip(ratio).zip(&counts[cells.clone()]).zip(&rates[cells])
+                        {
+                            let (by, bmu) = (beta * f64::from(y), beta * mu);
+                            let (gamma, psi, psi1) = table.get(y as usize).copied().unwrap_or_else(|| terms(by));
+                            let ln_r_mu = (r + bmu).ln();
+                            let inv = 1.0 / (r + bmu);
+                            *x = gamma + r_ln_r - (r + by) * ln_r_mu + bmu;
+                            let rho1 = psi + ln_r_1 - ln_r_mu - (r + by) * inv;
+                            let rho2 = psi1 + inv_r - 2.0 * inv + (r + by) * inv * inv;
+                            let chance = if *x <= LARGE_RATIO {
+                                *w = x.exp();
+                                let factor = rest + pi * *w;
+                                part.product.times(factor);
+                                pi * *w / factor
+                            } else {
+                                *w = f64::INFINITY;
+                                part.product.plus_ln(large_term(*x, ln_pi, ln_rest));
+                                1.0 / (1.0 + (ln_rest - ln_pi - *x).exp())
+                            };
+                            part.d1 += chance * rho1;
+                            part.d2 += chance * rho2 + chance * (1.0 - chance) * rho1 * rho1;
+                        }
+                    }
+                }
+                part
+            })
+            .collect();
+        sum_parts(&parts)
+    }
+
+    /// `Σ_n ln((1 − π) + π e^{ρ_n})` at the ratios already in `ratios`, and its first two
+    /// derivatives in `π`: `Σ_n a_n` and `−Σ_n a_n²`, `a_n = (e^{ρ_n} − 1)/((1 − π) + π e^{ρ_n})`
+    /// (`1/π` where `e^{ρ_n}` is not kept).
+    pub(crate) fn ln_mixture(&self, ratios: &Ratios, pi: f64) -> AtShape {
+        let (rest, ln_pi, ln_rest) = (1.0 - pi, pi.ln(), (-pi).ln_1p());
+        let per_chunk = self.per_chunk();
+        let parts: Vec<Part> = ratios
+            .ratio
+            .par_chunks(per_chunk)
+            .zip(ratios.ln_ratio.par_chunks(per_chunk))
+            .enumerate()
+            .map(|(chunk, (ratio, ln_ratio))| {
+                let mut part = Part { product: LnProduct::new(), d1: 0.0, d2: 0.0 };
+                let first_row = chunk * per_chunk / self.cols;
+                for row in 0..ratio.len() / self.cols {
+                    let start = row * self.cols;
+                    for run in self.runs(first_row + row) {
+                        let cells = start + run.start..start + run.end;
+                        for (&w, &x) in ratio[cells.clone()].iter().zip(&ln_ratio[cells]) {
+                            let a = if w.is_finite() {
+                                let factor = rest + pi * w;
+                                part.product.times(factor);
+                                (w - 1.0) / factor
+                            } else {
+                                part.product.plus_ln(large_term(x, ln_pi, ln_rest));
+                                1.0 / pi
+                            };
+                            part.d1 += a;
+                            part.d2 -= a * a;
+                        }
+                    }
+                }
+                part
+            })
+            .collect();
+        sum_parts(&parts)
+    }
+
+    /// `P(z_n = 1 | r, π, y_n, μ_n) = π e^{ρ_n} / ((1 − π) + π e^{ρ_n})` of cell `n`.
+    pub(crate) fn chance(ratios: &Ratios, pi: f64, n: usize) -> f64 {
+        let w = ratios.ratio[n];
+        if w.is_finite() {
+            pi * w / ((1.0 - pi) + pi * w)
+        } else {
+            1.0 / (1.0 + ((-pi).ln_1p() - pi.ln() - ratios.ln_ratio[n]).exp())
+        }
+    }
+}
+
+/// The chunks' parts summed in order.
+fn sum_parts(parts: &[Part]) -> AtShape {
+    let mut at = AtShape { ln: 0.0, d1: 0.0, d2: 0.0 };
+    for part in parts {
+        at.ln += part.product.ln();
+        at.d1 += part.d1;
+        at.d2 += part.d2;
+    }
+    at
 }
 
 /// `ln Π_i t_i` of positive factors, as a running product whose logarithm is moved into a sum
@@ -171,15 +251,15 @@ mod tests {
     use super::*;
     use distributions::ln_gamma;
 
-    /// The gathered sum equals `Σ_n ln((1 − π) Pois(y_n; μ_n) + π NB(y_n; r, μ_n)) − ln Pois(y_n; μ_n)`
+    /// The sum equals `Σ_n ln((1 − π) Pois(y_n; μ_n) + π NB(y_n; r, μ_n)) − ln Pois(y_n; μ_n)`
     /// written from the pmfs, cell by cell, at zero, small, tabulated and untabulated counts and at
-    /// a ratio too large for `exp`; excluded cells do not enter; the ratios kept give the same sum
-    /// at another `π`; the chances are the posterior odds.
+    /// a ratio too large for `exp`; the excluded cells (here the diagonal of a 3 × 3 table, and
+    /// the lower triangle with the diagonal for pairs) do not enter; the ratios kept give the same
+    /// sum at another `π`; the chances are the posterior odds.
     #[test]
     fn the_mixture_is_the_pmfs_mixture() {
-        let y = [0u32, 3, 0, 1000, 7, 2000];
-        let mu = [0.4, 2.5, 1e-3, 1.0, 30.0, 1e-3];
-        let cells = MixtureCells::new(&y, &mu, 1.0, |n| n != 2);
+        let y = [5u32, 0, 3, 0, 9, 1000, 7, 2000, 4];
+        let mu = [9.0, 0.4, 2.5, 1e-3, 0.3, 1.0, 30.0, 1e-3, 2.0];
         let direct = |r: f64, pi: f64, n: usize| {
             let (y, mu) = (f64::from(y[n]), mu[n]);
             let ln_nb =
@@ -188,21 +268,68 @@ mod tests {
             let m = ln_nb.max(ln_pois);
             m + ((1.0 - pi) * (ln_pois - m).exp() + pi * (ln_nb - m).exp()).ln() - ln_pois
         };
-        let mut ratios = cells.scratch();
-        for (r, pi) in [(0.3, 0.2), (5.0, 0.9), (0.05, 0.5)] {
-            let got = cells.ln_mixture_at(r, pi, &mut ratios);
-            let want: f64 = [0, 1, 3, 4, 5].iter().map(|&n| direct(r, pi, n)).sum();
-            assert!((got - want).abs() < 1e-8 * want.abs().max(1.0), "r {r} π {pi}: {got} vs {want}");
-            let other: f64 = [0, 1, 3, 4, 5].iter().map(|&n| direct(r, 0.7, n)).sum();
-            let kept = cells.ln_mixture(&ratios, 0.7);
-            assert!((kept - other).abs() < 1e-8 * other.abs().max(1.0), "{kept} vs {other}");
-            let mut chances = [f64::NAN; 6];
-            cells.chances_into(&ratios, pi, &mut chances);
-            assert!(chances[2].is_nan());
-            for n in [0, 1, 3, 4, 5] {
-                let want = 1.0 / (1.0 + (-(direct(r, 1.0, n) + pi.ln() - (-pi).ln_1p())).exp());
-                assert!((chances[n] - want).abs() < 1e-9, "cell {n}: {} vs {want}", chances[n]);
+        for (modelled, cells_in) in [
+            (ModelledCells::All, vec![0, 1, 2, 3, 4, 5, 6, 7, 8]),
+            (ModelledCells::OffDiagonal, vec![1, 2, 3, 5, 6, 7]),
+            (ModelledCells::Pairs, vec![1, 2, 5]),
+        ] {
+            let cells = MixtureCells::new(&y, &mu, 1.0, 3, modelled);
+            let mut ratios = cells.scratch();
+            for (r, pi) in [(0.3, 0.2), (5.0, 0.9), (0.05, 0.5)] {
+                let got = cells.ln_mixture_at(r, pi, &mut ratios).ln;
+                let want: f64 = cells_in.iter().map(|&n| direct(r, pi, n)).sum();
+                assert!((got - want).abs() < 1e-8 * want.abs().max(1.0), "{modelled:?} r {r} π {pi}: {got} vs {want}");
+                let other: f64 = cells_in.iter().map(|&n| direct(r, 0.7, n)).sum();
+                let kept = cells.ln_mixture(&ratios, 0.7).ln;
+                assert!((kept - other).abs() < 1e-8 * other.abs().max(1.0), "{kept} vs {other}");
+                for &n in &cells_in {
+                    let want = 1.0 / (1.0 + (-(direct(r, 1.0, n) + pi.ln() - (-pi).ln_1p())).exp());
+                    let chance = MixtureCells::chance(&ratios, pi, n);
+                    assert!((chance - want).abs() < 1e-9, "cell {n}: {chance} vs {want}");
+                }
             }
+        }
+    }
+
+    /// The two derivatives in `r` equal central differences of the sum itself (step `1e-5 r`;
+    /// relative agreement 1e-5), with and without a temperature, where the chances are near 0, 1
+    /// and in between, and through a count too large for the tables and a ratio too large for `exp`.
+    #[test]
+    fn the_derivatives_are_those_of_the_sum() {
+        let y = [5u32, 0, 3, 0, 9, 400, 7, 60, 4, 1, 0, 12];
+        let mu = [9.0, 0.4, 2.5, 1e-3, 0.3, 1.0, 30.0, 1e-3, 2.0, 1.0, 3.0, 0.2];
+        for (beta, modelled) in [(1.0, ModelledCells::All), (0.37, ModelledCells::OffDiagonal)] {
+            let cells = MixtureCells::new(&y, &mu, beta, 4, modelled);
+            let mut scratch = cells.scratch();
+            for (r, pi) in [(0.3, 0.2), (5.0, 0.9), (0.05, 0.01), (200.0, 0.5)] {
+                let at = cells.ln_mixture_at(r, pi, &mut scratch);
+                let h = 1e-5 * r;
+                let up = cells.ln_mixture_at(r + h, pi, &mut scratch);
+                let down = cells.ln_mixture_at(r - h, pi, &mut scratch);
+                let (d1, d2) = ((up.ln - down.ln) / (2.0 * h), (up.d1 - down.d1) / (2.0 * h));
+                assert!((at.d1 - d1).abs() <= 1e-5 * d1.abs().max(1e-3), "β {beta} r {r} π {pi}: {} vs {d1}", at.d1);
+                assert!((at.d2 - d2).abs() <= 1e-5 * d2.abs().max(1e-3), "β {beta} r {r} π {pi}: {} vs {d2}", at.d2);
+            }
+        }
+    }
+
+    /// The two derivatives in `π` equal central differences of the sum (step `1e-6`; relative
+    /// agreement 1e-5), through a ratio too large for `exp` (counted with its limit `1/π`, off by
+    /// `e^{−ρ}` < `1e-13` there).
+    #[test]
+    fn the_derivatives_in_the_share_are_those_of_the_sum() {
+        let y = [5u32, 0, 3, 0, 9, 400, 7, 60, 4];
+        let mu = [9.0, 0.4, 2.5, 1e-3, 0.3, 1.0, 30.0, 1e-3, 2.0];
+        let cells = MixtureCells::new(&y, &mu, 1.0, 3, ModelledCells::OffDiagonal);
+        let mut ratios = cells.scratch();
+        cells.ln_mixture_at(0.05, 0.5, &mut ratios);
+        assert!(ratios.ratio.iter().any(|w| w.is_infinite()), "a ratio too large for exp");
+        for pi in [0.01, 0.3, 0.9] {
+            let (at, h) = (cells.ln_mixture(&ratios, pi), 1e-6);
+            let (up, down) = (cells.ln_mixture(&ratios, pi + h), cells.ln_mixture(&ratios, pi - h));
+            let (d1, d2) = ((up.ln - down.ln) / (2.0 * h), (up.d1 - down.d1) / (2.0 * h));
+            assert!((at.d1 - d1).abs() <= 1e-5 * d1.abs().max(1.0), "π {pi}: {} vs {d1}", at.d1);
+            assert!((at.d2 - d2).abs() <= 1e-5 * d2.abs().max(1.0), "π {pi}: {} vs {d2}", at.d2);
         }
     }
 
