@@ -36,7 +36,7 @@ pub(crate) struct MixtureCells<'a> {
 }
 
 /// `ρ_n` and `e^{ρ_n}` (`+∞` above [`LARGE_RATIO`]) of every cell at one `r`, row-major; the
-/// excluded cells keep `(0, 1)`.
+/// entries of excluded cells are never read.
 pub(crate) struct Ratios {
     pub(crate) r: f64,
     ln_ratio: Vec<f64>,
@@ -65,9 +65,10 @@ impl<'a> MixtureCells<'a> {
         Self { counts: y, rates: mean_rates, beta, cols: cols.max(1), modelled }
     }
 
-    /// Ratios to be filled by [`Self::ln_mixture_at`].
+    /// Ratios to be filled by [`Self::ln_mixture_at`] (zeroed memory, which the system hands out
+    /// without writing it).
     pub(crate) fn scratch(&self) -> Ratios {
-        Ratios { r: f64::NAN, ln_ratio: vec![0.0; self.counts.len()], ratio: vec![1.0; self.counts.len()] }
+        Ratios { r: f64::NAN, ln_ratio: vec![0.0; self.counts.len()], ratio: vec![0.0; self.counts.len()] }
     }
 
     /// Cells per chunk: whole rows, about [`CHUNK`].

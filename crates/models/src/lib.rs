@@ -82,9 +82,13 @@ pub trait PoissonFactorization: Clone + Send + Sync {
         // At an inverse temperature β the cell's Poisson rate is μ̃_n δ_n^β (`crate::tempering`).
         let beta = self.temperature();
         if let Some(multipliers) = self.cell_multipliers() {
+            // Two loops, not a branch inside one: the compiler turns that branch into a select and
+            // computes the power for every cell (a sixth of a private sweep's multiplier work).
             out.par_chunks_mut(4096).zip(multipliers.par_chunks(4096)).for_each(|(rates, deltas)| {
-                for (mu, delta) in rates.iter_mut().zip(deltas) {
-                    *mu *= if beta == 1.0 { *delta } else { delta.powf(beta) };
+                if beta == 1.0 {
+                    rates.iter_mut().zip(deltas).for_each(|(mu, delta)| *mu *= delta);
+                } else {
+                    rates.iter_mut().zip(deltas).for_each(|(mu, delta)| *mu *= delta.powf(beta));
                 }
             });
         }

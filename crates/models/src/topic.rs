@@ -75,6 +75,10 @@ pub struct TopicModel {
     /// The inverse temperature `β` of the complete-data likelihood (1: the model itself;
     /// `crate::tempering`).
     beta: f64,
+    /// `μ_n` at the current factors, as the last Gibbs update computed it for the overdispersed
+    /// likelihood's update; kept for the next sweep's private step, which needs the same rates,
+    /// and dropped wherever `θ` or `φ` change (only read at `β = 1`).
+    mean_rates: Option<Vec<f64>>,
 }
 
 /// A hierarchical prior's state: `ξ_d` per document, `η_v` per word (each group with its `κ`).
@@ -104,6 +108,7 @@ impl TopicModel {
             hierarchy: None,
             overdispersion: None,
             beta: 1.0,
+            mean_rates: None,
         };
         model.sample_prior(streams);
         model
@@ -162,6 +167,7 @@ impl TopicModel {
         let (d, v, k) = (self.docs, self.words, self.topics);
         check_factor("theta", theta, d, k)?;
         check_factor("phi", phi_topic_major, k, v)?;
+        self.mean_rates = None;
         self.theta.copy_from_slice(theta);
         for kk in 0..k {
             for vv in 0..v {
@@ -264,7 +270,10 @@ impl PoissonFactorization for TopicModel {
     }
 
     fn mean_rates_into(&self, out: &mut [f64]) {
-        self.rates_at(self.beta, out);
+        match &self.mean_rates {
+            Some(mu) if self.beta == 1.0 => out.copy_from_slice(mu),
+            _ => self.rates_at(self.beta, out),
+        }
     }
 
     fn set_temperature(&mut self, beta: f64) -> Result<(), ModelError> {
@@ -294,6 +303,7 @@ impl PoissonFactorization for TopicModel {
     }
 
     fn sample_prior(&mut self, streams: Streams) {
+        self.mean_rates = None;
         let (prior, k) = (self.prior, self.topics);
         let zero_d = vec![0; self.docs * k];
         let zero_v = vec![0; self.words * k];
@@ -316,6 +326,7 @@ impl PoissonFactorization for TopicModel {
     }
 
     fn gibbs_update(&mut self, y: &[u32], streams: Streams) {
+        self.mean_rates = None;
         let (v, k) = (self.words, self.topics);
         let per_chunk = chunk_rows(self.docs);
         // At a temperature 1/β the allocation weights are μ_nk^β = θ_dk^β φ_kv^β.
@@ -377,6 +388,7 @@ impl PoissonFactorization for TopicModel {
             self.rates_at(1.0, &mut mu);
             od.gibbs_update(y, &mu, streams.child(DISPERSION));
             self.overdispersion = Some(od);
+            self.mean_rates = Some(mu);
         }
     }
 
@@ -459,6 +471,41 @@ pub(crate) fn draw_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rates kept from an overdispersed update are the rates of the factors: equal bit for bit
+    /// to those computed afresh after the update, and not used once the factors or the temperature
+    /// change.
+    #[test]
+    fn kept_rates_follow_the_factors() {
+        let likelihood = Likelihood::Contaminated(crate::Dispersion::default_learned());
+        let mut model = TopicModel::new(6, 5, 2, GammaPrior::new(1.0, 1.0).unwrap(), Streams::new(1))
+            .with_likelihood(likelihood, Streams::new(2));
+        let y: Vec<u32> = (0..30).map(|n| n % 4).collect();
+        let fresh = |m: &TopicModel| {
+            let mut out = vec![0.0; 30];
+            m.rates_at(m.beta, &mut out);
+            out
+        };
+        let mut kept = vec![0.0; 30];
+        for t in 0..3 {
+            model.gibbs_update(&y, Streams::new(3).child(t));
+            assert!(model.mean_rates.is_some());
+            model.mean_rates_into(&mut kept);
+            assert_eq!(kept, fresh(&model));
+        }
+        let theta: Vec<f64> = (0..12).map(|i| 0.5 + i as f64).collect();
+        model.set_factors(&theta, &[1.0; 10]).unwrap();
+        model.mean_rates_into(&mut kept);
+        assert_eq!(kept, fresh(&model));
+        model.gibbs_update(&y, Streams::new(4));
+        model.set_temperature(0.5).unwrap();
+        model.mean_rates_into(&mut kept);
+        assert_eq!(kept, fresh(&model));
+        model.sample_prior(Streams::new(5));
+        model.set_temperature(1.0).unwrap();
+        model.mean_rates_into(&mut kept);
+        assert_eq!(kept, fresh(&model));
+    }
 
     /// The exposures under overdispersion, formed as the plain sums plus the cells whose multiplier
     /// is not 1, equal `Σ_v δ_dv φ_kv` and `Σ_d δ_dv θ_dk` written out (relative error 1e-12), with
