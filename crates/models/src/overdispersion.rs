@@ -401,19 +401,19 @@ impl Overdispersion {
                 let curvature = r * (at.d1 - f) + r * r * at.d2;
                 OnLine { value, slope, curvature }
             };
-            let u0 = self.shape.ln();
-            let step = newton_metropolis(
-                u0,
-                target(self.shape, here),
-                |u| {
+            let (mut u, mut at_u) = (self.shape.ln(), target(self.shape, here));
+            let mut rng = streams.child(SHAPE).rng();
+            for _ in 0..SHAPE_STEPS {
+                let evaluate = |u: f64| {
                     let r = u.exp();
                     (R_MIN..=R_MAX).contains(&r).then(|| target(r, cells.ln_mixture_at(r, pi, &mut proposed)))
-                },
-                &mut streams.child(SHAPE).rng(),
-            );
-            if step != u0 {
-                self.shape = proposed.r;
-                ratios = proposed;
+                };
+                let (next, at_next) = newton_metropolis(u, at_u, evaluate, &mut rng);
+                if next != u {
+                    (u, at_u) = (next, at_next);
+                    self.shape = proposed.r;
+                    std::mem::swap(&mut ratios, &mut proposed);
+                }
             }
         }
         // v = logit π; the uniform prior's density on v is π (1 − π), and dπ/dv = π (1 − π).
@@ -425,9 +425,13 @@ impl Overdispersion {
             let curvature = jacobian * jacobian * at.d2 + jacobian * (1.0 - 2.0 * pi) * at.d1 - 2.0 * jacobian;
             Some(OnLine { value: ln_pi + ln_rest + at.ln, slope, curvature })
         };
-        let v0 = pi.ln() - (-pi).ln_1p();
-        let here = share_target(v0).unwrap_or(OnLine { value: f64::NAN, slope: f64::NAN, curvature: f64::NAN });
-        let pi = logistic(newton_metropolis(v0, here, share_target, &mut streams.child(SHARE).rng()));
+        let mut v = pi.ln() - (-pi).ln_1p();
+        let mut at_v = share_target(v).unwrap_or(OnLine { value: f64::NAN, slope: f64::NAN, curvature: f64::NAN });
+        let mut rng = streams.child(SHARE).rng();
+        for _ in 0..SHARE_STEPS {
+            (v, at_v) = newton_metropolis(v, at_v, share_target, &mut rng);
+        }
+        let pi = logistic(v);
         if let Some((share, _)) = &mut self.contamination {
             *share = pi;
         }
@@ -603,6 +607,12 @@ const MAX_STEP: f64 = 2.0;
 
 /// Degrees of freedom of the Newton proposal's Student t.
 const PROPOSAL_DOF: f64 = 4.0;
+/// Newton–Metropolis steps per update of `r` (each costs an evaluation of every cell) and of `π`
+/// (each a product and a division per cell). One step accepts 70–80 % of proposals on small
+/// tables, which halved the draws' effective sample size against the slice samplers; after two
+/// steps of `r` and three of `π` a chain stays put with chance about 4 %.
+const SHAPE_STEPS: usize = 2;
+const SHARE_STEPS: usize = 3;
 
 /// The Newton proposal at `(x, f)`: a Student t ([`PROPOSAL_DOF`]) centred at `x + f'/λ` (the
 /// step at most `MAX_STEP`) with scale `1/√λ`, `λ = max(−f'', MIN_PRECISION)` — the Laplace
@@ -625,26 +635,27 @@ fn ln_proposal(x: f64, (centre, scale): (f64, f64)) -> f64 {
 /// `min(1, f(x1) q(x0 | x1) / (f(x0) q(x1 | x0)))` (Qi & Minka 2002, "Hessian-based Markov chain
 /// Monte Carlo"). `at(x)` gives the log-density and derivatives at `x`, `None` outside the
 /// support. Where the density is nearly Gaussian the proposal is nearly the density itself and
-/// most proposals are accepted. It returns `x0` or the point accepted (the last `at` evaluated).
+/// most proposals are accepted. It returns `(x0, f0)` or the point accepted (the last `at`
+/// evaluated) with its log-density and derivatives.
 fn newton_metropolis<R: Rng + ?Sized>(
     x0: f64,
     f0: OnLine,
     mut at: impl FnMut(f64) -> Option<OnLine>,
     rng: &mut R,
-) -> f64 {
+) -> (f64, OnLine) {
     if !(f0.value.is_finite() && f0.slope.is_finite() && f0.curvature.is_finite()) {
-        return x0;
+        return (x0, f0);
     }
     let forward = newton_proposal(x0, f0);
     let t = rand_distr::StudentT::new(PROPOSAL_DOF).map_or(0.0, |t| rand::RngExt::sample(rng, t));
     let x1 = forward.0 + forward.1 * t;
-    let Some(f1) = at(x1) else { return x0 };
+    let Some(f1) = at(x1) else { return (x0, f0) };
     if !(f1.value.is_finite() && f1.slope.is_finite() && f1.curvature.is_finite()) {
-        return x0;
+        return (x0, f0);
     }
     let ln_accept = f1.value - f0.value + hastings(x0, x1, f1, forward);
     let uniform: f64 = rand::RngExt::sample(rng, rand::distr::StandardUniform);
-    if uniform.ln() < ln_accept { x1 } else { x0 }
+    if uniform.ln() < ln_accept { (x1, f1) } else { (x0, f0) }
 }
 
 /// `ln q(x0 | x1) − ln q(x1 | x0)`: the proposal's part of the acceptance ratio.
@@ -682,7 +693,7 @@ mod tests {
         let mut u = 0.0;
         let (mut draws, mut moved) = (Vec::new(), 0);
         for t in 0..40_000 {
-            let next = newton_metropolis(u, at(u).unwrap(), at, &mut rng);
+            let (next, _) = newton_metropolis(u, at(u).unwrap(), at, &mut rng);
             moved += usize::from(next != u);
             u = next;
             if t % 10 == 0 {

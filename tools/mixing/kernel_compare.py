@@ -1,0 +1,92 @@
+"""The contaminated likelihood's r and pi drawn by a Newton-Metropolis step against the slice
+samplers it replaced: the same default fits by two release binaries, paired, with their effective
+sample sizes and times (BENCHMARKS.md, "The default fit against the papers' model"):
+
+    target/study-python/bin/python tools/mixing/kernel_compare.py --out docs/evidence/contaminated-kernel \
+        --before OLD_LPPF [--replications 4]
+
+Shapes: the four of tools/planted/cost.py (the planted 60-actor network and 90 x 60 document-term
+table with Poisson counts, the network with cell-level NB(0.3) counts, a 12 x 10 table of rates
+a_i b_j). Each replication releases the shape again at alpha = 0.5 (seeded, NOT private) and fits
+the release privately with `lppf fit`'s defaults (4 chains, 2,000 sweeps, 1,000 burn-in, thin 5;
+K = 3, 2 for the tiny table), chains from a seed of their own, by this checkout's binary and by
+`--before`, alternating which goes first. Per fit: the wall time of the whole command, lppf's
+split-R-hat and bulk ESS of each monitored quantity (diagnostics.csv), and the bulk ESS (arviz) of
+the kept draws of r and pi (trace.parquet). Rows are appended to fits.csv (a killed run resumes).
+"""
+
+import argparse
+import csv
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import arviz as az
+import numpy as np
+import pyarrow.parquet as pq
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
+from cost import SHAPES  # noqa: E402
+from study import LPPF, appending, seed_of, write_counts  # noqa: E402
+
+QUANTITIES = ["ln_lik", "total_rate", "structure"]
+TRACED = {"dispersion": "r", "overdispersed_share": "pi"}
+
+
+def measured(binary, release, out, square, components, seed):
+    """Runs one default fit; returns its wall time and its ESS and R-hat by quantity."""
+    began = time.perf_counter()
+    subprocess.run([str(a) for a in [
+        binary, "fit", "--input", release, "--model", "block" if square else "topic", "--components", components,
+        "--method", "private", "--seed", seed, "--quiet", "--force", "--output", out]], check=True, capture_output=True)
+    row = {"wall_seconds": f"{time.perf_counter() - began:.2f}"}
+    with open(out / "diagnostics.csv") as f:
+        for d in csv.DictReader(f):
+            if d["quantity"] in QUANTITIES:
+                row[f"rhat_{d['quantity']}"], row[f"ess_{d['quantity']}"] = d["rhat"], d["ess_bulk"]
+    trace = pq.read_table(out / "trace.parquet").to_pandas()
+    chains = sorted(trace["chain"].unique())
+    for column, name in TRACED.items():
+        draws = np.array([trace.loc[trace["chain"] == c, column].to_numpy() for c in chains])
+        row[f"ess_{name}"] = f"{float(az.ess(draws, method='bulk')):.1f}"
+        row[f"rhat_{name}"] = f"{float(az.rhat(draws)):.4f}"
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--before", type=Path, required=True, help="the binary with the slice samplers")
+    parser.add_argument("--replications", type=int, default=4)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    names = QUANTITIES + list(TRACED.values())
+    fields = ["shape", "replication", "binary", "wall_seconds"] + [f"{s}_{q}" for q in names for s in ("ess", "rhat")]
+    key = lambda r: (r["shape"], str(r["replication"]), r["binary"])  # noqa: E731
+    with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for shape, draw in SHAPES.items():
+            y, _, group, square = draw()
+            write_counts(work / "counts.csv", y, "network" if square else "topics")
+            axes = (["--labels", work / "counts.csv.rows", "--square"] if square else
+                    ["--rows", work / "counts.csv.rows", "--cols", work / "counts.csv.cols"])
+            components = str(max(group.max() + 1, 2))
+            for rep in range(args.replications):
+                release = work / "release.csv"
+                subprocess.run([str(a) for a in [LPPF, "privatize", "--input", work / "counts.csv", *axes, "--alpha",
+                                                  "0.5", "--seed", seed_of("release", shape, rep), "--force",
+                                                  "--output", release]], check=True, capture_output=True)
+                order = ["newton", "slice"] if rep % 2 == 0 else ["slice", "newton"]
+                for which in order:
+                    if (shape, str(rep), which) in done:
+                        continue
+                    binary = LPPF if which == "newton" else args.before
+                    row = measured(binary, release, work / which, square, components, seed_of("fit", shape, rep))
+                    write({"shape": shape, "replication": rep, "binary": which, **row})
+                    print(f"{shape} {rep} {which}: {row}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
