@@ -13,8 +13,8 @@ import sys
 
 from docstats import self_check
 from sources import ROOT
-from tables_benchmarks import (ess_per_second, fit_cost, large_table, paper_bridge, paper_ess, paper_until_mixed,
-                               until_mixed)
+from tables_benchmarks import (ess_per_second, fit_cost, kernel_compare, large_table, paper_bridge, paper_ess,
+                               paper_until_mixed, until_mixed)
 from tables_baselines import dp_sep_table, dpvi_adjacent, dpvi_means, dpvi_paired
 from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_collapsed_table, fig4_table,
                                   sbc_contaminated_table, sbc_default_table, sbc_fig4_size, sbc_table,
@@ -50,6 +50,8 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/own-data.md", "structure-test-enron", structure_test_enron),
           ("docs/own-data.md", "aeslc-topics", aeslc_topics),
           ("BENCHMARKS.md", "fit-cost", fit_cost),
+          ("docs/history/performance.md", "kernel-compare", kernel_compare),
+          ("docs/history/performance.md", "kernel-compare-one-step", lambda: kernel_compare("fits-one-step.csv")),
           ("BENCHMARKS.md", "until-mixed", until_mixed),
           ("BENCHMARKS.md", "paper-until-mixed", paper_until_mixed),
           ("BENCHMARKS.md", "large-table", large_table),

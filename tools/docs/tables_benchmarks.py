@@ -281,3 +281,40 @@ def large_table():
                      f"{span('total_count_q05', 'total_count_q95')} | "
                      f"{span('release_total_q05', 'release_total_q95')} |")
     return "\n".join(lines)
+
+
+KERNEL_QUANTITIES = [("ln_lik", "marginal log-likelihood"), ("total_rate", "total rate"),
+                     ("structure", "structure summary"), ("r", "shape r"), ("pi", "share π")]
+
+
+def kernel_compare(name="fits.csv"):
+    """The contaminated likelihood's Newton–Metropolis steps against the slice samplers they
+    replaced (docs/evidence/contaminated-kernel/NAME, written by tools/mixing/kernel_compare.py):
+    per quantity, the ratio new/old of the bulk ESS and of the ESS per second of wall time,
+    geometric means over the paired fits with 95 % t-intervals on the log scale, over all four
+    shapes and over the two tables; the wall-time ratio under the table."""
+    fits = rows("contaminated-kernel", name)
+    pairs = {}
+    for f in fits:
+        pairs.setdefault((f["shape"], f["replication"]), {})[f["binary"]] = f
+    pairs = [p for p in pairs.values() if len(p) == 2]
+    tables = [p for p in pairs if p["newton"]["shape"] in ("dense table", "tiny table")]
+
+    def ratio(group, quantity, per_second):
+        values = []
+        for p in group:
+            new, old = (float(p[b][f"ess_{quantity}"]) for b in ("newton", "slice"))
+            if per_second:
+                new, old = new / float(p["newton"]["wall_seconds"]), old / float(p["slice"]["wall_seconds"])
+            values.append(new / old)
+        return interval(*log_ratio(values), ".2f")
+
+    lines = [f"| quantity | ESS, all {len(pairs)} pairs | ESS per second, all | ESS, the {len(tables)} table pairs "
+             "| ESS per second, tables |", "| --- | --- | --- | --- | --- |"]
+    for quantity, label in KERNEL_QUANTITIES:
+        lines.append(f"| {label} | {ratio(pairs, quantity, False)} | {ratio(pairs, quantity, True)} | "
+                     f"{ratio(tables, quantity, False)} | {ratio(tables, quantity, True)} |")
+    wall = [float(p["newton"]["wall_seconds"]) / float(p["slice"]["wall_seconds"]) for p in pairs]
+    lines += ["", f"Wall time of the whole fit, new over old: {interval(*log_ratio(wall), '.2f')} "
+              f"({len(pairs)} pairs)."]
+    return minus("\n".join(lines))
