@@ -28,8 +28,8 @@ import numpy as np
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
-from cost import SHAPES  # noqa: E402
-from study import LPPF, appending, seed_of, write_counts  # noqa: E402
+from cost import SHAPES, release as released, shape_counts  # noqa: E402
+from study import LPPF, appending, seed_of  # noqa: E402
 
 QUANTITIES = ["ln_lik", "total_rate", "structure"]
 TRACED = {"dispersion": "r", "overdispersed_share": "pi"}
@@ -67,17 +67,10 @@ def main():
     key = lambda r: (r["shape"], str(r["replication"]), r["binary"])  # noqa: E731
     with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for shape, draw in SHAPES.items():
-            y, _, group, square = draw()
-            write_counts(work / "counts.csv", y, "network" if square else "topics")
-            axes = (["--labels", work / "counts.csv.rows", "--square"] if square else
-                    ["--rows", work / "counts.csv.rows", "--cols", work / "counts.csv.cols"])
-            components = str(max(group.max() + 1, 2))
+        for shape in SHAPES:
+            axes, square, components = shape_counts(shape, work)
             for rep in range(args.replications):
-                release = work / "release.csv"
-                subprocess.run([str(a) for a in [LPPF, "privatize", "--input", work / "counts.csv", *axes, "--alpha",
-                                                  "0.5", "--seed", seed_of("release", shape, rep), "--force",
-                                                  "--output", release]], check=True, capture_output=True)
+                release = released(work, axes, seed_of("release", shape, rep))
                 order = ["newton", "slice"] if rep % 2 == 0 else ["slice", "newton"]
                 for which in order:
                     if (shape, str(rep), which) in done:

@@ -25,8 +25,8 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
-from cost import CANDIDATES, SHAPES  # noqa: E402
-from study import LPPF, appending, seed_of, write_counts  # noqa: E402
+from cost import CANDIDATES, release as released, shape_counts  # noqa: E402
+from study import LPPF, appending, seed_of  # noqa: E402
 
 CAP = 16000
 FIT_SHAPES = ["sparse network", "dense table", "tiny table"]
@@ -45,16 +45,9 @@ def main():
     with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for shape in FIT_SHAPES:
-            y, _, group, square = SHAPES[shape]()
-            write_counts(work / "counts.csv", y, "network" if square else "topics")
-            axes = (["--labels", work / "counts.csv.rows", "--square"] if square else
-                    ["--rows", work / "counts.csv.rows", "--cols", work / "counts.csv.cols"])
-            components = str(max(group.max() + 1, 2))
+            axes, square, components = shape_counts(shape, work)
             for rep in range(args.replications):
-                release = work / "release.csv"
-                subprocess.run([str(a) for a in [LPPF, "privatize", "--input", work / "counts.csv", *axes, "--alpha",
-                                                  "0.5", "--seed", seed_of("release", shape, rep), "--force",
-                                                  "--output", release]], check=True, capture_output=True)
+                release = released(work, axes, seed_of("release", shape, rep))
                 for candidate in FIT_CANDIDATES:
                     if (shape, str(rep), candidate) in done:
                         continue

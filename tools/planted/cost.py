@@ -54,6 +54,24 @@ SHAPES = {
 }
 
 
+def shape_counts(shape, work):
+    """Draws `shape`, writes its counts to work/counts.csv with their labels, and returns the label
+    options of `lppf privatize`, whether the table is a network, and the components to fit."""
+    y, _, group, square = SHAPES[shape]()
+    write_counts(work / "counts.csv", y, "network" if square else "topics")
+    axes = (["--labels", work / "counts.csv.rows", "--square"] if square else
+            ["--rows", work / "counts.csv.rows", "--cols", work / "counts.csv.cols"])
+    return axes, square, str(max(group.max() + 1, 2))
+
+
+def release(work, axes, seed):
+    """work/release.csv: work/counts.csv released at alpha = 0.5 with `seed` (NOT private)."""
+    subprocess.run([str(a) for a in [LPPF, "privatize", "--input", work / "counts.csv", *axes, "--alpha", "0.5",
+                                      "--seed", seed, "--force", "--output", work / "release.csv"]],
+                   check=True, capture_output=True)
+    return work / "release.csv"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
@@ -67,15 +85,9 @@ def main():
         if new:
             writer.writerow(["shape", "repeat", "candidate", "wall_seconds", "fit_seconds", "machine"])
         work = Path(tmp)
-        for shape, draw in SHAPES.items():
-            y, _, group, square = draw()
-            write_counts(work / "counts.csv", y, "network" if square else "topics")
-            axes = (["--labels", work / "counts.csv.rows", "--square"] if square else
-                    ["--rows", work / "counts.csv.rows", "--cols", work / "counts.csv.cols"])
-            subprocess.run([str(a) for a in [LPPF, "privatize", "--input", work / "counts.csv", *axes, "--alpha",
-                                              "0.5", "--seed", "5", "--force", "--output", work / "release.csv"]],
-                           check=True, capture_output=True)
-            components = str(max(group.max() + 1, 2))
+        for shape in SHAPES:
+            axes, square, components = shape_counts(shape, work)
+            release(work, axes, 5)
             for repeat in range(args.repeats):
                 order = list(CANDIDATES) if repeat % 2 == 0 else list(reversed(CANDIDATES))
                 for candidate in order:
