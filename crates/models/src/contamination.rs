@@ -86,6 +86,15 @@ impl<'a> MixtureCells<'a> {
         }
     }
 
+    /// The modelled cells of chunk `chunk` (`len` cells, whole rows), as ranges of positions in it.
+    fn chunk_runs(&self, chunk: usize, len: usize) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        let first_row = chunk * self.per_chunk() / self.cols;
+        (0..len / self.cols).flat_map(move |row| {
+            let start = row * self.cols;
+            self.runs(first_row + row).into_iter().map(move |run| start + run.start..start + run.end)
+        })
+    }
+
     /// `Σ_n ln((1 − π) + π e^{ρ_n(r)})` and its first two derivatives in `r`, filling `out` with
     /// `ρ_n(r)` and `e^{ρ_n(r)}`, where
     /// `ρ_n(r) = ln Γ(r + β y_n) − ln Γ(r) + r ln r − (r + β y_n) ln(r + β μ_n) + β μ_n`
@@ -112,35 +121,30 @@ impl<'a> MixtureCells<'a> {
             .enumerate()
             .map(|(chunk, ((ln_ratio, ratio), (counts, rates)))| {
                 let mut part = Part { product: LnProduct::new(), d1: 0.0, d2: 0.0 };
-                let first_row = chunk * per_chunk / self.cols;
-                for row in 0..counts.len() / self.cols {
-                    let start = row * self.cols;
-                    for run in self.runs(first_row + row) {
-                        let cells = start + run.start..start + run.end;
-                        let (ln_ratio, ratio) = (&mut ln_ratio[cells.clone()], &mut ratio[cells.clone()]);
-                        for (((x, w), &y), &mu) in
-                            ln_ratio.iter_mut().zip(ratio).zip(&counts[cells.clone()]).zip(&rates[cells])
-                        {
-                            let (by, bmu) = (beta * f64::from(y), beta * mu);
-                            let (gamma, psi, psi1) = table.get(y as usize).copied().unwrap_or_else(|| terms(by));
-                            let ln_r_mu = (r + bmu).ln();
-                            let inv = 1.0 / (r + bmu);
-                            *x = gamma + r_ln_r - (r + by) * ln_r_mu + bmu;
-                            let rho1 = psi + ln_r_1 - ln_r_mu - (r + by) * inv;
-                            let rho2 = psi1 + inv_r - 2.0 * inv + (r + by) * inv * inv;
-                            let chance = if *x <= LARGE_RATIO {
-                                *w = x.exp();
-                                let factor = rest + pi * *w;
-                                part.product.times(factor);
-                                pi * *w / factor
-                            } else {
-                                *w = f64::INFINITY;
-                                part.product.plus_ln(large_term(*x, ln_pi, ln_rest));
-                                1.0 / (1.0 + (ln_rest - ln_pi - *x).exp())
-                            };
-                            part.d1 += chance * rho1;
-                            part.d2 += chance * rho2 + chance * (1.0 - chance) * rho1 * rho1;
-                        }
+                for cells in self.chunk_runs(chunk, counts.len()) {
+                    let (ln_ratio, ratio) = (&mut ln_ratio[cells.clone()], &mut ratio[cells.clone()]);
+                    for (((x, w), &y), &mu) in
+                        ln_ratio.iter_mut().zip(ratio).zip(&counts[cells.clone()]).zip(&rates[cells])
+                    {
+                        let (by, bmu) = (beta * f64::from(y), beta * mu);
+                        let (gamma, psi, psi1) = table.get(y as usize).copied().unwrap_or_else(|| terms(by));
+                        let ln_r_mu = (r + bmu).ln();
+                        let inv = 1.0 / (r + bmu);
+                        *x = gamma + r_ln_r - (r + by) * ln_r_mu + bmu;
+                        let rho1 = psi + ln_r_1 - ln_r_mu - (r + by) * inv;
+                        let rho2 = psi1 + inv_r - 2.0 * inv + (r + by) * inv * inv;
+                        let chance = if *x <= LARGE_RATIO {
+                            *w = x.exp();
+                            let factor = rest + pi * *w;
+                            part.product.times(factor);
+                            pi * *w / factor
+                        } else {
+                            *w = f64::INFINITY;
+                            part.product.plus_ln(large_term(*x, ln_pi, ln_rest));
+                            1.0 / (1.0 + (ln_rest - ln_pi - *x).exp())
+                        };
+                        part.d1 += chance * rho1;
+                        part.d2 += chance * rho2 + chance * (1.0 - chance) * rho1 * rho1;
                     }
                 }
                 part
@@ -162,23 +166,18 @@ impl<'a> MixtureCells<'a> {
             .enumerate()
             .map(|(chunk, (ratio, ln_ratio))| {
                 let mut part = Part { product: LnProduct::new(), d1: 0.0, d2: 0.0 };
-                let first_row = chunk * per_chunk / self.cols;
-                for row in 0..ratio.len() / self.cols {
-                    let start = row * self.cols;
-                    for run in self.runs(first_row + row) {
-                        let cells = start + run.start..start + run.end;
-                        for (&w, &x) in ratio[cells.clone()].iter().zip(&ln_ratio[cells]) {
-                            let a = if w.is_finite() {
-                                let factor = rest + pi * w;
-                                part.product.times(factor);
-                                (w - 1.0) / factor
-                            } else {
-                                part.product.plus_ln(large_term(x, ln_pi, ln_rest));
-                                1.0 / pi
-                            };
-                            part.d1 += a;
-                            part.d2 -= a * a;
-                        }
+                for cells in self.chunk_runs(chunk, ratio.len()) {
+                    for (&w, &x) in ratio[cells.clone()].iter().zip(&ln_ratio[cells]) {
+                        let a = if w.is_finite() {
+                            let factor = rest + pi * w;
+                            part.product.times(factor);
+                            (w - 1.0) / factor
+                        } else {
+                            part.product.plus_ln(large_term(x, ln_pi, ln_rest));
+                            1.0 / pi
+                        };
+                        part.d1 += a;
+                        part.d2 -= a * a;
                     }
                 }
                 part
