@@ -76,22 +76,15 @@ impl<'a> MixtureCells<'a> {
         (CHUNK / self.cols).max(1) * self.cols
     }
 
-    /// The modelled cells of row `row`, as up to two ranges of columns.
-    fn runs(&self, row: usize) -> [std::ops::Range<usize>; 2] {
-        let cols = self.cols;
-        match self.modelled {
-            ModelledCells::All => [0..cols, 0..0],
-            ModelledCells::OffDiagonal => [0..row.min(cols), (row + 1).min(cols)..cols],
-            ModelledCells::Pairs => [(row + 1).min(cols)..cols, 0..0],
-        }
-    }
-
     /// The modelled cells of chunk `chunk` (`len` cells, whole rows), as ranges of positions in it.
     fn chunk_runs(&self, chunk: usize, len: usize) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
         let first_row = chunk * self.per_chunk() / self.cols;
         (0..len / self.cols).flat_map(move |row| {
             let start = row * self.cols;
-            self.runs(first_row + row).into_iter().map(move |run| start + run.start..start + run.end)
+            self.modelled
+                .row_runs(first_row + row, self.cols)
+                .into_iter()
+                .map(move |run| start + run.start..start + run.end)
         })
     }
 

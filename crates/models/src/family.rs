@@ -50,6 +50,16 @@ impl ModelledCells {
             Self::Pairs => n / cols >= n % cols,
         }
     }
+
+    /// The columns of row `row` inside the model, as up to two ranges (the complement of
+    /// [`Self::excludes`] on that row): for loops that visit a row's cells without asking of each.
+    pub fn row_runs(self, row: usize, cols: usize) -> [std::ops::Range<usize>; 2] {
+        match self {
+            Self::All => [0..cols, 0..0],
+            Self::OffDiagonal => [0..row.min(cols), (row + 1).min(cols)..cols],
+            Self::Pairs => [(row + 1).min(cols)..cols, 0..0],
+        }
+    }
 }
 
 /// A dimension of a model: the count matrix's rows or columns, a tensor's third mode (times), or
@@ -538,6 +548,10 @@ mod tests {
             assert_eq!(with_family(kind, shape, Excluded), expected, "{}", kind.name());
             let excluded: Vec<usize> = (0..16).filter(|&n| kind.modelled_cells().excludes(n, 4)).collect();
             assert_eq!(excluded, expected, "{}", kind.name());
+            let inside: Vec<usize> = (0..4)
+                .flat_map(|i| kind.modelled_cells().row_runs(i, 4).into_iter().flatten().map(move |j| i * 4 + j))
+                .collect();
+            assert_eq!(inside, (0..16).filter(|n| !expected.contains(n)).collect::<Vec<_>>(), "{}", kind.name());
         }
     }
 }

@@ -27,13 +27,13 @@
 //! partially collapsed sampler (van Dyk & Park 2008: each step that integrates out `δ` is followed
 //! by one that draws it):
 //! * `r | π, y, μ` (`z` and `δ` integrated out), from the mixture likelihood
-//!   `Π_n [(1 − π) Pois(y_n; μ_n) + π NB(y_n; r, μ_n)]` and its prior, by a Metropolis–Hastings
-//!   step on `u = ln r` whose proposal is the Gaussian of a Newton step ([`newton_metropolis`]:
-//!   two evaluations of the cells, where a slice sampler took about six; with thousands of cells
-//!   the conditional is nearly Gaussian and nearly every proposal is accepted). Drawing `r` given
+//!   `Π_n [(1 − π) Pois(y_n; μ_n) + π NB(y_n; r, μ_n)]` and its prior, by [`SHAPE_STEPS`]
+//!   Metropolis–Hastings steps on `u = ln r` whose proposal is a Student t centred at a Newton
+//!   step ([`newton_metropolis`]: one evaluation of the cells per step besides the first, where a
+//!   slice sampler took about six). Drawing `r` given
 //!   `z` instead, from the overdispersed cells only, left the chain stuck for hundreds of sweeps
 //!   with most cells overdispersed and `r` near 1, as `r` and `z` hold each other in place;
-//! * `π | r, y, μ` (`z` and `δ` integrated out) by the same step on `logit π`, from the same
+//! * `π | r, y, μ` (`z` and `δ` integrated out) by [`SHARE_STEPS`] such steps on `logit π`, from the same
 //!   likelihood and the uniform prior (`π | z ~ Beta(1 + Σ z_n, 1 + N − Σ z_n)` is exact too, but
 //!   `π` and `z` hold each other in place);
 //! * `(z_n, δ_n) | r, π, y_n, μ_n` for every cell: `z_n` with odds
@@ -423,13 +423,13 @@ impl Overdispersion {
             let jacobian = pi * (1.0 - pi);
             let slope = jacobian * at.d1 + 1.0 - 2.0 * pi;
             let curvature = jacobian * jacobian * at.d2 + jacobian * (1.0 - 2.0 * pi) * at.d1 - 2.0 * jacobian;
-            Some(OnLine { value: ln_pi + ln_rest + at.ln, slope, curvature })
+            OnLine { value: ln_pi + ln_rest + at.ln, slope, curvature }
         };
         let mut v = pi.ln() - (-pi).ln_1p();
-        let mut at_v = share_target(v).unwrap_or(OnLine { value: f64::NAN, slope: f64::NAN, curvature: f64::NAN });
+        let mut at_v = share_target(v);
         let mut rng = streams.child(SHARE).rng();
         for _ in 0..SHARE_STEPS {
-            (v, at_v) = newton_metropolis(v, at_v, share_target, &mut rng);
+            (v, at_v) = newton_metropolis(v, at_v, |v| Some(share_target(v)), &mut rng);
         }
         let pi = logistic(v);
         if let Some((share, _)) = &mut self.contamination {
