@@ -287,27 +287,60 @@ KERNEL_QUANTITIES = [("ln_lik", "marginal log-likelihood"), ("total_rate", "tota
                      ("structure", "structure summary"), ("r", "shape r"), ("pi", "share π")]
 
 
+def paired_fits(evidence, name, arms):
+    """The fits of docs/evidence/EVIDENCE/NAME (tools/mixing/kernel_compare.py) paired by shape
+    and replication: every pair, and the pairs on the two tables (where chains mix)."""
+    pairs = {}
+    for f in rows(evidence, name):
+        pairs.setdefault((f["shape"], f["replication"]), {})[f["binary"]] = f
+    pairs = [p for p in pairs.values() if all(a in p for a in arms)]
+    return pairs, [p for p in pairs if p[arms[0]]["shape"] in ("dense table", "tiny table")]
+
+
+def ess_ratio(group, quantity, per_second, arms):
+    """Geometric mean with its 95 % t-interval of arm 0's bulk ESS (or ESS per second of wall time)
+    of `quantity` over arm 1's, over the pairs of `group`."""
+    values = []
+    for p in group:
+        new, old = (float(p[b][f"ess_{quantity}"]) for b in arms)
+        if per_second:
+            new, old = new / float(p[arms[0]]["wall_seconds"]), old / float(p[arms[1]]["wall_seconds"])
+        values.append(new / old)
+    return interval(*log_ratio(values), ".2f")
+
+
+def default_vs_papers():
+    """The default fit against the papers' model on the same releases
+    (docs/evidence/default-vs-papers-ess/, tools/mixing/kernel_compare.py --against-papers): per
+    shape, default over papers' model, the ESS per second of the marginal log-likelihood and of the
+    total (geometric means over the four releases, 95 % t-intervals), the wall-time ratio, and how
+    many fits of each had R̂ < 1.05 for both quantities."""
+    arms = ("default", "papers")
+    pairs, _ = paired_fits("default-vs-papers-ess", "fits.csv", arms)
+    lines = ["| data | ESS/s, log-likelihood | ESS/s, total | wall time | fits with R̂ < 1.05 (default / papers) |",
+             "| --- | --- | --- | --- | --- |"]
+    for shape in dict.fromkeys(p["default"]["shape"] for p in pairs):
+        group = [p for p in pairs if p["default"]["shape"] == shape]
+        wall = [float(p["default"]["wall_seconds"]) / float(p["papers"]["wall_seconds"]) for p in group]
+        settled = {a: sum(max(float(p[a]["rhat_ln_lik"]), float(p[a]["rhat_total_rate"])) < 1.05 for p in group)
+                   for a in arms}
+        lines.append(f"| {shape} | {ess_ratio(group, 'ln_lik', True, arms)} | "
+                     f"{ess_ratio(group, 'total_rate', True, arms)} | {interval(*log_ratio(wall), '.2f')} | "
+                     f"{settled['default']} / {settled['papers']} of {len(group)} |")
+    return minus("\n".join(lines))
+
+
 def kernel_compare(name="fits.csv"):
     """The contaminated likelihood's Newton–Metropolis steps against the slice samplers they
     replaced (docs/evidence/contaminated-kernel/NAME, written by tools/mixing/kernel_compare.py):
     per quantity, the ratio new/old of the bulk ESS and of the ESS per second of wall time,
     geometric means over the paired fits with 95 % t-intervals on the log scale, over all four
     shapes and over the two tables; the wall-time ratio under the table."""
-    fits = rows("contaminated-kernel", name)
-    pairs = {}
-    for f in fits:
-        pairs.setdefault((f["shape"], f["replication"]), {})[f["binary"]] = f
-    pairs = [p for p in pairs.values() if len(p) == 2]
-    tables = [p for p in pairs if p["newton"]["shape"] in ("dense table", "tiny table")]
+    arms = ("newton", "slice")
+    pairs, tables = paired_fits("contaminated-kernel", name, arms)
 
     def ratio(group, quantity, per_second):
-        values = []
-        for p in group:
-            new, old = (float(p[b][f"ess_{quantity}"]) for b in ("newton", "slice"))
-            if per_second:
-                new, old = new / float(p["newton"]["wall_seconds"]), old / float(p["slice"]["wall_seconds"])
-            values.append(new / old)
-        return interval(*log_ratio(values), ".2f")
+        return ess_ratio(group, quantity, per_second, arms)
 
     lines = [f"| quantity | ESS, all {len(pairs)} pairs | ESS per second, all | ESS, the {len(tables)} table pairs "
              "| ESS per second, tables |", "| --- | --- | --- | --- | --- |"]

@@ -5,6 +5,10 @@ sample sizes and times (BENCHMARKS.md, "The default fit against the papers' mode
     target/study-python/bin/python tools/mixing/kernel_compare.py --out docs/evidence/contaminated-kernel \
         --before OLD_LPPF [--replications 4]
 
+With `--against-papers` instead of `--before`, this checkout's default fit against its fit of the
+papers' model (`--prior flat --likelihood poisson`) on the same releases and seeds, the rows'
+`binary` being `default` and `papers` (docs/evidence/default-vs-papers-ess/).
+
 Shapes: the four of tools/planted/cost.py (the planted 60-actor network and 90 x 60 document-term
 table with Poisson counts, the network with cell-level NB(0.3) counts, a 12 x 10 table of rates
 a_i b_j). Each replication releases the shape again at alpha = 0.5 (seeded, NOT private) and fits
@@ -35,12 +39,17 @@ QUANTITIES = ["ln_lik", "total_rate", "structure"]
 TRACED = {"dispersion": "r", "overdispersed_share": "pi"}
 
 
-def measured(binary, release, out, square, components, seed):
-    """Runs one default fit; returns its wall time and its ESS and R-hat by quantity."""
+PAPERS = ["--prior", "flat", "--likelihood", "poisson"]
+
+
+def measured(binary, release, out, square, components, seed, flags=()):
+    """Runs one default fit (with `flags` added); returns its wall time and its ESS and R-hat by
+    quantity (r and pi empty where the fit has none)."""
     began = time.perf_counter()
     subprocess.run([str(a) for a in [
         binary, "fit", "--input", release, "--model", "block" if square else "topic", "--components", components,
-        "--method", "private", "--seed", seed, "--quiet", "--force", "--output", out]], check=True, capture_output=True)
+        "--method", "private", "--seed", seed, "--quiet", "--force", "--output", out, *flags]],
+        check=True, capture_output=True)
     row = {"wall_seconds": f"{time.perf_counter() - began:.2f}"}
     with open(out / "diagnostics.csv") as f:
         for d in csv.DictReader(f):
@@ -49,6 +58,9 @@ def measured(binary, release, out, square, components, seed):
     trace = pq.read_table(out / "trace.parquet").to_pandas()
     chains = sorted(trace["chain"].unique())
     for column, name in TRACED.items():
+        if column not in trace or trace[column].isna().all():
+            row[f"ess_{name}"] = row[f"rhat_{name}"] = ""
+            continue
         draws = np.array([trace.loc[trace["chain"] == c, column].to_numpy() for c in chains])
         row[f"ess_{name}"] = f"{float(az.ess(draws, method='bulk')):.1f}"
         row[f"rhat_{name}"] = f"{float(az.rhat(draws)):.4f}"
@@ -58,7 +70,9 @@ def measured(binary, release, out, square, components, seed):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--before", type=Path, required=True, help="the binary with the slice samplers")
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--before", type=Path, help="the binary with the slice samplers")
+    group.add_argument("--against-papers", action="store_true", help="the default against the papers' model")
     parser.add_argument("--replications", type=int, default=4)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -71,12 +85,14 @@ def main():
             axes, square, components = shape_counts(shape, work)
             for rep in range(args.replications):
                 release = released(work, axes, seed_of("release", shape, rep))
-                order = ["newton", "slice"] if rep % 2 == 0 else ["slice", "newton"]
+                arms = {"default": (LPPF, []), "papers": (LPPF, PAPERS)} if args.against_papers else \
+                    {"newton": (LPPF, []), "slice": (args.before, [])}
+                order = list(arms) if rep % 2 == 0 else list(reversed(arms))
                 for which in order:
                     if (shape, str(rep), which) in done:
                         continue
-                    binary = LPPF if which == "newton" else args.before
-                    row = measured(binary, release, work / which, square, components, seed_of("fit", shape, rep))
+                    binary, flags = arms[which]
+                    row = measured(binary, release, work / which, square, components, seed_of("fit", shape, rep), flags)
                     write({"shape": shape, "replication": rep, "binary": which, **row})
                     print(f"{shape} {rep} {which}: {row}", flush=True)
 
