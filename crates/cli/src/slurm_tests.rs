@@ -244,6 +244,7 @@ fn absurd_time_and_memory_are_refused() {
         entry_component_sweeps: 1e12,
         core_seconds: 3600.0,
         work: "entry-component sweeps",
+        caveat: None,
     };
     let args = |cpus: usize, time_factor: f64, memory_factor: f64| SlurmArgs {
         manifest: "m.toml".into(),

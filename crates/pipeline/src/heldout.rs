@@ -598,6 +598,7 @@ impl Loaded for HeldOutManifest {
             entry_component_sweeps: 0.0,
             core_seconds: 0.0,
             work: "cell-component sweeps",
+            caveat: None,
         };
         for &k in &self.model.components {
             let settings = FitSettings {

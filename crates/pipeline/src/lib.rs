@@ -48,7 +48,7 @@ pub use outputs::{
 };
 pub use recovery::{Estimate, NoisyData, RecoveredTopics, Recovery, recovered_topics, recovery};
 pub use registry::{KINDS, Kind, ParseManifest, load_experiment, parse_experiment};
-pub use resources::{Cost, available_memory, bytes_text};
+pub use resources::{Cost, PRIOR_COUNTS_CAVEAT, available_memory, bytes_text};
 pub use run::{MethodResult, OnIteration, RunError, SBC_DRAWS, TrueData, covers, run_cell, run_reference, true_data};
 pub use semisynthetic::BaseParameters;
 pub use sweep::{FactorizationSweep, SweepOptions, Unit, run_sweep};

@@ -31,18 +31,29 @@ pub struct Cost {
     /// What `entry_component_sweeps` counts, for messages ("entry-component sweeps"; DPVI:
     /// "example-feature gradient terms").
     pub work: &'static str,
+    /// What the estimate cannot see, said after it (e.g. data drawn from the prior, whose counts
+    /// are not known before they are drawn); `None`: nothing to add.
+    pub caveat: Option<&'static str>,
 }
+
+/// The caveat of a sweep whose data come from the prior with nothing bounding their counts: the
+/// allocation's work grows with the counts, and one draw of a model with heavy-tailed factors can
+/// hold many times the typical counts (a calibration run at Fig. 4's size had single units take
+/// 1,900 s of chains against an estimate of about 90 s per unit).
+pub const PRIOR_COUNTS_CAVEAT: &str =
+    "data drawn from the prior with no bound on their counts: draws with many counts cost several times this";
 
 impl Cost {
     /// `≈ 1.2 GB peak memory with 2 threads; 3.4e11 entry-component sweeps ≈ 0.7 core-hours`.
     pub fn describe(&self) -> String {
         let threads = self.threads;
         format!(
-            "≈ {} peak memory with {threads} threads; {:.2e} {} ≈ {} of one core (rough)",
+            "≈ {} peak memory with {threads} threads; {:.2e} {} ≈ {} of one core (rough{})",
             bytes_text(self.bytes),
             self.entry_component_sweeps,
             self.work,
-            duration_text(self.core_seconds)
+            duration_text(self.core_seconds),
+            self.caveat.map_or(String::new(), |c| format!("; {c}"))
         )
     }
 }
@@ -106,6 +117,7 @@ impl Manifest {
             entry_component_sweeps,
             core_seconds: entry_component_sweeps * SECONDS_PER_CELL_COMPONENT + per_entry_seconds,
             work: "entry-component sweeps",
+            caveat: self.data.is_unconditioned_prior().then_some(PRIOR_COUNTS_CAVEAT),
         }
     }
 }
@@ -165,6 +177,7 @@ impl crate::DpviManifest {
             entry_component_sweeps: example_features,
             core_seconds: example_features * DPVI_SECONDS_PER_EXAMPLE_FEATURE,
             work: "example-parameter gradient terms",
+            caveat: None,
         }
     }
 }

@@ -370,6 +370,27 @@ fn the_sampler_start_is_part_of_the_schedule_and_the_identity() {
     assert!(parse(&with("start = \"warm\"\n"), Path::new("smoke.toml")).is_err());
 }
 
+/// Data drawn from the prior with nothing bounding their counts: the estimate says it cannot see
+/// them (a calibration run at Fig. 4's size took up to 20 times its estimate per unit); with
+/// `mean_rate` or `mean_count_range` set, or semi-synthetic data, it does not.
+#[test]
+fn the_cost_of_unbounded_prior_data_carries_its_caveat() {
+    let prior = parse(SMOKE, Path::new("smoke.toml")).unwrap();
+    assert!(prior.data.is_unconditioned_prior());
+    let text = prior.cost(2).describe();
+    assert!(text.ends_with(&format!("of one core (rough; {})", pipeline::PRIOR_COUNTS_CAVEAT)), "{text}");
+    let bounded = SMOKE.replacen("[data]\n", "[data]\nmean_rate = 2.0\n", 1);
+    let text = parse(&bounded, Path::new("smoke.toml")).unwrap().cost(2).describe();
+    assert!(text.ends_with("of one core (rough)"), "{text}");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let path = root.join("experiments/fig4-enron-quick.toml");
+    let base = root.join("data/enron/base.toml").display().to_string();
+    let text = std::fs::read_to_string(&path).unwrap().replace("\"data/enron/base.toml\"", &format!("{base:?}"));
+    let fig4 = parse(&text, &path).unwrap();
+    assert!(!fig4.data.is_unconditioned_prior());
+    assert!(fig4.cost(2).describe().ends_with("(rough)"));
+}
+
 /// `[sampler] until_mixed`: the runs it allows (the schedule, then extended while within the cap),
 /// in the run's identity only when set, refused below `iterations`; the cost counts every run.
 #[test]
