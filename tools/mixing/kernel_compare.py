@@ -1,6 +1,6 @@
-"""The contaminated likelihood's r and pi drawn by a Newton-Metropolis step against the slice
-samplers it replaced: the same default fits by two release binaries, paired, with their effective
-sample sizes and times (BENCHMARKS.md, "The default fit against the papers' model"):
+"""Paired fits of the same releases by two arms, with their effective sample sizes and times: the
+contaminated likelihood's r and pi drawn by a Newton-Metropolis step against the slice samplers it
+replaced, the same default fits by two release binaries (docs/history/performance.md):
 
     target/study-python/bin/python tools/mixing/kernel_compare.py --out docs/evidence/contaminated-kernel \
         --before OLD_LPPF [--replications 4]
@@ -32,14 +32,11 @@ import numpy as np
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
-from cost import SHAPES, release as released, shape_counts  # noqa: E402
+from cost import CANDIDATES, SHAPES, release as released, shape_counts  # noqa: E402
 from study import LPPF, appending, seed_of  # noqa: E402
 
 QUANTITIES = ["ln_lik", "total_rate", "structure"]
 TRACED = {"dispersion": "r", "overdispersed_share": "pi"}
-
-
-PAPERS = ["--prior", "flat", "--likelihood", "poisson"]
 
 
 def measured(binary, release, out, square, components, seed, flags=()):
@@ -79,14 +76,14 @@ def main():
     names = QUANTITIES + list(TRACED.values())
     fields = ["shape", "replication", "binary", "wall_seconds"] + [f"{s}_{q}" for q in names for s in ("ess", "rhat")]
     key = lambda r: (r["shape"], str(r["replication"]), r["binary"])  # noqa: E731
+    arms = {"default": (LPPF, []), "papers": (LPPF, CANDIDATES["papers"])} if args.against_papers else \
+        {"newton": (LPPF, []), "slice": (args.before, [])}
     with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for shape in SHAPES:
             axes, square, components = shape_counts(shape, work)
             for rep in range(args.replications):
                 release = released(work, axes, seed_of("release", shape, rep))
-                arms = {"default": (LPPF, []), "papers": (LPPF, PAPERS)} if args.against_papers else \
-                    {"newton": (LPPF, []), "slice": (args.before, [])}
                 order = list(arms) if rep % 2 == 0 else list(reversed(arms))
                 for which in order:
                     if (shape, str(rep), which) in done:
