@@ -159,8 +159,9 @@ pub struct FitResult {
     /// Gibbs with the contaminated likelihood: the same quantiles of the share `π` of
     /// overdispersed cells.
     pub share_quantiles: Option<[f64; 3]>,
-    /// Gibbs fits of a network: each actor's community (`argmax_c θ_ic`) in every kept sample of
-    /// every chain, for co-clustering probabilities ([`crate::co_clustering`]); empty otherwise.
+    /// Gibbs fits of a network: each actor's community (the one with its largest expected count,
+    /// `row_loadings`) in every kept sample of every chain, for co-clustering probabilities
+    /// ([`crate::co_clustering`]); empty otherwise.
     pub assignments: Vec<Vec<u16>>,
     /// Posterior predictive checks on the release ([`crate::checks`]): Gibbs fits of released
     /// data; empty otherwise.

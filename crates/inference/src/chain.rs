@@ -299,8 +299,9 @@ pub struct ChainSummary<M> {
     pub kept_statistics: Vec<Vec<f64>>,
     /// [`Monitor::pointwise`] of every kept sample; empty without it.
     pub kept_pointwise: Vec<Vec<f64>>,
-    /// [`Monitor::assignments`]: each row's component (the largest of its first factor's row, e.g.
-    /// `argmax_c θ_ic`) in every kept sample; empty without it.
+    /// [`Monitor::assignments`]: each row's component (the one with the largest expected count of
+    /// the row, [`models::PoissonFactorization::row_loadings`]) in every kept sample; empty
+    /// without it.
     pub kept_assignments: Vec<Vec<u16>>,
     /// With [`Monitor::truth`]: for each calibration target ([`calibration_targets`]: every rate
     /// `μ_n`, then every row total `Σ_j μ_ij`), how many kept samples lie below the true value —
@@ -370,14 +371,19 @@ pub struct Monitor<'a> {
     pub replicas: usize,
 }
 
-/// Each row's component in `model`'s current state: the index of the largest value in its row
-/// of the first factor block (`θ`, rows × components), as `u16` (components beyond `u16::MAX`
-/// are not assigned: `u16::MAX`).
+/// Each row's component in `model`'s current state: the component with the largest expected
+/// count of the row ([`models::PoissonFactorization::row_loadings`]; the largest `θ_ik` would move
+/// with each component's scale, which the likelihood does not see), as `u16` (components beyond
+/// `u16::MAX` are not assigned: `u16::MAX`).
 fn assignments<M: models::PoissonFactorization>(model: &M) -> Vec<u16> {
-    let Some(theta) = model.factors().into_iter().next() else { return Vec::new() };
-    theta
-        .values
-        .chunks_exact(theta.cols.max(1))
+    let loadings = model.row_loadings();
+    let rows = model.shape().0.max(1);
+    let components = loadings.len() / rows;
+    if components == 0 {
+        return Vec::new();
+    }
+    loadings
+        .chunks_exact(components)
         .map(|row| {
             let best = row.iter().enumerate().fold(0, |best, (k, x)| if *x > row[best] { k } else { best });
             u16::try_from(best).unwrap_or(u16::MAX)

@@ -585,6 +585,26 @@ impl PoissonFactorization for BlockModel {
         self.rates_from(tempered.as_deref().unwrap_or(&self.theta), &self.w, out);
     }
 
+    fn row_loadings(&self) -> Vec<f64> {
+        // L_ic = θ_ic Σ_d w_cd Σ_{j≠i} θ_jd with w_cd = π_cd + π_dc (directed: sent and received)
+        // or π_cd (undirected: each pair once; π symmetric).
+        let c = self.communities;
+        let mut sums = vec![0.0; c];
+        column_sums_into(&mut sums, &self.theta);
+        let weight = |cc: usize, d: usize| match self.undirected {
+            true => self.pi[cc * c + d],
+            false => self.pi[cc * c + d] + self.pi[d * c + cc],
+        };
+        let mut out = vec![0.0; self.theta.len()];
+        for (theta_i, out_i) in self.theta.chunks_exact(c).zip(out.chunks_exact_mut(c)) {
+            for (cc, out) in out_i.iter_mut().enumerate() {
+                let partners: f64 = (0..c).map(|d| weight(cc, d) * (sums[d] - theta_i[d])).sum();
+                *out = theta_i[cc] * partners;
+            }
+        }
+        out
+    }
+
     fn set_temperature(&mut self, beta: f64) -> Result<(), ModelError> {
         crate::check_temperature(beta)?;
         self.beta = beta;

@@ -104,6 +104,16 @@ pub trait PoissonFactorization: Clone + Send + Sync {
     /// entries): the low-rank rate, without the negative binomial's cell multipliers `δ_n`.
     fn mean_rates_into(&self, out: &mut [f64]);
 
+    /// Each row's expected count in each component, `rows × components` row-major:
+    /// `L_ik = E[n_ik | Z]`, where `n_ik` is the part of the row's counts that a sweep allocates
+    /// to its factor `θ_ik` (topic model `θ_dk Σ_v φ_kv`; block model `θ_ic Σ_d (π_cd + π_dc)
+    /// Σ_{j≠i} θ_jd`, sent and received; tensor `θ_ik Σ_j φ_jk Σ_t ψ_tk`), at the model's own
+    /// rates whatever its temperature, without the cells' multipliers. No rescaling of a
+    /// component that leaves every rate unchanged (`θ_·k s`, `φ_k·/s`) changes it, whereas `θ_ik`
+    /// moves with the component's scale, which only the prior pins: a row's largest `L_ik`, not
+    /// its largest `θ_ik`, names its component.
+    fn row_loadings(&self) -> Vec<f64>;
+
     /// The law of the cells' multipliers under an overdispersed likelihood (the shape `r`, and the
     /// share `π` of overdispersed cells, 1 for the negative binomial); `None` for the Poisson.
     fn dispersion(&self) -> Option<distributions::CellDispersion> {
@@ -175,4 +185,91 @@ pub fn sample_counts<M: PoissonFactorization>(model: &M, streams: Streams) -> Ve
             u32::try_from(draw).unwrap_or(u32::MAX)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each row's expected count: `Σ_j μ_ij`, plus `Σ_j μ_ji` for a network (its received counts;
+    /// an undirected network's modelled pairs `i < j` hold each pair's rate once).
+    fn row_expected_counts<M: PoissonFactorization>(model: &M, network: bool) -> Vec<f64> {
+        let (rows, cols) = model.shape();
+        let mut mu = vec![0.0; rows * cols];
+        model.mean_rates_into(&mut mu);
+        let received = |i: usize| if network { (0..rows).map(|j| mu[j * cols + i]).sum() } else { 0.0 };
+        (0..rows).map(|i| mu[i * cols..(i + 1) * cols].iter().sum::<f64>() + received(i)).collect()
+    }
+
+    /// Each row's largest value of a `rows × components` matrix.
+    fn largest(values: &[f64], components: usize) -> Vec<usize> {
+        let position = |row: &[f64]| (0..row.len()).fold(0, |b, k| if row[k] > row[b] { k } else { b });
+        values.chunks_exact(components).map(position).collect()
+    }
+
+    /// `model`'s loadings sum over the components to each row's expected count; after `rescaled`
+    /// (component 0 scaled up by 40 in one factor, down in the others: every rate kept) the
+    /// loadings are the same, while the rows' largest `θ_ik` change — the drift that naming a
+    /// row's component by its largest `θ_ik` would follow.
+    fn check_loadings<M: PoissonFactorization>(model: M, rescaled: impl Fn(&mut M), network: bool) {
+        let (rows, _) = model.shape();
+        let loadings = model.row_loadings();
+        let k = loadings.len() / rows;
+        for (i, (row, expected)) in loadings.chunks_exact(k).zip(row_expected_counts(&model, network)).enumerate() {
+            let total: f64 = row.iter().sum();
+            assert!((total - expected).abs() <= 1e-9 * expected.max(1.0), "row {i}: loadings {total}, rates {expected}");
+        }
+        let theta_before = largest(model.factors()[0].values, k);
+        let mut moved = model.clone();
+        rescaled(&mut moved);
+        for (a, b) in moved.row_loadings().iter().zip(&loadings) {
+            assert!((a - b).abs() <= 1e-9 * b.abs().max(1e-12), "a rescaled component moved a loading: {a} vs {b}");
+        }
+        assert_eq!(largest(&moved.row_loadings(), k), largest(&loadings, k));
+        assert_ne!(largest(moved.factors()[0].values, k), theta_before, "the rescaling did not move the largest θ");
+    }
+
+    fn scaled_column(values: &[f64], k: usize, column: usize, s: f64) -> Vec<f64> {
+        values.iter().enumerate().map(|(n, &x)| if n % k == column { x * s } else { x }).collect()
+    }
+
+    #[test]
+    fn row_loadings_are_expected_counts_that_no_rescaling_of_a_component_moves() {
+        let prior = GammaPrior::new(0.5, 1.0).unwrap();
+        let topic = TopicModel::new(30, 20, 4, prior, Streams::new(1));
+        check_loadings(
+            topic,
+            |m| {
+                let theta = scaled_column(m.theta(), 4, 0, 40.0);
+                let mut phi = m.phi_topic_major();
+                phi[..20].iter_mut().for_each(|x| *x /= 40.0);
+                m.set_factors(&theta, &phi).unwrap();
+            },
+            false,
+        );
+        let block_rescaled = |m: &mut BlockModel| {
+            let c = m.communities();
+            let theta = scaled_column(m.theta(), c, 0, 40.0);
+            let pi: Vec<f64> = m
+                .pi()
+                .iter()
+                .enumerate()
+                .map(|(n, &x)| x / if n / c == 0 { 40.0 } else { 1.0 } / if n % c == 0 { 40.0 } else { 1.0 })
+                .collect();
+            m.set_factors(&theta, &pi).unwrap();
+        };
+        check_loadings(BlockModel::new(25, 4, prior, Streams::new(2)), block_rescaled, true);
+        check_loadings(BlockModel::undirected(25, 4, prior, Streams::new(3)), block_rescaled, true);
+        let tensor = TensorModel::new(20, 6, 5, 3, prior, Streams::new(4));
+        check_loadings(
+            tensor,
+            |m| {
+                let theta = scaled_column(m.theta(), 3, 0, 40.0);
+                let phi = scaled_column(m.phi(), 3, 0, 1.0 / 40.0);
+                let psi = m.psi().to_vec();
+                m.set_factors(&theta, &phi, &psi).unwrap();
+            },
+            false,
+        );
+    }
 }

@@ -241,6 +241,10 @@ impl PoissonFactorization for TensorModel {
         });
     }
 
+    fn row_loadings(&self) -> Vec<f64> {
+        crate::topic::loadings(&self.theta, &self.exposure(&self.phi, &self.psi))
+    }
+
     fn set_temperature(&mut self, beta: f64) -> Result<(), ModelError> {
         crate::check_temperature(beta)?;
         self.beta = beta;

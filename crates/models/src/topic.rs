@@ -276,6 +276,13 @@ impl PoissonFactorization for TopicModel {
         }
     }
 
+    fn row_loadings(&self) -> Vec<f64> {
+        // φ is word-major (V × K): its column sums are Σ_v φ_kv.
+        let mut phi_sums = vec![0.0; self.topics];
+        column_sums_into(&mut phi_sums, &self.phi);
+        loadings(&self.theta, &phi_sums)
+    }
+
     fn set_temperature(&mut self, beta: f64) -> Result<(), ModelError> {
         crate::check_temperature(beta)?;
         self.beta = beta;
@@ -434,6 +441,13 @@ impl TopicModel {
         };
         h.xi.ln_prior(self.prior, &self.theta, self.topics) + h.eta.ln_prior(self.prior, &self.phi, self.topics)
     }
+}
+
+/// `θ_ik e_k` for every row of `theta` (`rows × K`): each row's expected count in component `k`
+/// when `e_k` is the component's exposure (the sum of its rates over a row's cells).
+pub(crate) fn loadings(theta: &[f64], exposure: &[f64]) -> Vec<f64> {
+    let k = exposure.len().max(1);
+    theta.chunks_exact(k).flat_map(|row| row.iter().zip(exposure).map(|(t, e)| t * e)).collect()
 }
 
 /// `θ_dk ~ Gamma(a₀ + β n_dk, b₀ + β exposure_dk)` for every row, in fixed chunks; with
