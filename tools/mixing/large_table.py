@@ -7,10 +7,11 @@ epsilon = 2) fitted by `lppf fit` with a given set of flags, timed end to end (B
 
 The table: 10 topics, each a Dirichlet(0.05) distribution over the 3,000 words; each document's
 topic shares Gamma(0.3) normalised; its length 3,000 Gamma(5, rate 5); counts Poisson (seed
-20261129, drawn with numpy). Its release: `lppf privatize --epsilon 2 --seed 1` with the full grid
-of labels (seeded, so NOT private). The fit: `lppf fit --model topic --components 10 --method
-private --seed 1` plus the flags after `--`, on 2 threads. One row per run is appended to
-fits.csv: the flags, the wall time of the whole command (sampling, checks and outputs), the
+20261129, drawn with numpy). `--docs D --words W` draw a D x W table the same way (lengths
+W Gamma(5, rate 5)), `--seed` sets the fit's seed. Its release: `lppf privatize --epsilon 2
+--seed 1` with the full grid of labels (seeded, so NOT private). The fit: `lppf fit --model
+topic --components 10 --method private --seed SEED` plus the flags after `--`, on 2 threads. One
+row per run is appended to fits.csv: the flags, the wall time of the whole command (sampling, checks and outputs), the
 sampling time, the verdict, R-hat and bulk ESS of the monitored quantities, the true total and the
 fit's 90 % intervals of the total (rate and count) and the release-only interval.
 """
@@ -32,26 +33,26 @@ from study import LPPF, appending  # noqa: E402
 DOCS, WORDS, TOPICS = 1000, 3000, 10
 
 
-def table():
-    """The true counts (documents x words)."""
+def table(docs=DOCS, words=WORDS):
+    """The true counts (documents x words; documents of about `words` counts)."""
     rng = np.random.default_rng(20261129)
-    theta = rng.gamma(0.3, 1.0, size=(DOCS, TOPICS))
+    theta = rng.gamma(0.3, 1.0, size=(docs, TOPICS))
     theta /= theta.sum(1, keepdims=True)
-    phi = rng.dirichlet(np.full(WORDS, 0.05), size=TOPICS)
-    lengths = 3000 * rng.gamma(5.0, 1 / 5.0, size=DOCS)
+    phi = rng.dirichlet(np.full(words, 0.05), size=TOPICS)
+    lengths = words * rng.gamma(5.0, 1 / 5.0, size=docs)
     return rng.poisson(lengths[:, None] * theta @ phi)
 
 
-def release(work):
+def release(work, docs=DOCS, words=WORDS):
     """Writes the counts, the grid's labels and the seeded release under `work`; the true total."""
-    y = table()
+    y = table(docs, words)
     if not (work / "release.csv").exists():
         with open(work / "counts.csv", "w") as f:
             f.write("row,col,count\n")
             for i, j in zip(*np.nonzero(y)):
                 f.write(f"d{i},w{j},{y[i, j]}\n")
-        (work / "rows.csv").write_text("label\n" + "".join(f"d{i}\n" for i in range(DOCS)))
-        (work / "cols.csv").write_text("label\n" + "".join(f"w{j}\n" for j in range(WORDS)))
+        (work / "rows.csv").write_text("label\n" + "".join(f"d{i}\n" for i in range(docs)))
+        (work / "cols.csv").write_text("label\n" + "".join(f"w{j}\n" for j in range(words)))
         subprocess.run([str(LPPF), "privatize", "--input", str(work / "counts.csv"), "--rows", str(work / "rows.csv"),
                         "--cols", str(work / "cols.csv"), "--epsilon", "2", "--seed", "1", "--force",
                         "--output", str(work / "release.csv")], check=True, capture_output=True)
@@ -65,6 +66,10 @@ def main():
                         help="where the counts, the release and the fit go and stay (about 200 MB); default: a new "
                              "temporary directory, removed at the end")
     parser.add_argument("--name", required=True, help="the run's name in fits.csv")
+    parser.add_argument("--docs", type=int, default=DOCS, help=f"documents (default {DOCS})")
+    parser.add_argument("--words", type=int, default=WORDS,
+                        help=f"words, and about the counts per document (default {WORDS})")
+    parser.add_argument("--seed", type=int, default=1, help="the fit's seed (default 1)")
     parser.add_argument("flags", nargs=argparse.REMAINDER, help="-- then the extra `lppf fit` flags")
     args = parser.parse_args()
     flags = args.flags[1:] if args.flags[:1] == ["--"] else args.flags
@@ -75,7 +80,7 @@ def main():
 
 def fit_once(args, flags, work):
     work.mkdir(parents=True, exist_ok=True)
-    truth = release(work)
+    truth = release(work, args.docs, args.words)
     quantities = ["ln_lik", "total_rate", "structure"]
     fields = ["name", "flags", "wall_seconds", "sampling_seconds", "convergence",
               *[f"{q}_{s}" for q in quantities for s in ("rhat", "ess_bulk")],
@@ -88,7 +93,7 @@ def fit_once(args, flags, work):
         fit = work / args.name
         began = time.perf_counter()
         subprocess.run([str(LPPF), "fit", "--input", str(work / "release.csv"), "--model", "topic",
-                        "--components", str(TOPICS), "--method", "private", "--seed", "1", "--threads", "2",
+                        "--components", str(TOPICS), "--method", "private", "--seed", str(args.seed), "--threads", "2",
                         "--force", "--quiet", "--output", str(fit), *flags], check=True)
         wall = time.perf_counter() - began
         record = tomllib.loads((fit / "fit.toml").read_text())
