@@ -217,7 +217,10 @@ mod tests {
         let k = loadings.len() / rows;
         for (i, (row, expected)) in loadings.chunks_exact(k).zip(row_expected_counts(&model, network)).enumerate() {
             let total: f64 = row.iter().sum();
-            assert!((total - expected).abs() <= 1e-9 * expected.max(1.0), "row {i}: loadings {total}, rates {expected}");
+            assert!(
+                (total - expected).abs() <= 1e-9 * expected.max(1.0),
+                "row {i}: loadings {total}, rates {expected}"
+            );
         }
         let theta_before = largest(model.factors()[0].values, k);
         let mut moved = model.clone();
