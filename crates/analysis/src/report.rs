@@ -715,8 +715,8 @@ fn chains_disagree(result: &FitResult) -> bool {
     result.diagnostics.iter().any(|(_, d)| d.rhat.is_nan() || d.rhat > RHAT_LIMIT)
 }
 
-/// The figure: block model, `ln(1 + μ)` with actors ordered by dominant community and lines between
-/// communities; topic model, each topic's `φ` normalized to sum 1 with columns ordered by
+/// The figure: block model, `ln(1 + μ)` with actors ordered by dominant community (the one carrying
+/// most of their expected count, as in `partition.csv`) and lines between communities; topic model, each topic's `φ` normalized to sum 1 with columns ordered by
 /// dominant topic. The block model's rates are the posterior means, unless the chains disagree:
 /// then a mean over chains sitting in different modes would blur them, and the figure shows the
 /// rates `θ π θᵀ` of the sample its communities come from (the best chain's best sample), and says
@@ -727,9 +727,15 @@ pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &Fit
         ModelKind::Tensor => crate::time_profiles::time_profile_figure(settings, data, result),
         ModelKind::Block | ModelKind::Undirected => {
             let n = data.rows.len();
-            let order = by_component(theta);
             // An undirected network's rate of a pair sits at (min, max): shown both ways.
             let undirected = settings.model == ModelKind::Undirected;
+            // Actors by the community carrying most of their expected count (as `partition.csv`).
+            let loadings = factor(result, "pi").map(|pi| MeanMatrix {
+                values: models::block_row_loadings(&theta.values, &pi.values, theta.cols, undirected),
+                ..theta.clone()
+            });
+            let ranked = loadings.as_ref().unwrap_or(theta);
+            let order = by_component(ranked);
             let at = |i: usize, j: usize| if undirected { i.min(j) * n + i.max(j) } else { i * n + j };
             let sample = factor(result, "pi").filter(|_| chains_disagree(result));
             let rate = |i: usize, j: usize| match sample {
@@ -755,7 +761,7 @@ pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &Fit
             let title =
                 format!("{}: {what}, actors by community (K = {})", settings.method.name(), settings.components);
             let names: Vec<&String> = order.iter().map(|&i| &data.rows.names[i]).collect();
-            let groups: Vec<usize> = order.iter().map(|&i| dominant_component(theta, i)).collect();
+            let groups: Vec<usize> = order.iter().map(|&i| dominant_component(ranked, i)).collect();
             let scale = if undirected { "ln(1 + rate of the pair {i, j})" } else { "ln(1 + rate of i → j)" };
             Some(FigureMatrix {
                 values: m,
@@ -887,7 +893,10 @@ mod tests {
         assert!(agree.text[0].contains("posterior mean rates"), "{}", agree.text[0]);
         assert!(disagree.text[0].contains("best sample (chains disagree)"), "{}", disagree.text[0]);
         let (theta, pi) = (factor(&result, "theta").unwrap(), factor(&result, "pi").unwrap());
-        let order = by_component(theta);
+        // Actors in the order of their expected counts' communities, not of their largest θ.
+        let ranked =
+            MeanMatrix { values: models::block_row_loadings(&theta.values, &pi.values, 2, false), ..theta.clone() };
+        let order = by_component(&ranked);
         for (p, &i) in order.iter().enumerate() {
             for (q, &j) in order.iter().enumerate() {
                 let at = p * n + q;
@@ -902,7 +911,7 @@ mod tests {
                 assert_eq!(disagree.values[at], expected, "({i}, {j})");
             }
         }
-        let groups: Vec<usize> = order.iter().map(|&i| dominant_component(theta, i)).collect();
+        let groups: Vec<usize> = order.iter().map(|&i| dominant_component(&ranked, i)).collect();
         assert_eq!(agree.breaks, [group_breaks(&groups, n), group_breaks(&groups, n)]);
     }
 

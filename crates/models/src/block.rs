@@ -453,6 +453,28 @@ impl BlockModel {
     }
 }
 
+/// Each actor's expected count in each community ([`crate::PoissonFactorization::row_loadings`]
+/// of the block model) for memberships `theta` (`V × C`) and community rates `pi` (`C × C`):
+/// `L_ic = θ_ic Σ_d w_cd Σ_{j≠i} θ_jd` with `w_cd = π_cd + π_dc` (directed: sent and received) or
+/// `π_cd` (undirected: each pair once, `π` symmetric).
+pub fn block_row_loadings(theta: &[f64], pi: &[f64], c: usize, undirected: bool) -> Vec<f64> {
+    let c = c.max(1);
+    let mut sums = vec![0.0; c];
+    column_sums_into(&mut sums, theta);
+    let weight = |cc: usize, d: usize| match undirected {
+        true => pi[cc * c + d],
+        false => pi[cc * c + d] + pi[d * c + cc],
+    };
+    let mut out = vec![0.0; theta.len()];
+    for (theta_i, out_i) in theta.chunks_exact(c).zip(out.chunks_exact_mut(c)) {
+        for (cc, out) in out_i.iter_mut().enumerate() {
+            let partners: f64 = (0..c).map(|d| weight(cc, d) * (sums[d] - theta_i[d])).sum();
+            *out = theta_i[cc] * partners;
+        }
+    }
+    out
+}
+
 /// The exposure of every `π_cd` (row-major `C × C`) for a `V × C` matrix `theta`:
 /// `Σ_{i≠j} θ_ic θ_jd = S_c S_d − Σ_i θ_ic θ_id` with `S_c = Σ_i θ_ic` (no self-loops).
 pub(crate) fn pair_exposures(theta: &[f64], c: usize) -> Vec<f64> {
@@ -586,23 +608,7 @@ impl PoissonFactorization for BlockModel {
     }
 
     fn row_loadings(&self) -> Vec<f64> {
-        // L_ic = θ_ic Σ_d w_cd Σ_{j≠i} θ_jd with w_cd = π_cd + π_dc (directed: sent and received)
-        // or π_cd (undirected: each pair once; π symmetric).
-        let c = self.communities;
-        let mut sums = vec![0.0; c];
-        column_sums_into(&mut sums, &self.theta);
-        let weight = |cc: usize, d: usize| match self.undirected {
-            true => self.pi[cc * c + d],
-            false => self.pi[cc * c + d] + self.pi[d * c + cc],
-        };
-        let mut out = vec![0.0; self.theta.len()];
-        for (theta_i, out_i) in self.theta.chunks_exact(c).zip(out.chunks_exact_mut(c)) {
-            for (cc, out) in out_i.iter_mut().enumerate() {
-                let partners: f64 = (0..c).map(|d| weight(cc, d) * (sums[d] - theta_i[d])).sum();
-                *out = theta_i[cc] * partners;
-            }
-        }
-        out
+        block_row_loadings(&self.theta, &self.pi, self.communities, self.undirected)
     }
 
     fn set_temperature(&mut self, beta: f64) -> Result<(), ModelError> {

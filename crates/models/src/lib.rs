@@ -27,7 +27,7 @@ mod topic;
 mod topic_variational;
 mod variational;
 
-pub use block::BlockModel;
+pub use block::{BlockModel, block_row_loadings};
 pub use block_variational::BlockVariational;
 pub use error::ModelError;
 pub use family::{
