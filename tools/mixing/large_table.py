@@ -11,9 +11,10 @@ topic shares Gamma(0.3) normalised; its length 3,000 Gamma(5, rate 5); counts Po
 W Gamma(5, rate 5)), `--seed` sets the fit's seed. Its release: `lppf privatize --epsilon 2
 --seed 1` with the full grid of labels (seeded, so NOT private). The fit: `lppf fit --model
 topic --components 10 --method private --seed SEED` plus the flags after `--`, on 2 threads. One
-row per run is appended to fits.csv: the flags, the wall time of the whole command (sampling, checks and outputs), the
-sampling time, the verdict, R-hat and bulk ESS of the monitored quantities, the true total and the
-fit's 90 % intervals of the total (rate and count) and the release-only interval.
+row per run is appended to fits.csv: the flags, the wall time of the whole command (sampling,
+checks and outputs), the sampling time, the verdict, R-hat and bulk ESS of the monitored
+quantities, the true total and the fit's 90 % intervals of the total (rate and count) and the
+release-only interval.
 """
 
 import argparse
@@ -44,19 +45,23 @@ def table(docs=DOCS, words=WORDS):
 
 
 def release(work, docs=DOCS, words=WORDS):
-    """Writes the counts, the grid's labels and the seeded release under `work`; the true total."""
+    """Writes the counts, the grid's labels and the seeded release of the `docs` x `words` table
+    under `work/DOCSxWORDS/` (kept there, so a work folder reused for another size never fits the
+    wrong release); returns the release's path and the true total."""
     y = table(docs, words)
-    if not (work / "release.csv").exists():
-        with open(work / "counts.csv", "w") as f:
+    here = work / f"{docs}x{words}"
+    here.mkdir(parents=True, exist_ok=True)
+    if not (here / "release.csv").exists():
+        with open(here / "counts.csv", "w") as f:
             f.write("row,col,count\n")
             for i, j in zip(*np.nonzero(y)):
                 f.write(f"d{i},w{j},{y[i, j]}\n")
-        (work / "rows.csv").write_text("label\n" + "".join(f"d{i}\n" for i in range(docs)))
-        (work / "cols.csv").write_text("label\n" + "".join(f"w{j}\n" for j in range(words)))
-        subprocess.run([str(LPPF), "privatize", "--input", str(work / "counts.csv"), "--rows", str(work / "rows.csv"),
-                        "--cols", str(work / "cols.csv"), "--epsilon", "2", "--seed", "1", "--force",
-                        "--output", str(work / "release.csv")], check=True, capture_output=True)
-    return int(y.sum())
+        (here / "rows.csv").write_text("label\n" + "".join(f"d{i}\n" for i in range(docs)))
+        (here / "cols.csv").write_text("label\n" + "".join(f"w{j}\n" for j in range(words)))
+        subprocess.run([str(LPPF), "privatize", "--input", str(here / "counts.csv"), "--rows", str(here / "rows.csv"),
+                        "--cols", str(here / "cols.csv"), "--epsilon", "2", "--seed", "1", "--force",
+                        "--output", str(here / "release.csv")], check=True, capture_output=True)
+    return here / "release.csv", int(y.sum())
 
 
 def main():
@@ -80,7 +85,7 @@ def main():
 
 def fit_once(args, flags, work):
     work.mkdir(parents=True, exist_ok=True)
-    truth = release(work, args.docs, args.words)
+    released, truth = release(work, args.docs, args.words)
     quantities = ["ln_lik", "total_rate", "structure"]
     fields = ["name", "flags", "wall_seconds", "sampling_seconds", "convergence",
               *[f"{q}_{s}" for q in quantities for s in ("rhat", "ess_bulk")],
@@ -92,7 +97,7 @@ def fit_once(args, flags, work):
             return
         fit = work / args.name
         began = time.perf_counter()
-        subprocess.run([str(LPPF), "fit", "--input", str(work / "release.csv"), "--model", "topic",
+        subprocess.run([str(LPPF), "fit", "--input", str(released), "--model", "topic",
                         "--components", str(TOPICS), "--method", "private", "--seed", str(args.seed), "--threads", "2",
                         "--force", "--quiet", "--output", str(fit), *flags], check=True)
         wall = time.perf_counter() - began
