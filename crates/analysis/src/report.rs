@@ -716,11 +716,11 @@ fn chains_disagree(result: &FitResult) -> bool {
 }
 
 /// The figure: block model, `ln(1 + μ)` with actors ordered by dominant community (the one carrying
-/// most of their expected count, as in `partition.csv`) and lines between communities; topic model, each topic's `φ` normalized to sum 1 with columns ordered by
-/// dominant topic. The block model's rates are the posterior means, unless the chains disagree:
-/// then a mean over chains sitting in different modes would blur them, and the figure shows the
-/// rates `θ π θᵀ` of the sample its communities come from (the best chain's best sample), and says
-/// so in the title.
+/// most of their expected count, as in `partition.csv`) and lines between communities; topic
+/// model, each topic's `φ` normalized to sum 1 with columns ordered by dominant topic. The block
+/// model's rates are the posterior means, unless the chains disagree: then a mean over chains
+/// sitting in different modes would blur them, and the figure shows the rates `θ π θᵀ` of the
+/// sample its communities come from (the best chain's best sample), and says so in the title.
 pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &FitResult) -> Option<FigureMatrix> {
     let theta = factor(result, "theta")?;
     match settings.model {
@@ -730,14 +730,15 @@ pub(crate) fn figure_matrix(settings: &FitSettings, data: &FitData, result: &Fit
             // An undirected network's rate of a pair sits at (min, max): shown both ways.
             let undirected = settings.model == ModelKind::Undirected;
             // Actors by the community carrying most of their expected count (as `partition.csv`).
-            let loadings = factor(result, "pi").map(|pi| MeanMatrix {
+            let pi = factor(result, "pi");
+            let loadings = pi.map(|pi| MeanMatrix {
                 values: models::block_row_loadings(&theta.values, &pi.values, theta.cols, undirected),
                 ..theta.clone()
             });
             let ranked = loadings.as_ref().unwrap_or(theta);
             let order = by_component(ranked);
             let at = |i: usize, j: usize| if undirected { i.min(j) * n + i.max(j) } else { i * n + j };
-            let sample = factor(result, "pi").filter(|_| chains_disagree(result));
+            let sample = pi.filter(|_| chains_disagree(result));
             let rate = |i: usize, j: usize| match sample {
                 // Cells the model leaves out (a mean of exactly 0) stay 0.
                 Some(pi) if result.mean_rates[at(i, j)] > 0.0 => {
