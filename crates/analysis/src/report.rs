@@ -916,6 +916,25 @@ mod tests {
         assert_eq!(agree.breaks, [group_breaks(&groups, n), group_breaks(&groups, n)]);
     }
 
+    /// Actors go with the community that carries most of their expected count: with community 1's
+    /// rates near 0, all six actors are in community 0 (one group, no line between groups), though
+    /// the last three have their larger θ in community 1 (which would split them at the fourth).
+    #[test]
+    fn the_block_figure_groups_actors_by_their_expected_counts() {
+        let (settings, data, mut result) = small_block_fit();
+        for m in &mut result.factors {
+            match m.name {
+                "theta" => m.values = (0..6).flat_map(|i| if i < 3 { [1.0, 0.5] } else { [0.5, 1.0] }).collect(),
+                "pi" => m.values = vec![1.0, 1e-3, 1e-3, 1e-3],
+                _ => {}
+            }
+        }
+        let by_theta: Vec<usize> = (0..6).map(|i| dominant_component(factor(&result, "theta").unwrap(), i)).collect();
+        assert_eq!(by_theta, [0, 0, 0, 1, 1, 1]);
+        let figure = figure_matrix(&settings, &data, &result).unwrap();
+        assert_eq!(figure.breaks, [Vec::<usize>::new(), Vec::new()]);
+    }
+
     /// A model total count outside the release's own interval for the true total is a warning,
     /// one that overlaps it is not; the summary gives the release's interval either way.
     #[test]
