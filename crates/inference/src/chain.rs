@@ -587,3 +587,27 @@ pub fn run_chain_on<S: Sampler>(
     summary.mean_factors = factor_sums;
     Ok(summary)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use models::{GammaPrior, TopicModel};
+
+    /// A row's component does not move when a topic is rescaled with every rate kept (`θ_·0 × 40`,
+    /// `φ_0· / 40`), though the rows' largest `θ` do.
+    #[test]
+    fn assignments_do_not_follow_a_rescaled_component() {
+        let model = TopicModel::new(30, 20, 4, GammaPrior::new(0.5, 1.0).unwrap(), Streams::new(1));
+        let mut moved = model.clone();
+        let theta: Vec<f64> =
+            model.theta().iter().enumerate().map(|(n, &x)| if n % 4 == 0 { x * 40.0 } else { x }).collect();
+        let mut phi = model.phi_topic_major();
+        phi[..20].iter_mut().for_each(|x| *x /= 40.0);
+        moved.set_factors(&theta, &phi).unwrap();
+        assert_eq!(assignments(&moved), assignments(&model));
+        let largest_theta = |m: &TopicModel| -> Vec<usize> {
+            m.theta().chunks_exact(4).map(|r| (0..4).fold(0, |b, k| if r[k] > r[b] { k } else { b })).collect()
+        };
+        assert_ne!(largest_theta(&moved), largest_theta(&model));
+    }
+}
