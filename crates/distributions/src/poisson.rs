@@ -23,8 +23,7 @@ pub struct Poisson {
 impl Poisson {
     /// `Pois(rate)`; errors unless `0 <= rate <= 1.8e19` (the sampler's limit).
     pub fn new(rate: f64) -> Result<Self, ParamError> {
-        let ok = rate.is_finite() && (0.0..=rand_distr::Poisson::<f64>::MAX_LAMBDA).contains(&rate);
-        let rate = check("Poisson", "rate", rate, "a finite number in [0, 1.8e19]", ok)?;
+        let rate = check("Poisson", "rate", rate, "a finite number in [0, 1.8e19]", is_rate(rate))?;
         Ok(Self { rate, inner: rand_distr::Poisson::new(rate).ok() })
     }
 
@@ -37,6 +36,13 @@ impl Poisson {
     /// `poisson_ln_pmf`), accurate to a few ulps of the result even at rates of `1e6` and more.
     pub fn ln_pmf(&self, k: u64) -> f64 {
         poisson_ln_pmf(k, self.rate)
+    }
+
+    /// `ln P(k)` of `Pois(rate)` without building a sampler (whose set-up costs an `exp` or a
+    /// `ln` per rate): for a likelihood summed over many cells. `−∞` where [`Poisson::new`] would
+    /// refuse the rate, as a likelihood that rules it out.
+    pub fn ln_pmf_at(rate: f64, k: u64) -> f64 {
+        if is_rate(rate) { poisson_ln_pmf(k, rate) } else { f64::NEG_INFINITY }
     }
 
     /// `P(k)`.
@@ -67,14 +73,70 @@ impl Distribution<u64> for Poisson {
     }
 }
 
+/// What [`Poisson::new`] accepts: a finite rate in `[0, 1.8e19]` (the sampler's limit).
+fn is_rate(rate: f64) -> bool {
+    rate.is_finite() && (0.0..=rand_distr::Poisson::<f64>::MAX_LAMBDA).contains(&rate)
+}
+
 /// `ln Pois(k; rate)` as `−c(k) − bd0(k, rate) − ½ ln(2πk)` (Loader 2000, "Fast and accurate
 /// computation of binomial probabilities"), with `c` the Stirling remainder. The textbook form adds
 /// and cancels terms of size `k ln rate`, losing `log10(k ln rate)` digits; this one has no large
 /// terms to cancel.
+/// The counts below `TABULATED` look their `c(k)` and `½ ln(2πk)` up in a table computed once by
+/// the same expressions, so the result is the same to the bit and a count costs no `ln Γ` (the log
+/// joint of a dense table evaluates this for every cell of every kept sweep).
 pub(crate) fn poisson_ln_pmf(k: u64, rate: f64) -> f64 {
     if k == 0 {
         return -rate;
     }
-    let k = k as f64;
-    -stirling_correction(k) - bd0(k, rate) - 0.5 * (std::f64::consts::TAU * k).ln()
+    let (correction, half_ln) = match usize::try_from(k).ok().and_then(|i| COUNT_TERMS.get(i)) {
+        Some(&terms) => terms,
+        None => count_terms(k as f64),
+    };
+    -correction - bd0(k as f64, rate) - half_ln
+}
+
+/// `(c(k), ½ ln(2πk))`, the two terms of [`poisson_ln_pmf`] that depend on the count alone.
+fn count_terms(k: f64) -> (f64, f64) {
+    (stirling_correction(k), 0.5 * (std::f64::consts::TAU * k).ln())
+}
+
+/// Counts below this have their [`count_terms`] tabulated.
+const TABULATED: usize = 1024;
+
+static COUNT_TERMS: std::sync::LazyLock<Vec<(f64, f64)>> = std::sync::LazyLock::new(|| {
+    (0..TABULATED).map(|k| if k == 0 { (0.0, 0.0) } else { count_terms(k as f64) }).collect()
+});
+
+#[cfg(test)]
+mod tests {
+    use super::{Poisson, TABULATED, bd0, count_terms, poisson_ln_pmf};
+
+    /// `ln_pmf_at` is `new(rate)?.ln_pmf(k)` where the rate is valid and `−∞` where it is not.
+    #[test]
+    fn ln_pmf_at_agrees_with_a_built_poisson_and_refuses_what_new_refuses() {
+        for rate in [0.0, 1e-12, 0.7, 12.0, 3e5, 1.8e19] {
+            for k in [0, 1, 5, 40, 2000] {
+                let built = Poisson::new(rate).map(|p| p.ln_pmf(k));
+                assert_eq!(built.map(f64::to_bits).ok(), Some(Poisson::ln_pmf_at(rate, k).to_bits()), "{rate} {k}");
+            }
+        }
+        for rate in [-1e-300, -1.0, f64::NAN, f64::INFINITY, 2e19] {
+            assert!(Poisson::new(rate).is_err());
+            assert_eq!(Poisson::ln_pmf_at(rate, 3), f64::NEG_INFINITY, "{rate}");
+        }
+    }
+
+    /// The tabulated counts give the computed form's value to the bit, on both sides of the
+    /// table's end and at rates from far below to far above the count.
+    #[test]
+    fn tabulated_counts_equal_the_computed_form_bit_for_bit() {
+        for k in 1..(TABULATED as u64 + 50) {
+            for rate in [1e-9, 0.3, 1.0, k as f64, 7.5 * k as f64, 1e7] {
+                let (correction, half_ln) = count_terms(k as f64);
+                let computed = -correction - bd0(k as f64, rate) - half_ln;
+                assert_eq!(poisson_ln_pmf(k, rate).to_bits(), computed.to_bits(), "k = {k}, rate = {rate}");
+            }
+        }
+    }
 }

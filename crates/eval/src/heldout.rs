@@ -32,11 +32,8 @@ pub fn ln_released_likelihood(released: i64, rate: f64, alpha: f64) -> f64 {
 /// [`ln_released_likelihood`] and the number of terms it summed.
 fn ln_released_likelihood_counted(released: i64, rate: f64, alpha: f64) -> (f64, u64) {
     if alpha == 0.0 {
-        let value = if released < 0 {
-            f64::NEG_INFINITY
-        } else {
-            distributions::Poisson::new(rate).map_or(f64::NEG_INFINITY, |p| p.ln_pmf(released as u64))
-        };
+        let value =
+            if released < 0 { f64::NEG_INFINITY } else { distributions::Poisson::ln_pmf_at(rate, released as u64) };
         return (value, 1);
     }
     let ln_alpha = alpha.ln();

@@ -165,10 +165,7 @@ pub(crate) fn check_temperature(beta: f64) -> Result<(), ModelError> {
 
 /// `ln p(Y | Z) = Σ_n ln Pois(y_n; μ_n)` over non-excluded entries, given the rates.
 pub fn ln_likelihood<M: PoissonFactorization>(model: &M, y: &[u32], rates: &[f64]) -> f64 {
-    (0..y.len())
-        .filter(|&n| !model.is_excluded(n))
-        .map(|n| Poisson::new(rates[n]).map_or(f64::NEG_INFINITY, |p| p.ln_pmf(u64::from(y[n]))))
-        .sum()
+    (0..y.len()).filter(|&n| !model.is_excluded(n)).map(|n| Poisson::ln_pmf_at(rates[n], u64::from(y[n]))).sum()
 }
 
 /// Draws a count matrix `y_n ~ Pois(μ_n)` from the model's current factors (0 at excluded
