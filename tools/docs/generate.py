@@ -20,8 +20,8 @@ from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_c
                                   sbc_contaminated_table, sbc_default_table, sbc_fig4_size, sbc_table,
                                   vi_table)
 from tables_fig5 import fig5_base, fig5_e50, fig5_e50_paper, fig5_table
-from tables_planted import (cavi_start_planted, planted_current, planted_deeper, planted_enron_size, planted_summary,
-                            release_total)
+from tables_planted import (cavi_start_planted, planted_current, planted_deeper, planted_enron_size,
+                            planted_enron_size_current, planted_summary, release_total)
 from tables_verdict import structure_test_enron, structure_test_rates, structure_test_variants, verdict_contaminated, verdict_error_rates, verdict_oracles
 from tables_topics import aeslc_topics
 from tables_over_time import over_time_components, over_time_example, over_time_k, tensor_sweep
@@ -40,6 +40,7 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/model-checking.md", "planted-designs", planted_summary),
           ("docs/model-checking.md", "planted-deeper", planted_deeper),
           ("docs/model-checking.md", "planted-current", planted_current),
+          ("docs/model-checking.md", "planted-enron-size-current", planted_enron_size_current),
           ("docs/calibration.md", "sbc-default", sbc_default_table),
           ("docs/calibration.md", "sbc-contaminated", sbc_contaminated_table),
           ("docs/model-checking.md", "planted-enron-size", planted_enron_size),
