@@ -23,6 +23,30 @@ def _table():
     return {(r["candidate"], r["shape"], r["noise"], r["alpha"], r["replication"]): r for r in rows(RUN, "results.csv")}
 
 
+def _fitted_by_all(table, candidates):
+    """The data sets (shape, noise, alpha, replication) every one of `candidates` was fitted to,
+    and their number of replications."""
+    sets = sorted(s for s in {k[1:] for k in table} if all((c, *s) in table for c in candidates))
+    return sets, len({s[3] for s in sets})
+
+
+def _noise_groups():
+    """(name, keep) per kind of noise, then the overdispersed kinds together, then all."""
+    groups = [(n, lambda s, n=n: s[1] == n) for n in NOISES]
+    groups.append(("overdispersed (the other three)", lambda s: s[1] != "poisson"))
+    groups.append(("all", lambda s: True))
+    return groups
+
+
+def _opening(sets, reps, by, means, differences):
+    """The sentence and the header of a table by noise: columns `data sets`, then `means`
+    (right-aligned), then `differences`."""
+    header = ["noise", "data sets", *means, *differences]
+    align = ["---", "---:", *["---:"] * len(means), *["---"] * len(differences)]
+    return [f"{len(sets)} data sets ({reps} replications of each of the 24 designs), each fitted by {by}.", "",
+            "| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+
+
 def _wilson(k, n, z=1.959964):
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
@@ -73,19 +97,14 @@ def planted_deeper():
     differences (mean [95 % t-interval]) of the contaminated likelihood from the negative binomial
     and from the papers' model, per noise and over the overdispersed kinds together."""
     table = _table()
-    sets = sorted(s for s in {k[1:] for k in table} if all((c, *s) in table for c in DEEPER))
-    reps = len({s[3] for s in sets})
+    sets, reps = _fitted_by_all(table, DEEPER)
 
     def values(c, field, keep):
         return [float(table[(c, *s)][field]) for s in sets if keep(s)]
 
-    groups = [(n, lambda s, n=n: s[1] == n) for n in NOISES]
-    groups.append(("overdispersed (the other three)", lambda s: s[1] != "poisson"))
-    groups.append(("all", lambda s: True))
-    lines = [f"{len(sets)} data sets ({reps} replications of each of the 24 designs), each fitted by the three.", "",
-             "| noise | data sets | ARI: papers | negative binomial | contaminated | contaminated − NB | "
-             "contaminated − papers | NB − papers |",
-             "| --- | ---: | ---: | ---: | ---: | --- | --- | --- |"]
+    groups = _noise_groups()
+    lines = _opening(sets, reps, "the three", ["ARI: papers", "negative binomial", "contaminated"],
+                     ["contaminated − NB", "contaminated − papers", "NB − papers"])
     for name, keep in groups:
         ari = {c: values(c, "ari", keep) for c in DEEPER}
         n = len(ari["papers"])
@@ -113,16 +132,12 @@ def planted_current():
     table = {(r["candidate"], r["shape"], r["noise"], r["alpha"], r["replication"]): r
              for r in rows("planted-designs-current", "results.csv")}
     pair = ["papers", DEFAULT]
-    sets = sorted(s for s in {k[1:] for k in table} if all((c, *s) in table for c in pair))
-    reps = len({s[3] for s in sets})
-    groups = [(n, lambda s, n=n: s[1] == n) for n in NOISES]
-    groups.append(("overdispersed (the other three)", lambda s: s[1] != "poisson"))
-    groups.append(("all", lambda s: True))
-    lines = [f"{len(sets)} data sets ({reps} replications of each of the 24 designs), each fitted by both.", "",
-             "| noise | data sets | ARI: papers | contaminated | contaminated − papers | "
-             "Σμ holds the true total: papers | contaminated |",
-             "| --- | ---: | ---: | ---: | --- | ---: | ---: |"]
-    for name, keep in groups:
+    sets, reps = _fitted_by_all(table, pair)
+    lines = _opening(sets, reps, "both", ["ARI: papers", "contaminated"],
+                     ["contaminated − papers"])
+    lines[2] += " Σμ holds the true total: papers | contaminated |"
+    lines[3] += " ---: | ---: |"
+    for name, keep in _noise_groups():
         mine = [s for s in sets if keep(s)]
         ari = {c: [float(table[(c, *s)]["ari"]) for s in mine] for c in pair}
         _, _, mean, low, high, _ = paired_t(ari[DEFAULT], ari["papers"])
