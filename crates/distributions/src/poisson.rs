@@ -82,6 +82,7 @@ fn is_rate(rate: f64) -> bool {
 /// computation of binomial probabilities"), with `c` the Stirling remainder. The textbook form adds
 /// and cancels terms of size `k ln rate`, losing `log10(k ln rate)` digits; this one has no large
 /// terms to cancel.
+///
 /// The counts below `TABULATED` look their `c(k)` and `½ ln(2πk)` up in a table computed once by
 /// the same expressions, so the result is the same to the bit and a count costs no `ln Γ` (the log
 /// joint of a dense table evaluates this for every cell of every kept sweep).
