@@ -45,7 +45,7 @@ pub use error::ParamError;
 pub use exact_geometric::{ExactTwoSidedGeometric, MAX_DECAY, MIN_DECAY};
 pub use exponential::Exponential;
 pub use gamma::Gamma;
-pub use ln_gamma::{bd0, digamma, ln_gamma, ln_gamma_ratio, trigamma};
+pub use ln_gamma::{bd0, digamma, ln_factorial, ln_gamma, ln_gamma_ratio, trigamma};
 pub use multinomial::Multinomial;
 pub use noise_total::NoiseTotal;
 pub use poisson::Poisson;

@@ -38,6 +38,11 @@ impl Poisson {
         poisson_ln_pmf(k, self.rate)
     }
 
+    /// Whether [`Poisson::new`] accepts `rate`: finite and in `[0, 1.8e19]` (the sampler's limit).
+    pub fn accepts(rate: f64) -> bool {
+        is_rate(rate)
+    }
+
     /// `ln P(k)` of `Pois(rate)` without building a sampler (whose set-up costs an `exp` or a
     /// `ln` per rate): for a likelihood summed over many cells. `−∞` where [`Poisson::new`] would
     /// refuse the rate, as a likelihood that rules it out.
