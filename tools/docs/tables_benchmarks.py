@@ -262,20 +262,20 @@ def paper_until_mixed():
 
 def large_table():
     """A 3·10⁶-cell release (docs/evidence/large-table/fits.csv, written by
-    tools/mixing/large_table.py): per run, its flags, the wall time of the whole command and of the
+    tools/mixing/large_table.py): per run, its flags and seed, the wall time of the whole command and of the
     sampling, R̂ and bulk ESS of the marginal log-likelihood, the total and the structure summary,
     and the true total beside the fit's and the release's 90 % intervals."""
     fits = rows("large-table", "fits.csv")
-    lines = ["| flags | wall time (sampling) | ln_lik R̂, ESS | total R̂, ESS | structure R̂, ESS | verdict "
+    lines = ["| flags | seed | wall time (sampling) | ln_lik R̂, ESS | total R̂, ESS | structure R̂, ESS | verdict "
              "| true total | fit's Σμ, 90 % | fit's Σy, 90 % | release alone, 90 % |",
-             "| --- | ---: | --- | --- | --- | --- | ---: | --- | --- | --- |"]
+             "| --- | ---: | ---: | --- | --- | --- | --- | ---: | --- | --- | --- |"]
     for r in fits:
         def diag(q):
-            return f"{float(r[q + '_rhat']):.3f}, {float(r[q + '_ess_bulk']):.0f}"
+            return f"{float(r[q + '_rhat']):.4f}, {float(r[q + '_ess_bulk']):.0f}"
 
         def span(low, high):
             return f"[{float(r[low]):,.0f}, {float(r[high]):,.0f}]"
-        lines.append(f"| `{r['flags']}` | {float(r['wall_seconds']):.0f} s ({float(r['sampling_seconds']):.0f} s) | "
+        lines.append(f"| `{r['flags']}` | {r['seed']} | {float(r['wall_seconds']):.0f} s ({float(r['sampling_seconds']):.0f} s) | "
                      f"{diag('ln_lik')} | {diag('total_rate')} | {diag('structure')} | {r['convergence']} | "
                      f"{int(r['true_total']):,} | {span('total_rate_q05', 'total_rate_q95')} | "
                      f"{span('total_count_q05', 'total_count_q95')} | "

@@ -14,7 +14,7 @@ topic --components 10 --method private --seed SEED` plus the flags after `--`, o
 row per run is appended to fits.csv: the flags, the wall time of the whole command (sampling,
 checks and outputs), the sampling time, the verdict, R-hat and bulk ESS of the monitored
 quantities, the true total and the fit's 90 % intervals of the total (rate and count) and the
-release-only interval.
+release-only interval, and the fit's seed.
 """
 
 import argparse
@@ -90,7 +90,7 @@ def fit_once(args, flags, work):
     fields = ["name", "flags", "wall_seconds", "sampling_seconds", "convergence",
               *[f"{q}_{s}" for q in quantities for s in ("rhat", "ess_bulk")],
               "true_total", "release_total_q05", "release_total_q95", "total_rate_q05", "total_rate_q95",
-              "total_count_q05", "total_count_q95"]
+              "total_count_q05", "total_count_q95", "seed"]
     with appending(args.out / "fits.csv", fields, lambda r: r["name"]) as (done, write):
         if args.name in done:
             print(f"{args.name}: already in {args.out / 'fits.csv'}")
@@ -107,7 +107,7 @@ def fit_once(args, flags, work):
         row = {"name": args.name, "flags": " ".join(flags), "wall_seconds": round(wall, 1),
                "sampling_seconds": round(record["seconds"], 1), "convergence": record["convergence"],
                "true_total": truth, "release_total_q05": record["true_total_q05"],
-               "release_total_q95": record["true_total_q95"]}
+               "release_total_q95": record["true_total_q95"], "seed": args.seed}
         for q in quantities:
             row[f"{q}_rhat"] = round(float(diagnostics[q]["rhat"]), 4)
             row[f"{q}_ess_bulk"] = round(float(diagnostics[q]["ess_bulk"]), 1)
