@@ -260,6 +260,7 @@ mod tests {
     /// `10⁻¹⁵` relative (the `φ` form alone was off by `2·10⁻⁹` at `x = 1023`, `μ = 10⁻⁶`): rates far below the count (where the `φ` form lost digits), near it,
     /// far above it, and a subnormal rate.
     #[test]
+    #[allow(clippy::excessive_precision)] // the reference values as computed, to 20 digits
     fn bd0_is_accurate_on_both_sides_of_the_count() {
         let cases = [
             (1023.0, 1e-6, 20200.163447365966345),
