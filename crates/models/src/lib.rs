@@ -216,12 +216,7 @@ mod tests {
         let rates: Vec<f64> = (0..36).map(|n| 10_f64.powf(-6.0 + (n % 13) as f64)).collect();
         let y: Vec<u32> = (0..36).map(|n| [0, 1, 2, 7, 40, 1023, 1024, 5000][n % 8]).collect();
         let loader_exact = |n: usize| y[n] == 0 || rates[n] >= f64::from(y[n]) / 4.0;
-        let mut y_near = y.clone();
-        for n in 0..36 {
-            if !loader_exact(n) {
-                y_near[n] = 0;
-            }
-        }
+        let y_near: Vec<u32> = (0..36).map(|n| if loader_exact(n) { y[n] } else { 0 }).collect();
         let exact: f64 = (0..36)
             .filter(|&n| !model.is_excluded(n))
             .map(|n| Poisson::new(rates[n]).unwrap().ln_pmf(u64::from(y_near[n])))
