@@ -23,7 +23,7 @@ pub struct Poisson {
 impl Poisson {
     /// `Pois(rate)`; errors unless `0 <= rate <= 1.8e19` (the sampler's limit).
     pub fn new(rate: f64) -> Result<Self, ParamError> {
-        let rate = check("Poisson", "rate", rate, "a finite number in [0, 1.8e19]", is_rate(rate))?;
+        let rate = check("Poisson", "rate", rate, "a finite number in [0, 1.8e19]", Self::accepts(rate))?;
         Ok(Self { rate, inner: rand_distr::Poisson::new(rate).ok() })
     }
 
@@ -40,14 +40,14 @@ impl Poisson {
 
     /// Whether [`Poisson::new`] accepts `rate`: finite and in `[0, 1.8e19]` (the sampler's limit).
     pub fn accepts(rate: f64) -> bool {
-        is_rate(rate)
+        rate.is_finite() && (0.0..=rand_distr::Poisson::<f64>::MAX_LAMBDA).contains(&rate)
     }
 
     /// `ln P(k)` of `Pois(rate)` without building a sampler (whose set-up costs an `exp` or a
     /// `ln` per rate): for a likelihood summed over many cells. `−∞` where [`Poisson::new`] would
     /// refuse the rate, as a likelihood that rules it out.
     pub fn ln_pmf_at(rate: f64, k: u64) -> f64 {
-        if is_rate(rate) { poisson_ln_pmf(k, rate) } else { f64::NEG_INFINITY }
+        if Self::accepts(rate) { poisson_ln_pmf(k, rate) } else { f64::NEG_INFINITY }
     }
 
     /// `P(k)`.
@@ -78,45 +78,21 @@ impl Distribution<u64> for Poisson {
     }
 }
 
-/// What [`Poisson::new`] accepts: a finite rate in `[0, 1.8e19]` (the sampler's limit).
-fn is_rate(rate: f64) -> bool {
-    rate.is_finite() && (0.0..=rand_distr::Poisson::<f64>::MAX_LAMBDA).contains(&rate)
-}
-
 /// `ln Pois(k; rate)` as `−c(k) − bd0(k, rate) − ½ ln(2πk)` (Loader 2000, "Fast and accurate
 /// computation of binomial probabilities"), with `c` the Stirling remainder. The textbook form adds
 /// and cancels terms of size `k ln rate`, losing `log10(k ln rate)` digits; this one has no large
 /// terms to cancel.
-///
-/// The counts below `TABULATED` look their `c(k)` and `½ ln(2πk)` up in a table computed once by
-/// the same expressions, so the result is the same to the bit and a count costs no `ln Γ` (the log
-/// joint of a dense table evaluates this for every cell of every kept sweep).
 pub(crate) fn poisson_ln_pmf(k: u64, rate: f64) -> f64 {
     if k == 0 {
         return -rate;
     }
-    let (correction, half_ln) = match usize::try_from(k).ok().and_then(|i| COUNT_TERMS.get(i)) {
-        Some(&terms) => terms,
-        None => count_terms(k as f64),
-    };
-    -correction - bd0(k as f64, rate) - half_ln
+    let k = k as f64;
+    -stirling_correction(k) - bd0(k, rate) - 0.5 * (std::f64::consts::TAU * k).ln()
 }
-
-/// `(c(k), ½ ln(2πk))`, the two terms of [`poisson_ln_pmf`] that depend on the count alone.
-fn count_terms(k: f64) -> (f64, f64) {
-    (stirling_correction(k), 0.5 * (std::f64::consts::TAU * k).ln())
-}
-
-/// Counts below this have their [`count_terms`] tabulated.
-const TABULATED: usize = 1024;
-
-static COUNT_TERMS: std::sync::LazyLock<Vec<(f64, f64)>> = std::sync::LazyLock::new(|| {
-    (0..TABULATED).map(|k| if k == 0 { (0.0, 0.0) } else { count_terms(k as f64) }).collect()
-});
 
 #[cfg(test)]
 mod tests {
-    use super::{Poisson, TABULATED, bd0, count_terms, poisson_ln_pmf};
+    use super::Poisson;
 
     /// `ln_pmf_at` is `new(rate)?.ln_pmf(k)` where the rate is valid and `−∞` where it is not.
     #[test]
@@ -130,19 +106,6 @@ mod tests {
         for rate in [-1e-300, -1.0, f64::NAN, f64::INFINITY, 2e19] {
             assert!(Poisson::new(rate).is_err());
             assert_eq!(Poisson::ln_pmf_at(rate, 3), f64::NEG_INFINITY, "{rate}");
-        }
-    }
-
-    /// The tabulated counts give the computed form's value to the bit, on both sides of the
-    /// table's end and at rates from far below to far above the count.
-    #[test]
-    fn tabulated_counts_equal_the_computed_form_bit_for_bit() {
-        for k in 1..(TABULATED as u64 + 50) {
-            for rate in [1e-9, 0.3, 1.0, k as f64, 7.5 * k as f64, 1e7] {
-                let (correction, half_ln) = count_terms(k as f64);
-                let computed = -correction - bd0(k as f64, rate) - half_ln;
-                assert_eq!(poisson_ln_pmf(k, rate).to_bits(), computed.to_bits(), "k = {k}, rate = {rate}");
-            }
         }
     }
 }
