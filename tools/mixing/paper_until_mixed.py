@@ -13,7 +13,7 @@ The data are the planted 90 x 60 document-term table of tools/planted (3 topics,
 seed 11) or its planted 60-actor directed network (3 communities; the diagonal left out by both
 codes), released at alpha = 0.5 by `lppf privatize` (seeded, NOT private). Each release is
 fitted with K = 3, 4 chains of 2,000 sweeps (1,000 burn-in, every 5th kept), run on to twice the
-length while not converged, up to 16,000 sweeps per chain:
+length while not converged, up to 16,000 sweeps per chain (`--cap`):
 
 * lppf, the papers' model (`--prior flat --likelihood poisson`: Gamma(1, 1) factors) with its
   default collapsed private step, and with `--private-step augmented` (the paper's algorithm),
@@ -26,6 +26,11 @@ length while not converged, up to 16,000 sweeps per chain:
   release at 2,000 evenly spaced cells (the Poisson convolved with the two-sided geometric noise,
   summed to 1e-12) and the total rate. No structure summary and no per-chain check: a criterion
   the paper's chains meet no later than lppf's would.
+
+`--shape "fig4 network"` is the Fig. 4 design instead: one network of the Fig. 4 recipe
+(tools/mixing/starts.py, data set 1; the actors with counts only), K = 12 and the Fig. 4 model,
+Gamma(0.1, rate 0.1) factors for both codes (lppf: `--a0 0.1 --b0 0.1`), and lppf also with
+`--start cavi`; the augmented step is left out there (its per-sweep cost is measured elsewhere).
 
 Wall time of the whole fit (the paper's: its sampling and the traces; lppf's: the whole command).
 Rows are appended to fits.csv.
@@ -43,6 +48,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
 from cost import SHAPES  # noqa: E402
+from starts import network as fig4_network  # noqa: E402
 from study import LPPF, appending, seed_of, write_counts  # noqa: E402
 
 ALPHA = 0.5
@@ -51,6 +57,16 @@ SCHEDULE = (2000, 1000, 5)
 CHAINS = 4
 SCORED = 2000
 PAPERS = ["--prior", "flat", "--likelihood", "poisson"]
+# The Fig. 4 model's factor prior, Gamma(a, rate b), for lppf and the paper's code (its default).
+FIG4_PRIOR = 0.1
+
+
+def fig4_counts():
+    """Data set 1 of the Fig. 4 recipe, the actors with counts only (as a fit sees them), and the
+    components to fit."""
+    _, y = fig4_network(1)
+    active = (y.sum(0) + y.sum(1)) > 0
+    return y[np.ix_(active, active)], 12
 
 
 def read_release(path, rows, cols):
@@ -88,7 +104,7 @@ def converged(traces):
     return True
 
 
-def paper_fit(released, k, alpha, seed, network):
+def paper_fit(released, k, alpha, seed, network, prior, cap=CAP):
     """The paper's sampler to the criterion; (sweeps per chain, converged, seconds, seconds in its
     sweeps alone)."""
     d, v = released.shape
@@ -99,9 +115,9 @@ def paper_fit(released, k, alpha, seed, network):
     def build(seed):
         if network:
             from bpsbm import BPSBM
-            return BPSBM(d, k, a=1.0, b=1.0, sym=0, seed=seed)
+            return BPSBM(d, k, a=prior, b=prior, sym=0, seed=seed)
         from bppmf import BPPMF
-        return BPPMF(d, v, k, a=1.0, b=1.0, seed=seed)
+        return BPPMF(d, v, k, a=prior, b=prior, seed=seed)
 
     def rates(state):
         if network:
@@ -138,7 +154,7 @@ def paper_fit(released, k, alpha, seed, network):
             traces["ln_lik"].append(ln_lik)
             traces["total"].append(total)
         ok = converged({name: np.array(t) for name, t in traces.items()})
-        if ok or 2 * iterations > CAP:
+        if ok or 2 * iterations > cap:
             return iterations, ok, time.perf_counter() - began, sampling
         # On to twice the length, keeping the second half (lppf's Schedule::extended).
         done, kept = iterations, (iterations - burn_in) // thin
@@ -146,7 +162,7 @@ def paper_fit(released, k, alpha, seed, network):
         thin = max(1, (iterations - burn_in) // kept)
 
 
-def lppf_fit(release, out, k, seed, step, network):
+def lppf_fit(release, out, k, seed, step, network, model_flags, cap=CAP):
     """lppf to the same criterion: fresh fits of 2,000, 4,000, ... sweeps per chain (burn-in half,
     thinning doubled: the draws a continued chain keeps, `Schedule::extended`) until its trace
     meets it; (sweeps per chain, converged, seconds of the last fit, which continued chains cost)."""
@@ -159,14 +175,14 @@ def lppf_fit(release, out, k, seed, step, network):
             "--method", "private",
             "--seed", seed, "--chains", CHAINS, "--iterations", iterations, "--burn-in", burn_in, "--thin", thin,
             "--private-step", step, "--threads", 2, "--structure-tables", 0, "--quiet", "--force",
-            "--output", out, *PAPERS]], check=True, capture_output=True)
+            "--output", out, *model_flags]], check=True, capture_output=True)
         seconds = time.perf_counter() - began
         trace = pq.read_table(out / "trace.parquet").to_pydict()
         chain = np.array(trace["chain"])
         traces = {name: np.array([np.array(trace[column])[chain == c] for c in range(CHAINS)])
                   for name, column in (("ln_lik", "ln_lik"), ("total", "total_rate"))}
         ok = converged(traces)
-        if ok or 2 * iterations > CAP:
+        if ok or 2 * iterations > cap:
             return iterations, ok, seconds
         iterations, burn_in, thin = 2 * iterations, 2 * burn_in, 2 * thin
 
@@ -176,15 +192,21 @@ def main():
     parser.add_argument("--paper-code", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--replications", type=int, default=2)
-    parser.add_argument("--shape", choices=["dense table", "sparse network"], default="dense table")
+    parser.add_argument("--cap", type=int, default=CAP, help=f"sweeps per chain at most (default {CAP})")
+    parser.add_argument("--shape", choices=["dense table", "sparse network", "fig4 network"], default="dense table")
     args = parser.parse_args()
-    network = args.shape == "sparse network"
+    network = args.shape != "dense table"
     sys.path.insert(0, str(args.paper_code))
     args.out.mkdir(parents=True, exist_ok=True)
     fields = ["shape", "replication", "fitter", "sweeps_per_chain", "converged", "wall_seconds", "sampling_seconds"]
     key = lambda r: (r["shape"], str(r["replication"]), r["fitter"])  # noqa: E731
-    y, _, group, _ = SHAPES[args.shape]()
-    k = int(group.max() + 1)
+    fig4 = args.shape == "fig4 network"
+    if fig4:
+        (y, k), prior = fig4_counts(), FIG4_PRIOR
+        model_flags = [*PAPERS, "--a0", prior, "--b0", prior]
+    else:
+        y, _, group, _ = SHAPES[args.shape]()
+        k, prior, model_flags = int(group.max() + 1), 1.0, PAPERS
     with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         write_counts(work / "counts.csv", y, "network" if network else "topics")
@@ -200,11 +222,15 @@ def main():
                 check=True, capture_output=True)
             released = read_release(release, rows, cols)
             seed = seed_of("fit", args.shape, rep) % 2**31
-            fitters = {
-                "paper (Cython, augmented)": lambda: paper_fit(released, k, ALPHA, seed, network),
-                "lppf, collapsed step": lambda: lppf_fit(release, work / "fit", k, seed, "collapsed", network),
-                "lppf, augmented step": lambda: lppf_fit(release, work / "fit", k, seed, "augmented", network),
-            }
+            def lppf(step, *start):
+                return lambda: lppf_fit(release, work / "fit", k, seed, step, network, [*model_flags, *start], args.cap)
+            fitters = {"paper (Cython, augmented)": lambda: paper_fit(released, k, ALPHA, seed, network, prior,
+                                                                      args.cap),
+                       "lppf, collapsed step": lppf("collapsed")}
+            if fig4:
+                fitters["lppf, collapsed step, CAVI start"] = lppf("collapsed", "--start", "cavi")
+            else:
+                fitters["lppf, augmented step"] = lppf("augmented")
             # The order turns with the replication, so that drift in the machine's load falls on all.
             names = list(fitters)
             names = names[rep % len(names):] + names[:rep % len(names)]
