@@ -3,7 +3,9 @@ contaminated likelihood's r and pi drawn by a Newton-Metropolis step against the
 replaced, the same default fits by two release binaries (docs/history/performance.md):
 
     target/study-python/bin/python tools/mixing/kernel_compare.py --out docs/evidence/contaminated-kernel \
-        --before OLD_LPPF [--replications 4]
+        --before OLD_LPPF [--replications 4] [--labels THIS BEFORE]
+
+(`--labels` names the two arms in the rows' `binary`; "newton" and "slice" unless given.)
 
 With `--against-papers` instead of `--before`, this checkout's default fit against its fit of the
 papers' model (`--prior flat --likelihood poisson`) on the same releases and seeds, the rows'
@@ -68,16 +70,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
     group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--before", type=Path, help="the binary with the slice samplers")
+    group.add_argument("--before", type=Path, help="the binary to compare this checkout's with")
     group.add_argument("--against-papers", action="store_true", help="the default against the papers' model")
     parser.add_argument("--replications", type=int, default=4)
+    parser.add_argument("--labels", nargs=2, default=["newton", "slice"], metavar=("THIS", "BEFORE"),
+                        help="the rows' `binary` for this checkout's fits and --before's")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     names = QUANTITIES + list(TRACED.values())
     fields = ["shape", "replication", "binary", "wall_seconds"] + [f"{s}_{q}" for q in names for s in ("ess", "rhat")]
     key = lambda r: (r["shape"], str(r["replication"]), r["binary"])  # noqa: E731
     arms = {"default": (LPPF, []), "papers": (LPPF, CANDIDATES["papers"])} if args.against_papers else \
-        {"newton": (LPPF, []), "slice": (args.before, [])}
+        {args.labels[0]: (LPPF, []), args.labels[1]: (args.before, [])}
     with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for shape in SHAPES:
