@@ -33,10 +33,12 @@ Gamma(0.1, rate 0.1) factors for both codes (lppf: `--a0 0.1 --b0 0.1`), and lpp
 `--start cavi`; the augmented step is left out there (its per-sweep cost is measured elsewhere).
 
 Wall time of the whole fit (the paper's: its sampling and the traces; lppf's: the whole command).
-Rows are appended to fits.csv.
+Rows are appended to fits.csv; lppf's own R-hat and bulk ESS of each monitored quantity in its last
+fit (its diagnostics.csv) to lppf-diagnostics.csv.
 """
 
 import argparse
+import csv
 import subprocess
 import sys
 import tempfile
@@ -187,6 +189,20 @@ def lppf_fit(release, out, k, seed, step, network, model_flags, cap=CAP):
         iterations, burn_in, thin = 2 * iterations, 2 * burn_in, 2 * thin
 
 
+def keep_diagnostics(source, target, key):
+    """Appends lppf's own R-hat and bulk ESS per monitored quantity of its last fit (`source`, the
+    fit's diagnostics.csv) to `target`, each row led by `key`."""
+    with open(source) as f:
+        rows = [{**key, "quantity": d["quantity"], "rhat": d["rhat"], "ess_bulk": d["ess_bulk"]}
+                for d in csv.DictReader(f)]
+    new = not target.exists()
+    with open(target, "a", newline="") as f:
+        out = csv.DictWriter(f, fieldnames=[*key, "quantity", "rhat", "ess_bulk"])
+        if new:
+            out.writeheader()
+        out.writerows(rows)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--paper-code", type=Path, required=True)
@@ -238,6 +254,9 @@ def main():
                 if (args.shape, str(rep), name) in done:
                     continue
                 sweeps, ok, seconds, *sampling = fitters[name]()
+                if name.startswith("lppf"):
+                    keep_diagnostics(work / "fit" / "diagnostics.csv", args.out / "lppf-diagnostics.csv",
+                                     {"shape": args.shape, "replication": rep, "fitter": name})
                 write({"shape": args.shape, "replication": rep, "fitter": name, "sweeps_per_chain": sweeps,
                        "converged": ok,
                        "wall_seconds": f"{seconds:.1f}", "sampling_seconds": f"{sampling[0]:.1f}" if sampling else ""})
