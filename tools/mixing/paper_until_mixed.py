@@ -195,9 +195,15 @@ def keep_diagnostics(source, target, key):
     with open(source) as f:
         rows = [{**key, "quantity": d["quantity"], "rhat": d["rhat"], "ess_bulk": d["ess_bulk"]}
                 for d in csv.DictReader(f)]
+    fields = [*key, "quantity", "rhat", "ess_bulk"]
     new = not target.exists()
+    if not new:
+        with open(target) as f:
+            header = next(csv.reader(f), [])
+        if header != fields:
+            sys.exit(f"{target}: its columns {header} are not this tool's {fields}; move it aside first")
     with open(target, "a", newline="") as f:
-        out = csv.DictWriter(f, fieldnames=[*key, "quantity", "rhat", "ess_bulk"])
+        out = csv.DictWriter(f, fieldnames=fields)
         if new:
             out.writeheader()
         out.writerows(rows)
