@@ -189,26 +189,6 @@ def lppf_fit(release, out, k, seed, step, network, model_flags, cap=CAP):
         iterations, burn_in, thin = 2 * iterations, 2 * burn_in, 2 * thin
 
 
-def keep_diagnostics(source, target, key):
-    """Appends lppf's own R-hat and bulk ESS per monitored quantity of its last fit (`source`, the
-    fit's diagnostics.csv) to `target`, each row led by `key`."""
-    with open(source) as f:
-        rows = [{**key, "quantity": d["quantity"], "rhat": d["rhat"], "ess_bulk": d["ess_bulk"]}
-                for d in csv.DictReader(f)]
-    fields = [*key, "quantity", "rhat", "ess_bulk"]
-    new = not target.exists()
-    if not new:
-        with open(target) as f:
-            header = next(csv.reader(f), [])
-        if header != fields:
-            sys.exit(f"{target}: its columns {header} are not this tool's {fields}; move it aside first")
-    with open(target, "a", newline="") as f:
-        out = csv.DictWriter(f, fieldnames=fields)
-        if new:
-            out.writeheader()
-        out.writerows(rows)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--paper-code", type=Path, required=True)
@@ -229,7 +209,11 @@ def main():
     else:
         y, _, group, _ = SHAPES[args.shape]()
         k, prior, model_flags = int(group.max() + 1), 1.0, PAPERS
-    with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
+    diagnostic_fields = ["shape", "replication", "fitter", "quantity", "rhat", "ess_bulk"]
+    diagnostic_key = lambda r: (r["shape"], str(r["replication"]), r["fitter"], r["quantity"])  # noqa: E731
+    with appending(args.out / "fits.csv", fields, key) as (done, write), \
+            appending(args.out / "lppf-diagnostics.csv", diagnostic_fields, diagnostic_key) as (kept, keep), \
+            tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         write_counts(work / "counts.csv", y, "network" if network else "topics")
         rows = (work / "counts.csv.rows").read_text().split("\n")[1:-1]
@@ -261,8 +245,12 @@ def main():
                     continue
                 sweeps, ok, seconds, *sampling = fitters[name]()
                 if name.startswith("lppf"):
-                    keep_diagnostics(work / "fit" / "diagnostics.csv", args.out / "lppf-diagnostics.csv",
-                                     {"shape": args.shape, "replication": rep, "fitter": name})
+                    with open(work / "fit" / "diagnostics.csv") as f:
+                        for d in csv.DictReader(f):
+                            row = {"shape": args.shape, "replication": rep, "fitter": name,
+                                   **{field: d[field] for field in ("quantity", "rhat", "ess_bulk")}}
+                            if diagnostic_key(row) not in kept:
+                                keep(row)
                 write({"shape": args.shape, "replication": rep, "fitter": name, "sweeps_per_chain": sweeps,
                        "converged": ok,
                        "wall_seconds": f"{seconds:.1f}", "sampling_seconds": f"{sampling[0]:.1f}" if sampling else ""})

@@ -67,11 +67,15 @@ def seed_of(*parts):
 def appending(table, fields, key):
     """A resumable results table: yields (the keys `key(row)` of the rows already in `table`, a
     function that appends one row and flushes it). The header is written when `table` is new, so
-    a killed run loses at most the row in flight."""
+    a killed run loses at most the row in flight. An existing table must have exactly `fields` as
+    its header (rows are written in that order), or this stops with a message."""
     done = set()
     if table.exists():
         with open(table) as f:
-            done = {key(r) for r in csv.DictReader(f)}
+            reader = csv.DictReader(f)
+            if reader.fieldnames is not None and reader.fieldnames != list(fields):
+                sys.exit(f"{table}: its columns {reader.fieldnames} are not {list(fields)}; move it aside first")
+            done = {key(r) for r in reader}
     new = not table.exists()
     with open(table, "a", newline="") as f:
         writer = csv.DictWriter(f, fields)
