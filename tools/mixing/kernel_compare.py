@@ -11,9 +11,9 @@ With `--against-papers` instead of `--before`, this checkout's default fit again
 papers' model (`--prior flat --likelihood poisson`) on the same releases and seeds, the rows'
 `binary` being `default` and `papers` (docs/evidence/default-vs-papers-ess/).
 
-Shapes: the four of tools/planted/cost.py (the planted 60-actor network and 90 x 60 document-term
-table with Poisson counts, the network with cell-level NB(0.3) counts, a 12 x 10 table of rates
-a_i b_j). Each replication releases the shape again at alpha = 0.5 (seeded, NOT private) and fits
+Shapes: those of tools/planted/cost.py, or the `--shapes` given (the planted 60-actor network and
+90 x 60 document-term table with Poisson counts, each with cell-level NB(0.3) counts, a 12 x 10
+table of rates a_i b_j). Each replication releases the shape again at alpha = 0.5 (seeded, NOT private) and fits
 the release privately with `lppf fit`'s defaults (4 chains, 2,000 sweeps, 1,000 burn-in, thin 5;
 K = 3, 2 for the tiny table), chains from a seed of their own, by this checkout's binary and by
 `--before`, alternating which goes first. Per fit: the wall time of the whole command, lppf's
@@ -73,6 +73,8 @@ def main():
     group.add_argument("--before", type=Path, help="the binary to compare this checkout's with")
     group.add_argument("--against-papers", action="store_true", help="the default against the papers' model")
     parser.add_argument("--replications", type=int, default=4)
+    parser.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES), metavar="SHAPE",
+                        help="the shapes of tools/planted/cost.py to fit (all unless given)")
     parser.add_argument("--labels", nargs=2, default=["newton", "slice"], metavar=("THIS", "BEFORE"),
                         help="the rows' `binary` for this checkout's fits and --before's")
     args = parser.parse_args()
@@ -84,7 +86,7 @@ def main():
         {args.labels[0]: (LPPF, []), args.labels[1]: (args.before, [])}
     with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for shape in SHAPES:
+        for shape in args.shapes:
             axes, square, components = shape_counts(shape, work)
             for rep in range(args.replications):
                 release = released(work, axes, seed_of("release", shape, rep))

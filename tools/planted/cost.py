@@ -1,13 +1,14 @@
 """The cost of a default fit against the papers' model, as a user pays it: the wall time of
 `lppf fit` with every default against `--prior flat --likelihood poisson` (same release, seed,
-chains and sweeps), interleaved, on four shapes of data (BENCHMARKS.md, "The default fit against
+chains and sweeps), interleaved, on five shapes of data (BENCHMARKS.md, "The default fit against
 the papers' model"):
 
     target/ci-python/bin/python tools/planted/cost.py --out docs/evidence/fit-cost --repeats 3
 
 * sparse network: the planted 60-actor network, Poisson counts (tools/planted/designs.py);
 * dense table: the planted 90 x 60 document-term table, Poisson counts;
-* overdispersed: the planted network with cell-level NB(0.3) counts;
+* overdispersed network: the planted network with cell-level NB(0.3) counts;
+* overdispersed table: the planted document-term table with cell-level NB(0.3) counts;
 * tiny table: 12 x 10 counts, rates a_i b_j with a, b ~ Gamma(2, rate 1).
 
 Each is released at alpha = 0.5 (seeded, NOT private) and fitted privately (K = 3; 2 for the tiny
@@ -50,6 +51,7 @@ SHAPES = {
     "sparse network": lambda: designs.draw("network", "poisson", 11),
     "dense table": lambda: designs.draw("topics", "poisson", 11),
     "overdispersed network": lambda: designs.draw("network", "cell-nb", 11),
+    "overdispersed table": lambda: designs.draw("topics", "cell-nb", 11),
     "tiny table": lambda: tiny(11),
 }
 
