@@ -13,8 +13,8 @@ papers' model (`--prior flat --likelihood poisson`) on the same releases and see
 
 Shapes: those of tools/planted/cost.py, or the `--shapes` given (the planted 60-actor network and
 90 x 60 document-term table with Poisson counts, each with cell-level NB(0.3) counts, a 12 x 10
-table of rates a_i b_j). Each replication releases the shape again at alpha = 0.5 (seeded, NOT private) and fits
-the release privately with `lppf fit`'s defaults (4 chains, 2,000 sweeps, 1,000 burn-in, thin 5;
+table of rates a_i b_j). Each replication releases the shape again at alpha = 0.5 (seeded, NOT
+private) and fits the release privately with `lppf fit`'s defaults (4 chains, 2,000 sweeps, 1,000 burn-in, thin 5;
 K = 3, 2 for the tiny table), chains from a seed of their own, by this checkout's binary and by
 `--before`, alternating which goes first. Per fit: the wall time of the whole command, lppf's
 split-R-hat and bulk ESS of each monitored quantity (diagnostics.csv), and the bulk ESS (arviz) of
