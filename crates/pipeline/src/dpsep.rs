@@ -312,7 +312,7 @@ impl runner::Experiment for DpSepSweep<'_> {
     }
 
     fn identity(&self) -> String {
-        runner::identity(&[&self.0.experiment.seed.to_le_bytes(), format!("{:?}", self.0.dpsep).as_bytes()])
+        crate::draws::unit_identity(&[&self.0.experiment.seed.to_le_bytes(), format!("{:?}", self.0.dpsep).as_bytes()])
     }
 
     fn units(&self) -> Vec<usize> {

@@ -197,7 +197,7 @@ impl runner::Experiment for DpviSweep<'_> {
 
     fn identity(&self) -> String {
         let m = self.manifest;
-        runner::identity(&[&m.experiment.seed.to_le_bytes(), format!("{:?}", m.dpvi).as_bytes()])
+        crate::draws::unit_identity(&[&m.experiment.seed.to_le_bytes(), format!("{:?}", m.dpvi).as_bytes()])
     }
 
     fn units(&self) -> Vec<usize> {

@@ -300,7 +300,7 @@ impl runner::Experiment for HeldOutSweep<'_> {
     /// (labels, values, noise levels): no second read of the files.
     fn identity(&self) -> String {
         let m = self.0;
-        let mut h = runner::IdentityHasher::default();
+        let mut h = crate::draws::identity_hasher();
         h.write(&m.experiment.seed.to_le_bytes());
         h.end_part();
         h.write(format!("{:?}", (&m.data, &m.model, &m.fit, &m.holdout)).as_bytes());

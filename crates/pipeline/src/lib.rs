@@ -13,10 +13,13 @@
 //!   method's estimate, for the paper's recovery figures (Fig. 1, Fig. 3);
 //! - the DPVI kind (`[experiment] kind = "dpvi"`): `dpvi_manifest`, `dpvi_run`;
 //! - the DP-SEP kind (`kind = "dp-sep"`): `dpsep` — Table 1 and Fig. 1 of Vinaroz & Park;
+//! - `draws`: [`DRAWS_VERSION`], which every kind's unit identity starts with, so that a run
+//!   resumed by a binary that draws other numbers recomputes its units instead of mixing them;
 
 mod dpsep;
 mod dpvi_manifest;
 mod dpvi_run;
+mod draws;
 mod error;
 mod heldout;
 mod kinds;
@@ -36,6 +39,7 @@ pub use dpvi_manifest::{DpviCell, DpviDataset, DpviManifest, DpviMethod, DpviSpe
 pub use dpvi_run::{
     DpviRow, DpviSummary, MIXTURE_MEANS, dpvi_summary_table, run_dpvi, summarize_dpvi, write_dpvi_outputs,
 };
+pub use draws::DRAWS_VERSION;
 pub use heldout::{HeldOutLine, HeldOutManifest, HeldOutRow, heldout_summary};
 pub use kinds::{ExperimentError, Loaded};
 pub use manifest::{

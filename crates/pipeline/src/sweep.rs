@@ -87,7 +87,7 @@ impl runner::Experiment for FactorizationSweep<'_> {
         let m = self.0;
         let settings = format!("{:?}", (&m.model, &m.data, &m.noise, &m.sweep, &m.methods, &m.sampler, &m.cavi));
         let base = format!("{:?}", m.base);
-        runner::identity(&[&m.experiment.seed.to_le_bytes(), settings.as_bytes(), base.as_bytes()])
+        crate::draws::unit_identity(&[&m.experiment.seed.to_le_bytes(), settings.as_bytes(), base.as_bytes()])
     }
 
     fn units(&self) -> Vec<Unit> {

@@ -116,7 +116,8 @@ pub fn read_unit<R: DeserializeOwned>(path: &Path, id: UnitId) -> Result<Vec<R>,
     }
     if unit.manifest != id.manifest {
         return Err(corrupt(format!(
-            "it was made by another manifest (identity {}, this one's is {}: another seed or design)",
+            "it was made by another manifest (identity {}, this one's is {}: another seed or design, or an lppf \
+             that draws other numbers from the same seed)",
             unit.manifest, id.manifest
         )));
     }

@@ -5,6 +5,7 @@ mod calibration;
 mod chains;
 mod dpsep;
 mod dpvi;
+mod draws;
 mod fig3;
 mod fig4;
 mod manifest;
