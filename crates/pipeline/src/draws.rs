@@ -7,7 +7,9 @@
 //! a word. Every kind's identity therefore starts with [`DRAWS_VERSION`]: when a change makes a
 //! seed give other numbers, the version goes up, every earlier unit is reported as another run's
 //! and recomputed. The test `draws_of_the_default_model_are_those_of_this_version` (pipeline's
-//! `tests/it/draws.rs`) fails on any such change until the version is raised.
+//! `tests/it/draws.rs`) fails on any change of the factorization kind's draws (the default and
+//! the papers' models, non-private and private) until the version is raised; the DPVI and DP-SEP
+//! kinds' draws are checked against saved runs by `tools/refactor-check/check.sh` (not in CI).
 
 /// The version of the numbers a seed gives. Raise it in the change that alters any draw or any
 /// number computed from the draws (and add the new fingerprint to `tests/it/draws.rs`).
