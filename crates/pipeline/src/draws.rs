@@ -17,28 +17,31 @@
 /// t(3) proposal (the first version counted).
 pub const DRAWS_VERSION: u32 = 1;
 
+/// The first part of every unit identity.
+fn version_part() -> Vec<u8> {
+    [b"lppf draws version ".as_slice(), &DRAWS_VERSION.to_le_bytes()].concat()
+}
+
 /// A [`runner::IdentityHasher`] whose first part is [`DRAWS_VERSION`].
 pub(crate) fn identity_hasher() -> runner::IdentityHasher {
     let mut h = runner::IdentityHasher::default();
-    h.write(b"lppf draws version ");
-    h.write(&DRAWS_VERSION.to_le_bytes());
+    h.write(&version_part());
     h.end_part();
     h
 }
 
-/// A unit identity: [`DRAWS_VERSION`], then `parts` (as [`runner::identity`] hashes them).
+/// A unit identity: [`runner::identity`] of [`DRAWS_VERSION`], then `parts`.
 pub(crate) fn unit_identity(parts: &[&[u8]]) -> String {
-    let mut h = identity_hasher();
-    for part in parts {
-        h.write(part);
-        h.end_part();
-    }
-    h.finish()
+    let version = version_part();
+    runner::identity(&[&[version.as_slice()], parts].concat())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `unit_identity(&[b"seed", b"settings"])` as version 1 wrote it.
+    const IDENTITY_OF_VERSION_1: &str = "58f195ea7e3c9746";
 
     #[test]
     fn the_version_enters_the_identity() {
@@ -46,5 +49,14 @@ mod tests {
         assert_ne!(unit_identity(&parts), runner::identity(&parts));
         assert_eq!(unit_identity(&parts), unit_identity(&parts));
         assert_ne!(unit_identity(&parts), unit_identity(&[b"seed", b"other settings"]));
+        // Both constructors give the same identity (the held-out kind builds its own part by part),
+        // and it is the one the units of version 1 on disk carry.
+        let mut h = identity_hasher();
+        for part in parts {
+            h.write(part);
+            h.end_part();
+        }
+        assert_eq!(h.finish(), unit_identity(&parts));
+        assert_eq!(unit_identity(&parts), IDENTITY_OF_VERSION_1);
     }
 }

@@ -37,7 +37,7 @@ fn smoke_text_with(base: &str, chains: usize, starts: usize) -> pipeline::Manife
 }
 
 /// Every result of the manifest, in unit order, run in a pool of `threads` threads.
-fn all_results(manifest: &pipeline::Manifest, threads: usize) -> Vec<MethodResult> {
+pub(crate) fn all_results(manifest: &pipeline::Manifest, threads: usize) -> Vec<MethodResult> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     pool.install(|| {
         let mut out = Vec::new();
@@ -53,7 +53,7 @@ fn all_results(manifest: &pipeline::Manifest, threads: usize) -> Vec<MethodResul
 }
 
 /// A result's numbers as bits (timings excluded).
-fn bits(r: &MethodResult) -> Vec<u64> {
+pub(crate) fn bits(r: &MethodResult) -> Vec<u64> {
     let mut out = vec![r.mean_kl.to_bits(), r.rate_mae.to_bits(), r.topic_error.map_or(0, f64::to_bits)];
     out.extend(r.chain_mean_kl.iter().map(|x| x.to_bits()));
     if let Some(d) = r.diagnostics {
@@ -63,6 +63,9 @@ fn bits(r: &MethodResult) -> Vec<u64> {
     }
     if let Some(s) = &r.stacking {
         out.extend(s.weights.iter().chain([&s.mean_kl, &s.unreliable_share]).map(|x| x.to_bits()));
+    }
+    if let Some(s) = &r.sbc {
+        out.extend([u64::from(s.total_rank), u64::from(s.draws), s.ln_likelihood_rank.map_or(u64::MAX, u64::from)]);
     }
     out
 }
