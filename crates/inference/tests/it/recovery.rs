@@ -28,24 +28,20 @@ struct Fig3Result {
 }
 
 /// Fig. 3 design: V = 20, C = 5, θ*, π* ~ Gamma(0.01, rate 0.5); precision N = mean of y;
-/// α = exp(−ε/N). The prior with a₀ = 0.01 often produces an almost empty network; data sets
-/// are redrawn (deterministically) until the mean count is in [0.5, 20], as the paper's figure
-/// shows a network with visible structure.
-fn fig3_cell(seed: u64, epsilon: f64) -> Fig3Result {
+/// α = exp(−ε/N). The prior with a₀ = 0.01 almost always gives an almost empty or a saturated
+/// network, so the data set is the first prior draw (model on stream `child(0).child(attempt)`,
+/// counts on `child(1).child(attempt)`) whose mean count is in [0.5, 20], as the paper's figure
+/// shows a network with visible structure. `first_visible` is that attempt, found once by a search
+/// over attempts (172,759 to 756,253 draws per seed: 37 CPU-seconds each time the test ran); the
+/// test draws that one and checks its mean.
+fn fig3_cell(seed: u64, first_visible: u64, epsilon: f64) -> Fig3Result {
     let (v, c) = (20, 5);
     let prior = GammaPrior::new(0.01, 0.5).unwrap();
     let root = Streams::new(seed);
-    let (truth_model, y) = (0..)
-        .map(|attempt| {
-            let m = BlockModel::new(v, c, prior, root.child(0).child(attempt));
-            let y = models::sample_counts(&m, root.child(1).child(attempt));
-            (m, y)
-        })
-        .find(|(_, y)| {
-            let mean = y.iter().map(|&x| f64::from(x)).sum::<f64>() / (v * (v - 1)) as f64;
-            (0.5..=20.0).contains(&mean)
-        })
-        .unwrap();
+    let truth_model = BlockModel::new(v, c, prior, root.child(0).child(first_visible));
+    let y = models::sample_counts(&truth_model, root.child(1).child(first_visible));
+    let mean = y.iter().map(|&x| f64::from(x)).sum::<f64>() / (v * (v - 1)) as f64;
+    assert!((0.5..=20.0).contains(&mean), "seed {seed}, attempt {first_visible}: mean count {mean}");
     let mut truth = vec![0.0; v * v];
     truth_model.rates_into(&mut truth);
     let precision = y.iter().map(|&x| f64::from(x)).sum::<f64>() / (v * (v - 1)) as f64;
@@ -69,7 +65,10 @@ fn fig3_cell(seed: u64, epsilon: f64) -> Fig3Result {
 /// and 3,000 sweeps the gap was the same (means 0.33 vs 0.013, 0.36 vs 0.027).
 #[test]
 fn fig3_private_beats_naive_at_high_noise() {
-    let results: Vec<Fig3Result> = (0..4u64).into_par_iter().map(|seed| fig3_cell(300 + seed, 0.75)).collect();
+    // The first prior draw with a visible network for seeds 300, 301, 302 and 303 (`fig3_cell`).
+    let first_visible = [756_253, 172_759, 588_580, 347_061];
+    let results: Vec<Fig3Result> =
+        (0..4u64).into_par_iter().map(|seed| fig3_cell(300 + seed, first_visible[seed as usize], 0.75)).collect();
     for (i, r) in results.iter().enumerate() {
         eprintln!("seed {i}: KL non-private {:.4} naive {:.4} private {:.4}", r.non_private, r.naive, r.private);
     }
