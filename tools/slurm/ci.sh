@@ -23,15 +23,24 @@ started_munge=""
 
 step() { echo "== slurm: $*"; }
 
-# Stops the daemons start_slurm started (by their pid files), and nothing else.
+# Stops the daemons start_slurm started (by their pid files), and nothing else, and waits (up to
+# 10 s each) until they have exited: a munged still shutting down would be taken for a running one
+# by the next run, whose Slurm would then find no munge socket.
 stop_slurm() {
+    local pids=() pid
     for pidfile in "$SLURM_HOME/slurmd.pid" "$SLURM_HOME/slurmctld.pid"; do
-        if [ -f "$pidfile" ]; then kill "$(cat "$pidfile")" 2> /dev/null || true; fi
+        if [ -f "$pidfile" ]; then pids+=("$(cat "$pidfile")"); fi
     done
     if [ -n "$started_munge" ] && [ -f /run/munge/munged.pid ]; then
-        kill "$(cat /run/munge/munged.pid)" 2> /dev/null || true
+        pids+=("$(cat /run/munge/munged.pid)")
     fi
-    sleep 1
+    for pid in "${pids[@]}"; do kill "$pid" 2> /dev/null || true; done
+    for pid in "${pids[@]}"; do
+        for _ in $(seq 1 50); do
+            kill -0 "$pid" 2> /dev/null || break
+            sleep 0.2
+        done
+    done
     rm -rf "$SLURM_HOME"
 }
 
@@ -45,6 +54,10 @@ start_slurm() {
         mkdir -p /run/munge && chown munge:munge /run/munge
         runuser -u munge -- /usr/sbin/munged
         started_munge=1
+        for _ in $(seq 1 50); do
+            [ -S /run/munge/munge.socket.2 ] && break
+            sleep 0.2
+        done
     fi
     local host
     host=$(hostname)
