@@ -40,15 +40,14 @@ fn fig3_cell(seed: u64, first_visible: u64, epsilon: f64) -> Fig3Result {
     let root = Streams::new(seed);
     let truth_model = BlockModel::new(v, c, prior, root.child(0).child(first_visible));
     let y = models::sample_counts(&truth_model, root.child(1).child(first_visible));
-    let mean = y.iter().map(|&x| f64::from(x)).sum::<f64>() / (v * (v - 1)) as f64;
+    let precision = y.iter().map(|&x| f64::from(x)).sum::<f64>() / (v * (v - 1)) as f64;
     assert!(
-        (0.5..=20.0).contains(&mean),
-        "seed {seed}, attempt {first_visible}: mean count {mean}; if the prior's draws changed, search the attempts \
-         from 0 for the first whose mean count is in [0.5, 20] and write it in the test"
+        (0.5..=20.0).contains(&precision),
+        "seed {seed}, attempt {first_visible}: mean count {precision}; if the prior's draws changed, search the \
+         attempts from 0 for the first whose mean count is in [0.5, 20] and write it in the test"
     );
     let mut truth = vec![0.0; v * v];
     truth_model.rates_into(&mut truth);
-    let precision = y.iter().map(|&x| f64::from(x)).sum::<f64>() / (v * (v - 1)) as f64;
     let alpha = alpha_from_epsilon(epsilon, precision).unwrap();
     let data = privatize(&y, v, v, Noise::Scalar(alpha), &mut root.child(2).rng()).unwrap();
     let schedule = Schedule::new(1_000, 400, 10).unwrap();
