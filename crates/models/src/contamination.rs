@@ -21,7 +21,7 @@ const CHUNK: usize = 4096;
 const LARGE_RATIO: f64 = 30.0;
 
 /// Counts below this take `ln Γ(r + β y) − ln Γ(r)` and its two derivatives in `r` from tables
-/// made once per `r`.
+/// made once per `r`, with one entry per count up to the largest count of the table's cells.
 const TABLE: usize = 256;
 
 /// The modelled cells of one update: counts and rates at the inverse temperature `β`.
@@ -33,6 +33,9 @@ pub(crate) struct MixtureCells<'a> {
     beta: f64,
     cols: usize,
     modelled: ModelledCells,
+    /// Entries of the per-`r` table: one past the largest count, at most [`TABLE`] (a small
+    /// table's update would otherwise spend most of its time on entries no cell reads).
+    table_len: usize,
 }
 
 /// `ρ_n` and `e^{ρ_n}` (`+∞` above [`LARGE_RATIO`]) of every cell at one `r`, row-major; the
@@ -62,7 +65,9 @@ impl<'a> MixtureCells<'a> {
     /// The cells of a `cols`-wide row-major table with counts `y` and rates `μ`, of which
     /// `modelled` says which belong to the model.
     pub(crate) fn new(y: &'a [u32], mean_rates: &'a [f64], beta: f64, cols: usize, modelled: ModelledCells) -> Self {
-        Self { counts: y, rates: mean_rates, beta, cols: cols.max(1), modelled }
+        let largest = y.iter().copied().max().map_or(0, |c| usize::try_from(c).unwrap_or(usize::MAX));
+        let table_len = largest.saturating_add(1).min(TABLE);
+        Self { counts: y, rates: mean_rates, beta, cols: cols.max(1), modelled, table_len }
     }
 
     /// Ratios to be filled by [`Self::ln_mixture_at`] (zeroed memory, which the system hands out
@@ -101,7 +106,7 @@ impl<'a> MixtureCells<'a> {
         let beta = self.beta;
         let (digamma_r, trigamma_r) = (digamma(r), trigamma(r));
         let terms = |by: f64| (ln_gamma_ratio(by, r), digamma(r + by) - digamma_r, trigamma(r + by) - trigamma_r);
-        let table: Vec<(f64, f64, f64)> = (0..TABLE).map(|y| terms(beta * y as f64)).collect();
+        let table: Vec<(f64, f64, f64)> = (0..self.table_len).map(|y| terms(beta * y as f64)).collect();
         let (r_ln_r, ln_r_1, inv_r) = (r * r.ln(), r.ln() + 1.0, 1.0 / r);
         let (rest, ln_pi, ln_rest) = (1.0 - pi, pi.ln(), (-pi).ln_1p());
         out.r = r;
