@@ -495,10 +495,7 @@ impl FamilyVisitor for Chains<'_> {
         let mut chains = slots.into_iter().enumerate().peekable();
         while chains.peek().is_some() {
             let group: Vec<_> = chains.by_ref().take(self.at_once.max(1)).collect();
-            // On the pool's threads also for a group of one: a chain run on a thread outside the
-            // pool would hand each parallel loop of its sweeps to the pool and wait for it.
-            let done =
-                rayon::scope(|_| group.into_par_iter().map(|(c, from)| chain(c, from)).collect::<Result<Vec<_>, _>>())?;
+            let done = group.into_par_iter().map(|(c, from)| chain(c, from)).collect::<Result<Vec<_>, _>>()?;
             for (posterior, state) in done {
                 posteriors.push(posterior);
                 states.push(state);

@@ -179,7 +179,25 @@ impl ChainState {
 /// returning the chain's state for the next run. The continued chain is the one a fresh fit of
 /// the longer schedule makes, draw for draw. `None` is returned (and a given state refused) for
 /// CAVI and for replica exchange, whose ladder adapts during its own burn-in: those run afresh.
+///
+/// The chain runs on a thread of rayon's pool (`rayon::scope`: in place on one, else moved there),
+/// also when its caller's thread is outside the pool (one chain, nothing to split): there, each
+/// parallel loop of its sweeps would be handed to the pool and waited for, two wake-ups per loop,
+/// which is most of a small table's time. The draws do not depend on the thread.
 pub fn fit_watching_from<F: ModelFamily>(
+    family: &F,
+    observation: Observation<'_>,
+    algorithm: &Algorithm,
+    streams: Streams,
+    monitor: Monitor<'_>,
+    on_iteration: &(dyn Fn() + Sync),
+    from: Option<ChainState>,
+) -> Result<(Posterior, Option<ChainState>), InferenceError> {
+    rayon::scope(|_| chain_from(family, observation, algorithm, streams, monitor, on_iteration, from))
+}
+
+/// [`fit_watching_from`] on the current thread.
+fn chain_from<F: ModelFamily>(
     family: &F,
     observation: Observation<'_>,
     algorithm: &Algorithm,

@@ -93,22 +93,16 @@ pub fn fit_chains_from<F: ModelFamily>(
     if chains == 0 {
         return Err(InferenceError::Numerical("a fit needs at least one chain".into()));
     }
-    let slots = ChainState::slots(from, chains)?;
-    // On the pool's threads (`rayon::scope`), also when there is one chain and nothing to split:
-    // a chain run on a thread outside the pool would hand each parallel loop of its sweeps to the
-    // pool and wait for it, two wake-ups per loop, which is most of a small table's time.
-    let (posteriors, states): (Vec<_>, Vec<_>) = rayon::scope(|_| {
-        slots
-            .into_par_iter()
-            .enumerate()
-            .map(|(c, state)| {
-                let streams = chain_streams(streams, c);
-                fit_watching_from(family, observation, algorithm, streams, monitor, on_iteration, state)
-            })
-            .collect::<Result<Vec<_>, _>>()
-    })?
-    .into_iter()
-    .unzip();
+    let (posteriors, states): (Vec<_>, Vec<_>) = ChainState::slots(from, chains)?
+        .into_par_iter()
+        .enumerate()
+        .map(|(c, state)| {
+            let streams = chain_streams(streams, c);
+            fit_watching_from(family, observation, algorithm, streams, monitor, on_iteration, state)
+        })
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .unzip();
     Ok((pool(posteriors), ChainState::all(states)))
 }
 
