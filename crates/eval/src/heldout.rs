@@ -14,6 +14,9 @@ use distributions::CellDispersion;
 /// Relative size below which the remaining terms of the sum are dropped (`e^{−40}` ≈ 4·10⁻¹⁸).
 pub(crate) const TAIL: f64 = 40.0;
 
+/// `e^{−TAIL}`: the same bound as a ratio, for sums kept in linear space.
+pub(crate) const TAIL_RATIO: f64 = 4.248354255291589e-18;
+
 /// `ln p(ỹ | μ, α)`, the log-likelihood of one released value under `Pois(μ) ⊛ 2Geo(α)`, for
 /// `μ ≥ 0` and `α ∈ [0, 1)` (`α = 0`: the Poisson pmf itself). For `ỹ ≤ 0` every `y ≥ ỹ`, so
 /// the sum is `α^{−ỹ} e^{−μ(1−α)}` in closed form. Otherwise it splits at `y = ỹ` into
@@ -61,15 +64,16 @@ fn ln_released_likelihood_counted(released: i64, rate: f64, alpha: f64) -> (f64,
 /// Over all `y ≥ 0` the sum is `c + μ(e^s − 1)` in closed form (the Poisson generating
 /// function), used when the terms' peak at `λ = μ e^s` lies inside the range by more than
 /// `12√λ + 60` from a bound that cuts it (what lies beyond is below `e^{−35}` of the total).
-/// Otherwise the terms, log-concave in `y` (consecutive ones differ by `ln μ + s − ln(y+1)`,
+/// Otherwise the terms, log-concave in `y` (the ratio of a term to the one before it is `λ/y`,
 /// which falls as `y` grows), are summed from their largest, at `⌊λ⌋` clamped to `[lo, hi]`,
-/// walking each way until, with `r < 1` the current ratio of neighbours, the rest (at most a
-/// geometric series `term · r/(1 − r)`) is below `e^{−TAIL}` of the total. The walk is short
-/// when the peak is clamped far from it (ratios far from 1) and `O(√λ)` only when the bound is
-/// within about `12√λ` of the peak.
+/// walking each way until, with `ρ < 1` the current ratio of neighbours, the rest (at most a
+/// geometric series `term/(1 − ρ)`) is below `e^{−TAIL}` of the largest. The terms are kept
+/// relative to the largest, as plain numbers in `(0, 1]`: each step is one product by the ratio,
+/// no logarithm or exponential. The walk is short when the peak is clamped far from it (ratios
+/// far from 1) and `O(√λ)` only when the bound is within about `12√λ` of the peak.
 fn ln_log_concave_sum(rate: f64, s: f64, c: f64, lo: i64, hi: i64) -> (f64, u64) {
     let ln_rate = rate.ln();
-    let step = ln_rate + s; // f(y+1) − f(y) = step − ln(y+1)
+    let step = ln_rate + s; // ln λ
     let peak = step.exp();
     let margin = 12.0 * peak.sqrt() + 60.0;
     let clear_below = lo == 0 || (lo as f64) <= peak - margin;
@@ -83,50 +87,33 @@ fn ln_log_concave_sum(rate: f64, s: f64, c: f64, lo: i64, hi: i64) -> (f64, u64)
     // The constant `c` is added at the end: it can be huge (ỹ ln α), and terms near it would lose
     // the digits that tell them apart.
     let at_mode = mode_f * ln_rate - rate - distributions::ln_gamma(mode_f + 1.0) + s * mode_f;
-    let mut total = LogSum { max: at_mode, sum: 1.0 };
+    let mut sum = 1.0;
     let mut terms = 1u64;
-    // Upwards: f(y) = f(y−1) + step − ln y; the ratio to the next term is e^{step − ln(y+1)}.
-    let (mut y, mut term) = (mode, at_mode);
+    // Upwards: the term at y + 1 is the one at y times λ/(y + 1).
+    let (mut y, mut term) = (mode, 1.0);
     while y < hi {
         y += 1;
-        term += step - (y as f64).ln();
-        total.add(term);
+        term *= peak / y as f64;
+        sum += term;
         terms += 1;
-        let ln_ratio = step - ((y + 1) as f64).ln();
-        if ln_ratio < 0.0 && term - (-ln_ratio.exp()).ln_1p() < total.max - TAIL {
+        let ratio = peak / (y + 1) as f64;
+        if ratio < 1.0 && term < TAIL_RATIO * (1.0 - ratio) {
             break;
         }
     }
-    // Downwards: f(y) = f(y+1) − step + ln(y+1); the ratio to the next term is e^{ln y − step}.
-    let (mut y, mut term) = (mode, at_mode);
+    // Downwards: the term at y − 1 is the one at y times y/λ (λ = ∞: nothing below the mode).
+    let (mut y, mut term) = (mode, 1.0);
     while y > lo {
-        term += (y as f64).ln() - step;
+        term *= y as f64 / peak;
         y -= 1;
-        total.add(term);
+        sum += term;
         terms += 1;
-        let ln_ratio = (y as f64).ln() - step;
-        if ln_ratio < 0.0 && term - (-ln_ratio.exp()).ln_1p() < total.max - TAIL {
+        let ratio = y as f64 / peak;
+        if ratio < 1.0 && term < TAIL_RATIO * (1.0 - ratio) {
             break;
         }
     }
-    (total.max + total.sum.ln() + c, terms)
-}
-
-/// A sum of `e^{term}` kept as `e^{max} · sum`, so no term overflows or underflows.
-pub(crate) struct LogSum {
-    pub(crate) max: f64,
-    pub(crate) sum: f64,
-}
-
-impl LogSum {
-    pub(crate) fn add(&mut self, term: f64) {
-        if term > self.max {
-            self.sum = self.sum * (self.max - term).exp() + 1.0;
-            self.max = term;
-        } else {
-            self.sum += (term - self.max).exp();
-        }
-    }
+    (at_mode + sum.ln() + c, terms)
 }
 
 /// `Σ_n ln ((1/S) Σ_s p(ỹ_n | μ_n^(s), α_n))`: the held-out log predictive of cells with released
@@ -360,6 +347,11 @@ mod tests {
             let (fast, slow) = (ln_released_likelihood(value, rate, alpha), brute_force(value, rate, alpha));
             assert!((fast - slow).abs() < 1e-12 * slow.abs().max(1.0), "{value} {rate} {alpha}: {fast} vs {slow}");
         }
+    }
+
+    #[test]
+    fn the_tail_ratio_is_the_tail() {
+        assert_eq!(TAIL_RATIO, (-TAIL).exp());
     }
 
     /// The work is bounded by the rate, not by the released value: a value of 2·10⁷ (or 9·10¹⁸)

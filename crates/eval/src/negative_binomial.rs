@@ -24,7 +24,7 @@
 //! bounded by the parameters `(μ, r, α)` — `O(1/|ln(p/α)|)` terms at worst, when `p` is close to
 //! `α` — never by the released value (tested by counting terms).
 
-use crate::heldout::{LogSum, TAIL};
+use crate::heldout::{TAIL, TAIL_RATIO};
 use distributions::CellDispersion;
 
 /// `ln NB(y; r, μ)` for a count `y ≥ 0`, mean `μ ≥ 0` and shape `r > 0` (`μ = 0`: all mass at 0).
@@ -153,91 +153,104 @@ impl Tilted {
         if self.shape >= 1.0 { self.concave_sum(lo, hi) } else { self.convex_sum(lo, hi) }
     }
 
-    /// `r ≥ 1`: the terms are log-concave (the step falls as `y` grows). Summed from the largest,
-    /// at the mode clamped to `[lo, hi]`, outwards; each walk stops when the rest (at most a
-    /// geometric series at the current ratio, which only falls further out) is below `e^{−40}` of
-    /// the total. Terms are kept relative to the mode's (which can be of the size of `ỹ`, where a
-    /// step would be lost in its last digit).
+    /// The ratio of the term at `y + 1` to the term at `y`: `e^g (y + r)/(y + 1)`, with
+    /// `limit = e^g` (the limit as `y` grows).
+    fn ratio(&self, limit: f64, y: i64) -> f64 {
+        limit * (y as f64 + self.shape) / (y as f64 + 1.0)
+    }
+
+    /// `r ≥ 1`: the terms are log-concave (the ratio of neighbours falls as `y` grows). Summed
+    /// from the largest, at the mode clamped to `[lo, hi]`, outwards; each walk stops when the
+    /// rest (at most a geometric series at the current ratio, which only falls further out) is
+    /// below `e^{−40}` of the largest. Terms are kept relative to the mode's (whose logarithm can
+    /// be of the size of `ỹ`, where a step would be lost in its last digit), as plain numbers in
+    /// `(0, 1]`: each step is one product by the ratio.
     fn concave_sum(&self, lo: i64, hi: i64) -> (f64, u64) {
-        // The step is ≥ 0 while (y + r)/(y + 1) ≥ e^{−g}: up to y* = (r − e^{−g})/(e^{−g} − 1).
+        // The ratio is ≥ 1 while (y + r)/(y + 1) ≥ e^{−g}: up to y* = (r − e^{−g})/(e^{−g} − 1).
         let q = (-self.g).exp();
         let peak = if q <= 1.0 { f64::INFINITY } else { ((self.shape - q) / (q - 1.0)).floor() + 1.0 };
         let mode = peak.max(0.0).clamp(lo as f64, hi as f64) as i64;
-        let mut total = LogSum { max: 0.0, sum: 1.0 };
+        let limit = self.g.exp();
+        let mut sum = 1.0;
         let mut terms = 1u64;
-        let (mut y, mut term) = (mode, 0.0);
+        let (mut y, mut term) = (mode, 1.0);
         while y < hi {
-            term += self.step(y);
+            term *= self.ratio(limit, y);
             y += 1;
-            total.add(term);
+            sum += term;
             terms += 1;
-            let ln_ratio = self.step(y);
-            if ln_ratio < 0.0 && term - (-ln_ratio.exp_m1()).ln() + ln_ratio < total.max - TAIL {
+            let ratio = self.ratio(limit, y);
+            if ratio < 1.0 && term * ratio < TAIL_RATIO * (1.0 - ratio) {
                 break;
             }
         }
-        let (mut y, mut term) = (mode, 0.0);
+        // Downwards (here the mode lies above lo, so e^g ≥ 1/r > 0 and no ratio is 0).
+        let (mut y, mut term) = (mode, 1.0);
         while y > lo {
-            term -= self.step(y - 1);
+            term /= self.ratio(limit, y - 1);
             y -= 1;
-            total.add(term);
+            sum += term;
             terms += 1;
-            let ln_ratio = if y > lo { -self.step(y - 1) } else { 0.0 };
-            if ln_ratio < 0.0 && term - (-ln_ratio.exp_m1()).ln() + ln_ratio < total.max - TAIL {
+            let ratio = if y > lo { 1.0 / self.ratio(limit, y - 1) } else { 1.0 };
+            if ratio < 1.0 && term * ratio < TAIL_RATIO * (1.0 - ratio) {
                 break;
             }
         }
-        (self.term(mode as f64) + total.max + total.sum.ln(), terms)
+        (self.term(mode as f64) + sum.ln(), terms)
     }
 
-    /// `r < 1`: the terms are log-convex (the step rises toward `g`), so they fall from `lo` to a
-    /// minimum and rise from it toward `hi`. Summed from `lo` upwards while they fall, then from
+    /// `r < 1`: the terms are log-convex (the ratio rises toward `e^g`), so they fall from `lo` to
+    /// a minimum and rise from it toward `hi`. Summed from `lo` upwards while they fall, then from
     /// `hi` downwards while they fall; each walk stops when the rest of its side — at most the
     /// count of remaining terms times the current one, or (upwards, `g < 0`) a geometric series
     /// at the ratio `e^g` that bounds every later one — is below `e^{−40}` of the total. Each
-    /// walk keeps its terms relative to its first.
+    /// walk keeps its terms relative to its first, as plain numbers in `(0, 1]`.
     fn convex_sum(&self, lo: i64, hi: i64) -> (f64, u64) {
+        let limit = self.g.exp();
         let first = self.term(lo as f64);
-        let mut up = LogSum { max: 0.0, sum: 1.0 };
+        let mut up = 1.0;
         let mut terms = 1u64;
-        let (mut y, mut term) = (lo, 0.0);
+        let (mut y, mut term) = (lo, 1.0);
         // Upwards from lo while the terms fall.
-        let geometric = if self.g < 0.0 { self.g - (-self.g.exp_m1()).ln() } else { f64::INFINITY };
+        let geometric = if limit < 1.0 { limit / (1.0 - limit) } else { f64::INFINITY };
         while y < hi {
-            let ln_ratio = self.step(y);
-            let count = ((hi - y) as f64).ln();
-            if ln_ratio >= 0.0 || term + geometric.min(count) < up.max - TAIL {
+            let ratio = self.ratio(limit, y);
+            let count = (hi - y) as f64;
+            if ratio >= 1.0 || term * geometric.min(count) < TAIL_RATIO {
                 break;
             }
-            term += ln_ratio;
+            term *= ratio;
             y += 1;
-            up.add(term);
+            up += term;
             terms += 1;
         }
-        let low_side = first + up.max + up.sum.ln();
+        let low_side = first + up.ln();
         let reached = y;
-        if reached == hi || self.step(hi - 1) <= 0.0 {
+        if reached == hi || self.ratio(limit, hi - 1) <= 1.0 {
             // The terms fall all the way to hi: the walk upwards covered them (or bounded them).
             return (low_side, terms);
         }
-        // Downwards from hi while the terms fall (going down).
+        // Downwards from hi while the terms fall (going down); the ratio at hi − 1 exceeds 1, so
+        // none below it is 0.
         let last = self.term(hi as f64);
-        let mut down = LogSum { max: 0.0, sum: 1.0 };
+        let mut down = 1.0;
         terms += 1;
-        let (mut y, mut term) = (hi, 0.0);
-        let other = low_side - last;
+        let (mut y, mut term) = (hi, 1.0);
+        // What the walk must fall below e^{−40} of: its first term or the low side, relative to
+        // that first term (∞ when the low side dwarfs it: the walk stops at once).
+        let largest = (low_side - last).exp().max(1.0);
         while y - 1 > reached {
-            let ln_ratio = -self.step(y - 1);
-            let count = ((y - 1 - reached) as f64).ln();
-            if ln_ratio >= 0.0 || term + count < down.max.max(other) - TAIL {
+            let ratio = 1.0 / self.ratio(limit, y - 1);
+            let count = (y - 1 - reached) as f64;
+            if ratio >= 1.0 || term * count < TAIL_RATIO * largest {
                 break;
             }
-            term += ln_ratio;
+            term *= ratio;
             y -= 1;
-            down.add(term);
+            down += term;
             terms += 1;
         }
-        let high_side = last + down.max + down.sum.ln();
+        let high_side = last + down.ln();
         let (max, min) = if low_side >= high_side { (low_side, high_side) } else { (high_side, low_side) };
         (max + (min - max).exp().ln_1p(), terms)
     }

@@ -15,7 +15,9 @@
 /// number computed from the draws (and add the new fingerprint to `tests/it/draws.rs`).
 /// 1: `lppf fit`'s default takes one Newton–Metropolis step of `ln r` per sweep with a Student
 /// t(3) proposal (the first version counted).
-pub const DRAWS_VERSION: u32 = 1;
+/// 2: the cells' likelihoods that PSIS-LOO and stacking read are summed in linear space (the same
+/// draws; LOO and the stacking weights differ in their last digits).
+pub const DRAWS_VERSION: u32 = 2;
 
 /// The first part of every unit identity.
 fn version_part() -> Vec<u8> {
@@ -40,8 +42,9 @@ pub(crate) fn unit_identity(parts: &[&[u8]]) -> String {
 mod tests {
     use super::*;
 
-    /// `unit_identity(&[b"seed", b"settings"])` as version 1 wrote it.
+    /// `unit_identity(&[b"seed", b"settings"])` as versions 1 and 2 wrote it.
     const IDENTITY_OF_VERSION_1: &str = "58f195ea7e3c9746";
+    const IDENTITY_OF_VERSION_2: &str = "d64599f5bd09b973";
 
     #[test]
     fn the_version_enters_the_identity() {
@@ -50,13 +53,14 @@ mod tests {
         assert_eq!(unit_identity(&parts), unit_identity(&parts));
         assert_ne!(unit_identity(&parts), unit_identity(&[b"seed", b"other settings"]));
         // Both constructors give the same identity (the held-out kind builds its own part by part),
-        // and it is the one the units of version 1 on disk carry.
+        // and it is the one the units of this version carry, not those of the version before.
         let mut h = identity_hasher();
         for part in parts {
             h.write(part);
             h.end_part();
         }
         assert_eq!(h.finish(), unit_identity(&parts));
-        assert_eq!(unit_identity(&parts), IDENTITY_OF_VERSION_1);
+        assert_eq!(unit_identity(&parts), IDENTITY_OF_VERSION_2);
+        assert_ne!(unit_identity(&parts), IDENTITY_OF_VERSION_1);
     }
 }
