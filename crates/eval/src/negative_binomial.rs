@@ -57,10 +57,15 @@ pub fn ln_cell_likelihood(released: i64, mean: f64, dispersion: Option<CellDispe
         Some(d) => {
             let a = (-d.share).ln_1p() + poisson();
             let b = d.share.ln() + ln_released_nb_likelihood(released, mean, d.shape, alpha);
-            let (max, min) = if a >= b { (a, b) } else { (b, a) };
-            if max == f64::NEG_INFINITY { max } else { max + (min - max).exp().ln_1p() }
+            ln_add(a, b)
         }
     }
+}
+
+/// `ln(e^a + e^b)`, `−∞` when both are.
+fn ln_add(a: f64, b: f64) -> f64 {
+    let (max, min) = if a >= b { (a, b) } else { (b, a) };
+    if max == f64::NEG_INFINITY { max } else { max + (min - max).exp().ln_1p() }
 }
 
 /// [`ln_released_nb_likelihood`] and the number of terms it summed.
@@ -90,7 +95,8 @@ pub(crate) fn ln_released_nb_likelihood_counted(released: i64, mean: f64, shape:
     };
     let (low, high) = (low + released as f64 * ln_alpha, high - released as f64 * ln_alpha);
     let (max, min) = if low >= high { (low, high) } else { (high, low) };
-    (ln_norm + max + (min - max).exp().ln_1p(), low_terms + high_terms)
+    let ln = if max == f64::NEG_INFINITY { max } else { ln_norm + max + (min - max).exp().ln_1p() };
+    (ln, low_terms + high_terms)
 }
 
 /// The terms `NB(y; r, μ) e^{s y}` of a tilted negative binomial.
@@ -106,7 +112,9 @@ struct Tilted {
 
 impl Tilted {
     fn new(mean: f64, shape: f64, s: f64) -> Self {
-        let ln_q = -(mean / shape).ln_1p();
+        // ln(1 − p) = −ln(1 + μ/r), or ln r − ln(μ + r) where μ/r overflows (r near 0).
+        let odds = mean / shape;
+        let ln_q = if odds.is_finite() { -odds.ln_1p() } else { shape.ln() - (mean + shape).ln() };
         let ln_p = mean.ln() - (mean + shape).ln();
         Self { shape, constant: shape * ln_q, ln_q, g: ln_p + s }
     }
@@ -226,8 +234,10 @@ impl Tilted {
         }
         let low_side = first + up.ln();
         let reached = y;
-        if reached == hi || self.ratio(limit, hi - 1) <= 1.0 {
+        if reached == hi || self.ratio(limit, hi - 1) < 1.0 {
             // The terms fall all the way to hi: the walk upwards covered them (or bounded them).
+            // (A ratio of exactly 1 at hi − 1 makes the term at hi equal to the one before it:
+            // it is summed below.)
             return (low_side, terms);
         }
         // Downwards from hi while the terms fall (going down); the ratio at hi − 1 exceeds 1, so
@@ -251,8 +261,7 @@ impl Tilted {
             terms += 1;
         }
         let high_side = last + down.ln();
-        let (max, min) = if low_side >= high_side { (low_side, high_side) } else { (high_side, low_side) };
-        (max + (min - max).exp().ln_1p(), terms)
+        (ln_add(low_side, high_side), terms)
     }
 }
 
@@ -347,6 +356,18 @@ mod tests {
         assert_eq!(ln_cell_likelihood(7, 4.0, Some(CellDispersion::negative_binomial(0.5)), 0.6), nb);
         // A count far out in the tail: the negative binomial's term carries it, no underflow to −∞.
         assert!(ln_cell_likelihood(10_000, 1.0, Some(law), 0.0).is_finite());
+    }
+
+    /// Shapes near 0: `NB(0) ≈ 1` and `NB(1) ≈ r`, so at `ỹ = 1` and `α = 10⁻³⁰⁰` the likelihood is
+    /// `α NB(0) + NB(1) ≈ 2·10⁻³⁰⁰` (its two terms are equal: the walk's ratio is 1 to the last
+    /// digit), also where `μ/r` overflows (it gave NaN).
+    #[test]
+    fn shapes_near_zero_keep_both_terms() {
+        let expected = 2f64.ln() - 300.0 * 10f64.ln();
+        for mean in [1.0, 1e8, 1e12] {
+            let got = ln_released_nb_likelihood(1, mean, 1e-300, 1e-300);
+            assert!((got - expected).abs() < 1e-9, "μ = {mean}: {got} against {expected}");
+        }
     }
 
     /// The work is bounded by (μ, r, α), not by the released value: values of 2·10⁹ and 9·10¹⁸
