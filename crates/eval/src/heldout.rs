@@ -89,29 +89,30 @@ fn ln_log_concave_sum(rate: f64, s: f64, c: f64, lo: i64, hi: i64) -> (f64, u64)
     let at_mode = mode_f * ln_rate - rate - distributions::ln_gamma(mode_f + 1.0) + s * mode_f;
     let mut sum = 1.0;
     let mut terms = 1u64;
-    // Upwards: the term at y + 1 is the one at y times λ/(y + 1).
+    // Upwards: the term at y + 1 is the one at y times λ/(y + 1). Each ratio serves the bound on
+    // the rest beyond the current term and then the step (the mode's own term is never cut).
     let (mut y, mut term) = (mode, 1.0);
     while y < hi {
-        y += 1;
-        term *= peak / y as f64;
-        sum += term;
-        terms += 1;
         let ratio = peak / (y + 1) as f64;
-        if ratio < 1.0 && term < TAIL_RATIO * (1.0 - ratio) {
+        if y > mode && ratio < 1.0 && term < TAIL_RATIO * (1.0 - ratio) {
             break;
         }
+        term *= ratio;
+        y += 1;
+        sum += term;
+        terms += 1;
     }
     // Downwards: the term at y − 1 is the one at y times y/λ (λ = ∞: nothing below the mode).
     let (mut y, mut term) = (mode, 1.0);
     while y > lo {
-        term *= y as f64 / peak;
+        let ratio = y as f64 / peak;
+        if y < mode && ratio < 1.0 && term < TAIL_RATIO * (1.0 - ratio) {
+            break;
+        }
+        term *= ratio;
         y -= 1;
         sum += term;
         terms += 1;
-        let ratio = y as f64 / peak;
-        if ratio < 1.0 && term < TAIL_RATIO * (1.0 - ratio) {
-            break;
-        }
     }
     (at_mode + sum.ln() + c, terms)
 }

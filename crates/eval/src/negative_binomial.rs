@@ -181,28 +181,31 @@ impl Tilted {
         let limit = self.g.exp();
         let mut sum = 1.0;
         let mut terms = 1u64;
+        // Each ratio serves the bound on the rest beyond the current term and then the step (the
+        // mode's own term is never cut).
         let (mut y, mut term) = (mode, 1.0);
         while y < hi {
-            term *= self.ratio(limit, y);
+            let ratio = self.ratio(limit, y);
+            if y > mode && ratio < 1.0 && term * ratio < TAIL_RATIO * (1.0 - ratio) {
+                break;
+            }
+            term *= ratio;
             y += 1;
             sum += term;
             terms += 1;
-            let ratio = self.ratio(limit, y);
-            if ratio < 1.0 && term * ratio < TAIL_RATIO * (1.0 - ratio) {
-                break;
-            }
         }
         // Downwards (here the mode lies above lo, so e^g ≥ 1/r > 0 and no ratio is 0).
         let (mut y, mut term) = (mode, 1.0);
         while y > lo {
-            term /= self.ratio(limit, y - 1);
+            let up = self.ratio(limit, y - 1);
+            let ratio = 1.0 / up;
+            if y < mode && ratio < 1.0 && term * ratio < TAIL_RATIO * (1.0 - ratio) {
+                break;
+            }
+            term /= up;
             y -= 1;
             sum += term;
             terms += 1;
-            let ratio = if y > lo { 1.0 / self.ratio(limit, y - 1) } else { 1.0 };
-            if ratio < 1.0 && term * ratio < TAIL_RATIO * (1.0 - ratio) {
-                break;
-            }
         }
         (self.term(mode as f64) + sum.ln(), terms)
     }
