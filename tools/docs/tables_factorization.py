@@ -2,6 +2,7 @@
 docs/vi-vs-mcmc.md and docs/recovery-figures.md."""
 
 import statistics
+import tomllib
 
 from docstats import binomial_test_p, holm, interval, mean_sd, nominal, p_text, row_interval
 from sources import EVIDENCE, rows, toml
@@ -312,4 +313,65 @@ def sbc_fig4_size():
                       f"{statistics.median(betas):.5f}, range {betas[0]:.5f}–{betas[-1]:.5f}, over {len(betas)} fits; "
                       f"{at_floor} of them end at {floor:.5f}, where every gap narrowed at each of the {adaptations} adaptations "
                       "(each neighbouring pair swapped in fewer than 20 % of its proposals in every 50-sweep window of the burn-in)."]
+    return "\n".join(lines)
+
+
+def _units(run):
+    """The finished fits of a run kept as unit files (docs/evidence/RUN/units/*.toml), by
+    (replication, method)."""
+    fits = {}
+    for path in sorted((EVIDENCE / run / "units").glob("*.toml")):
+        with open(path, "rb") as f:
+            fit = tomllib.load(f)["row"][0]
+        fits[(fit["replication"], fit["method"])] = fit
+    return fits
+
+
+def sbc_fig4_size_default():
+    """docs/calibration.md: the Fig. 4-size SBC of the default, stopped when its verdict was
+    settled: each group's ECDF test over the fits that finished (tools/calibration/stopped_sbc.py),
+    and how many fits put the truth above every draw."""
+    run = "calibration-default-fig4-size"
+    fits = _units(run)
+    lines = ["| group | quantity | fits | rank counts (low → high) | truth above every draw | ECDF p | Holm p (4 tests) | "
+             "χ² p | verdict |", "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | --- |"]
+    for r in rows(run, "sbc-stopped.csv"):
+        group = "non-private" if not r["level"] else f"private, α = {r['level']}"
+        key = "total_rank" if r["quantity"] == "total" else "ln_likelihood_rank"
+        mine = [f for f in fits.values() if f["method"] == r["method"]]
+        top = sum(f["sbc"][key] == f["sbc"]["draws"] for f in mine)
+        verdict = "uniform" if r["uniform"] == "true" else "**not uniform**"
+        name = "total" if r["quantity"] == "total" else "log-likelihood"
+        lines.append(f"| {group} | {name} | {r['fits']} | {r['counts']} | {top} | {p_text(float(r['ecdf_p']))} | "
+                     f"{p_text(float(r['ecdf_p_holm']))} | {p_text(float(r['p']))} | {verdict} |")
+    # The same fits by the size of their network: the total of its counts (networks.csv, written
+    # by crates/pipeline/examples/sweep_data.rs). The split at one million was chosen after looking.
+    totals = {int(r["replication"]): int(r["total"]) for r in rows(run, "networks.csv")}
+    lines += ["", "| network's counts | networks | fits | R̂ of the log joint | fits with R̂ ≥ 1.7 | truth's log-likelihood "
+              "above every draw | truth's total outside every draw |", "| --- | ---: | ---: | --- | ---: | ---: | ---: |"]
+    for label, inside in [("under 1 million (mean under 39 a cell)", lambda t: t < 1_000_000),
+                          ("1 million or more", lambda t: t >= 1_000_000)]:
+        mine = [f for (rep, _), f in fits.items() if inside(totals[rep])]
+        rhat = [f["diagnostics"]["ln_joint"]["rhat"] for f in mine]
+        high = sum(f["sbc"]["ln_likelihood_rank"] == f["sbc"]["draws"] for f in mine)
+        outside = sum(f["sbc"]["total_rank"] in (0, f["sbc"]["draws"]) for f in mine)
+        networks = len({f["replication"] for f in mine})
+        lines.append(f"| {label} | {networks} | {len(mine)} | {min(rhat):.2f}–{max(rhat):.2f} | {sum(r >= 1.7 for r in rhat)} | "
+                     f"{high} | {outside} |")
+    return "\n".join(lines)
+
+
+def fig4_size_cavi_probe():
+    """docs/calibration.md: the fits of the Fig. 4-size SBC run again from the CAVI start, beside
+    the same networks' fits from the prior."""
+    prior, cavi = _units("calibration-default-fig4-size"), _units("calibration-default-fig4-size-cavi")
+    lines = ["| replication | method | start | R̂ of the log joint | chains' KL from the truth | log-likelihood rank | "
+             "total rank |", "| ---: | --- | --- | ---: | --- | ---: | ---: |"]
+    for key in sorted(cavi, key=lambda k: (k[0], k[1] != "non-private")):
+        for start, fit in [("prior", prior.get(key)), ("CAVI", cavi[key])]:
+            if fit is None:
+                continue
+            kl = fit["chain_mean_kl"]
+            lines.append(f"| {key[0]} | {key[1]} | {start} | {fit['diagnostics']['ln_joint']['rhat']:.2f} | "
+                         f"{min(kl):.3f}–{max(kl):.3f} | {fit['sbc']['ln_likelihood_rank']} | {fit['sbc']['total_rank']} |")
     return "\n".join(lines)
