@@ -4,11 +4,13 @@
 //!
 //! Usage:
 //! - `cargo run --release -p pipeline --example sweep_data -- MANIFEST summary`: one CSV line per
-//!   replication: its shape and the total, median, 90th percentile and largest of its modelled
-//!   counts (the block model's diagonal is not modelled);
-//! - `cargo run --release -p pipeline --example sweep_data -- MANIFEST REPLICATION OUT.csv`: that
-//!   replication's counts as a table `row,col,count` (rows and columns labelled by their index; zeros left out), the
-//!   input `lppf fit` and `lppf privatize` read.
+//!   replication: its shape; the total, median, 90th percentile and largest of its modelled
+//!   counts (the block model's diagonal is not modelled); and for data from an overdispersed model
+//!   the true shape `r` of the cells' gamma multipliers and the share of overdispersed cells;
+//! - `cargo run --release -p pipeline --example sweep_data -- MANIFEST REPLICATION OUT.csv [RATES.csv]`:
+//!   that replication's counts as a table `row,col,count` (rows and columns labelled by their
+//!   index; zeros left out), the input `lppf fit` and `lppf privatize` read; with RATES.csv, also
+//!   its true rates `μ*` as `row,col,rate` (every cell).
 //!
 //! The data are those of `pipeline::true_data`, so of the sweep's own streams: the same as the
 //! units' fits saw (for manifests without an `e₀` axis; this uses the first `e₀`).
@@ -36,20 +38,23 @@ fn modelled_counts(data: &TrueData) -> Vec<u32> {
 fn main() -> Result<(), Failure> {
     let args: Vec<String> = std::env::args().collect();
     let (Some(manifest), Some(what)) = (args.get(1), args.get(2)) else {
-        return Err("usage: sweep_data MANIFEST summary | sweep_data MANIFEST REPLICATION OUT.csv".into());
+        return Err("usage: sweep_data MANIFEST summary | sweep_data MANIFEST REPLICATION OUT.csv [RATES.csv]".into());
     };
     let m = load(manifest.as_ref())?;
     let e0 = m.sweep.e0.as_ref().and_then(|e0| e0.first().copied());
     let data = |replication| true_data(&m, &DataSet { replication, e0_index: 0, e0 });
     if what == "summary" {
-        println!("replication,rows,cols,total,median,p90,max");
+        println!("replication,rows,cols,total,median,p90,max,shape,share");
         for replication in 0..m.sweep.replications {
             let d = data(replication)?;
             let counts = modelled_counts(&d);
             let total: u64 = counts.iter().map(|&y| u64::from(y)).sum();
             let at = |q: usize| counts[(counts.len() - 1) * q / 100];
             let (rows, cols) = d.shape();
-            println!("{replication},{rows},{cols},{total},{},{},{}", at(50), at(90), at(100));
+            let (shape, share) = d
+                .dispersion()
+                .map_or((String::new(), String::new()), |c| (format!("{:e}", c.shape), format!("{}", c.share)));
+            println!("{replication},{rows},{cols},{total},{},{},{},{shape},{share}", at(50), at(90), at(100));
         }
         return Ok(());
     }
@@ -64,7 +69,9 @@ fn main() -> Result<(), Failure> {
         )
         .into());
     }
-    let Some(out) = args.get(3) else { return Err("usage: sweep_data MANIFEST REPLICATION OUT.csv".into()) };
+    let Some(out) = args.get(3) else {
+        return Err("usage: sweep_data MANIFEST REPLICATION OUT.csv [RATES.csv]".into());
+    };
     let d = data(replication)?;
     let (rows, cols) = d.shape();
     let mut file = std::io::BufWriter::new(std::fs::File::create(out).map_err(|e| format!("{out}: {e}"))?);
@@ -75,6 +82,14 @@ fn main() -> Result<(), Failure> {
         }
     }
     file.flush()?;
+    if let Some(path) = args.get(4) {
+        let mut rates = std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?);
+        writeln!(rates, "row,col,rate")?;
+        for (n, &mu) in d.rates().iter().enumerate() {
+            writeln!(rates, "{},{},{mu:e}", n / cols, n % cols)?;
+        }
+        rates.flush()?;
+    }
     eprintln!("wrote {out}: replication {replication}, {rows} × {cols}");
     Ok(())
 }

@@ -91,12 +91,12 @@ pub fn write_outputs(manifest: &Manifest, dir: &Path, rows: &[MethodResult]) -> 
     Ok(summary)
 }
 
-/// With data from the model's prior (`DataSpec::is_unconditioned_prior`) and Gibbs fits:
+/// With data from the model's prior (`DataSpec::is_sbc_target`) and Gibbs fits:
 /// `sbc.csv` and `sbc.svg`/`sbc.png`, the ECDF plots of the ranks of the true total rate per (e₀, level,
 /// method) with their χ² tests ([`results::sbc_summary`]; docs/calibration.md). Nothing otherwise:
 /// on conditioned or semi-synthetic data uniform ranks are not the target.
 pub fn write_sbc(manifest: &Manifest, dir: &Path, table: &[ResultRow]) -> Result<(), RunError> {
-    if !manifest.data.is_unconditioned_prior() {
+    if !manifest.data.is_sbc_target() {
         return Ok(());
     }
     let groups = results::sbc_summary(table);

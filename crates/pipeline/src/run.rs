@@ -183,6 +183,12 @@ impl TrueData {
         self.row_scales.as_deref()
     }
 
+    /// Data from an overdispersed model: the law of its cells' multipliers (shape `r`, share of
+    /// overdispersed cells); `None` for Poisson data.
+    pub fn dispersion(&self) -> Option<&distributions::CellDispersion> {
+        self.dispersion.as_ref()
+    }
+
     fn modelled(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.rates.len()).filter(|&n| !self.excluded[n])
     }
@@ -380,16 +386,37 @@ impl FamilyTask for GenerateTruth<'_> {
                 continue;
             }
             let data = TrueData::generated(family, &truth, streams.child(1));
-            match manifest.data.mean_count_range {
-                Some([lo, hi]) if !(lo..=hi).contains(&data.mean_count()) => continue,
-                _ => return Ok(data),
+            if let Some([lo, hi]) = manifest.data.mean_count_range
+                && !(lo..=hi).contains(&data.mean_count())
+            {
+                continue;
             }
+            if let Some([lo, hi]) = manifest.data.release_mean_count_range
+                && !(lo..=hi).contains(&release_mean_count(manifest, dataset, &data)?)
+            {
+                continue;
+            }
+            return Ok(data);
         }
         Err(RunError::Data(format!(
             "no prior draw in {MAX_DATA_ATTEMPTS} attempts had its mean count in data.mean_count_range \
-             (or, with data.mean_rate, rates large enough to rescale); consider data.mean_rate"
+             or data.release_mean_count_range (or, with data.mean_rate, rates large enough to rescale); \
+             consider data.mean_rate or a wider range"
         )))
     }
+}
+
+/// The mean of the values the manifest's one noise level releases of `data` over its modelled
+/// cells: the release [`release`] makes for that cell (the same streams), for
+/// `data.release_mean_count_range`.
+fn release_mean_count(manifest: &Manifest, dataset: &DataSet, data: &TrueData) -> Result<f64, RunError> {
+    let Some(cell) = manifest.cells().into_iter().find(|c| c.dataset == *dataset) else {
+        return Err(RunError::Parameter("data.release_mean_count_range needs a noise level".into()));
+    };
+    let (released, _) = release(manifest, data, &cell)?;
+    let values = released.values();
+    let (sum, n) = data.modelled().fold((0.0, 0usize), |(s, n), i| (s + f64::from(values[i]), n + 1));
+    Ok(sum / n as f64)
 }
 
 /// Metrics of one fit.
@@ -509,7 +536,7 @@ fn fit_any(
     // cells the fit sees: each kept sample's log-likelihood of them. On data from the prior that
     // log-likelihood is also ranked against the truth's (simulation-based calibration), with one
     // chain too.
-    let scored = match (&algorithm, chains > 1 || manifest.data.is_unconditioned_prior()) {
+    let scored = match (&algorithm, chains > 1 || manifest.data.is_sbc_target()) {
         (Algorithm::Gibbs(_), true) => Some(scored_cells(data, method, released)?),
         _ => None,
     };

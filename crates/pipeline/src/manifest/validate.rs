@@ -201,6 +201,24 @@ impl Manifest {
         if semi && d.mean_count_range.is_some() {
             return Err(invalid("data.mean_count_range", "set".into(), "absent for semi-synthetic data"));
         }
+        if let Some([lo, hi]) = d.release_mean_count_range {
+            let levels =
+                self.noise.alpha.as_ref().map_or(0, Vec::len) + self.noise.epsilon.as_ref().map_or(0, Vec::len);
+            let allowed = if semi || d.mean_count_range.is_some() || d.mean_rate.is_some() {
+                Some("absent for semi-synthetic data or with data.mean_count_range or data.mean_rate")
+            } else if levels != 1 {
+                Some(
+                    "absent unless the manifest has exactly one noise level (a selection on one release leaves the other levels' posteriors conditioned on it)",
+                )
+            } else if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+                Some("[low, high] with low < high (the release's values can be negative)")
+            } else {
+                None
+            };
+            if let Some(allowed) = allowed {
+                return Err(invalid("data.release_mean_count_range", format!("[{lo}, {hi}]"), allowed));
+            }
+        }
         if let Some(rate) = d.mean_rate {
             if semi || d.mean_count_range.is_some() {
                 let allowed = "absent for semi-synthetic data or with data.mean_count_range";

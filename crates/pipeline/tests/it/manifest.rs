@@ -76,6 +76,22 @@ fn each_range_rule_names_its_field() {
     assert_invalid("cols = 6\n", "", "data.cols", "required");
     assert_invalid("kind = \"topic\"", "kind = \"block\"", "data.cols", "absent");
     assert_invalid("cols = 6", "cols = 6\nmean_count_range = [3.0, 1.0]", "data.mean_count_range", "low < high");
+    // A selection on the release needs exactly one release per data set, and a real range.
+    let range = "cols = 6\nrelease_mean_count_range = [0.0, 5.0]";
+    assert_invalid("cols = 6", range, "data.release_mean_count_range", "exactly one noise level");
+    let one_level = |old: &str, new: &str| {
+        let text = SMOKE.replace("alpha = [0.2, 0.6]", "alpha = [0.6]").replacen(old, new, 1);
+        parse(&text, Path::new("smoke.toml"))
+    };
+    assert!(one_level("cols = 6", range).is_ok());
+    for (bad, allowed) in [("[5.0, 1.0]", "low < high"), ("[0.0, inf]", "low < high")] {
+        let text = format!("cols = 6\nrelease_mean_count_range = {bad}");
+        let message = one_level("cols = 6", &text).unwrap_err().to_string();
+        assert!(message.contains("data.release_mean_count_range") && message.contains(allowed), "{message}");
+    }
+    let both = format!("{range}\nmean_count_range = [0.0, 5.0]");
+    let message = one_level("cols = 6", &both).unwrap_err().to_string();
+    assert!(message.contains("data.release_mean_count_range") && message.contains("mean_count_range"), "{message}");
     assert_invalid("alpha = [0.2, 0.6]", "alpha = [0.2, 1.0]", "noise.alpha", "from 0 to 1 − 1e-6");
     assert_invalid("alpha = [0.2, 0.6]", "alpha = []", "noise.alpha", "non-empty");
     assert_invalid("alpha = [0.2, 0.6]", "alpha = [0.2]\nepsilon = [1.0]", "noise", "exactly one");
