@@ -149,6 +149,11 @@ pub struct TrueData {
     /// Data from an overdispersed model: the law of its cells' multipliers (`r`, and the share of
     /// overdispersed cells), for the true parameters' log-likelihood; `None` for the Poisson.
     dispersion: Option<distributions::CellDispersion>,
+    /// Data kept by `release_mean_count_range`: the attempt that was kept. Its release's noise
+    /// comes from streams of that attempt, so that each attempt draws new noise with its new
+    /// counts and the kept `(θ, y, ỹ)` are the model's joint given the release in range; `None`
+    /// otherwise (the noise streams of the cell alone).
+    noise_attempt: Option<u64>,
 }
 
 impl TrueData {
@@ -260,7 +265,7 @@ impl TrueData {
         // K × V topic-major, so K = len / V.
         let topics = family.gibbs_topics(truth).map(|t| (t.len() / cols.max(1), t)).map(|(k, t)| (t, k));
         let dispersion = truth.dispersion();
-        TrueData { rates, counts, rows, cols, excluded, topics, row_scales: None, dispersion }
+        TrueData { rates, counts, rows, cols, excluded, topics, row_scales: None, dispersion, noise_attempt: None }
     }
 }
 
@@ -385,16 +390,17 @@ impl FamilyTask for GenerateTruth<'_> {
             {
                 continue;
             }
-            let data = TrueData::generated(family, &truth, streams.child(1));
+            let mut data = TrueData::generated(family, &truth, streams.child(1));
             if let Some([lo, hi]) = manifest.data.mean_count_range
                 && !(lo..=hi).contains(&data.mean_count())
             {
                 continue;
             }
-            if let Some([lo, hi]) = manifest.data.release_mean_count_range
-                && !(lo..=hi).contains(&release_mean_count(manifest, dataset, &data)?)
-            {
-                continue;
+            if let Some([lo, hi]) = manifest.data.release_mean_count_range {
+                data.noise_attempt = Some(attempt);
+                if !(lo..=hi).contains(&release_mean_count(manifest, dataset, &data)?) {
+                    continue;
+                }
             }
             return Ok(data);
         }
@@ -738,7 +744,11 @@ fn release(manifest: &Manifest, data: &TrueData, cell: &Cell) -> Result<(Privati
             (alpha, Some(e), Some(n))
         }
     };
-    let noise_streams = root.child(NOISE).child(cell.noise_index as u64);
+    let noise_streams = match data.noise_attempt {
+        None => root.child(NOISE).child(cell.noise_index as u64),
+        // Children 0 and 1 of the cell's noise streams are the unconditioned release's.
+        Some(attempt) => root.child(NOISE).child(cell.noise_index as u64).child(2).child(attempt),
+    };
     let noise = match manifest.noise.row_concentration {
         Some(c) if alpha > 0.0 => {
             let beta = Beta::new(c * alpha, c * (1.0 - alpha))?;

@@ -287,8 +287,9 @@ pub struct DataSpec {
     pub rows: Option<usize>,
     pub cols: Option<usize>,
     pub mean_count_range: Option<[f64; 2]>,
-    /// From the prior with one noise level: the draw is repeated until the mean of the release's
-    /// values (over the modelled cells) lies in this range. A selection on what the fits observe
+    /// From the prior with one noise level: the draw of the counts and of the release's noise is
+    /// repeated until the mean of the release's values (over the modelled cells) lies in this
+    /// range. A selection on what the fits observe
     /// leaves every posterior as it is, so the ranks of simulation-based calibration stay uniform
     /// (docs/calibration.md, "SBC on a range of table sizes").
     pub release_mean_count_range: Option<[f64; 2]>,

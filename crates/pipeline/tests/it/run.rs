@@ -217,10 +217,10 @@ fn a_negative_binomial_sweep_runs_and_is_reproducible() {
     assert_eq!(run(1), run(2));
 }
 
-/// `release_mean_count_range`: each data set is redrawn until the release its cell's fits see has
-/// its mean in range (the release `recovery` makes again from the same streams); draws already in
-/// range are the unconditioned ones; the sweep stays a target of simulation-based calibration
-/// (the fits see the release), unlike one selected on the true counts.
+/// `release_mean_count_range`: each data set's counts and noise are redrawn until the release
+/// its cell's fits see has its mean in range (the release `recovery` makes again from the same
+/// streams); the sweep stays a target of simulation-based calibration (the fits see the release),
+/// unlike one selected on the true counts.
 #[test]
 fn release_mean_count_range_selects_on_the_release_the_fits_see() {
     let one_level =
@@ -242,15 +242,16 @@ fn release_mean_count_range_selects_on_the_release_the_fits_see() {
     let conditioned = with_range(lo, hi);
     assert!(conditioned.data.is_sbc_target() && !conditioned.data.is_unconditioned_prior());
     let mut redrawn = 0;
-    for (dataset, &before) in datasets.iter().zip(&means) {
+    for dataset in &datasets {
         let after = release_mean(&conditioned, dataset);
         assert!((lo..=hi).contains(&after), "{dataset:?}: release mean {after} outside [{lo}, {hi}]");
         let same = true_data(&conditioned, dataset).unwrap().counts() == true_data(&plain, dataset).unwrap().counts();
-        assert_eq!(same, (lo..=hi).contains(&before), "{dataset:?}: kept only when the first draw was in range");
         redrawn += usize::from(!same);
     }
-    let outside = means.iter().filter(|m| !(lo..=hi).contains(*m)).count();
-    assert!(redrawn == outside && outside >= 2, "{means:?}: {redrawn} redrawn, {outside} first draws outside");
+    assert!(
+        redrawn >= 2,
+        "{means:?}: only {redrawn} data sets redrawn by a range that excludes about half of the first draws"
+    );
     let on_counts = one_level.replace("cols = 6\n", "cols = 6\nmean_count_range = [0.0, 100.0]\n");
     assert!(!parse(&on_counts, Path::new("counts.toml")).unwrap().data.is_sbc_target());
 }
