@@ -23,9 +23,14 @@ import csv
 import tomllib
 from pathlib import Path
 
+import sys
+
 import matplotlib
 import numpy as np
 from scipy.stats import binom, chi2
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
+from docstats import holm  # noqa: E402  (Holm's step-down p, as results::holm)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -81,14 +86,6 @@ def chi_squared(ranks, draws):
     counts = np.bincount(of_rank[np.minimum(ranks, draws)], minlength=b)
     x = float(((counts - expected) ** 2 / expected).sum())
     return b, counts, x, float(chi2.sf(x, b - 1))
-
-
-def holm(ps):
-    order, adjusted, running = np.argsort(ps), [0.0] * len(ps), 0.0
-    for i, j in enumerate(order):
-        running = max(running, min(1.0, (len(ps) - i) * ps[j]))
-        adjusted[j] = running
-    return adjusted
 
 
 def main():

@@ -22,15 +22,7 @@ type Failure = Box<dyn std::error::Error>;
 
 /// The modelled counts of `data` (the block model's diagonal left out), sorted.
 fn modelled_counts(data: &TrueData) -> Vec<u32> {
-    let (rows, cols) = data.shape();
-    let square_block = rows == cols && data.rates().iter().step_by(cols + 1).all(|&r| r == 0.0);
-    let mut counts: Vec<u32> = data
-        .counts()
-        .iter()
-        .enumerate()
-        .filter(|&(n, _)| !(square_block && n / cols == n % cols))
-        .map(|(_, &y)| y)
-        .collect();
+    let mut counts: Vec<u32> = data.modelled().map(|n| data.counts()[n]).collect();
     counts.sort_unstable();
     counts
 }

@@ -194,7 +194,8 @@ impl TrueData {
         self.dispersion.as_ref()
     }
 
-    fn modelled(&self) -> impl Iterator<Item = usize> + '_ {
+    /// The indices of the modelled entries (all but the block model's diagonal), row-major.
+    pub fn modelled(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.rates.len()).filter(|&n| !self.excluded[n])
     }
 

@@ -318,9 +318,9 @@ impl fmt::Debug for DataSpec {
 }
 
 impl DataSpec {
-    /// Whether the data are drawn from the model's own prior without conditioning (no
-    /// `mean_count_range`, no `mean_rate`): then an exact posterior is calibrated, and the
-    /// simulation-based-calibration ranks must be uniform.
+    /// Whether the data are drawn from the model's own prior without any selection (no
+    /// `mean_count_range`, `release_mean_count_range` or `mean_rate`): nothing bounds their
+    /// counts (the cost estimate's caveat).
     pub fn is_unconditioned_prior(&self) -> bool {
         self.is_sbc_target() && self.release_mean_count_range.is_none()
     }
