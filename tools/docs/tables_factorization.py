@@ -329,7 +329,7 @@ def _units(run):
 
 def sbc_fig4_size_default():
     """docs/calibration.md: the Fig. 4-size SBC of the default, stopped when its verdict was
-    settled: each group's ECDF test over the fits that finished (tools/calibration/stopped_sbc.py),
+    settled: each group's ECDF test over the fits that finished (sbc-stopped.csv),
     and how many fits put the truth above every draw."""
     run = "calibration-default-fig4-size"
     fits = _units(run)

@@ -127,18 +127,33 @@ impl<E: Experiment + ?Sized> Observer<E> for ProgressObserver<'_, E> {
 /// Every unit's rows, read from the unit files under `output` (e.g. to summarize or plot a
 /// finished run again); a missing unit is an error naming it.
 pub fn collect<E: Experiment>(experiment: &E, output: &Path) -> Result<Vec<E::Row>, RunnerError> {
+    let (rows, missing) = collect_finished(experiment, output)?;
+    match missing.first() {
+        Some(name) => Err(RunnerError::MissingUnit { path: unit_path(&units_dir(output), name) }),
+        None => Ok(rows),
+    }
+}
+
+/// The rows of the units whose files are under `output`, in unit order, and the names of the
+/// units without a file (e.g. to test the fits that finished in a run stopped early). A file that
+/// is there but not this unit's is an error, as in [`collect`].
+pub fn collect_finished<E: Experiment>(
+    experiment: &E,
+    output: &Path,
+) -> Result<(Vec<E::Row>, Vec<String>), RunnerError> {
     let dir = units_dir(output);
     let identity = experiment.identity();
-    let mut rows = Vec::new();
+    let (mut rows, mut missing) = (Vec::new(), Vec::new());
     for unit in experiment.units() {
         let name = experiment.unit_name(unit);
         let path = unit_path(&dir, &name);
-        if !path.exists() {
-            return Err(RunnerError::MissingUnit { path });
+        if path.exists() {
+            rows.extend(read_unit::<E::Row>(&path, UnitId { unit: &name, manifest: &identity })?);
+        } else {
+            missing.push(name);
         }
-        rows.extend(read_unit::<E::Row>(&path, UnitId { unit: &name, manifest: &identity })?);
     }
-    Ok(rows)
+    Ok((rows, missing))
 }
 
 /// What a run does with units already on disk.

@@ -2,7 +2,7 @@
 //! units back, `force` recomputes, shards split the units and a final run merges them, a failed
 //! unit leaves the others on disk, another experiment's directory is refused.
 
-use runner::{Experiment, OnUnitDone, RunOptions, RunnerError, UnitError, claim, collect, run};
+use runner::{Experiment, OnUnitDone, RunOptions, RunnerError, UnitError, claim, collect, collect_finished, run};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -99,7 +99,15 @@ fn resume_force_shards_failures_and_claims() {
     ));
     // A missing unit is named by collect.
     std::fs::remove_file(fresh.join("units/toy-5.toml")).unwrap();
-    assert!(matches!(collect(&t, &fresh), Err(RunnerError::MissingUnit { .. })));
+    let e = collect(&t, &fresh).unwrap_err();
+    assert!(matches!(&e, RunnerError::MissingUnit { path } if path.ends_with("units/toy-5.toml")), "{e}");
+    // collect_finished reads the others (for a run stopped early) and names the missing one.
+    let (finished, missing) = collect_finished(&t, &fresh).unwrap();
+    assert_eq!(missing, ["toy-5"]);
+    assert_eq!(finished, rows.iter().filter(|r| r.unit != 5).cloned().collect::<Vec<_>>());
+    // A unit file of another experiment is still refused.
+    let other = Toy { seed: 2, ..toy(&fresh, None) };
+    assert!(matches!(collect_finished(&other, &fresh), Err(RunnerError::CorruptUnit { .. })));
     // Claims: the same experiment may reuse its directory, another may not (unless forced).
     drop(claim(&dir, "name = \"a\"", None, |_| true, false).unwrap());
     let e = claim(&dir, "name = \"b\"", None, |stored| stored == "name = \"b\"", false).unwrap_err();
