@@ -383,6 +383,10 @@ impl FamilyTask for GenerateTruth<'_> {
             let row_scales = (!scales.is_empty()).then_some(scales);
             return Ok(TrueData { row_scales, ..TrueData::generated(family, &truth, root.child(2)) });
         }
+        let release_window = match manifest.data.release_mean_count_range {
+            Some(range) => Some((range, the_one_cell(manifest, dataset)?)),
+            None => None,
+        };
         for attempt in 0..MAX_DATA_ATTEMPTS {
             let streams = root.child(attempt);
             let mut truth = family.gibbs(streams.child(0));
@@ -397,9 +401,9 @@ impl FamilyTask for GenerateTruth<'_> {
             {
                 continue;
             }
-            if let Some([lo, hi]) = manifest.data.release_mean_count_range {
+            if let Some(([lo, hi], cell)) = &release_window {
                 data.noise_attempt = Some(attempt);
-                if !(lo..=hi).contains(&release_mean_count(manifest, dataset, &data)?) {
+                if !(*lo..=*hi).contains(&release_mean_count(manifest, cell, &data)?) {
                     continue;
                 }
             }
@@ -413,14 +417,21 @@ impl FamilyTask for GenerateTruth<'_> {
     }
 }
 
-/// The mean of the values the manifest's one noise level releases of `data` over its modelled
-/// cells: the release [`release`] makes for that cell (the same streams), for
+/// The cell of data set `dataset` at the manifest's one noise level (for
+/// `data.release_mean_count_range`, which allows only one).
+fn the_one_cell(manifest: &Manifest, dataset: &DataSet) -> Result<Cell, RunError> {
+    manifest
+        .cells()
+        .into_iter()
+        .find(|c| c.dataset == *dataset)
+        .ok_or_else(|| RunError::Parameter("data.release_mean_count_range needs a noise level".into()))
+}
+
+/// The mean of the values `cell`'s noise level releases of `data` over its modelled cells: the
+/// release [`release`] makes for that cell (the same streams), for
 /// `data.release_mean_count_range`.
-fn release_mean_count(manifest: &Manifest, dataset: &DataSet, data: &TrueData) -> Result<f64, RunError> {
-    let Some(cell) = manifest.cells().into_iter().find(|c| c.dataset == *dataset) else {
-        return Err(RunError::Parameter("data.release_mean_count_range needs a noise level".into()));
-    };
-    let (released, _) = release(manifest, data, &cell)?;
+fn release_mean_count(manifest: &Manifest, cell: &Cell, data: &TrueData) -> Result<f64, RunError> {
+    let (released, _) = release(manifest, data, cell)?;
     let values = released.values();
     let (sum, n) = data.modelled().fold((0.0, 0usize), |(s, n), i| (s + f64::from(values[i]), n + 1));
     Ok(sum / n as f64)
