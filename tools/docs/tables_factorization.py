@@ -327,38 +327,70 @@ def _units(run):
     return fits
 
 
-def sbc_fig4_size_default():
-    """docs/calibration.md: the Fig. 4-size SBC of the default, stopped when its verdict was
-    settled: each group's ECDF test over the fits that finished (sbc-stopped.csv),
-    and how many fits put the truth above every draw."""
-    run = "calibration-default-fig4-size"
-    fits = _units(run)
+def _sbc_group_lines(run, tests, fits, settled=True):
+    """Each group's ECDF test from `tests` (sbc.csv, or sbc-stopped.csv of a run stopped early,
+    written by crates/pipeline/examples/stopped_sbc.rs), with how many of `fits` put the truth
+    above every draw; the verdict only if the run is `settled` (finished, or stopped once no
+    remaining fit could change it)."""
     lines = ["| group | quantity | fits | rank counts (low → high) | truth above every draw | ECDF p | Holm p (4 tests) | "
              "χ² p | verdict |", "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | --- |"]
-    for r in rows(run, "sbc-stopped.csv"):
+    for r in rows(run, tests):
         group = "non-private" if not r["level"] else f"private, α = {r['level']}"
         key = "total_rank" if r["quantity"] == "total" else "ln_likelihood_rank"
         mine = [f for f in fits.values() if f["method"] == r["method"]]
         top = sum(f["sbc"][key] == f["sbc"]["draws"] for f in mine)
-        verdict = "uniform" if r["uniform"] == "true" else "**not uniform**"
+        verdict = ("uniform" if r["uniform"] == "true" else "**not uniform**") if settled else "none yet"
         name = "total" if r["quantity"] == "total" else "log-likelihood"
         lines.append(f"| {group} | {name} | {r['fits']} | {r['counts']} | {top} | {p_text(float(r['ecdf_p']))} | "
                      f"{p_text(float(r['ecdf_p_holm']))} | {p_text(float(r['p']))} | {verdict} |")
-    # The same fits by the size of their network: the total of its counts (networks.csv, written
-    # by crates/pipeline/examples/sweep_data.rs). The split at one million was chosen after looking.
+    return lines
+
+
+def _by_size_lines(run, fits, bins):
+    """The fits by the total of their network's counts (networks.csv, written by
+    crates/pipeline/examples/sweep_data.rs): per (label, test of the total) of `bins`, the R̂ of the
+    monitored log-likelihood and how often the truth lies above or outside every draw."""
     totals = {int(r["replication"]): int(r["total"]) for r in rows(run, "networks.csv")}
-    lines += ["", "| network's counts | networks | fits | R̂ of the log joint | fits with R̂ ≥ 1.7 | truth's log-likelihood "
-              "above every draw | truth's total outside every draw |", "| --- | ---: | ---: | --- | ---: | ---: | ---: |"]
-    for label, inside in [("under 1 million (mean under 39 a cell)", lambda t: t < 1_000_000),
-                          ("1 million or more", lambda t: t >= 1_000_000)]:
+    lines = ["| network's counts | networks | fits | R̂ of the log joint | fits with R̂ ≥ 1.7 | truth's log-likelihood "
+             "above every draw | truth's total outside every draw |", "| --- | ---: | ---: | --- | ---: | ---: | ---: |"]
+    for label, inside in bins:
         mine = [f for (rep, _), f in fits.items() if inside(totals[rep])]
+        if not mine:
+            continue
         rhat = [f["diagnostics"]["ln_joint"]["rhat"] for f in mine]
         high = sum(f["sbc"]["ln_likelihood_rank"] == f["sbc"]["draws"] for f in mine)
         outside = sum(f["sbc"]["total_rank"] in (0, f["sbc"]["draws"]) for f in mine)
         networks = len({f["replication"] for f in mine})
         lines.append(f"| {label} | {networks} | {len(mine)} | {min(rhat):.2f}–{max(rhat):.2f} | {sum(r >= 1.7 for r in rhat)} | "
                      f"{high} | {outside} |")
-    return "\n".join(lines)
+    return lines
+
+
+def sbc_fig4_size_default():
+    """docs/calibration.md: the Fig. 4-size SBC of the default, stopped when its verdict was
+    settled: each group's ECDF test over the fits that finished (sbc-stopped.csv), and how many fits
+    put the truth above every draw; then the same fits by the size of their network (the split at
+    one million was chosen after looking)."""
+    run = "calibration-default-fig4-size"
+    fits = _units(run)
+    return "\n".join(_sbc_group_lines(run, "sbc-stopped.csv", fits) + [""] + _by_size_lines(run, fits, [
+        ("under 1 million (mean under 39 a cell)", lambda t: t < 1_000_000),
+        ("1 million or more", lambda t: t >= 1_000_000)]))
+
+
+def sbc_fig4_size_light():
+    """docs/calibration.md: the Fig. 4-size SBC of the default on networks whose release has a mean
+    count of at most 40 a cell: each group's ECDF test (sbc.csv once the run has finished, until
+    then sbc-stopped.csv over the fits that have), then the fits by the size of their network (the
+    splits were chosen after looking at the first 56 fits)."""
+    run = "calibration-default-fig4-size-light"
+    fits = _units(run)
+    finished = (EVIDENCE / run / "sbc.csv").exists()
+    tests = "sbc.csv" if finished else "sbc-stopped.csv"
+    return "\n".join(_sbc_group_lines(run, tests, fits, settled=finished) + [""] + _by_size_lines(run, fits, [
+        ("under 100,000 (mean under 4 a cell)", lambda t: t < 100_000),
+        ("100,000 to 300,000", lambda t: 100_000 <= t < 300_000),
+        ("300,000 or more (mean 12 or more)", lambda t: t >= 300_000)]))
 
 
 def fig4_size_cavi_probe():
