@@ -1,20 +1,25 @@
-"""How far the default's block-model chains are from the posterior on a heavy network of the
-Fig. 4-size SBC (docs/history/mixing.md, "Heavy networks at Fig. 4's size"):
+"""How far the default's block-model chains are from the posterior on one network of a Fig. 4-size
+SBC (docs/history/mixing.md, "Heavy networks at Fig. 4's size" and "Lighter networks"):
 
     cargo build --release -p lppf-cli && cargo build --release -p pipeline --example sweep_data
     target/study-python/bin/python tools/mixing/heavy_network.py --replication 28 \
         --out docs/evidence/heavy-network
+    target/study-python/bin/python tools/mixing/heavy_network.py --replication 4 --starts 0 \
+        --manifest experiments/calibration-contaminated-block-fig4-size-light.toml \
+        --out docs/evidence/light-network
 
-Writes the network of that replication of experiments/calibration-contaminated-block-fig4-size.toml
-(with its true rates and dispersion) by the example sweep_data, fits it non-privately with the
-default (`lppf fit --model block --components 12`: 2 chains of 6,000 sweeps, every 20th kept from
-the start, seed 1), and compares, under the contaminated likelihood with the true shape `r` and
-share `π` (`(1 − π) Pois(y; μ) + π NB(y; r, μ)` per cell, the diagonal not modelled):
+Writes the network of that replication of the manifest (default
+experiments/calibration-contaminated-block-fig4-size.toml; with its true rates and dispersion) by
+the example sweep_data, fits it non-privately with the default (`lppf fit --model block
+--components 12`: 2 chains of 6,000 sweeps, every 20th kept from the start, seed 1), and
+compares, under the contaminated likelihood with the true shape `r` and share `π`
+(`(1 − π) Pois(y; μ) + π NB(y; r, μ)` per cell, the diagonal not modelled):
 
 - the true rates;
 - the fit's posterior mean rates;
-- the maximum found by L-BFGS over `ln θ`, `ln π` (4 starts from Gamma(1, 1) factors, seed 1):
-  where a converged posterior's mass would be, up to the prior, about d/2 below for d parameters.
+- the maximum found by L-BFGS over `ln θ`, `ln π` (`--starts` starts from Gamma(1, 1) factors,
+  seed 1; default 4, 0 for none): where a converged posterior's mass would be, up to the prior,
+  about d/2 below for d parameters.
 
 Writes trace.csv (the fit's log-likelihood per kept sweep and chain, as lppf monitors it) and
 summary.csv (one line per quantity).
@@ -53,14 +58,16 @@ def contaminated(y, m, r, share):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--replication", type=int, default=28)
+    parser.add_argument("--manifest", type=Path, default=MANIFEST)
+    parser.add_argument("--starts", type=int, default=4, help="L-BFGS starts (0: none)")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         counts, rates = tmp / "counts.csv", tmp / "rates.csv"
-        subprocess.run([SWEEP_DATA, MANIFEST, str(args.replication), counts, rates], check=True)
-        summary = subprocess.run([SWEEP_DATA, MANIFEST, "summary"], check=True, capture_output=True, text=True).stdout
+        subprocess.run([SWEEP_DATA, args.manifest, str(args.replication), counts, rates], check=True)
+        summary = subprocess.run([SWEEP_DATA, args.manifest, "summary"], check=True, capture_output=True, text=True).stdout
         truth = next(r for r in csv.DictReader(summary.splitlines()) if int(r["replication"]) == args.replication)
         r, share = float(truth["shape"]), float(truth["share"])
         fit = tmp / "fit"
@@ -97,7 +104,7 @@ def main():
 
     lines = [("truth", ln_lik(mu), 0.0), ("posterior mean of the fit", ln_lik(np.maximum(mean, 1e-300)), kl(np.maximum(mean, 1e-300)))]
     rng = np.random.default_rng(1)
-    for start in range(4):
+    for start in range(args.starts):
         found = minimize(objective, np.log(rng.gamma(1.0, 1.0, n * C + C * C)), jac=True, method="L-BFGS-B",
                          options=dict(maxiter=20000, maxfun=40000))
         theta, pi = np.exp(found.x[:n * C]).reshape(n, C), np.exp(found.x[n * C:]).reshape(C, C)
