@@ -393,17 +393,31 @@ def sbc_fig4_size_light():
         ("300,000 or more (mean 12 or more)", lambda t: t >= 300_000)]))
 
 
-def fig4_size_cavi_probe():
-    """docs/calibration.md: the fits of the Fig. 4-size SBC run again from the CAVI start, beside
-    the same networks' fits from the prior."""
-    prior, cavi = _units("calibration-default-fig4-size"), _units("calibration-default-fig4-size-cavi")
-    lines = ["| replication | method | start | R̂ of the log joint | chains' KL from the truth | log-likelihood rank | "
+def _probe_lines(base_run, probe_run, column, labels):
+    """A probe's fits (unit files of `probe_run`) beside the same networks' fits of `base_run`:
+    per replication and method, one line each, `column` holding `labels` (base, probe)."""
+    base, probe = _units(base_run), _units(probe_run)
+    lines = [f"| replication | method | {column} | R̂ of the log joint | chains' KL from the truth | log-likelihood rank | "
              "total rank |", "| ---: | --- | --- | ---: | --- | ---: | ---: |"]
-    for key in sorted(cavi, key=lambda k: (k[0], k[1] != "non-private")):
-        for start, fit in [("prior", prior.get(key)), ("CAVI", cavi[key])]:
+    for key in sorted(probe, key=lambda k: (k[0], k[1] != "non-private")):
+        for label, fit in zip(labels, [base.get(key), probe[key]]):
             if fit is None:
                 continue
             kl = fit["chain_mean_kl"]
-            lines.append(f"| {key[0]} | {key[1]} | {start} | {fit['diagnostics']['ln_joint']['rhat']:.2f} | "
+            lines.append(f"| {key[0]} | {key[1]} | {label} | {fit['diagnostics']['ln_joint']['rhat']:.2f} | "
                          f"{min(kl):.3f}–{max(kl):.3f} | {fit['sbc']['ln_likelihood_rank']} | {fit['sbc']['total_rank']} |")
-    return "\n".join(lines)
+    return lines
+
+
+def fig4_size_cavi_probe():
+    """docs/calibration.md: the fits of the Fig. 4-size SBC run again from the CAVI start, beside
+    the same networks' fits from the prior."""
+    return "\n".join(_probe_lines("calibration-default-fig4-size", "calibration-default-fig4-size-cavi", "start",
+                                   ("prior", "CAVI")))
+
+
+def fig4_size_long_probe():
+    """docs/calibration.md: the first networks of the lighter Fig. 4-size SBC fitted again with
+    chains four times as long, beside their fits with the default's 2,000 sweeps."""
+    return "\n".join(_probe_lines("calibration-default-fig4-size-light", "calibration-default-fig4-size-light-long",
+                                   "sweeps", ("2,000", "8,000")))
