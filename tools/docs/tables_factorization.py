@@ -348,8 +348,8 @@ def _sbc_group_lines(run, tests, fits, settled=True):
 
 def _by_size_lines(run, fits, bins):
     """The fits by the total of their network's counts (networks.csv, written by
-    crates/pipeline/examples/sweep_data.rs): per (label, test of the total) of `bins`, the R̂ of the
-    monitored log-likelihood and how often the truth lies above or outside every draw."""
+    crates/pipeline/examples/sweep_data.rs): per (label, predicate of the total) of `bins`, the R̂ of
+    the log joint and how often the truth lies above or outside every draw."""
     totals = {int(r["replication"]): int(r["total"]) for r in rows(run, "networks.csv")}
     lines = ["| network's counts | networks | fits | R̂ of the log joint | fits with R̂ ≥ 1.7 | truth's log-likelihood "
              "above every draw | truth's total outside every draw |", "| --- | ---: | ---: | --- | ---: | ---: | ---: |"]

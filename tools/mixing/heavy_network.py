@@ -1,5 +1,6 @@
 """How far the default's block-model chains are from the posterior on one network of a Fig. 4-size
-SBC (docs/history/mixing.md, "Heavy networks at Fig. 4's size" and "Lighter networks"):
+SBC (docs/history/mixing.md, "Heavy networks at Fig. 4's size" and
+"Lighter networks at Fig. 4's size"):
 
     cargo build --release -p lppf-cli && cargo build --release -p pipeline --example sweep_data
     target/study-python/bin/python tools/mixing/heavy_network.py --replication 28 \
