@@ -56,6 +56,22 @@ def contaminated(y, m, r, share):
     return total, slope
 
 
+def network(manifest, replication, tmp):
+    """That replication's network of the manifest, written by the example sweep_data into `tmp`:
+    the counts `y` and true rates `μ` (`V × V`), the true shape `r` and share, and the counts' CSV."""
+    counts, rates = tmp / "counts.csv", tmp / "rates.csv"
+    subprocess.run([SWEEP_DATA, manifest, str(replication), counts, rates], check=True)
+    summary = subprocess.run([SWEEP_DATA, manifest, "summary"], check=True, capture_output=True, text=True).stdout
+    truth = next(row for row in csv.DictReader(summary.splitlines()) if int(row["replication"]) == replication)
+    n = int(truth["rows"])
+    y, mu = np.zeros((n, n)), np.zeros((n, n))
+    for row in csv.DictReader(open(counts)):
+        y[int(row["row"]), int(row["col"])] = float(row["count"])
+    for row in csv.DictReader(open(rates)):
+        mu[int(row["row"]), int(row["col"])] = float(row["rate"])
+    return y, mu, float(truth["shape"]), float(truth["share"]), counts
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--replication", type=int, default=28)
@@ -66,21 +82,13 @@ def main():
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        counts, rates = tmp / "counts.csv", tmp / "rates.csv"
-        subprocess.run([SWEEP_DATA, args.manifest, str(args.replication), counts, rates], check=True)
-        summary = subprocess.run([SWEEP_DATA, args.manifest, "summary"], check=True, capture_output=True, text=True).stdout
-        truth = next(r for r in csv.DictReader(summary.splitlines()) if int(r["replication"]) == args.replication)
-        r, share = float(truth["shape"]), float(truth["share"])
+        y, mu, r, share, counts = network(args.manifest, args.replication, tmp)
+        n = len(y)
         fit = tmp / "fit"
         subprocess.run([LPPF, "fit", "--input", counts, "--model", "block", "--components", str(C), "--method", "non-private",
                         "--chains", "2", "--iterations", "6000", "--burn-in", "0", "--thin", "20", "--seed", "1", "--quiet",
                         "--output", fit], check=True)
-        n = int(truth["rows"])
-        y, mu, mean = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
-        for row in csv.DictReader(open(counts)):
-            y[int(row["row"]), int(row["col"])] = float(row["count"])
-        for row in csv.DictReader(open(rates)):
-            mu[int(row["row"]), int(row["col"])] = float(row["rate"])
+        mean = np.zeros((n, n))
         table = pq.read_table(fit / "rates.parquet").to_pandas()
         mean[table["row"].astype(int), table["col"].astype(int)] = table["mean"]
         trace = pq.read_table(fit / "trace.parquet").to_pandas()

@@ -293,6 +293,7 @@ fn fit_chains_in_groups(
         prior: settings.prior,
         scale: settings.scale,
         likelihood: settings.likelihood,
+        hmc: None,
     };
     let check = CheckSetup::new(settings, data);
     let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));

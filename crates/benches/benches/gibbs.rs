@@ -207,7 +207,8 @@ fn contaminated_release<M: PoissonFactorization>(truth: &M, alpha: f64) -> Priva
 
 /// One private sweep of the papers' model (flat prior, Poisson), of the hierarchical prior
 /// (a₀ = a' = b' = 1) with the negative binomial (r learned), and of `lppf fit`'s default (the
-/// same with the contaminated likelihood), on the truths of the topic and V = 117 block
+/// same with the contaminated likelihood; for the block model also with the Hamiltonian move of
+/// its factors after the sweep, 32 leapfrog steps on average, `models::hmc`), on the truths of the topic and V = 117 block
 /// benchmarks with a tenth of the cells overdispersed ([`contaminated_release`]), one thread, all
 /// with `lppf fit`'s private step (collapsed), after [`DEFAULT_WARM_SWEEPS`] sweeps.
 fn default_model(c: &mut Criterion) {
@@ -235,10 +236,12 @@ fn default_model(c: &mut Criterion) {
     let data = contaminated_release(&truth, 0.5);
     let negative_binomial = fresh.clone().with_hierarchy(scale, Streams::new(7)).with_likelihood(nb, Streams::new(7));
     let mixed = fresh.clone().with_hierarchy(scale, Streams::new(7)).with_likelihood(contaminated, Streams::new(7));
+    let hamiltonian = mixed.clone().with_hmc(models::hmc::HmcSettings::default()).expect("directed");
     for (name, model) in [
         ("block V=117 C=10, flat Poisson", fresh),
         ("block V=117 C=10, negative binomial", negative_binomial),
         ("block V=117 C=10, default (contaminated)", mixed),
+        ("block V=117 C=10, default with the Hamiltonian move", hamiltonian),
     ] {
         bench_collapsed(&mut group, &pool, name, model, &data);
     }

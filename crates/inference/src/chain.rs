@@ -495,9 +495,14 @@ pub fn run_chain_on<S: Sampler>(
     if warm_up > done {
         sampler.hold_dispersion(Some(WARM_UP_DISPERSION));
     }
+    // A Hamiltonian move adapts its step and mass during the burn-in only.
+    sampler.model_mut().set_adapting(done < schedule.burn_in());
     for t in done + 1..=schedule.iterations() {
         if t == warm_up + 1 && warm_up > done {
             sampler.hold_dispersion(None);
+        }
+        if t == schedule.burn_in() + 1 {
+            sampler.model_mut().set_adapting(false);
         }
         sampler.step(streams.child(t as u64))?;
         summary.iterations_done = t;

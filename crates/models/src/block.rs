@@ -6,6 +6,7 @@ use crate::chunks::{
 };
 use crate::error::{ModelError, check_factor};
 use crate::hierarchy::RateGroup;
+use crate::hmc::Hmc;
 use crate::overdispersion::Overdispersion;
 use crate::tempering::{count_log_sum, energy, powered};
 use crate::{FactorBlock, GammaPrior, Likelihood, ModelledCells, PoissonFactorization, ScalePrior};
@@ -21,6 +22,7 @@ const RATES: u64 = 4;
 const PRIOR_RATES: u64 = 5;
 const DISPERSION: u64 = 6;
 const PRIOR_DISPERSION: u64 = 7;
+const HMC: u64 = 8;
 
 /// The overlapping-community block model of a directed `V × V` network without self-loops
 /// (§5.1 of Schein et al. 2019): for `i ≠ j`, `y_ij ~ Pois(μ_ij)`,
@@ -92,6 +94,11 @@ pub struct BlockModel {
     beta: f64,
     /// The undirected form: pairs `i < j` only, `π` symmetric.
     undirected: bool,
+    /// The Hamiltonian move of `θ` and `π` after each sweep (`crate::block_hmc`); `None`: Gibbs only.
+    hmc: Option<Hmc>,
+    /// A planted bug for the mutation test of the Hamiltonian move
+    /// ([`BlockModel::plant_missing_jacobian_bug`]). Always false outside that test.
+    planted_missing_jacobian: bool,
     /// A planted bug for the mutation test of the undirected sampler
     /// ([`BlockModel::plant_directed_exposure_bug`]): `θ`'s exposure counts every other actor
     /// twice, as in a directed network. Always false outside that test.
@@ -141,6 +148,8 @@ impl BlockModel {
             overdispersion: None,
             beta: 1.0,
             undirected,
+            hmc: None,
+            planted_missing_jacobian: false,
             planted_directed_exposure: false,
         };
         model.sample_prior(streams);
@@ -154,6 +163,54 @@ impl BlockModel {
     pub fn plant_directed_exposure_bug(mut self) -> Self {
         self.planted_directed_exposure = true;
         self
+    }
+
+    /// For the Geweke mutation test only: the Hamiltonian move's density without the Jacobian of
+    /// `x = ln θ` (the gamma density of `θ` taken as that of `ln θ`). The test must reject it.
+    #[doc(hidden)]
+    pub fn plant_missing_jacobian_bug(mut self) -> Self {
+        self.planted_missing_jacobian = true;
+        self
+    }
+
+    /// Whether this is the undirected form.
+    pub(crate) fn is_undirected(&self) -> bool {
+        self.undirected
+    }
+
+    /// The number of actors `V`.
+    pub(crate) fn actors(&self) -> usize {
+        self.actors
+    }
+
+    pub(crate) fn set_hmc(&mut self, hmc: Option<Hmc>) {
+        self.hmc = hmc;
+    }
+
+    /// The factors' prior shape `a₀`.
+    pub(crate) fn prior_shape(&self) -> f64 {
+        self.prior.shape()
+    }
+
+    /// The rate of each actor's memberships (`ξ_i`, or `b₀` under the flat prior) and of `π`
+    /// (`λ`, or `b₀`).
+    pub(crate) fn prior_rates(&self) -> (Vec<f64>, f64) {
+        match &self.hierarchy {
+            None => (vec![self.prior.rate(); self.actors], self.prior.rate()),
+            Some(h) => (h.xi.rates.clone(), h.lambda.rates[0]),
+        }
+    }
+
+    /// The cells' multipliers `δ` (row-major `V × V`); `None` under the Poisson likelihood.
+    pub(crate) fn multipliers(&self) -> Option<&[f64]> {
+        self.overdispersion.as_ref().map(Overdispersion::scales)
+    }
+
+    /// Replaces `θ` and `π` by values the caller guarantees finite and `> 0` of the right lengths.
+    pub(crate) fn replace_factors(&mut self, theta: &[f64], pi: &[f64]) {
+        self.theta.copy_from_slice(theta);
+        self.pi.copy_from_slice(pi);
+        self.refresh_w();
     }
 
     /// The cells the model describes.
@@ -683,6 +740,19 @@ impl PoissonFactorization for BlockModel {
             self.untempered_rates_into(&mut mu);
             od.gibbs_update(y, &mu, streams.child(DISPERSION));
             self.overdispersion = Some(od);
+        }
+        if self.beta == 1.0
+            && let Some(mut hmc) = self.hmc.take()
+        {
+            let planted = self.planted_missing_jacobian;
+            crate::block_hmc::move_factors(self, &mut hmc, y, planted, streams.child(HMC));
+            self.hmc = Some(hmc);
+        }
+    }
+
+    fn set_adapting(&mut self, on: bool) {
+        if let Some(hmc) = &mut self.hmc {
+            hmc.set_adapting(on);
         }
     }
 

@@ -16,6 +16,8 @@ pub enum ModelError {
     /// `factor` must be symmetric (the undirected block model's `π`) but entry `(row, col)` differs
     /// from `(col, row)`.
     Asymmetric { factor: &'static str, row: usize, col: usize },
+    /// An option this model's form does not have (the message says which).
+    Unsupported(String),
 }
 
 impl fmt::Display for ModelError {
@@ -34,6 +36,7 @@ impl fmt::Display for ModelError {
                 "factor `{factor}` must be symmetric (an undirected network's community rates), but entry ({row}, {col}) \
                  differs from ({col}, {row})"
             ),
+            Self::Unsupported(message) => write!(f, "{message}"),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! new model is its own files plus its family, its `ModelKind` variant and one arm here.
 
 use crate::error::ModelError;
+use crate::hmc::HmcSettings;
 use crate::{BlockModel, BlockVariational, GammaPrior, MeanFieldFactorization, MeanMatrix, PoissonFactorization};
 use crate::{Likelihood, ScalePrior, TensorModel, TensorVariational, TopicModel, TopicVariational};
 use distributions::Streams;
@@ -161,6 +162,10 @@ pub struct FamilyShape {
     pub scale: Option<ScalePrior>,
     /// The likelihood of a count given its rate (the negative binomial: Gibbs only).
     pub likelihood: Likelihood,
+    /// The directed block model's Hamiltonian move of its factors after each Gibbs sweep
+    /// ([`BlockModel::with_hmc`]); `None`: Gibbs only. Other models ignore it (callers refuse it
+    /// for them first).
+    pub hmc: Option<HmcSettings>,
 }
 
 /// Code to run generically over a model family (see [`with_family`]).
@@ -172,14 +177,23 @@ pub trait FamilyVisitor {
 /// Runs `visitor` with the family of `kind` at `shape` (a square kind uses `shape.rows` for both
 /// axes).
 pub fn with_family<V: FamilyVisitor>(kind: ModelKind, shape: FamilyShape, visitor: V) -> V::Output {
-    let FamilyShape { rows, cols, times, components, prior, scale, likelihood } = shape;
+    let FamilyShape { rows, cols, times, components, prior, scale, likelihood, hmc } = shape;
     match kind {
         ModelKind::Topic => {
             visitor.visit(&TopicFamily { docs: rows, words: cols, topics: components, prior, scale, likelihood })
         }
         ModelKind::Block | ModelKind::Undirected => {
             let undirected = kind == ModelKind::Undirected;
-            visitor.visit(&BlockFamily { actors: rows, communities: components, prior, scale, likelihood, undirected })
+            let hmc = hmc.filter(|_| !undirected);
+            visitor.visit(&BlockFamily {
+                actors: rows,
+                communities: components,
+                prior,
+                scale,
+                likelihood,
+                undirected,
+                hmc,
+            })
         }
         ModelKind::Tensor => visitor.visit(&TensorFamily { rows, cols, times, components, prior, scale }),
     }
@@ -327,6 +341,9 @@ pub struct BlockFamily {
     /// mean-field family: `inference::fit` refuses CAVI for it ([`ModelKind::has_cavi`]), and
     /// [`ModelFamily::variational`] panics.
     pub undirected: bool,
+    /// The Hamiltonian move of the factors after each sweep ([`BlockModel::with_hmc`]; the directed
+    /// form only: ignored when `undirected`).
+    pub hmc: Option<HmcSettings>,
 }
 
 impl ModelFamily for BlockFamily {
@@ -342,10 +359,15 @@ impl ModelFamily for BlockFamily {
             Some(scale) => model.with_hierarchy(scale, streams),
             None => model,
         };
-        match self.likelihood {
+        let mut model = match self.likelihood {
             Likelihood::Poisson => model,
             nb => model.with_likelihood(nb, streams),
+        };
+        if let Some(settings) = self.hmc {
+            // The undirected form refuses the move (documented on the field): it stays Gibbs only.
+            let _ = model.add_hmc(settings);
         }
+        model
     }
 
     fn variational(&self, streams: Streams) -> BlockVariational {
@@ -494,6 +516,7 @@ mod tests {
                 prior,
                 scale: None,
                 likelihood: Likelihood::Poisson,
+                hmc: None,
             },
             RoundTrip,
         );
@@ -507,6 +530,7 @@ mod tests {
                 prior,
                 scale: None,
                 likelihood: Likelihood::Poisson,
+                hmc: None,
             },
             RoundTrip,
         );
@@ -521,6 +545,7 @@ mod tests {
                     prior,
                     scale: None,
                     likelihood: Likelihood::Poisson,
+                    hmc: None,
                 },
                 RoundTrip,
             );
@@ -539,6 +564,7 @@ mod tests {
                 prior,
                 scale: None,
                 likelihood: Likelihood::Poisson,
+                hmc: None,
             };
             let expected: Vec<usize> = match kind.modelled_cells() {
                 ModelledCells::All => Vec::new(),

@@ -12,12 +12,14 @@
 //! implement [`MeanFieldFactorization`]: [`TopicVariational`] and [`BlockVariational`].
 
 mod block;
+mod block_hmc;
 mod block_variational;
 pub mod chunks;
 mod contamination;
 mod error;
 mod family;
 mod hierarchy;
+pub mod hmc;
 mod overdispersion;
 mod prior;
 mod tempering;
@@ -126,6 +128,11 @@ pub trait PoissonFactorization: Clone + Send + Sync {
     /// before the multipliers can absorb it); the kernel with `r` held does not leave the posterior
     /// invariant. Nothing for a Poisson model or a given `r`.
     fn hold_dispersion(&mut self, _r: Option<f64>) {}
+
+    /// Starts (a chain's burn-in) or stops the adaptation of a Hamiltonian move's step size and
+    /// mass ([`hmc::Hmc::set_adapting`]); the kept draws come from the fixed kernel. Nothing for a
+    /// model without such a move.
+    fn set_adapting(&mut self, _on: bool) {}
 
     /// Replaces the factors by a draw from their prior.
     fn sample_prior(&mut self, streams: Streams);

@@ -111,6 +111,7 @@ fn a_cavi_start_is_the_chain_from_the_best_fits_means() {
         scale: None,
         likelihood: models::Likelihood::Poisson,
         undirected: true,
+        hmc: None,
     };
     let counts: Vec<u32> = (0..25).map(|n| if n / 5 < n % 5 { (n % 3) as u32 } else { 0 }).collect();
     let a = fit(&undirected, Observation::Exact(&counts), &Algorithm::Gibbs(started), streams, &|| {}).unwrap();

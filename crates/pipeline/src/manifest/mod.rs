@@ -422,6 +422,10 @@ pub struct SamplerSpec {
     /// twice their length (`inference::Schedule::extended`), until they mix or the next run would
     /// pass this many sweeps per chain (`inference::Schedule::doublings`); absent = one run.
     pub until_mixed: Option<usize>,
+    /// The directed block model's Hamiltonian move of its factors after each sweep
+    /// (`models::BlockModel::with_hmc`, its step and mass adapted during the burn-in); absent or
+    /// false = Gibbs only. Refused for other models.
+    pub hamiltonian_move: Option<bool>,
 }
 
 /// The `Debug` text of the sampler section enters a sweep's identity (its unit files): without
@@ -445,6 +449,9 @@ impl fmt::Debug for SamplerSpec {
         }
         if let Some(cap) = self.until_mixed {
             d.field("until_mixed", &cap);
+        }
+        if self.hamiltonian_move == Some(true) {
+            d.field("hamiltonian_move", &true);
         }
         d.finish()
     }

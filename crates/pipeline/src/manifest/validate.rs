@@ -125,6 +125,10 @@ impl Manifest {
                 return Err(invalid("sampler.replicas", n.to_string(), &format!("an integer from 1 to {most}")));
             }
         }
+        if self.sampler.as_ref().and_then(|s| s.hamiltonian_move) == Some(true) && self.model.kind != ModelKind::Block {
+            let allowed = "true only for the directed block model (kind = \"block\"); absent or false otherwise";
+            return Err(invalid("sampler.hamiltonian_move", "true".into(), allowed));
+        }
         if self.cavi.is_some() && !self.methods.iter().any(|m| m.is_cavi()) {
             return Err(invalid("cavi", "set".into(), "absent unless a CAVI method is listed"));
         }

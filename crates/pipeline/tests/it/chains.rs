@@ -312,3 +312,29 @@ fn until_mixed_runs_again_twice_as_long_and_continues_the_chains() {
     }
     assert!(gibbs.iter().any(|r| r.iterations == 1000), "no fit mixed at its first run: {gibbs:?}");
 }
+
+/// `[sampler] hamiltonian_move`: on a block manifest it changes the Gibbs fits' draws (CAVI's are
+/// untouched), gives the same numbers at 1 and 2 threads, and it is refused, naming the field,
+/// for another model.
+#[test]
+fn the_hamiltonian_move_changes_block_fits_reproducibly_and_is_refused_elsewhere() {
+    let block = SMOKE.replace("kind = \"topic\"", "kind = \"block\"").replace("cols = 6\n", "");
+    let with_move = block.replace("thin = 10", "thin = 10\nhamiltonian_move = true");
+    let plain = parse(&block, Path::new("block.toml")).unwrap();
+    let moved = parse(&with_move, Path::new("block-hmc.toml")).unwrap();
+    let (a, b) = (all_results(&plain, 2), all_results(&moved, 2));
+    let again = all_results(&moved, 1);
+    assert_eq!(a.len(), b.len());
+    for ((x, y), z) in a.iter().zip(&b).zip(&again) {
+        assert_eq!(bits(y), bits(z), "thread count changed {y:?}");
+        if x.method.is_cavi() {
+            assert_eq!(bits(x), bits(y), "{x:?}");
+        } else {
+            assert_ne!(bits(x), bits(y), "{x:?}");
+            assert!(y.mean_kl.is_finite() && y.mean_kl >= 0.0, "{y:?}");
+        }
+    }
+    let topic = SMOKE.replace("thin = 10", "thin = 10\nhamiltonian_move = true");
+    let e = parse(&topic, Path::new("m.toml")).unwrap_err().to_string();
+    assert!(e.contains("sampler.hamiltonian_move") && e.contains("block"), "{e}");
+}
