@@ -167,6 +167,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     seed: distributions::stream_id(&[SEED, design, r as u64, 2]),
                     weighting: analysis::Weighting::Equal,
                     replicas: 1,
+                    hamiltonian_move: false,
                 };
                 let result = fit_chains(&settings, &data, &|| {})?;
                 let truth: f64 = rates.iter().sum();

@@ -293,7 +293,7 @@ fn fit_chains_in_groups(
         prior: settings.prior,
         scale: settings.scale,
         likelihood: settings.likelihood,
-        hmc: None,
+        hmc: settings.hamiltonian_move.then(models::hmc::HmcSettings::default),
     };
     let check = CheckSetup::new(settings, data);
     let gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_));
@@ -814,6 +814,7 @@ mod tests {
             seed: 7,
             weighting: Weighting::Equal,
             replicas: 1,
+            hamiltonian_move: false,
         };
         let fresh = || Resume { from: Vec::new(), keep: true };
         let (together, states) = fit_chains_in_groups(&settings, &data, 3, fresh(), &|| {}).unwrap();

@@ -160,6 +160,9 @@ struct FitRecord<'a> {
     co_clustering_modes: Option<Vec<Vec<usize>>>,
     /// Replica exchange: replicas per chain, and each chain's final ladder and swap rates.
     replicas: usize,
+    /// The directed block model's Hamiltonian move after each sweep (written only when on).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    hamiltonian_move: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     ladders: Vec<Vec<f64>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -479,6 +482,7 @@ pub fn write_outputs(
         modes: result.assessment.as_ref().map(|a| a.modes.clone()),
         co_clustering_modes: result.co_clustering_modes.clone(),
         replicas: settings.replicas,
+        hamiltonian_move: settings.hamiltonian_move,
         ladders: result.traces.iter().filter(|t| !t.ladder.is_empty()).map(|t| t.ladder.clone()).collect(),
         swap_rates: result.traces.iter().filter(|t| !t.ladder.is_empty()).map(|t| t.swap_rates.clone()).collect(),
         true_total_from_release: release.map(|t| t.released),

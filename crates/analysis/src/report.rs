@@ -856,6 +856,7 @@ mod tests {
             seed: 7,
             weighting: Weighting::Equal,
             replicas: 1,
+            hamiltonian_move: false,
         };
         let result = crate::fit_chains(&settings, &data, &|| {}).unwrap();
         (settings, data, result)

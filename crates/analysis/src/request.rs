@@ -169,6 +169,8 @@ pub struct FitRequest {
     pub weighting: Weighting,
     /// Replica exchange: replicas per chain (1: plain chains).
     pub replicas: usize,
+    /// The directed block model's Hamiltonian move after each sweep (`models::hmc`).
+    pub hamiltonian_move: bool,
     pub private_step: PrivateStep,
     /// Where each Gibbs chain starts.
     pub start: Start,
@@ -234,6 +236,7 @@ impl FitRequest {
             holdout: None,
             weighting: Weighting::Auto,
             replicas: 1,
+            hamiltonian_move: false,
             private_step: PrivateStep::default(),
             start: Start::Prior,
             until_mixed: None,
@@ -404,6 +407,14 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
             ),
         ));
     }
+    if request.hamiltonian_move && (request.model != ModelKind::Block || request.method.is_cavi()) {
+        return Err(input(&format!(
+            "--hamiltonian-move is not allowed with --model {} --method {}: it moves the directed block model's \
+             factors in its Gibbs methods (--model block with --method private, naive or non-private)",
+            request.model.name(),
+            request.method.name()
+        )));
+    }
     if request.method.is_cavi() && !request.model.has_cavi() {
         return Err(input(&format!(
             "--method {} is not allowed with --model {}: it has no CAVI; use private, naive or non-private",
@@ -453,6 +464,7 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
         seed,
         weighting: request.weighting,
         replicas: request.replicas,
+        hamiltonian_move: request.hamiltonian_move,
     };
     let machine = Machine::this();
     let cost =

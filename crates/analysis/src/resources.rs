@@ -51,6 +51,11 @@ pub const CONTAMINATED_SECONDS_PER_CELL: f64 = 3e-7;
 /// 1,000 × 3,000 one at K = 10, 5.7·10⁻⁷ on a 117-actor network at K = 8 (BENCHMARKS.md, "The test
 /// of structure on the release").
 pub const STRUCTURE_TEST_SECONDS_PER_CELL: f64 = 4e-7;
+/// Seconds per cell-component per sweep on one core that the block model's Hamiltonian move adds
+/// (`--hamiltonian-move`: 32 leapfrog steps on average, each a gradient of `O(V² C)`): 5.4·10⁻⁸
+/// measured at V = 117, C = 10 (7.4 ms a sweep on top of the default's 2.8 ms; BENCHMARKS.md,
+/// "The Hamiltonian move").
+pub const HAMILTONIAN_SECONDS_PER_CELL_COMPONENT: f64 = 5.4e-8;
 
 /// Seconds per cell per Gibbs sweep on one core that `likelihood`'s own updates add.
 pub fn likelihood_seconds_per_cell(likelihood: models::Likelihood) -> f64 {
@@ -196,7 +201,11 @@ pub fn fit_cost(settings: &FitSettings, shape: (usize, usize), heldout: usize, m
     let per_cell = match settings.algorithm {
         Algorithm::Gibbs(_) => {
             let private = if settings.method == inference::Method::Private { PRIVATE_SECONDS_PER_CELL } else { 0.0 };
-            private + likelihood_seconds_per_cell(settings.likelihood)
+            let hamiltonian = match settings.hamiltonian_move {
+                true => HAMILTONIAN_SECONDS_PER_CELL_COMPONENT * settings.components as f64,
+                false => 0.0,
+            };
+            private + likelihood_seconds_per_cell(settings.likelihood) + hamiltonian
         }
         Algorithm::Cavi(_) => 0.0,
     };
@@ -274,6 +283,7 @@ mod tests {
             seed: 1,
             weighting: crate::Weighting::Equal,
             replicas: 1,
+            hamiltonian_move: false,
         };
         let four = Machine { threads: 4, available: None };
         let cost = fit_cost(&settings, (10, 10), 0, four);
@@ -324,6 +334,10 @@ mod tests {
         let contaminated = models::Likelihood::Contaminated(models::Dispersion::default_learned());
         let contaminated = FitSettings { likelihood: contaminated, ..collapsed };
         assert!(close(seconds(&contaminated), 40_000.0 * (5.0 * 7.6e-9 + 5e-8 + 3e-7)), "{}", seconds(&contaminated));
+        // The Hamiltonian move: 54 ns per cell and component on top.
+        let moved = FitSettings { hamiltonian_move: true, ..contaminated };
+        let expected = 40_000.0 * (5.0 * 7.6e-9 + 5e-8 + 3e-7 + 5.0 * 5.4e-8);
+        assert!(close(seconds(&moved), expected), "{}", seconds(&moved));
         // The test of structure: 199 tables × 100 cells × 400 ns, whatever the chains; none at
         // K = 1, which has no test.
         let cost = fit_cost(&collapsed, (10, 10), 0, four);

@@ -31,6 +31,9 @@ pub struct FitSettings {
     /// Gibbs: tempered replicas per chain (replica exchange, `inference::tempering`; 1: plain
     /// chains).
     pub replicas: usize,
+    /// Gibbs, the directed block model: the Hamiltonian move of the factors after each sweep
+    /// (`models::BlockModel::with_hmc`, its step and mass adapted during the burn-in).
+    pub hamiltonian_move: bool,
 }
 
 /// How a fit's chains are pooled into its posterior means, sds and intervals.

@@ -187,6 +187,10 @@ impl BlockModel {
         self.hmc = hmc;
     }
 
+    pub(crate) fn hmc_kernel(&self) -> Option<&Hmc> {
+        self.hmc.as_ref()
+    }
+
     /// The factors' prior shape `a₀`.
     pub(crate) fn prior_shape(&self) -> f64 {
         self.prior.shape()

@@ -31,6 +31,12 @@ pub trait LogDensity {
     /// `ln π(x)` up to a constant, with `∇ ln π(x)` written to `gradient` (same length as `x`).
     /// Returns a non-finite value where the density is 0 or cannot be evaluated.
     fn ln_density(&self, x: &[f64], gradient: &mut [f64]) -> f64;
+
+    /// `∇ ln π(x)` alone, for the inner steps of a trajectory, which need no density (a
+    /// logarithm per cell saved); false where the density is 0 or cannot be evaluated.
+    fn gradient(&self, x: &[f64], gradient: &mut [f64]) -> bool {
+        self.ln_density(x, gradient).is_finite()
+    }
 }
 
 /// The settings of an HMC move: the mean number of leapfrog steps `L̄` per transition and the
@@ -66,6 +72,10 @@ pub struct Hmc {
     window_len: usize,
     mean: Vec<f64>,
     squares: Vec<f64>,
+    /// The acceptance probabilities summed over the transitions since adaptation last stopped (or
+    /// since the start), and their number.
+    accepted: f64,
+    transitions: u64,
     /// Scratch: proposal, momentum and gradients.
     proposal: Vec<f64>,
     momentum: Vec<f64>,
@@ -90,6 +100,8 @@ impl Hmc {
             since_restart: 0,
             window: 0,
             window_len: FIRST_WINDOW,
+            accepted: 0.0,
+            transitions: 0,
             mean: vec![0.0; dim],
             squares: vec![0.0; dim],
             proposal: vec![0.0; dim],
@@ -104,10 +116,20 @@ impl Hmc {
         self.step
     }
 
-    /// Starts or stops adaptation (see the module's documentation). Stopping fixes `ε` at `ε̄`.
+    /// The mean acceptance probability of the transitions since adaptation last stopped (or since
+    /// the start); `None` before the first.
+    pub fn acceptance(&self) -> Option<f64> {
+        (self.transitions > 0).then(|| self.accepted / self.transitions as f64)
+    }
+
+    /// Starts or stops adaptation (see the module's documentation). Stopping fixes `ε` at `ε̄` and
+    /// restarts the count of [`Self::acceptance`].
     pub fn set_adapting(&mut self, on: bool) {
-        if self.adapting && !on && self.since_restart > 0 {
-            self.step = self.ln_step_bar.exp();
+        if self.adapting && !on {
+            if self.since_restart > 0 {
+                self.step = self.ln_step_bar.exp();
+            }
+            (self.accepted, self.transitions) = (0.0, 0);
         }
         self.adapting = on;
     }
@@ -127,6 +149,8 @@ impl Hmc {
         if self.adapting {
             self.adapt(accept, x);
         }
+        self.accepted += accept;
+        self.transitions += 1;
         accept
     }
 
@@ -152,15 +176,22 @@ impl Hmc {
         self.proposal.copy_from_slice(x);
         self.proposal_gradient.copy_from_slice(&self.gradient);
         let mut ln = current;
-        for _ in 0..length {
+        for step in 1..=length {
             for (p, g) in self.momentum.iter_mut().zip(&self.proposal_gradient) {
                 *p += 0.5 * eps * g;
             }
             for ((q, p), v) in self.proposal.iter_mut().zip(&self.momentum).zip(&self.inverse_mass) {
                 *q += eps * v * p;
             }
-            ln = target.ln_density(&self.proposal, &mut self.proposal_gradient);
-            if !ln.is_finite() {
+            // The density is needed at the trajectory's end only.
+            let finite = match step == length {
+                true => {
+                    ln = target.ln_density(&self.proposal, &mut self.proposal_gradient);
+                    ln.is_finite()
+                }
+                false => target.gradient(&self.proposal, &mut self.proposal_gradient),
+            };
+            if !finite {
                 return 0.0;
             }
             for (p, g) in self.momentum.iter_mut().zip(&self.proposal_gradient) {

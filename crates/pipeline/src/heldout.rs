@@ -361,6 +361,7 @@ impl runner::Experiment for HeldOutSweep<'_> {
             seed: stream_id(&[seed, r as u64, method_id, k as u64]),
             weighting: analysis::Weighting::Equal,
             replicas: 1,
+            hamiltonian_move: false,
         };
         let result = fit_chains(&settings, &data, progress)?;
         let score = result.heldout.ok_or("no held-out score")?;
@@ -613,6 +614,7 @@ impl Loaded for HeldOutManifest {
                 seed: 0,
                 weighting: analysis::Weighting::Equal,
                 replicas: 1,
+                hamiltonian_move: false,
             };
             let fit = analysis::fit_cost(&settings, data.shape(), heldout, analysis::Machine::this());
             let per_k = fits / self.model.components.len() as f64;

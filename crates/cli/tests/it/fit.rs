@@ -633,6 +633,11 @@ fn refusals_exit_2_and_write_no_fit() {
             "--seed",
         ),
         ("missing input", base(&dir.join("nope.csv"), "private", "topic"), "nope.csv"),
+        (
+            "Hamiltonian move with the topic model",
+            [base(&released, "private", "topic"), vec!["--hamiltonian-move".into()]].concat(),
+            "--hamiltonian-move is not allowed with --model topic",
+        ),
     ];
     for (name, mut args, says) in cases {
         let out_dir = dir.join(name.replace(' ', "-"));
@@ -978,6 +983,33 @@ fn replica_exchange_reports_its_ladder_and_swap_rates() {
     let o = lppf(fit_args(&counts, "topic", "2", "cavi", ["20", "10", "1"], &extra));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.code() == Some(2) && stderr.contains("replicas") && stderr.contains("Gibbs"), "{stderr}");
+}
+
+/// `--hamiltonian-move` runs the block model's move after each sweep of a private fit: fit.toml
+/// records it and the rates differ from the same fit without it (the same seed); the topic model
+/// refuses it (`refusals_exit_2_and_write_no_fit`).
+#[test]
+fn the_hamiltonian_move_runs_on_a_block_fit_and_is_recorded() {
+    let dir = scratch("hamiltonian");
+    let network = dir.join("network.csv");
+    std::fs::write(&network, "row,col,count\na,b,2\nb,c,1\nc,a,3\nd,a,4\nb,d,1\n").unwrap();
+    let square = dir.join("square.csv");
+    privatize(&network, &square, &["--alpha", "0.5", "--square", "--seed", "1"]);
+    let rates = |out: &Path, extra: &[&str]| -> (String, Vec<Option<f64>>) {
+        let mut args = vec!["--seed", "2", "--output", s(out), "--quiet"];
+        args.extend(extra);
+        let o = lppf(fit_args(&square, "block", "2", "private", ["60", "30", "2"], &args));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let table = read_table(&out.join("rates.parquet")).unwrap();
+        (std::fs::read_to_string(out.join("fit.toml")).unwrap(), floats(&table, "mean"))
+    };
+    let (moved_record, moved) = rates(&dir.join("moved"), &["--hamiltonian-move"]);
+    let (plain_record, plain) = rates(&dir.join("plain"), &[]);
+    assert!(moved_record.contains("hamiltonian_move = true"), "{moved_record}");
+    assert!(!plain_record.contains("hamiltonian_move"), "{plain_record}");
+    assert_eq!(moved.len(), plain.len());
+    assert!(moved.iter().all(|m| m.is_some_and(|m| m.is_finite() && m >= 0.0)), "{moved:?}");
+    assert_ne!(moved, plain);
 }
 
 /// `--threads` sets how many threads run (1 runs the chains one after the other), not the
