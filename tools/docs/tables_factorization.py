@@ -416,6 +416,13 @@ def fig4_size_cavi_probe():
                                    ("prior", "CAVI")))
 
 
+def fig4_size_hmc_probe():
+    """docs/calibration.md: the first networks of the lighter Fig. 4-size SBC fitted again with the
+    Hamiltonian move after each sweep (the default's schedule), beside their fits without it."""
+    return "\n".join(_probe_lines("calibration-default-fig4-size-light", "calibration-default-fig4-size-light-hmc",
+                                   "kernel", ("Gibbs", "Gibbs + Hamiltonian")))
+
+
 def fig4_size_long_probe():
     """docs/calibration.md: the first networks of the lighter Fig. 4-size SBC fitted again with
     chains four times as long, beside their fits with the default's 2,000 sweeps."""
