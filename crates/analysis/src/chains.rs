@@ -74,6 +74,8 @@ pub struct ChainTrace {
     /// of inverse temperatures (empty for plain chains).
     pub swap_rates: Vec<f64>,
     pub ladder: Vec<f64>,
+    /// The block model's Hamiltonian move: its step size and mean acceptance over the kept sweeps.
+    pub hamiltonian: Option<(f64, f64)>,
     pub seconds: f64,
 }
 
@@ -535,6 +537,7 @@ fn pool(
             converged: p.converged,
             swap_rates: p.swap_rates.clone(),
             ladder: p.ladder.clone(),
+            hamiltonian: p.hamiltonian,
             seconds: p.seconds,
         })
         .collect();

@@ -163,6 +163,11 @@ struct FitRecord<'a> {
     /// The directed block model's Hamiltonian move after each sweep (written only when on).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     hamiltonian_move: bool,
+    /// With it: each chain's adapted step size and mean acceptance over the kept sweeps.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    hamiltonian_steps: Vec<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    hamiltonian_acceptance: Vec<f64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     ladders: Vec<Vec<f64>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -483,6 +488,8 @@ pub fn write_outputs(
         co_clustering_modes: result.co_clustering_modes.clone(),
         replicas: settings.replicas,
         hamiltonian_move: settings.hamiltonian_move,
+        hamiltonian_steps: result.traces.iter().filter_map(|t| t.hamiltonian.map(|h| h.0)).collect(),
+        hamiltonian_acceptance: result.traces.iter().filter_map(|t| t.hamiltonian.map(|h| h.1)).collect(),
         ladders: result.traces.iter().filter(|t| !t.ladder.is_empty()).map(|t| t.ladder.clone()).collect(),
         swap_rates: result.traces.iter().filter(|t| !t.ladder.is_empty()).map(|t| t.swap_rates.clone()).collect(),
         true_total_from_release: release.map(|t| t.released),

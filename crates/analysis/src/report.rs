@@ -256,6 +256,14 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
                     result.weights[c]
                 );
                 s.push_str(&replica_text(t));
+                if let Some((step, acceptance)) = t.hamiltonian {
+                    let _ = writeln!(
+                        s,
+                        "    Hamiltonian move: step {step:.3e}, mean acceptance {acceptance:.2} over the kept sweeps \
+                         (adapted in burn-in towards {:.1})",
+                        models::hmc::TARGET_ACCEPTANCE
+                    );
+                }
             }
             modes_text(&mut s, result);
         }
@@ -976,6 +984,7 @@ mod tests {
             converged: None,
             swap_rates,
             ladder,
+            hamiltonian: None,
             seconds: 0.0,
         };
         assert!(replica_text(&trace(Vec::new(), Vec::new())).is_empty());

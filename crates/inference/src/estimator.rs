@@ -105,6 +105,9 @@ pub struct Posterior {
     /// ladder of inverse temperatures (empty for a plain chain or CAVI).
     pub swap_rates: Vec<f64>,
     pub ladder: Vec<f64>,
+    /// The block model's Hamiltonian move (`models::hmc`): its step size and mean acceptance
+    /// probability over the kept sweeps (after the burn-in's adaptation); `None` without it.
+    pub hamiltonian: Option<(f64, f64)>,
 }
 
 /// Fits `family` to `observation` with `algorithm`; every random draw comes from `streams`:
@@ -283,6 +286,7 @@ fn chain_from<F: ModelFamily>(
                 seconds: start.elapsed().as_secs_f64(),
                 swap_rates: Vec::new(),
                 ladder: Vec::new(),
+                hamiltonian: None,
             };
             Ok((posterior, None))
         }
@@ -450,5 +454,6 @@ fn summarize<F: ModelFamily, S: crate::Sampler<Model = F::Gibbs>>(
         seconds: start.elapsed().as_secs_f64(),
         swap_rates: Vec::new(),
         ladder: Vec::new(),
+        hamiltonian: models::PoissonFactorization::move_summary(sampler.model()),
     })
 }

@@ -760,6 +760,10 @@ impl PoissonFactorization for BlockModel {
         }
     }
 
+    fn move_summary(&self) -> Option<(f64, f64)> {
+        self.hmc_state()
+    }
+
     fn ln_prior(&self) -> f64 {
         self.ln_factor_prior() + self.overdispersion.as_ref().map_or(0.0, Overdispersion::ln_prior)
     }

@@ -134,6 +134,12 @@ pub trait PoissonFactorization: Clone + Send + Sync {
     /// model without such a move.
     fn set_adapting(&mut self, _on: bool) {}
 
+    /// A Hamiltonian move's step size and mean acceptance probability since its adaptation
+    /// stopped; `None` for a model without such a move.
+    fn move_summary(&self) -> Option<(f64, f64)> {
+        None
+    }
+
     /// Replaces the factors by a draw from their prior.
     fn sample_prior(&mut self, streams: Streams);
 

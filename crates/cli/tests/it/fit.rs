@@ -986,7 +986,7 @@ fn replica_exchange_reports_its_ladder_and_swap_rates() {
 }
 
 /// `--hamiltonian-move` runs the block model's move after each sweep of a private fit: fit.toml
-/// records it and the rates differ from the same fit without it (the same seed); the topic model
+/// records it with each chain's step and acceptance (summary.txt prints them) and the rates differ from the same fit without it (the same seed); the topic model
 /// refuses it (`refusals_exit_2_and_write_no_fit`).
 #[test]
 fn the_hamiltonian_move_runs_on_a_block_fit_and_is_recorded() {
@@ -1006,6 +1006,10 @@ fn the_hamiltonian_move_runs_on_a_block_fit_and_is_recorded() {
     let (moved_record, moved) = rates(&dir.join("moved"), &["--hamiltonian-move"]);
     let (plain_record, plain) = rates(&dir.join("plain"), &[]);
     assert!(moved_record.contains("hamiltonian_move = true"), "{moved_record}");
+    // Each chain's adapted step and its acceptance over the kept sweeps, in fit.toml and summary.txt.
+    assert!(moved_record.contains("hamiltonian_steps = [") && moved_record.contains("hamiltonian_acceptance = ["));
+    let summary = std::fs::read_to_string(dir.join("moved").join("summary.txt")).unwrap();
+    assert_eq!(summary.matches("Hamiltonian move: step").count(), 4, "{summary}");
     assert!(!plain_record.contains("hamiltonian_move"), "{plain_record}");
     assert_eq!(moved.len(), plain.len());
     assert!(moved.iter().all(|m| m.is_some_and(|m| m.is_finite() && m >= 0.0)), "{moved:?}");
