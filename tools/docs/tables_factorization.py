@@ -48,7 +48,8 @@ def _sbc_small_table(prefix):
     lines = ["| run | group | ECDF p | Holm p | χ² (9 df) p | verdict |", "| --- | --- | ---: | ---: | ---: | --- |"]
     runs = [("topic (20 × 15)", "topic", "topic"), ("block (20 actors)", "block", "block"),
             ("undirected (20 actors)", "undirected", "undirected"),
-            ("block at Fig. 4's size (161 actors, C = 12)", "block-fig4-size", "block, 161 actors")]
+            ("block at Fig. 4's size (161 actors, C = 12)", "block-fig4-size", "block, 161 actors"),
+            ("block with the Hamiltonian move (20 actors)", "block-hmc", "block, the move")]
     for model, kind, short in runs:
         run = f"{prefix}-{kind}"
         if not (EVIDENCE / run / "sbc.csv").exists():
