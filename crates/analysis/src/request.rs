@@ -415,6 +415,13 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
             request.method.name()
         )));
     }
+    if request.hamiltonian_move && request.replicas > 1 {
+        return Err(input(&format!(
+            "--hamiltonian-move is not allowed with --replicas {}: replica exchange swaps on the complete-data \
+             energy of the last sweep's allocation, which the move sums out; use one or the other",
+            request.replicas
+        )));
+    }
     if request.method.is_cavi() && !request.model.has_cavi() {
         return Err(input(&format!(
             "--method {} is not allowed with --model {}: it has no CAVI; use private, naive or non-private",

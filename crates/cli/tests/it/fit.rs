@@ -603,6 +603,10 @@ fn refusals_exit_2_and_write_no_fit() {
     let base = |input: &Path, method: &str, model: &str| -> Vec<String> {
         fit_args(input, model, "2", method, ["20", "10", "1"], &["--seed", "1", "--quiet"])
     };
+    let network = dir.join("network.csv");
+    std::fs::write(&network, "row,col,count\na,b,2\nb,c,1\nc,a,3\n").unwrap();
+    let square = dir.join("square.csv");
+    privatize(&network, &square, &["--alpha", "0.5", "--square", "--seed", "1"]);
     let cases: Vec<(&str, Vec<String>, &str)> = vec![
         ("block on a rectangular release", base(&released, "private", "block"), "same labels on both axes"),
         ("no sidecar", base(&bare, "private", "topic"), "privacy.toml is missing"),
@@ -637,6 +641,12 @@ fn refusals_exit_2_and_write_no_fit() {
             "Hamiltonian move with the topic model",
             [base(&released, "private", "topic"), vec!["--hamiltonian-move".into()]].concat(),
             "--hamiltonian-move is not allowed with --model topic",
+        ),
+        (
+            "Hamiltonian move with replica exchange",
+            [base(&square, "private", "block"), vec!["--hamiltonian-move".into(), "--replicas".into(), "2".into()]]
+                .concat(),
+            "--hamiltonian-move is not allowed with --replicas 2",
         ),
     ];
     for (name, mut args, says) in cases {

@@ -129,6 +129,14 @@ impl Manifest {
             let allowed = "true only for the directed block model (kind = \"block\"); absent or false otherwise";
             return Err(invalid("sampler.hamiltonian_move", "true".into(), allowed));
         }
+        // Replica exchange swaps on the complete-data energy of the factors and the last sweep's
+        // allocation, which the move (with the allocation summed out) leaves behind.
+        if self.sampler.as_ref().is_some_and(|s| s.hamiltonian_move == Some(true) && s.replicas.is_some_and(|r| r > 1))
+        {
+            let allowed =
+                "absent or false with replicas > 1 (replica exchange swaps on the allocation the move sums out)";
+            return Err(invalid("sampler.hamiltonian_move", "true".into(), allowed));
+        }
         if self.cavi.is_some() && !self.methods.iter().any(|m| m.is_cavi()) {
             return Err(invalid("cavi", "set".into(), "absent unless a CAVI method is listed"));
         }

@@ -337,4 +337,8 @@ fn the_hamiltonian_move_changes_block_fits_reproducibly_and_is_refused_elsewhere
     let topic = SMOKE.replace("thin = 10", "thin = 10\nhamiltonian_move = true");
     let e = parse(&topic, Path::new("m.toml")).unwrap_err().to_string();
     assert!(e.contains("sampler.hamiltonian_move") && e.contains("block"), "{e}");
+    // Nor with replica exchange, whose swaps read the allocation the move sums out.
+    let tempered = with_move.replace("thin = 10", "thin = 10\nreplicas = 2");
+    let e = parse(&tempered, Path::new("m.toml")).unwrap_err().to_string();
+    assert!(e.contains("sampler.hamiltonian_move") && e.contains("replicas"), "{e}");
 }
