@@ -187,10 +187,6 @@ impl BlockModel {
         self.hmc = hmc;
     }
 
-    pub(crate) fn hmc_kernel(&self) -> Option<&Hmc> {
-        self.hmc.as_ref()
-    }
-
     /// The factors' prior shape `a₀`.
     pub(crate) fn prior_shape(&self) -> f64 {
         self.prior.shape()
@@ -203,11 +199,6 @@ impl BlockModel {
             None => (vec![self.prior.rate(); self.actors], self.prior.rate()),
             Some(h) => (h.xi.rates.clone(), h.lambda.rates[0]),
         }
-    }
-
-    /// The cells' multipliers `δ` (row-major `V × V`); `None` under the Poisson likelihood.
-    pub(crate) fn multipliers(&self) -> Option<&[f64]> {
-        self.overdispersion.as_ref().map(Overdispersion::scales)
     }
 
     /// Replaces `θ` and `π` by values the caller guarantees finite and `> 0` of the right lengths.
@@ -761,7 +752,7 @@ impl PoissonFactorization for BlockModel {
     }
 
     fn move_summary(&self) -> Option<(f64, f64)> {
-        self.hmc_state()
+        self.hmc.as_ref().and_then(|h| h.acceptance().map(|a| (h.step(), a)))
     }
 
     fn ln_prior(&self) -> f64 {

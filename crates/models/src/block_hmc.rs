@@ -25,6 +25,7 @@
 //! composition is exact) and leaves `p(θ, π | y, δ, ξ, λ)` invariant: the factors' conditional
 //! given everything but the allocations.
 
+use crate::PoissonFactorization;
 use crate::block::BlockModel;
 use crate::chunks::{chunk_rows, dot_rows_transposed, transposed};
 use crate::error::ModelError;
@@ -76,8 +77,8 @@ impl LogDensity for MarginalFactors<'_> {
 }
 
 impl MarginalFactors<'_> {
-    /// The gradient into `gradient`, and the log density if `value` (else 0 where finite; `−∞`
-    /// where a rate with a count is 0 or a value is not finite).
+    /// The gradient into `gradient`, and the log density if `value` (else only its prior terms);
+    /// `−∞` where a rate with a count is 0 or a value is not finite.
     fn evaluate(&self, x: &[f64], gradient: &mut [f64], value: bool) -> f64 {
         let (v, c) = (self.actors, self.communities);
         let theta: Vec<f64> = x[..v * c].iter().map(|x| x.exp()).collect();
@@ -206,12 +207,6 @@ impl BlockModel {
         Ok(())
     }
 
-    /// The Hamiltonian move's step size and mean acceptance probability since its adaptation
-    /// stopped (`None` without the move or before its first transition).
-    pub fn hmc_state(&self) -> Option<(f64, f64)> {
-        self.hmc_kernel().and_then(|h| h.acceptance().map(|a| (h.step(), a)))
-    }
-
     /// The factors' log density of the move, given the counts `y`.
     pub(crate) fn marginal_factors<'a>(
         &'a self,
@@ -239,7 +234,7 @@ impl BlockModel {
 pub(crate) fn move_factors(model: &mut BlockModel, hmc: &mut Hmc, y: &[u32], without_jacobian: bool, streams: Streams) {
     let mut x: Vec<f64> = model.theta().iter().chain(model.pi()).map(|v| v.ln()).collect();
     {
-        let delta = model.multipliers();
+        let delta = model.cell_multipliers();
         let target = model.marginal_factors(y, delta, without_jacobian);
         hmc.transition(&target, &mut x, &mut streams.rng());
     }
@@ -251,7 +246,7 @@ pub(crate) fn move_factors(model: &mut BlockModel, hmc: &mut Hmc, y: &[u32], wit
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{GammaPrior, PoissonFactorization, ScalePrior};
+    use crate::{GammaPrior, ScalePrior};
 
     /// The gradient is that of the log density: central differences (step 1e-6) agree to 1e-6
     /// relative on every coordinate, with a hierarchical prior and multipliers other than 1.
@@ -295,11 +290,11 @@ mod tests {
             plain.gibbs_update(&y, Streams::new(100 + t));
             moved.gibbs_update(&y, Streams::new(100 + t));
         }
-        let (step, acceptance) = moved.hmc_state().unwrap();
+        let (step, acceptance) = moved.move_summary().unwrap();
         assert_eq!(step, 0.1);
         assert!((0.7..1.0).contains(&acceptance), "acceptance {acceptance}");
         assert_ne!(plain.theta(), moved.theta());
-        assert!(plain.hmc_state().is_none());
+        assert!(plain.move_summary().is_none());
     }
 
     /// The undirected form has no Hamiltonian move: refused with an error, not a panic.

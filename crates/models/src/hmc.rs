@@ -57,7 +57,8 @@ impl Default for HmcSettings {
 /// The state of an HMC kernel: step size, diagonal inverse mass and the adaptation's statistics.
 #[derive(Clone, Debug)]
 pub struct Hmc {
-    settings: HmcSettings,
+    /// `L̄`, the mean number of leapfrog steps.
+    leapfrog_steps: usize,
     step: f64,
     /// `v_k`: the inverse mass (the target's variance, as far as adaptation has estimated it).
     inverse_mass: Vec<f64>,
@@ -90,7 +91,7 @@ impl Hmc {
         let step =
             if settings.step.is_finite() && settings.step > 0.0 { settings.step } else { HmcSettings::default().step };
         Self {
-            settings: HmcSettings { leapfrog_steps: settings.leapfrog_steps.max(1), step },
+            leapfrog_steps: settings.leapfrog_steps.max(1),
             step,
             inverse_mass: vec![1.0; dim],
             adapting: false,
@@ -163,7 +164,7 @@ impl Hmc {
         current: f64,
         rng: &mut R,
     ) -> f64 {
-        let l = self.settings.leapfrog_steps;
+        let l = self.leapfrog_steps;
         let length = rng.random_range(l.div_ceil(2).max(1)..=(3 * l / 2).max(1));
         let eps = self.step;
         let mut kinetic = 0.0;
