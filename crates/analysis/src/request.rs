@@ -407,7 +407,7 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
             ),
         ));
     }
-    if request.hamiltonian_move && (request.model != ModelKind::Block || request.method.is_cavi()) {
+    if request.hamiltonian_move && (!request.model.has_hamiltonian_move() || request.method.is_cavi()) {
         return Err(input(&format!(
             "--hamiltonian-move is not allowed with --model {} --method {}: it moves the directed block model's \
              factors in its Gibbs methods (--model block with --method private, naive or non-private)",

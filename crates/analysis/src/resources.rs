@@ -66,6 +66,15 @@ pub fn likelihood_seconds_per_cell(likelihood: models::Likelihood) -> f64 {
     }
 }
 
+/// Seconds per cell per Gibbs sweep on one core that the block model's Hamiltonian move adds with
+/// `components` components (nothing when it is off).
+pub fn move_seconds_per_cell(hamiltonian_move: bool, components: f64) -> f64 {
+    match hamiltonian_move {
+        true => HAMILTONIAN_SECONDS_PER_CELL_COMPONENT * components,
+        false => 0.0,
+    }
+}
+
 /// The estimated cost of a fit.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FitCost {
@@ -201,10 +210,7 @@ pub fn fit_cost(settings: &FitSettings, shape: (usize, usize), heldout: usize, m
     let per_cell = match settings.algorithm {
         Algorithm::Gibbs(_) => {
             let private = if settings.method == inference::Method::Private { PRIVATE_SECONDS_PER_CELL } else { 0.0 };
-            let hamiltonian = match settings.hamiltonian_move {
-                true => HAMILTONIAN_SECONDS_PER_CELL_COMPONENT * settings.components as f64,
-                false => 0.0,
-            };
+            let hamiltonian = move_seconds_per_cell(settings.hamiltonian_move, settings.components as f64);
             private + likelihood_seconds_per_cell(settings.likelihood) + hamiltonian
         }
         Algorithm::Cavi(_) => 0.0,

@@ -201,13 +201,6 @@ impl BlockModel {
         }
     }
 
-    /// Replaces `θ` and `π` by values the caller guarantees finite and `> 0` of the right lengths.
-    pub(crate) fn replace_factors(&mut self, theta: &[f64], pi: &[f64]) {
-        self.theta.copy_from_slice(theta);
-        self.pi.copy_from_slice(pi);
-        self.refresh_w();
-    }
-
     /// The cells the model describes.
     fn modelled(&self) -> ModelledCells {
         if self.undirected { ModelledCells::Pairs } else { ModelledCells::OffDiagonal }

@@ -240,7 +240,10 @@ pub(crate) fn move_factors(model: &mut BlockModel, hmc: &mut Hmc, y: &[u32], wit
     }
     let vc = model.theta().len();
     let values: Vec<f64> = x.iter().map(|x| x.exp().max(f64::MIN_POSITIVE)).collect();
-    model.replace_factors(&values[..vc], &values[vc..]);
+    // An accepted state has a finite density, so its factors are finite and > 0 and of the
+    // model's lengths; were one not (an overflowing exp), the factors stay as they were: the move
+    // is rejected rather than leaving the model with a factor it cannot hold.
+    let _ = model.set_factors(&values[..vc], &values[vc..]);
 }
 
 #[cfg(test)]

@@ -141,6 +141,12 @@ impl ModelKind {
         !matches!(self, Self::Undirected)
     }
 
+    /// Whether the model has the Hamiltonian move of its factors ([`BlockModel::with_hmc`]: the
+    /// directed block model only).
+    pub fn has_hamiltonian_move(self) -> bool {
+        matches!(self, Self::Block)
+    }
+
     /// Whether the model takes an overdispersed likelihood (negative binomial, contaminated); the
     /// tensor is Poisson only.
     pub fn has_overdispersion(self) -> bool {
