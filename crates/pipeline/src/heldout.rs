@@ -114,9 +114,13 @@ pub struct FitSpec {
     /// Sweeps at the start of each chain in which a learned dispersion shape is held; absent = 0.
     #[serde(default)]
     pub dispersion_warm_up: Option<usize>,
+    /// The block model's Hamiltonian move after every sweep (as `lppf fit --hamiltonian-move`), so
+    /// that `K` is chosen for the fit that will be run; absent = false.
+    #[serde(default)]
+    pub hamiltonian_move: Option<bool>,
 }
 
-/// Part of the run's identity: without a warm-up, what it was before the warm-up existed.
+/// Part of the run's identity: without a warm-up or the move, what it was before they existed.
 impl std::fmt::Debug for FitSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut d = f.debug_struct("FitSpec");
@@ -127,6 +131,9 @@ impl std::fmt::Debug for FitSpec {
             .field("thin", &self.thin);
         if let Some(n) = self.dispersion_warm_up {
             d.field("dispersion_warm_up", &n);
+        }
+        if self.hamiltonian_move == Some(true) {
+            d.field("hamiltonian_move", &true);
         }
         d.finish()
     }
@@ -227,6 +234,13 @@ impl HeldOutManifest {
             return bad("fit.chains", f.chains.to_string(), &format!("an integer from 1 to {MAX_CHAINS}"));
         }
         m.model.likelihood().check_warm_up(file, "fit.dispersion_warm_up", f.dispersion_warm_up)?;
+        if f.hamiltonian_move == Some(true) && !m.model.kind.has_hamiltonian_move() {
+            return bad(
+                "fit.hamiltonian_move",
+                "true".into(),
+                "true only for the directed block model (kind = \"block\"); absent or false otherwise",
+            );
+        }
         m.schedule().map_err(|e| {
             let field = match e.field {
                 "iterations" => "fit.iterations",
@@ -361,7 +375,7 @@ impl runner::Experiment for HeldOutSweep<'_> {
             seed: stream_id(&[seed, r as u64, method_id, k as u64]),
             weighting: analysis::Weighting::Equal,
             replicas: 1,
-            hamiltonian_move: false,
+            hamiltonian_move: m.fit.hamiltonian_move == Some(true),
         };
         let result = fit_chains(&settings, &data, progress)?;
         let score = result.heldout.ok_or("no held-out score")?;
@@ -614,7 +628,7 @@ impl Loaded for HeldOutManifest {
                 seed: 0,
                 weighting: analysis::Weighting::Equal,
                 replicas: 1,
-                hamiltonian_move: false,
+                hamiltonian_move: self.fit.hamiltonian_move == Some(true),
             };
             let fit = analysis::fit_cost(&settings, data.shape(), heldout, analysis::Machine::this());
             let per_k = fits / self.model.components.len() as f64;

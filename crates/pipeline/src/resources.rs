@@ -7,8 +7,8 @@ use crate::manifest::Manifest;
 // The costs of data and chains per cell are a fit's (`analysis::resources`, where they and the
 // measured time per cell-component sweep are documented): a unit's fits are `lppf fit`'s.
 use analysis::resources::{
-    DATA_BYTES_PER_CELL, PRIVATE_SECONDS_PER_CELL, SECONDS_PER_CELL_COMPONENT,
-    chain_bytes, likelihood_seconds_per_cell, move_seconds_per_cell,
+    DATA_BYTES_PER_CELL, PRIVATE_SECONDS_PER_CELL, SECONDS_PER_CELL_COMPONENT, chain_bytes,
+    likelihood_seconds_per_cell, move_seconds_per_cell,
 };
 pub use runner::{available_memory, bytes_text, duration_text};
 
@@ -110,7 +110,8 @@ impl Manifest {
         let gibbs_sweeps = datasets * fit_sweeps(&|m| m.is_reference() && !m.is_cavi())
             + datasets * levels * fit_sweeps(&|m| !m.is_reference() && !m.is_cavi());
         // The block model's Hamiltonian move adds its gradients' work to every Gibbs sweep.
-        let hamiltonian = move_seconds_per_cell(self.sampler.as_ref().and_then(|s| s.hamiltonian_move) == Some(true), k);
+        let hamiltonian =
+            move_seconds_per_cell(self.sampler.as_ref().and_then(|s| s.hamiltonian_move) == Some(true), k);
         let nb = likelihood_seconds_per_cell(likelihood) + hamiltonian;
         let per_entry_seconds = entries * (private_sweeps * PRIVATE_SECONDS_PER_CELL + gibbs_sweeps * nb);
         Cost {

@@ -166,6 +166,44 @@ fn invalid_settings_are_refused_before_anything_runs() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `[fit] hamiltonian_move = true` runs every fit with the block model's move, as
+/// `lppf fit --hamiltonian-move` would (so that K is chosen for that fit): the scores differ from
+/// the same sweep without it; another model refuses it, naming the field. (The estimate of a sweep
+/// this small prints "0 s" either way; `fit_cost`, which both use, is tested with the move in
+/// analysis::resources.)
+#[test]
+fn the_hamiltonian_move_reaches_every_fit() {
+    let dir = std::env::temp_dir().join(format!("lppf-heldout-move-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let released = released_network(&dir);
+    let m = manifest(&dir, &released, "[2]", r#"["private"]"#, "0.2");
+    let plain = std::fs::read_to_string(&m).unwrap().replacen("replications = 2\n", "replications = 1\n", 1);
+    let moved = plain.replacen("thin = 3\n", "thin = 3\nhamiltonian_move = true\n", 1);
+    let mut scores = Vec::new();
+    for (name, text) in [("plain", &plain), ("moved", &moved)] {
+        let text = text.replacen("/out\"", &format!("/out-{name}\""), 1);
+        std::fs::write(&m, &text).unwrap();
+        let out = lppf(["validate", s(&m)]);
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = lppf(["run", s(&m), "--quiet"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let table = read_table(&dir.join(format!("out-{name}/results.parquet"))).unwrap();
+        let Values::Float(score) = table.iter().find(|(n, _)| n == "heldout_log_predictive").unwrap().1.clone() else {
+            panic!("column type")
+        };
+        scores.push(score[0].unwrap());
+    }
+    assert!(scores[0] != scores[1] && scores.iter().all(|x| x.is_finite()), "{scores:?}");
+    let undirected = moved.replacen("kind = \"block\"", "kind = \"undirected\"", 1);
+    std::fs::write(&m, undirected).unwrap();
+    let out = lppf(["validate", s(&m)]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("fit.hamiltonian_move") && said.contains("directed block model"), "{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The shipped experiments/own-data-enron.toml (the papers' model) and own-data-enron-default.toml
 /// (`lppf fit`'s default model: hierarchical prior, negative binomial) are valid once the demo's
 /// release exists (made here as `just own-data-demo` makes it, into a scratch directory); the

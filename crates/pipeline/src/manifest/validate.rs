@@ -125,7 +125,9 @@ impl Manifest {
                 return Err(invalid("sampler.replicas", n.to_string(), &format!("an integer from 1 to {most}")));
             }
         }
-        if self.sampler.as_ref().and_then(|s| s.hamiltonian_move) == Some(true) && !self.model.kind.has_hamiltonian_move() {
+        if self.sampler.as_ref().and_then(|s| s.hamiltonian_move) == Some(true)
+            && !self.model.kind.has_hamiltonian_move()
+        {
             let allowed = "true only for the directed block model (kind = \"block\"); absent or false otherwise";
             return Err(invalid("sampler.hamiltonian_move", "true".into(), allowed));
         }
