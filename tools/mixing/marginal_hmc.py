@@ -37,10 +37,9 @@ from pathlib import Path
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import gammaln
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heavy_network import C, MANIFEST, network  # noqa: E402
+from heavy_network import C, MANIFEST, contaminated, network  # noqa: E402
 
 A0 = 1.0
 SCALE_SHAPE, SCALE_MEAN, KAPPA_SHAPE = 10.0, 1.0, 1.0
@@ -53,33 +52,11 @@ class Target:
     def __init__(self, y, r, share):
         self.n = len(y)
         self.mask = ~np.eye(self.n, dtype=bool)
-        self.y, self.r = y[self.mask], r
-        self.pois_const = np.log1p(-share) - gammaln(self.y + 1)
-        self.nb_const = np.log(share) + gammaln(self.y + r) - gammaln(r) - gammaln(self.y + 1) + r * np.log(r)
-        # The multipliers `δ` of the modelled cells when the move is given them (1 where a cell is
-        # Poisson); `None`: integrated out.
-        self.delta = None
-
-    def draw_multipliers(self, x, rng):
-        """The Gibbs draws of each cell's component `z` (the multiplier integrated out) and then its
-        `δ ~ Gamma(r + y, rate r + μ)` if overdispersed, as the product's sweep draws them."""
-        theta, pi = self.unpack(x)
-        m = self.rates(theta, pi)[self.mask]
-        a = self.pois_const + self.y * np.log(m) - m
-        b = self.nb_const + self.y * np.log(m) - (self.r + self.y) * np.log(self.r + m)
-        over = rng.uniform(size=m.size) < np.exp(b - np.logaddexp(a, b))
-        self.delta = np.where(over, rng.gamma(self.r + self.y, 1.0 / (self.r + m)), 1.0)
+        self.y, self.r, self.share = y[self.mask], r, share
 
     def cells(self, m):
         """Per-cell log-likelihood at rates `m` (the modelled cells) and its derivative in `m`."""
-        y, r = self.y, self.r
-        ln_m, ln_rm = np.log(m), np.log(r + m)
-        a = self.pois_const + y * ln_m - m
-        b = self.nb_const + y * ln_m - (r + y) * ln_rm
-        total = np.logaddexp(a, b)
-        wa = np.exp(a - total)
-        slope = y / m - wa - (1 - wa) * (y + r) / (r + m)
-        return total, slope
+        return contaminated(self.y, m, self.r, self.share)
 
     def unpack(self, x):
         n = self.n
@@ -94,11 +71,7 @@ class Target:
 
     def __call__(self, x, xi, lam):
         theta, pi = self.unpack(x)
-        m = self.rates(theta, pi)[self.mask]
-        if self.delta is None:
-            value, slope = self.cells(m)
-        else:
-            value, slope = self.y * np.log(m) - self.delta * m, self.y / m - self.delta
+        value, slope = self.cells(self.rates(theta, pi)[self.mask])
         w = np.zeros((self.n, self.n))
         w[self.mask] = slope
         g_theta = (w @ theta @ pi.T + w.T @ theta @ pi) * theta + A0 - xi[:, None] * theta
@@ -117,13 +90,11 @@ def draw_rates(theta, pi, kappa, rng):
     return xi, np.array(lam), kappa
 
 
-def hmc_chain(target, x, iterations, warm_up, rng, truth_rates, out, chain, steps=32, given_multipliers=False):
+def hmc_chain(target, x, iterations, warm_up, rng, truth_rates, out, chain, steps=32):
     n = target.n
     theta, pi = target.unpack(x)
     kappa = np.array([SCALE_SHAPE / SCALE_MEAN, SCALE_SHAPE / SCALE_MEAN])
     xi, lam, kappa = draw_rates(theta, pi, kappa, rng)
-    if given_multipliers:
-        target.draw_multipliers(x, rng)
     mass = np.ones_like(x)
     eps, log_eps_bar, h_bar, mu_da, t0, gamma, kappa_da = 0.01, 0.0, 0.0, np.log(0.1), 10, 0.05, 0.75
     windows = {75, 150, 300, 600} | {w for w in range(1200, warm_up + 1, 600)}
@@ -154,8 +125,6 @@ def hmc_chain(target, x, iterations, warm_up, rng, truth_rates, out, chain, step
             x, lp, grad = xn, lpn, gn
         theta, pi = target.unpack(x)
         xi, lam, kappa = draw_rates(theta, pi, kappa, rng)
-        if target.delta is not None:
-            target.draw_multipliers(x, rng)
         lp, grad = target(x, xi, lam)
         if it <= warm_up:
             h_bar = (1 - 1 / (it + t0)) * h_bar + (0.8 - accept) / (it + t0)
@@ -210,9 +179,6 @@ def main():
     parser.add_argument("--warm-up", type=int, default=1000)
     parser.add_argument("--steps", type=int, default=32, help="mean leapfrog steps per trajectory")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--given-multipliers", action="store_true",
-                        help="move the factors given each cell's multiplier δ (drawn by Gibbs between moves), as the "
-                             "product's sweep would, instead of with the multipliers integrated out")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -221,7 +187,7 @@ def main():
     target = Target(y, r, share)
     truth = float(target.cells(mu[target.mask])[0].sum())
     print(f"{target.n} actors, {int(y.sum())} counts; truth's ln lik {truth:.1f}", file=sys.stderr)
-    variant = f"{args.replication}-{args.start}" + ("-given" if args.given_multipliers else "")
+    variant = f"{args.replication}-{args.start}"
     name = f"trace-{variant}.csv"
     means = []
     with open(args.out / name, "w", newline="") as f:
@@ -230,9 +196,7 @@ def main():
         for chain in range(args.chains):
             rng = np.random.default_rng([args.seed, chain])
             x = map_start(target, rng) if args.start == "map" else np.log(rng.gamma(1.0, 1.0, target.n * C + C * C))
-            target.delta = None
-            means.append(hmc_chain(target, x, args.iterations, args.warm_up, rng, mu, out, chain, args.steps,
-                                   args.given_multipliers))
+            means.append(hmc_chain(target, x, args.iterations, args.warm_up, rng, mu, out, chain, args.steps))
     rows = [row for row in csv.DictReader(open(args.out / name)) if int(row["iteration"]) > args.warm_up]
     t = mu[target.mask]
     with open(args.out / f"summary-{variant}.csv", "w", newline="") as f:
