@@ -291,7 +291,7 @@ pub struct DataSpec {
     /// repeated until the mean of the release's values (over the modelled cells) lies in this
     /// range. A selection on what the fits observe
     /// leaves every posterior as it is, so the ranks of simulation-based calibration stay uniform
-    /// (docs/calibration.md, "SBC on a range of table sizes").
+    /// (docs/calibration.md, "At Fig. 4's size").
     pub release_mean_count_range: Option<[f64; 2]>,
     pub mean_rate: Option<f64>,
     pub base: Option<PathBuf>,
