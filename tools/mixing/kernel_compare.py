@@ -9,7 +9,9 @@ replaced, the same default fits by two release binaries (docs/history/performanc
 
 With `--against-papers` instead of `--before`, this checkout's default fit against its fit of the
 papers' model (`--prior flat --likelihood poisson`) on the same releases and seeds, the rows'
-`binary` being `default` and `papers` (docs/evidence/default-vs-papers-ess/).
+`binary` being `default` and `papers` (docs/evidence/default-vs-papers-ess/); `--move` adds a
+third arm, the default with the block model's Hamiltonian move (`--hamiltonian-move`, `binary`
+`default+move`), and keeps to the network shapes (docs/evidence/move-vs-papers-ess/).
 
 Shapes: those of tools/planted/cost.py, or the `--shapes` given (the planted 60-actor network and
 90 x 60 document-term table with Poisson counts, each with cell-level NB(0.3) counts, a 12 x 10
@@ -72,25 +74,33 @@ def main():
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--before", type=Path, help="the binary to compare this checkout's with")
     group.add_argument("--against-papers", action="store_true", help="the default against the papers' model")
+    parser.add_argument("--move", action="store_true",
+                        help="with --against-papers: a third arm, the default with --hamiltonian-move (networks only)")
     parser.add_argument("--replications", type=int, default=4)
     parser.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES), metavar="SHAPE",
                         help="the shapes of tools/planted/cost.py to fit (all unless given)")
     parser.add_argument("--labels", nargs=2, default=["newton", "slice"], metavar=("THIS", "BEFORE"),
                         help="the rows' `binary` for this checkout's fits and --before's")
     args = parser.parse_args()
+    if args.move and not args.against_papers:
+        parser.error("--move goes with --against-papers")
     args.out.mkdir(parents=True, exist_ok=True)
     names = QUANTITIES + list(TRACED.values())
     fields = ["shape", "replication", "binary", "wall_seconds"] + [f"{s}_{q}" for q in names for s in ("ess", "rhat")]
     key = lambda r: (r["shape"], str(r["replication"]), r["binary"])  # noqa: E731
     arms = {"default": (LPPF, []), "papers": (LPPF, CANDIDATES["papers"])} if args.against_papers else \
         {args.labels[0]: (LPPF, []), args.labels[1]: (args.before, [])}
+    if args.move:
+        arms["default+move"] = (LPPF, ["--hamiltonian-move"])
+        args.shapes = [s for s in args.shapes if "network" in s]
     with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for shape in args.shapes:
             axes, square, components = shape_counts(shape, work)
             for rep in range(args.replications):
                 release = released(work, axes, seed_of("release", shape, rep))
-                order = list(arms) if rep % 2 == 0 else list(reversed(arms))
+                # Which arm goes first alternates (with three arms, a rotation).
+                order = list(arms)[rep % len(arms):] + list(arms)[:rep % len(arms)]
                 for which in order:
                     if (shape, str(rep), which) in done:
                         continue
