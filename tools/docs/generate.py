@@ -13,7 +13,7 @@ import sys
 
 from docstats import self_check
 from sources import ROOT
-from tables_benchmarks import (default_vs_papers, ess_per_second, fit_cost, kernel_compare, large_table, paper_bridge, paper_ess,
+from tables_benchmarks import (default_vs_papers, move_vs_papers, ess_per_second, fit_cost, kernel_compare, large_table, paper_bridge, paper_ess,
                                paper_until_mixed, until_mixed)
 from tables_baselines import dp_sep_table, dpvi_adjacent, dpvi_means, dpvi_paired
 from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_collapsed_table, fig4_table,
@@ -55,6 +55,7 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/history/performance.md", "fit-cost", fit_cost),
           ("docs/history/performance.md", "kernel-compare", kernel_compare),
           ("BENCHMARKS.md", "default-vs-papers-ess", default_vs_papers),
+          ("BENCHMARKS.md", "move-vs-papers-ess", move_vs_papers),
           ("docs/history/performance.md", "kernel-compare-one-step", lambda: kernel_compare("fits-one-step.csv")),
           ("BENCHMARKS.md", "until-mixed", until_mixed),
           ("BENCHMARKS.md", "paper-until-mixed", paper_until_mixed),

@@ -315,18 +315,41 @@ def default_vs_papers():
     shape, default over papers' model, the ESS per second of the marginal log-likelihood and of the
     total (geometric means over the four releases, 95 % t-intervals), the wall-time ratio, and how
     many fits of each had R̂ < 1.05 for both quantities."""
-    arms = ("default", "papers")
-    pairs, _ = paired_fits("default-vs-papers-ess", "fits.csv", arms)
-    lines = ["| data | ESS/s, log-likelihood | ESS/s, total | wall time | fits with R̂ < 1.05 (default / papers) |",
-             "| --- | --- | --- | --- | --- |"]
-    for shape in dict.fromkeys(p["default"]["shape"] for p in pairs):
-        group = [p for p in pairs if p["default"]["shape"] == shape]
-        wall = [float(p["default"]["wall_seconds"]) / float(p["papers"]["wall_seconds"]) for p in group]
-        settled = {a: sum(max(float(p[a]["rhat_ln_lik"]), float(p[a]["rhat_total_rate"])) < 1.05 for p in group)
-                   for a in arms}
-        lines.append(f"| {shape} | {ess_ratio(group, 'ln_lik', True, arms)} | "
-                     f"{ess_ratio(group, 'total_rate', True, arms)} | {interval(*log_ratio(wall), '.2f')} | "
-                     f"{settled['default']} / {settled['papers']} of {len(group)} |")
+    return against_papers("default-vs-papers-ess", ["default"])
+
+
+def move_vs_papers():
+    """The default with and without the Hamiltonian move against the papers' model on the same
+    releases of the two network shapes (docs/evidence/move-vs-papers-ess/,
+    tools/mixing/kernel_compare.py --against-papers --move): as `default_vs_papers`, with the
+    structure summary's ESS per second beside, a row per arm."""
+    return against_papers("move-vs-papers-ess", ["default", "default+move"], ["structure"])
+
+
+def against_papers(evidence, shown, extra=()):
+    """Per shape and arm of `shown`, the arm over the papers' model on the same releases: ESS per
+    second of the log-likelihood, the total and the `extra` quantities (geometric means, 95 %
+    t-intervals), the wall-time ratio, and the fits with R̂ < 1.05 for log-likelihood and total."""
+    quantities = ["ln_lik", "total_rate", *extra]
+    labels = {"ln_lik": "log-likelihood", "total_rate": "total", "structure": "structure summary"}
+    pairs, _ = paired_fits(evidence, "fits.csv", (*shown, "papers"))
+    arm = "| arm " if len(shown) > 1 else ""
+    lines = [f"| data {arm}| " + " | ".join(f"ESS/s, {labels[q]}" for q in quantities)
+             + f" | wall time | fits with R̂ < 1.05 ({' / '.join(shown)} / papers) |",
+             "| --- " * (len(quantities) + 3 + (len(shown) > 1)) + "|"]
+
+    def settled(group, a):
+        return sum(max(float(p[a]["rhat_ln_lik"]), float(p[a]["rhat_total_rate"])) < 1.05 for p in group)
+
+    for shape in dict.fromkeys(p["papers"]["shape"] for p in pairs):
+        group = [p for p in pairs if p["papers"]["shape"] == shape]
+        counts = " / ".join(str(settled(group, a)) for a in (*shown, "papers"))
+        for which in shown:
+            wall = [float(p[which]["wall_seconds"]) / float(p["papers"]["wall_seconds"]) for p in group]
+            ratios = " | ".join(ess_ratio(group, q, True, (which, "papers")) for q in quantities)
+            name = f"| {which} " if len(shown) > 1 else ""
+            lines.append(f"| {shape} {name}| {ratios} | {interval(*log_ratio(wall), '.2f')} | "
+                         f"{counts} of {len(group)} |")
     return minus("\n".join(lines))
 
 
