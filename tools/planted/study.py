@@ -51,6 +51,8 @@ CANDIDATES = {
     "contaminated": ["--likelihood", "contaminated"],
     # The default model with its chains started at the best of 8 CAVI fits (docs/inference.md).
     "cavi-start": ["--likelihood", "contaminated", "--start", "cavi"],
+    # The default model with the block model's Hamiltonian move after each sweep (networks only).
+    "hamiltonian-move": ["--likelihood", "contaminated", "--hamiltonian-move"],
 }
 FIELDS = [
     "shape", "noise", "alpha", "replication", "candidate", "ari", "total_covered", "total_error",
