@@ -20,7 +20,7 @@ from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_c
                                   fig4_size_cavi_probe, sbc_contaminated_table, sbc_default_table, sbc_fig4_size,
                                   sbc_fig4_size_default, sbc_fig4_size_light, fig4_size_long_probe, fig4_size_hmc_probe, sbc_table, vi_table)
 from tables_fig5 import fig5_base, fig5_e50, fig5_e50_paper, fig5_table
-from tables_planted import (cavi_start_planted, planted_current, planted_deeper, planted_enron_size,
+from tables_planted import (cavi_start_planted, planted_current, planted_move, planted_deeper, planted_enron_size,
                             planted_enron_size_current, planted_summary, release_total)
 from tables_verdict import structure_test_enron, structure_test_rates, structure_test_variants, verdict_contaminated, verdict_error_rates, verdict_oracles
 from tables_topics import aeslc_topics
@@ -40,6 +40,7 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/model-checking.md", "planted-designs", planted_summary),
           ("docs/model-checking.md", "planted-deeper", planted_deeper),
           ("docs/model-checking.md", "planted-current", planted_current),
+          ("docs/model-checking.md", "planted-move", planted_move),
           ("docs/model-checking.md", "planted-enron-size-current", planted_enron_size_current),
           ("docs/calibration.md", "sbc-default", sbc_default_table),
           ("docs/calibration.md", "sbc-contaminated", sbc_contaminated_table),

@@ -38,12 +38,12 @@ def _noise_groups():
     return groups
 
 
-def _opening(sets, reps, by, means, differences):
+def _opening(sets, reps, by, means, differences, designs=24):
     """The sentence and the header of a table by noise: columns `data sets`, then `means`
     (right-aligned), then `differences`."""
     header = ["noise", "data sets", *means, *differences]
     align = ["---", "---:", *["---:"] * len(means), *["---"] * len(differences)]
-    return [f"{len(sets)} data sets ({reps} replications of each of the 24 designs), each fitted by {by}.", "",
+    return [f"{len(sets)} data sets ({reps} replications of each of the {designs} designs), each fitted by {by}.", "",
             "| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
 
 
@@ -144,6 +144,34 @@ def planted_current():
         covered = [sum(int(table[(c, *s)]["total_covered"]) for s in mine) for c in pair]
         lines.append(f"| {name} | {len(mine)} | " + " | ".join(f"{sum(ari[c]) / len(mine):.3f}" for c in pair)
                      + f" | {interval(mean, low, high, '+.3f')} | "
+                     + " | ".join(f"{k}/{len(mine)}" for k in covered) + " |")
+    return minus("\n".join(lines))
+
+
+def planted_move():
+    """The block model's Hamiltonian move on the planted networks (docs/evidence/planted-move/,
+    tools/planted/study.py --shapes network, one binary for all three candidates): mean ARI per
+    noise of the papers' model, the default and the default with the move, the move's paired
+    differences (mean [95 % t-interval]), and how often each Σμ interval of the default and the
+    move holds the true total."""
+    table = {(r["candidate"], r["shape"], r["noise"], r["alpha"], r["replication"]): r
+             for r in rows("planted-move", "results.csv")}
+    three = ["papers", DEFAULT, "hamiltonian-move"]
+    sets, reps = _fitted_by_all(table, three)
+    lines = _opening(sets, reps, "all three", ["ARI: papers", "default", "default + move"],
+                     ["move − default", "move − papers"], designs=12)
+    lines[2] += " Σμ holds the true total: default | move |"
+    lines[3] += " ---: | ---: |"
+    for name, keep in _noise_groups():
+        mine = [s for s in sets if keep(s)]
+        ari = {c: [float(table[(c, *s)]["ari"]) for s in mine] for c in three}
+        differences = []
+        for other in (DEFAULT, "papers"):
+            _, _, mean, low, high, _ = paired_t(ari["hamiltonian-move"], ari[other])
+            differences.append(interval(mean, low, high, "+.3f"))
+        covered = [sum(int(table[(c, *s)]["total_covered"]) for s in mine) for c in three[1:]]
+        lines.append(f"| {name} | {len(mine)} | " + " | ".join(f"{sum(ari[c]) / len(mine):.3f}" for c in three)
+                     + " | " + " | ".join(differences) + " | "
                      + " | ".join(f"{k}/{len(mine)}" for k in covered) + " |")
     return minus("\n".join(lines))
 
