@@ -18,7 +18,7 @@ from tables_benchmarks import (default_vs_papers, move_vs_papers, ess_per_second
 from tables_baselines import dp_sep_table, dpvi_adjacent, dpvi_means, dpvi_paired
 from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_collapsed_table, fig4_table,
                                   fig4_size_cavi_probe, sbc_contaminated_table, sbc_default_table, sbc_fig4_size,
-                                  sbc_fig4_size_default, sbc_fig4_size_light, fig4_size_long_probe, fig4_size_hmc_probe, sbc_table, vi_table)
+                                  sbc_fig4_size_default, sbc_fig4_size_light, sbc_fig4_size_light_hmc, fig4_size_long_probe, fig4_size_hmc_probe, sbc_table, vi_table)
 from tables_fig5 import fig5_base, fig5_e50, fig5_e50_paper, fig5_table
 from tables_planted import (cavi_start_planted, planted_current, planted_move, planted_deeper, planted_enron_size,
                             planted_enron_size_current, planted_summary, release_total)
@@ -67,6 +67,7 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/history/calibration-fig4-size.md", "sbc-fig4-size-default", sbc_fig4_size_default),
           ("docs/history/calibration-fig4-size.md", "fig4-size-cavi-probe", fig4_size_cavi_probe),
           ("docs/calibration.md", "sbc-fig4-size-light", sbc_fig4_size_light),
+          ("docs/history/calibration-fig4-size.md", "sbc-fig4-size-light-hmc", sbc_fig4_size_light_hmc),
           ("docs/history/calibration-fig4-size.md", "fig4-size-long-probe", fig4_size_long_probe),
           ("docs/history/calibration-fig4-size.md", "fig4-size-hmc-probe", fig4_size_hmc_probe),
           ("docs/fig4.md", "fig4-quick-10", fig4_table),

@@ -384,14 +384,27 @@ def sbc_fig4_size_light():
     count of at most 40 a cell: each group's ECDF test (sbc.csv once the run has finished, until
     then sbc-stopped.csv over the fits that have), then the fits by the size of their network (the
     splits were chosen after looking at the first 56 fits)."""
-    run = "calibration-default-fig4-size-light"
+    return _light_sbc("calibration-default-fig4-size-light")
+
+
+def sbc_fig4_size_light_hmc():
+    """docs/history/calibration-fig4-size.md: the SBC of the default with the Hamiltonian move on
+    the same networks as `sbc_fig4_size_light`, by the same groups and sizes."""
+    return _light_sbc("calibration-default-fig4-size-light-hmc-sbc")
+
+
+def _light_sbc(run):
+    """The group tests of `run` (sbc.csv once it has finished, until then sbc-stopped.csv, with no
+    verdict) and its fits by the size of their network (networks.csv of the light run, whose
+    networks every such run fits)."""
     fits = _units(run)
     finished = (EVIDENCE / run / "sbc.csv").exists()
     tests = "sbc.csv" if finished else "sbc-stopped.csv"
-    return "\n".join(_sbc_group_lines(run, tests, fits, settled=finished) + [""] + _by_size_lines(run, fits, [
-        ("under 100,000 (mean under 4 a cell)", lambda t: t < 100_000),
-        ("100,000 to 300,000", lambda t: 100_000 <= t < 300_000),
-        ("300,000 or more (mean 12 or more)", lambda t: t >= 300_000)]))
+    bins = [("under 100,000 (mean under 4 a cell)", lambda t: t < 100_000),
+            ("100,000 to 300,000", lambda t: 100_000 <= t < 300_000),
+            ("300,000 or more (mean 12 or more)", lambda t: t >= 300_000)]
+    return "\n".join(_sbc_group_lines(run, tests, fits, settled=finished) + [""]
+                     + _by_size_lines("calibration-default-fig4-size-light", fits, bins))
 
 
 def _probe_lines(base_run, probe_run, column, labels):
