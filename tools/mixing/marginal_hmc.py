@@ -46,8 +46,8 @@ SCALE_SHAPE, SCALE_MEAN, KAPPA_SHAPE = 10.0, 1.0, 1.0
 
 
 class Target:
-    """The log posterior of `x = (ln θ, ln π)` and its gradient, with constant terms per cell
-    precomputed."""
+    """The log posterior of `x = (ln θ, ln π)` and its gradient (each cell's term by
+    heavy_network.contaminated)."""
 
     def __init__(self, y, r, share):
         self.n = len(y)

@@ -117,7 +117,7 @@ pub struct FitSpec {
     /// The block model's Hamiltonian move after every sweep (as `lppf fit --hamiltonian-move`), so
     /// that `K` is chosen for the fit that will be run; absent = false.
     #[serde(default)]
-    pub hamiltonian_move: Option<bool>,
+    pub hamiltonian_move: bool,
 }
 
 /// Part of the run's identity: without a warm-up or the move, what it was before they existed.
@@ -132,7 +132,7 @@ impl std::fmt::Debug for FitSpec {
         if let Some(n) = self.dispersion_warm_up {
             d.field("dispersion_warm_up", &n);
         }
-        if self.hamiltonian_move == Some(true) {
+        if self.hamiltonian_move {
             d.field("hamiltonian_move", &true);
         }
         d.finish()
@@ -234,7 +234,7 @@ impl HeldOutManifest {
             return bad("fit.chains", f.chains.to_string(), &format!("an integer from 1 to {MAX_CHAINS}"));
         }
         m.model.likelihood().check_warm_up(file, "fit.dispersion_warm_up", f.dispersion_warm_up)?;
-        if f.hamiltonian_move == Some(true) && !m.model.kind.has_hamiltonian_move() {
+        if f.hamiltonian_move && !m.model.kind.has_hamiltonian_move() {
             return bad(
                 "fit.hamiltonian_move",
                 "true".into(),
@@ -375,7 +375,7 @@ impl runner::Experiment for HeldOutSweep<'_> {
             seed: stream_id(&[seed, r as u64, method_id, k as u64]),
             weighting: analysis::Weighting::Equal,
             replicas: 1,
-            hamiltonian_move: m.fit.hamiltonian_move == Some(true),
+            hamiltonian_move: m.fit.hamiltonian_move,
         };
         let result = fit_chains(&settings, &data, progress)?;
         let score = result.heldout.ok_or("no held-out score")?;
@@ -628,7 +628,7 @@ impl Loaded for HeldOutManifest {
                 seed: 0,
                 weighting: analysis::Weighting::Equal,
                 replicas: 1,
-                hamiltonian_move: self.fit.hamiltonian_move == Some(true),
+                hamiltonian_move: self.fit.hamiltonian_move,
             };
             let fit = analysis::fit_cost(&settings, data.shape(), heldout, analysis::Machine::this());
             let per_k = fits / self.model.components.len() as f64;

@@ -110,8 +110,7 @@ impl Manifest {
         let gibbs_sweeps = datasets * fit_sweeps(&|m| m.is_reference() && !m.is_cavi())
             + datasets * levels * fit_sweeps(&|m| !m.is_reference() && !m.is_cavi());
         // The block model's Hamiltonian move adds its gradients' work to every Gibbs sweep.
-        let hamiltonian =
-            move_seconds_per_cell(self.sampler.as_ref().and_then(|s| s.hamiltonian_move) == Some(true), k);
+        let hamiltonian = move_seconds_per_cell(self.hamiltonian_move(), k);
         let nb = likelihood_seconds_per_cell(likelihood) + hamiltonian;
         let per_entry_seconds = entries * (private_sweeps * PRIVATE_SECONDS_PER_CELL + gibbs_sweeps * nb);
         Cost {

@@ -305,8 +305,7 @@ fn with_family<T: FamilyTask>(manifest: &Manifest, task: T) -> Result<T::Output,
     }
     // Validation resolved the likelihood against the manifest's file already.
     let likelihood = m.likelihood().model().map_err(|(_, _, allowed)| RunError::Parameter(allowed))?;
-    let hamiltonian = manifest.sampler.as_ref().and_then(|s| s.hamiltonian_move) == Some(true);
-    let hmc = hamiltonian.then(models::hmc::HmcSettings::default);
+    let hmc = manifest.hamiltonian_move().then(models::hmc::HmcSettings::default);
     let shape =
         FamilyShape { rows, cols, times, components: m.components, prior, scale: m.prior.scale(), likelihood, hmc };
     models::with_family(m.kind, shape, Visit(task))

@@ -649,6 +649,12 @@ impl Manifest {
         chains.unwrap_or(1)
     }
 
+    /// Whether the Gibbs fits run the block model's Hamiltonian move (`sampler.hamiltonian_move`;
+    /// absent: no).
+    pub fn hamiltonian_move(&self) -> bool {
+        self.sampler.as_ref().and_then(|s| s.hamiltonian_move) == Some(true)
+    }
+
     /// Tempered replicas per chain of a fit of `method` (`sampler.replicas`; CAVI fits and an
     /// absent field: 1).
     pub fn replicas(&self, method: Method) -> usize {

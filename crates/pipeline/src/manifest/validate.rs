@@ -125,16 +125,13 @@ impl Manifest {
                 return Err(invalid("sampler.replicas", n.to_string(), &format!("an integer from 1 to {most}")));
             }
         }
-        if self.sampler.as_ref().and_then(|s| s.hamiltonian_move) == Some(true)
-            && !self.model.kind.has_hamiltonian_move()
-        {
+        if self.hamiltonian_move() && !self.model.kind.has_hamiltonian_move() {
             let allowed = "true only for the directed block model (kind = \"block\"); absent or false otherwise";
             return Err(invalid("sampler.hamiltonian_move", "true".into(), allowed));
         }
         // Replica exchange swaps on the complete-data energy of the factors and the last sweep's
         // allocation, which the move (with the allocation summed out) leaves behind.
-        if self.sampler.as_ref().is_some_and(|s| s.hamiltonian_move == Some(true) && s.replicas.is_some_and(|r| r > 1))
-        {
+        if self.hamiltonian_move() && self.sampler.as_ref().and_then(|s| s.replicas).is_some_and(|r| r > 1) {
             let allowed =
                 "absent or false with replicas > 1 (replica exchange swaps on the allocation the move sums out)";
             return Err(invalid("sampler.hamiltonian_move", "true".into(), allowed));
