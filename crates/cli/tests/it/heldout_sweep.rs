@@ -7,7 +7,7 @@ use rand::distr::Distribution;
 use results::{Values, read_table};
 use std::path::{Path, PathBuf};
 
-use crate::common::{lppf, privatize, s};
+use crate::common::{lppf, privatize, s, scratch};
 
 /// A released 20-actor network with two communities of ten (rates 4 within, 0.2 between),
 /// privatized at α = 0.5 with a seed (a test: not private).
@@ -173,9 +173,7 @@ fn invalid_settings_are_refused_before_anything_runs() {
 /// analysis::resources.)
 #[test]
 fn the_hamiltonian_move_reaches_every_fit() {
-    let dir = std::env::temp_dir().join(format!("lppf-heldout-move-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("heldout", "move");
     let released = released_network(&dir);
     let m = manifest(&dir, &released, "[2]", r#"["private"]"#, "0.2");
     let plain = std::fs::read_to_string(&m).unwrap().replacen("replications = 2\n", "replications = 1\n", 1);
@@ -201,7 +199,6 @@ fn the_hamiltonian_move_reaches_every_fit() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{said}");
     assert!(said.contains("fit.hamiltonian_move") && said.contains("directed block model"), "{said}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The shipped experiments/own-data-enron.toml (the papers' model) and own-data-enron-default.toml
