@@ -248,7 +248,7 @@ def test_an_undirected_network_is_released_once_per_pair_and_fitted():
     assert len(result.rates) == 15 and "each pair once" in result.summary
     with pytest.raises(lppf.InputError, match="fit it with --model undirected"):
         lppf.fit(release, model="block", components=2, **SMALL)
-    with pytest.raises(lppf.InputError, match="--hamiltonian-move is not allowed with --model undirected"):
+    with pytest.raises(lppf.InputError, match="--hamiltonian-move on is not allowed with --model undirected"):
         lppf.fit(release, model="undirected", components=2, hamiltonian_move=True, **SMALL)
     with pytest.raises(lppf.InputError, match="one level for every row"):
         lppf.privatize(frame, alpha={n: 0.5 for n in names}, symmetric=True, seed=2)
