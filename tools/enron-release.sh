@@ -4,13 +4,16 @@
 # release of docs/own-data.md (ε = 2, N = 5, privatize seed 2026: NOT private); defines
 # `field NAME FILE`, the value of a top-level `NAME = …` line of a TOML file; `diagnostic FIT
 # QUANTITY COLUMN`, field COLUMN (2 = R̂, 3 = bulk ESS) of QUANTITY's row of a fit's
-# diagnostics.csv; and `docs`, where the tables and figures go: docs/ (its data/ and figures/), or
+# diagnostics.csv; `sweep_only`, the options every study fit passes: `--hamiltonian-move off`, as
+# when the committed tables were made (before the directed block model's Gibbs fits ran the move
+# by default), so the scripts still make them; and `docs`, where the tables and figures go: docs/ (its data/ and figures/), or
 # $LPPF_STUDY_DOCS (tools/study-smoke.sh points it at a scratch directory so that a smoke run
 # leaves the committed tables alone).
 if [ -z "${LPPF:-}" ]; then
     cargo build --release -p lppf-cli
 fi
 lppf=${LPPF:-target/release/lppf}
+sweep_only=(--hamiltonian-move off)
 docs=${LPPF_STUDY_DOCS:-docs}
 mkdir -p "$docs/data" "$docs/figures"
 dir=$(mktemp -d)

@@ -45,7 +45,7 @@ if [ "$part" = all ] || [ "$part" = verdict ]; then
     for k in 2 4 8; do
         for seed in ${MASKS:-1 2 3 4 5 6 7 8 9 10}; do
             fit="$dir/k$k-s$seed"
-            $lppf fit --input "$dir/released.csv" --model block --components $k --method private --seed $seed \
+            $lppf fit "${sweep_only[@]}" --input "$dir/released.csv" --model block --components $k --method private --seed $seed \
                 --likelihood "$likelihood" --holdout 0.1 --output "$fit" --quiet
             t="$fit/fit.toml"
             printf '%s,%s,%s,%.1f,%.1f,%.1f,%.1f,%s\n' $k $seed "$(field heldout_cells "$t")" \
@@ -59,7 +59,7 @@ if [ "$part" = all ] || [ "$part" = verdict ]; then
 fi
 if [ "$part" = all ] || [ "$part" = checks ]; then
     for method in private naive; do
-        $lppf fit --input "$dir/released.csv" --model block --components 8 --method $method --seed 2 \
+        $lppf fit "${sweep_only[@]}" --input "$dir/released.csv" --model block --components 8 --method $method --seed 2 \
             --prior flat --likelihood poisson --private-step augmented --weights equal --output "$dir/$method" --quiet
         cp "$dir/$method/checks.csv" "$docs/data/checks-enron-$method.csv"
         if [ "$method" = private ]; then cp "$dir/$method/checks.png" "$docs/figures/checks-enron-private.png"; fi
@@ -82,7 +82,7 @@ if [ "$part" = all ] || [ "$part" = priors ]; then
             *) opts=(--method private --prior "${variant%%-*}" --likelihood "${variant#*-}") ;;
         esac
         fit="$dir/priors-$variant"
-        $lppf fit --input "$dir/released.csv" --model block --components $k --seed 2 "${opts[@]}" \
+        $lppf fit "${sweep_only[@]}" --input "$dir/released.csv" --model block --components $k --seed 2 "${opts[@]}" \
             --weights equal --output "$fit" --quiet
         t="$fit/fit.toml"
         flagged=$(awk -F, 'NR > 1 && $7 != "" { printf "%s%s", sep, $1; sep = " " }' "$fit/checks.csv")
@@ -110,7 +110,7 @@ if [ "$part" = all ] || [ "$part" = defaults ]; then
                 new) opts=(--method private --likelihood negative-binomial) ;;
             esac
             fit="$dir/$variant-$rs"
-            $lppf fit --input "$dir/released-$rs.csv" --model block --components 8 --seed 2 "${opts[@]}" \
+            $lppf fit "${sweep_only[@]}" --input "$dir/released-$rs.csv" --model block --components 8 --seed 2 "${opts[@]}" \
                 --weights equal --output "$fit" --quiet
             s=$($score "$fit/rates.parquet" data/enron/network-counts.csv)
             fitted=$(echo "$s" | head -1 | sed 's/.*fitted total rate \([0-9.]*\).*/\1/')

@@ -52,7 +52,7 @@ for model in papers default; do
                 input="$dir/released.csv"
                 if [ "$method" = non-private ]; then input=data/enron/network-counts.csv; fi
                 fit="$dir/$model-$method-$setting-$seed"
-                $lppf fit --input "$input" --model block --components 8 --method $method --seed "$seed" \
+                $lppf fit "${sweep_only[@]}" --input "$input" --model block --components 8 --method $method --seed "$seed" \
                     "${opts[@]}" "${run[@]}" --output "$fit" --quiet
                 # The smallest inverse temperature of the fit's adapted ladders, 1.0 included (empty
                 # without replicas: no `ladders` line).

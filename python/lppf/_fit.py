@@ -257,8 +257,10 @@ def fit(
         Every other option of ``lppf fit``, by its name with ``_`` for ``-``: ``holdout``,
         ``weights``, ``prior``, ``likelihood``, ``dispersion``, ``dispersion_prior`` (a pair
         ``(shape, rate)``), ``dispersion_warm_up``, ``a0``, ``b0``, ``scale_shape``,
-        ``scale_mean``, ``replicas``, ``hamiltonian_move`` (the block model's move of all its
-        factors after each sweep, docs/inference.md), ``structure_tables``, ``private_step``, ``start``,
+        ``scale_mean``, ``replicas``, ``hamiltonian_move`` (the directed block model's move of
+        all its factors after each sweep, docs/inference.md: ``"auto"``, the default, runs it in
+        that model's Gibbs fits with plain chains; ``True`` or ``"on"`` asks for it, ``False`` or
+        ``"off"`` leaves it out), ``structure_tables``, ``private_step``, ``start``,
         ``until_mixed``, ``alpha``, ``alpha_file``, ``precision``, ``max_iterations``,
         ``tolerance``, ``override_sidecar``, ``allow_memory``, ``row_column``, ``col_column``,
         ``count_column``, ``delimiter``, ``time_column`` (raw counts over time, for

@@ -7,7 +7,7 @@
 //! Errors keep the library's messages: the user's input or options raise `InputError` (a
 //! `ValueError`), failures while running or writing raise `RunError` (a `RuntimeError`). Fits release the GIL.
 
-use lppf::analysis::{self, FitError, FitRequest, LevelSource, LikelihoodChoice, PriorChoice, ScaleMean};
+use lppf::analysis::{self, FitError, FitRequest, LevelSource, LikelihoodChoice, MoveChoice, PriorChoice, ScaleMean};
 use lppf::inference::{Method, PrivateStep, Start};
 use lppf::models::ModelKind;
 use lppf::release::{LabelSource, Levels, PrivatizeError, PrivatizeRequest, prepare_release};
@@ -235,13 +235,21 @@ fn privatize<'py>(
     Ok(out)
 }
 
+/// `hamiltonian_move`: `"auto"`, `"on"` or `"off"` as on the command line, or `True` / `False`
+/// for `"on"` / `"off"` (`None`: `"auto"`).
+#[derive(FromPyObject)]
+enum MoveArg {
+    Flag(bool),
+    Name(String),
+}
+
 /// Fits a release (or raw counts, for the non-private methods) and writes the fit directory
 /// (`lppf fit`); returns `estimate`, `summary` and `output`. The GIL is released while it runs.
 #[pyfunction]
 #[pyo3(signature = (input, output, *, model, components, method, counts=None, chains=4, iterations=2000, burn_in=None,
     thin=5, max_iterations=1000, tolerance=1e-6, a0=1.0, b0=1.0, prior="auto", scale_shape=None,
     scale_mean=None, likelihood="auto", dispersion=None, dispersion_prior=None, dispersion_warm_up=None, alpha=None, alpha_file=None, precision=1.0,
-    holdout=None, weights="auto", replicas=1, hamiltonian_move=false, structure_tables=analysis::structure_test::STRUCTURE_TEST_REPLICATES, private_step="collapsed", start="prior", until_mixed=None, seed=None,
+    holdout=None, weights="auto", replicas=1, hamiltonian_move=None, structure_tables=analysis::structure_test::STRUCTURE_TEST_REPLICATES, private_step="collapsed", start="prior", until_mixed=None, seed=None,
     force=false,
     override_sidecar=false, allow_memory=false, threads=None, delimiter=None, row_column="row".to_owned(),
     col_column="col".to_owned(), count_column="count".to_owned(), time_column=None, progress=None))]
@@ -275,7 +283,7 @@ fn fit<'py>(
     holdout: Option<f64>,
     weights: &str,
     replicas: usize,
-    hamiltonian_move: bool,
+    hamiltonian_move: Option<MoveArg>,
     structure_tables: usize,
     private_step: &str,
     start: &str,
@@ -336,7 +344,17 @@ fn fit<'py>(
         holdout,
         weighting: analysis::weighting_from_name(weights).map_err(fit_error)?,
         replicas,
-        hamiltonian_move,
+        hamiltonian_move: match hamiltonian_move {
+            None => MoveChoice::Auto,
+            Some(MoveArg::Flag(on)) => {
+                if on {
+                    MoveChoice::On
+                } else {
+                    MoveChoice::Off
+                }
+            }
+            Some(MoveArg::Name(name)) => MoveChoice::from_name(&name).map_err(fit_error)?,
+        },
         structure_tables,
         private_step,
         start,

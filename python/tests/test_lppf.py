@@ -248,10 +248,26 @@ def test_an_undirected_network_is_released_once_per_pair_and_fitted():
     assert len(result.rates) == 15 and "each pair once" in result.summary
     with pytest.raises(lppf.InputError, match="fit it with --model undirected"):
         lppf.fit(release, model="block", components=2, **SMALL)
-    with pytest.raises(lppf.InputError, match="--hamiltonian-move is not allowed with --model undirected"):
+    with pytest.raises(lppf.InputError, match="--hamiltonian-move on is not allowed with --model undirected"):
         lppf.fit(release, model="undirected", components=2, hamiltonian_move=True, **SMALL)
     with pytest.raises(lppf.InputError, match="one level for every row"):
         lppf.privatize(frame, alpha={n: 0.5 for n in names}, symmetric=True, seed=2)
+
+
+def test_the_hamiltonian_move_is_the_directed_block_models_default_and_can_be_left_out():
+    names = [f"a{i}" for i in range(5)]
+    pairs = [(a, b) for a in names for b in names if a != b]
+    frame = pd.DataFrame({"row": [a for a, _ in pairs], "col": [b for _, b in pairs], "count": 3})
+    with pytest.warns(lppf.NotPrivateWarning):
+        release = lppf.privatize(frame, epsilon=1.0, square=True, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lppf.FitWarning)
+        fits = {flag: lppf.fit(release, model="block", components=2, seed=1, structure_tables=0,
+                               hamiltonian_move=flag, **SMALL) for flag in [None, "on", True, "off", False]}
+    assert [fits[f].record["hamiltonian_move"] for f in fits] == [True, True, True, False, False]
+    assert fits[None].rates.equals(fits[True].rates) and not fits[None].rates.equals(fits[False].rates)
+    with pytest.raises(lppf.InputError, match="one of auto, on, off"):
+        lppf.fit(release, model="block", components=2, hamiltonian_move="yes", **SMALL)
 
 
 def test_counts_over_time_are_released_from_a_file_and_fitted_with_the_tensor(tmp_path):

@@ -39,7 +39,7 @@ def main():
         subprocess.run([LPPF, "privatize", "--input", COUNTS, "--square", "--epsilon", "2", "--precision", "5",
                         "--seed", "20261204", "--output", released], check=True, capture_output=True)
         for seed in args.seeds:
-            for kernel, extra in [("gibbs", []), ("gibbs+hamiltonian", ["--hamiltonian-move"])]:
+            for kernel, extra in [("gibbs", ["--hamiltonian-move", "off"]), ("gibbs+hamiltonian", ["--hamiltonian-move", "on"])]:
                 fit = tmp / f"fit-{seed}-{kernel}"
                 subprocess.run([LPPF, "fit", "--input", released, "--model", "block", "--components", "8",
                                 "--method", "private", "--seed", str(seed), "--quiet", "--output", fit, *extra],

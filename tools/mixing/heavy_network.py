@@ -87,6 +87,7 @@ def main():
         fit = tmp / "fit"
         subprocess.run([LPPF, "fit", "--input", counts, "--model", "block", "--components", str(C), "--method", "non-private",
                         "--chains", "2", "--iterations", "6000", "--burn-in", "0", "--thin", "20", "--seed", "1", "--quiet",
+                        "--hamiltonian-move", "off",
                         "--output", fit], check=True)
         mean = np.zeros((n, n))
         table = pq.read_table(fit / "rates.parquet").to_pandas()

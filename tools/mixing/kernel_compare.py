@@ -37,7 +37,7 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
 from cost import CANDIDATES, SHAPES, release as released, shape_counts  # noqa: E402
-from study import LPPF, appending, seed_of  # noqa: E402
+from study import LPPF, SWEEP_ONLY, appending, seed_of  # noqa: E402
 
 QUANTITIES = ["ln_lik", "total_rate", "structure"]
 TRACED = {"dispersion": "r", "overdispersed_share": "pi"}
@@ -88,10 +88,11 @@ def main():
     names = QUANTITIES + list(TRACED.values())
     fields = ["shape", "replication", "binary", "wall_seconds"] + [f"{s}_{q}" for q in names for s in ("ess", "rhat")]
     key = lambda r: (r["shape"], str(r["replication"]), r["binary"])  # noqa: E731
-    arms = {"default": (LPPF, []), "papers": (LPPF, CANDIDATES["papers"])} if args.against_papers else \
-        {args.labels[0]: (LPPF, []), args.labels[1]: (args.before, [])}
+    # The default's sweep alone (an earlier binary has no move by default, and no `off` to name).
+    arms = {"default": (LPPF, SWEEP_ONLY), "papers": (LPPF, CANDIDATES["papers"])} if args.against_papers else \
+        {args.labels[0]: (LPPF, SWEEP_ONLY), args.labels[1]: (args.before, [])}
     if args.move:
-        arms["default+move"] = (LPPF, ["--hamiltonian-move"])
+        arms["default+move"] = (LPPF, ["--hamiltonian-move", "on"])
         args.shapes = [s for s in args.shapes if "network" in s]
     with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

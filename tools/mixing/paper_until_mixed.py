@@ -43,7 +43,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -177,7 +176,7 @@ def lppf_fit(release, out, k, seed, step, network, model_flags, cap=CAP):
             "--method", "private",
             "--seed", seed, "--chains", CHAINS, "--iterations", iterations, "--burn-in", burn_in, "--thin", thin,
             "--private-step", step, "--threads", 2, "--structure-tables", 0, "--quiet", "--force",
-            "--output", out, *model_flags]], check=True, capture_output=True)
+            "--hamiltonian-move", "off", "--output", out, *model_flags]], check=True, capture_output=True)
         seconds = time.perf_counter() - began
         trace = pq.read_table(out / "trace.parquet").to_pydict()
         chain = np.array(trace["chain"])

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
 from cost import CANDIDATES, release as released, shape_counts  # noqa: E402
-from study import LPPF, appending, seed_of  # noqa: E402
+from study import LPPF, SWEEP_ONLY, appending, seed_of  # noqa: E402
 
 CAP = 16000
 FIT_SHAPES = ["sparse network", "dense table", "tiny table"]
@@ -53,11 +53,13 @@ def main():
                         continue
                     def timed(binary):
                         out = work / candidate
+                        # An earlier binary runs no move by default and has no `off` to name.
+                        flags = [f for f in CANDIDATES[candidate] if binary == LPPF or f not in SWEEP_ONLY]
                         began = time.perf_counter()
                         subprocess.run([str(a) for a in [
                             binary, "fit", "--input", release, "--model", "block" if square else "topic",
                             "--components", components, "--method", "private", "--seed", seed_of("fit", shape, rep),
-                            "--until-mixed", CAP, "--quiet", "--force", "--output", out, *CANDIDATES[candidate]]],
+                            "--until-mixed", CAP, "--quiet", "--force", "--output", out, *flags]],
                             check=True, capture_output=True)
                         wall = time.perf_counter() - began
                         record = tomllib.loads((out / "fit.toml").read_text())

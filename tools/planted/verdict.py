@@ -29,7 +29,6 @@ oracle they share and leave empty; write them to another directory.
 
 import argparse
 import csv
-import subprocess
 import sys
 import tempfile
 import tomllib
@@ -40,7 +39,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).parent))
 import designs  # noqa: E402
-from study import LPPF, appending, run, seed_of, write_counts  # noqa: E402
+from study import LPPF, SWEEP_ONLY, appending, run, seed_of, write_counts  # noqa: E402
 
 # The likelihood of the base rows (the default of `lppf fit` when they were made); the oracle is
 # computed on its rows.
@@ -123,7 +122,7 @@ def one(work, strength, noise, alpha, rep, likelihood=NB):
     out = work / "fit"
     run([LPPF, "fit", "--input", release, "--model", "block", "--components", group.max() + 1,
          "--method", "private", "--holdout", HOLDOUT, "--seed", seed_of("verdict-fit", strength, noise, alpha, rep),
-         "--quiet", "--force", "--output", out, "--likelihood", likelihood])
+         "--quiet", "--force", "--output", out, "--likelihood", likelihood, *SWEEP_ONLY])
     fit = tomllib.loads((out / "fit.toml").read_text())
     # The oracle does not depend on the fit: with another likelihood it is the negative binomial's row's.
     o = ("", float("nan"), float("nan")) if likelihood != NB else oracle(
@@ -160,7 +159,7 @@ def enron_size(out):
         group = enron_size_release(work)
         run([LPPF, "fit", "--input", work / "release.csv", "--model", "block", "--components", group.max() + 1,
              "--method", "private", "--holdout", HOLDOUT, "--seed", seed_of("fit", "network-large", "cell-nb", 0.5, 0),
-             "--quiet", "--force", "--output", work / "fit", "--likelihood", NB])
+             "--quiet", "--force", "--output", work / "fit", "--likelihood", NB, *SWEEP_ONLY])
         fit = tomllib.loads((work / "fit" / "fit.toml").read_text())
     fields = ["structure", "structure_difference", "structure_difference_se", "structure_with_loo_difference",
               "structure_with_loo_difference_se", "heldout_cells", "convergence", "seconds"]

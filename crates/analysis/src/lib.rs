@@ -46,8 +46,8 @@ pub use outputs::{CHECK_FIGURES, OUTPUT_FILES, write_outputs};
 pub use report::summary_text;
 pub use request::{
     DEFAULT_SCALE_SHAPE, Extension, FIT_FILE, FitDone, FitPlan, FitRequest, LikelihoodChoice, MAX_STRUCTURE_TABLES,
-    MIN_STRUCTURE_TABLES, PriorChoice, ScaleMean, default_scale_prior, dispersion_prior_from_text, plan_fit, run_fit,
-    run_fit_observed, weighting_from_name,
+    MIN_STRUCTURE_TABLES, MoveChoice, PriorChoice, ScaleMean, default_scale_prior, dispersion_prior_from_text,
+    plan_fit, run_fit, run_fit_observed, weighting_from_name,
 };
 pub use resources::{ChainMemory, FitCost, Machine, fit_cost};
 /// How a raw counts file is laid out (`load`).

@@ -160,9 +160,10 @@ struct FitRecord<'a> {
     co_clustering_modes: Option<Vec<Vec<usize>>>,
     /// Replica exchange: replicas per chain, and each chain's final ladder and swap rates.
     replicas: usize,
-    /// The directed block model's Hamiltonian move after each sweep (written only when on).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    hamiltonian_move: bool,
+    /// The directed block model's Hamiltonian move after each sweep: written for that model's
+    /// Gibbs fits (on or off), absent where the move does not apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hamiltonian_move: Option<bool>,
     /// With it: each chain's adapted step size and mean acceptance over the kept sweeps.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     hamiltonian_steps: Vec<f64>,
@@ -487,7 +488,8 @@ pub fn write_outputs(
         modes: result.assessment.as_ref().map(|a| a.modes.clone()),
         co_clustering_modes: result.co_clustering_modes.clone(),
         replicas: settings.replicas,
-        hamiltonian_move: settings.hamiltonian_move,
+        hamiltonian_move: (settings.model.has_hamiltonian_move() && matches!(settings.algorithm, Algorithm::Gibbs(_)))
+            .then_some(settings.hamiltonian_move),
         hamiltonian_steps: result.traces.iter().filter_map(|t| t.hamiltonian.map(|h| h.0)).collect(),
         hamiltonian_acceptance: result.traces.iter().filter_map(|t| t.hamiltonian.map(|h| h.1)).collect(),
         ladders: result.traces.iter().filter(|t| !t.ladder.is_empty()).map(|t| t.ladder.clone()).collect(),

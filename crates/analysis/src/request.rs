@@ -47,6 +47,16 @@ pub enum LikelihoodChoice {
     Contaminated,
 }
 
+/// The directed block model's Hamiltonian move after each Gibbs sweep (`models::hmc`): `auto` runs
+/// it wherever it applies (the directed block model's Gibbs methods with plain chains), `on`
+/// asks for it (an error where it does not apply), `off` leaves the sweep alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveChoice {
+    Auto,
+    On,
+    Off,
+}
+
 /// The hierarchical prior's scale `κ`: learned (`κ ~ Gamma(1, rate 1/a')`), or fixed so the
 /// rates' prior mean is `b'`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -83,6 +93,7 @@ named!(
     LikelihoodChoice { Auto = "auto", Poisson = "poisson", NegativeBinomial = "negative-binomial", Contaminated = "contaminated" },
     "--likelihood"
 );
+named!(MoveChoice { Auto = "auto", On = "on", Off = "off" }, "--hamiltonian-move");
 
 impl ScaleMean {
     /// `"learned"` or a number (checked by [`ScalePrior::new`]).
@@ -170,7 +181,7 @@ pub struct FitRequest {
     /// Replica exchange: replicas per chain (1: plain chains).
     pub replicas: usize,
     /// The directed block model's Hamiltonian move after each sweep (`models::hmc`).
-    pub hamiltonian_move: bool,
+    pub hamiltonian_move: MoveChoice,
     pub private_step: PrivateStep,
     /// Where each Gibbs chain starts.
     pub start: Start,
@@ -200,8 +211,8 @@ pub const MAX_STRUCTURE_TABLES: usize = 10 * crate::structure_test::STRUCTURE_TE
 
 impl FitRequest {
     /// A request with `lppf fit`'s defaults: 4 chains of 2000 sweeps (1000 burn-in, thin 5),
-    /// Gamma(1, 1), `auto` prior and likelihood, levels from the sidecar, `auto` weights, the
-    /// augmented private step, a seed from the operating system.
+    /// Gamma(1, 1), `auto` prior, likelihood and Hamiltonian move, levels from the sidecar, `auto`
+    /// weights, the collapsed private step, a seed from the operating system.
     pub fn new(
         input: impl Into<PathBuf>,
         model: ModelKind,
@@ -236,7 +247,7 @@ impl FitRequest {
             holdout: None,
             weighting: Weighting::Auto,
             replicas: 1,
-            hamiltonian_move: false,
+            hamiltonian_move: MoveChoice::Auto,
             private_step: PrivateStep::default(),
             start: Start::Prior,
             until_mixed: None,
@@ -407,21 +418,29 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
             ),
         ));
     }
-    if request.hamiltonian_move && (!request.model.has_hamiltonian_move() || request.method.is_cavi()) {
-        return Err(input(&format!(
-            "--hamiltonian-move is not allowed with --model {} --method {}: it moves the directed block model's \
-             factors in its Gibbs methods (--model block with --method private, naive or non-private)",
-            request.model.name(),
-            request.method.name()
-        )));
-    }
-    if request.hamiltonian_move && request.replicas > 1 {
-        return Err(input(&format!(
-            "--hamiltonian-move is not allowed with --replicas {}: replica exchange swaps on the complete-data \
-             energy of the last sweep's allocation, which the move sums out; use one or the other",
-            request.replicas
-        )));
-    }
+    // `auto`: the move wherever it applies (chosen on the Fig. 4-size SBC and the planted networks:
+    // docs/inference.md, "The Hamiltonian move of the block model").
+    let movable = request.model.has_hamiltonian_move() && !request.method.is_cavi();
+    let hamiltonian_move = match request.hamiltonian_move {
+        MoveChoice::Auto => movable && request.replicas == 1,
+        MoveChoice::Off => false,
+        MoveChoice::On if !movable => {
+            return Err(input(&format!(
+                "--hamiltonian-move on is not allowed with --model {} --method {}: it moves the directed block \
+                 model's factors in its Gibbs methods (--model block with --method private, naive or non-private)",
+                request.model.name(),
+                request.method.name()
+            )));
+        }
+        MoveChoice::On if request.replicas > 1 => {
+            return Err(input(&format!(
+                "--hamiltonian-move on is not allowed with --replicas {}: replica exchange swaps on the complete-data \
+                 energy of the last sweep's allocation, which the move sums out; use one or the other",
+                request.replicas
+            )));
+        }
+        MoveChoice::On => true,
+    };
     if request.method.is_cavi() && !request.model.has_cavi() {
         return Err(input(&format!(
             "--method {} is not allowed with --model {}: it has no CAVI; use private, naive or non-private",
@@ -471,7 +490,7 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
         seed,
         weighting: request.weighting,
         replicas: request.replicas,
-        hamiltonian_move: request.hamiltonian_move,
+        hamiltonian_move,
     };
     let machine = Machine::this();
     let cost =

@@ -4,7 +4,7 @@
 
 use crate::{Failure, bad_input, failed};
 use analysis::{
-    FitError, FitRequest, LevelSource, LikelihoodChoice, OUTPUT_FILES, PriorChoice, ScaleMean,
+    FitError, FitRequest, LevelSource, LikelihoodChoice, MoveChoice, OUTPUT_FILES, PriorChoice, ScaleMean,
     dispersion_prior_from_text, plan_fit, run_fit_observed, weighting_from_name,
 };
 use indicatif::{ProgressBar, ProgressStyle};
@@ -135,9 +135,12 @@ pub struct FitArgs {
     /// memberships and community rates at once with the allocations integrated out, its step and
     /// mass adapted during the burn-in (docs/inference.md). On heavy networks the sweep alone
     /// climbs for thousands of sweeps; the move gets there in hundreds. A sweep costs about 3.6
-    /// times as much.
-    #[arg(long)]
-    hamiltonian_move: bool,
+    /// times as much. auto (the default): on for the directed block model's Gibbs methods with
+    /// plain chains (not with --replicas), off elsewhere. on (also the bare flag): ask for it.
+    /// off: the sweep alone.
+    #[arg(long, default_value = "auto", default_missing_value = "on", num_args = 0..=1, value_name = "WHEN",
+          value_parser = ["auto", "on", "off"])]
+    hamiltonian_move: String,
     /// With 2 or more components: the most tables the test of the release draws (its p-value's
     /// resolution is 1/(N + 1); a release without structure stops it early). 0 skips the test,
     /// e.g. on a large table, where it costs about as much as a few hundred sweeps; otherwise 99
@@ -236,7 +239,7 @@ impl FitArgs {
             holdout: self.holdout,
             weighting: weighting_from_name(&self.weights)?,
             replicas: self.replicas,
-            hamiltonian_move: self.hamiltonian_move,
+            hamiltonian_move: MoveChoice::from_name(&self.hamiltonian_move)?,
             structure_tables: self.structure_tables,
             private_step: inference::PrivateStep::from_name(&self.private_step).unwrap_or_default(),
             start: inference::Start::from_name(&self.start).unwrap_or_default(),

@@ -640,13 +640,18 @@ fn refusals_exit_2_and_write_no_fit() {
         (
             "Hamiltonian move with the topic model",
             [base(&released, "private", "topic"), vec!["--hamiltonian-move".into()]].concat(),
-            "--hamiltonian-move is not allowed with --model topic",
+            "--hamiltonian-move on is not allowed with --model topic",
         ),
         (
             "Hamiltonian move with replica exchange",
             [base(&square, "private", "block"), vec!["--hamiltonian-move".into(), "--replicas".into(), "2".into()]]
                 .concat(),
-            "--hamiltonian-move is not allowed with --replicas 2",
+            "--hamiltonian-move on is not allowed with --replicas 2",
+        ),
+        (
+            "Hamiltonian move named wrong",
+            [base(&square, "private", "block"), vec!["--hamiltonian-move".into(), "yes".into()]].concat(),
+            "[possible values: auto, on, off]",
         ),
     ];
     for (name, mut args, says) in cases {
@@ -995,35 +1000,44 @@ fn replica_exchange_reports_its_ladder_and_swap_rates() {
     assert!(o.status.code() == Some(2) && stderr.contains("replicas") && stderr.contains("Gibbs"), "{stderr}");
 }
 
-/// `--hamiltonian-move` runs the block model's move after each sweep of a private fit: fit.toml
-/// records it with each chain's step and acceptance (summary.txt prints them) and the rates differ from the same fit without it (the same seed); the topic model
-/// refuses it (`refusals_exit_2_and_write_no_fit`).
+/// The block model's move runs after each sweep of a private fit by default (`auto`), as with
+/// `--hamiltonian-move` or `--hamiltonian-move on`: fit.toml records it with each chain's step
+/// and acceptance (summary.txt prints them), and the rates are the same draws whichever way it was
+/// asked for. `--hamiltonian-move off` records `false` and differs (the same seed); `auto` with
+/// replica exchange runs without it. The topic model refuses `on`
+/// (`refusals_exit_2_and_write_no_fit`) and its fit.toml does not name the move.
 #[test]
-fn the_hamiltonian_move_runs_on_a_block_fit_and_is_recorded() {
+fn the_hamiltonian_move_runs_on_a_block_fit_by_default_and_is_recorded() {
     let dir = scratch("hamiltonian");
     let network = dir.join("network.csv");
     std::fs::write(&network, "row,col,count\na,b,2\nb,c,1\nc,a,3\nd,a,4\nb,d,1\n").unwrap();
     let square = dir.join("square.csv");
     privatize(&network, &square, &["--alpha", "0.5", "--square", "--seed", "1"]);
-    let rates = |out: &Path, extra: &[&str]| -> (String, Vec<Option<f64>>) {
-        let mut args = vec!["--seed", "2", "--output", s(out), "--quiet"];
+    let rates = |name: &str, extra: &[&str]| -> (String, Vec<Option<f64>>) {
+        let out = dir.join(name);
+        let mut args = vec!["--seed", "2", "--output", s(&out), "--quiet"];
         args.extend(extra);
         let o = lppf(fit_args(&square, "block", "2", "private", ["60", "30", "2"], &args));
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let table = read_table(&out.join("rates.parquet")).unwrap();
         (std::fs::read_to_string(out.join("fit.toml")).unwrap(), floats(&table, "mean"))
     };
-    let (moved_record, moved) = rates(&dir.join("moved"), &["--hamiltonian-move"]);
-    let (plain_record, plain) = rates(&dir.join("plain"), &[]);
-    assert!(moved_record.contains("hamiltonian_move = true"), "{moved_record}");
+    let (default_record, default) = rates("default", &[]);
+    let (_, bare) = rates("bare", &["--hamiltonian-move"]);
+    let (_, on) = rates("on", &["--hamiltonian-move", "on"]);
+    let (plain_record, plain) = rates("plain", &["--hamiltonian-move", "off"]);
+    let (ladder_record, _) = rates("ladder", &["--replicas", "2"]);
+    assert!(default_record.contains("hamiltonian_move = true"), "{default_record}");
     // Each chain's adapted step and its acceptance over the kept sweeps, in fit.toml and summary.txt.
-    assert!(moved_record.contains("hamiltonian_steps = [") && moved_record.contains("hamiltonian_acceptance = ["));
-    let summary = std::fs::read_to_string(dir.join("moved").join("summary.txt")).unwrap();
+    assert!(default_record.contains("hamiltonian_steps = [") && default_record.contains("hamiltonian_acceptance = ["));
+    let summary = std::fs::read_to_string(dir.join("default").join("summary.txt")).unwrap();
     assert_eq!(summary.matches("Hamiltonian move: step").count(), 4, "{summary}");
-    assert!(!plain_record.contains("hamiltonian_move"), "{plain_record}");
-    assert_eq!(moved.len(), plain.len());
-    assert!(moved.iter().all(|m| m.is_some_and(|m| m.is_finite() && m >= 0.0)), "{moved:?}");
-    assert_ne!(moved, plain);
+    assert!(plain_record.contains("hamiltonian_move = false") && !plain_record.contains("hamiltonian_steps"));
+    assert!(ladder_record.contains("hamiltonian_move = false"), "{ladder_record}");
+    assert_eq!((&bare, &on), (&default, &default));
+    assert_eq!(default.len(), plain.len());
+    assert!(default.iter().all(|m| m.is_some_and(|m| m.is_finite() && m >= 0.0)), "{default:?}");
+    assert_ne!(default, plain);
 }
 
 /// `--threads` sets how many threads run (1 runs the chains one after the other), not the

@@ -69,9 +69,7 @@ replications = 2
 
 #[test]
 fn a_sweep_scores_every_fit_and_resumes() {
-    let dir = std::env::temp_dir().join(format!("lppf-heldout-sweep-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("heldout", "sweep");
     let released = released_network(&dir);
     let m = manifest(&dir, &released, "[1, 2]", r#"["private", "naive"]"#, "0.2");
     let out = lppf(["validate", s(&m)]);
@@ -114,14 +112,11 @@ fn a_sweep_scores_every_fit_and_resumes() {
     let out = lppf(["run", s(&m), "--quiet"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(lppf(["diff", s(&saved), s(&results)]).status.success());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn invalid_settings_are_refused_before_anything_runs() {
-    let dir = std::env::temp_dir().join(format!("lppf-heldout-bad-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("heldout", "bad");
     let released = released_network(&dir);
     let missing = dir.join("nope.csv");
     for (path, components, methods, fraction, field) in [
@@ -163,7 +158,6 @@ fn invalid_settings_are_refused_before_anything_runs() {
     std::fs::write(&m, text.replacen("thin = 3\n", "thin = 3\ndispersion_warm_up = 75\n", 1)).unwrap();
     let out = lppf(["validate", s(&m)]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `[fit] hamiltonian_move = true` runs every fit with the block model's move, as
@@ -208,9 +202,7 @@ fn the_hamiltonian_move_reaches_every_fit() {
 #[test]
 fn the_shipped_manifests_validate_against_the_demo_release() {
     let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-    let dir = std::env::temp_dir().join(format!("lppf-heldout-shipped-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("heldout", "shipped");
     let released = dir.join("released.csv");
     let counts = root.join("data/enron/network-counts.csv");
     privatize(&counts, &released, &["--square", "--epsilon", "2", "--precision", "5", "--seed", "2026"]);
@@ -228,7 +220,6 @@ fn the_shipped_manifests_validate_against_the_demo_release() {
         minutes.push(core.unwrap_or(f64::NAN));
     }
     assert!(minutes[1] > 2.0 * minutes[0], "{minutes:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 32, item 5: the same sweep on the raw counts (`data.source = "counts"`, the
@@ -239,9 +230,7 @@ fn the_shipped_manifests_validate_against_the_demo_release() {
 /// for the paired total — a choice made after seeing that result.
 #[test]
 fn a_sweep_on_raw_counts_chooses_k_non_privately() {
-    let dir = std::env::temp_dir().join(format!("lppf-heldout-counts-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("heldout", "counts");
     released_network(&dir);
     let counts = dir.join("counts.csv");
     let m = manifest(&dir, &counts, "[1, 2]", r#"["non-private"]"#, "0.2");
@@ -267,5 +256,4 @@ fn a_sweep_on_raw_counts_chooses_k_non_privately() {
     let out = lppf(["validate", s(&m)]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("fit.methods"), "{}", String::from_utf8_lossy(&out.stderr));
-    let _ = std::fs::remove_dir_all(&dir);
 }
