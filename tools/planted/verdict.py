@@ -5,7 +5,7 @@ that knows the true rates.
 
     target/ci-python/bin/python tools/planted/verdict.py --out docs/evidence/verdict-error-rates \
         --replications 100 [--strengths null weak strong] [--noises poisson cell-nb] \
-        [--alphas 0.2 0.5 0.8] [--likelihood contaminated]
+        [--alphas 0.2 0.5 0.8] [--likelihood contaminated] [--move]
 
 Designs (`designs.draw_strength`): 45 actors in 3 communities, activities Gamma(4, rate 4),
 block rates equal (null), 2.0/0.8 (weak) or 3.0/0.3 (strong) within/between; Poisson or
@@ -24,7 +24,9 @@ could reach with this many held-out cells. Every draw is seeded from (strength, 
 replication); rows already in results.csv are skipped, so a killed run resumes. With
 `--likelihood L` other than the negative binomial (e.g. `contaminated`, `lppf fit`'s default) the
 data, releases and seeds are the same, so the rows pair with the negative binomial's, whose
-oracle they share and leave empty; write them to another directory.
+oracle they share and leave empty; write them to another directory. `--move` runs the block
+model's Hamiltonian move after each sweep (`--hamiltonian-move on`, the directed block model's
+default since 2026-12-04; without it the fits run the sweep alone, as the committed tables did).
 """
 
 import argparse
@@ -117,12 +119,13 @@ def draw_and_release(work, strength, noise, alpha, rep):
     return y, mu, group, release
 
 
-def one(work, strength, noise, alpha, rep, likelihood=NB):
+def one(work, strength, noise, alpha, rep, likelihood=NB, move=False):
     y, mu, group, release = draw_and_release(work, strength, noise, alpha, rep)
     out = work / "fit"
     run([LPPF, "fit", "--input", release, "--model", "block", "--components", group.max() + 1,
          "--method", "private", "--holdout", HOLDOUT, "--seed", seed_of("verdict-fit", strength, noise, alpha, rep),
-         "--quiet", "--force", "--output", out, "--likelihood", likelihood, *SWEEP_ONLY])
+         "--quiet", "--force", "--output", out, "--likelihood", likelihood,
+         *(["--hamiltonian-move", "on"] if move else SWEEP_ONLY)])
     fit = tomllib.loads((out / "fit.toml").read_text())
     # The oracle does not depend on the fit: with another likelihood it is the negative binomial's row's.
     o = ("", float("nan"), float("nan")) if likelihood != NB else oracle(
@@ -197,6 +200,8 @@ def main():
     parser = design_arguments(__doc__)
     parser.add_argument("--likelihood", choices=["contaminated", NB, "poisson"], default=NB,
                         help="fit with this likelihood instead of the negative binomial (same data and seeds)")
+    parser.add_argument("--move", action="store_true",
+                        help="with the block model's Hamiltonian move after each sweep (lppf fit's default)")
     parser.add_argument("--enron-size", action="store_true",
                         help="only the verdict on the Enron-sized planted network (enron-size.csv)")
     args = parser.parse_args()
@@ -206,7 +211,7 @@ def main():
     key = lambda r: (r["strength"], r["noise"], float(r["alpha"]), int(r["replication"]))  # noqa: E731
     with appending(args.out / "results.csv", FIELDS, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         for strength, noise, alpha, rep in each_data_set(args, done):
-            row = one(Path(tmp), strength, noise, alpha, rep, args.likelihood)
+            row = one(Path(tmp), strength, noise, alpha, rep, args.likelihood, args.move)
             write(row)
             print(f"{strength} {noise} a={alpha} rep {rep}: structure {row['structure']} "
                   f"({row['difference']:+.1f} ± {row['se']:.1f}); with LOO {row['with_loo_structure']} "
