@@ -22,7 +22,7 @@ from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_c
 from tables_fig5 import fig5_base, fig5_e50, fig5_e50_paper, fig5_table
 from tables_planted import (cavi_start_planted, planted_current, planted_move, planted_deeper, planted_enron_size,
                             planted_enron_size_current, planted_summary, release_total)
-from tables_verdict import structure_test_enron, structure_test_rates, structure_test_variants, verdict_contaminated, verdict_error_rates, verdict_oracles
+from tables_verdict import structure_test_enron, structure_test_rates, structure_test_variants, verdict_contaminated, verdict_error_rates, verdict_move, verdict_oracles
 from tables_topics import aeslc_topics
 from tables_over_time import over_time_components, over_time_example, over_time_k, tensor_sweep
 from tables_modes import block_starts, fig4_starts, fig4_stacking, fig4_verdicts, replicas_default, replicas_papers
@@ -48,6 +48,7 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("docs/model-checking.md", "release-total", release_total),
           ("docs/model-checking.md", "verdict-error-rates", verdict_error_rates),
           ("docs/model-checking.md", "verdict-contaminated", verdict_contaminated),
+          ("docs/model-checking.md", "verdict-move", verdict_move),
           ("docs/model-checking.md", "verdict-oracles", verdict_oracles),
           ("docs/model-checking.md", "structure-test", structure_test_rates),
           ("docs/history/model-checking.md", "structure-test-variants", structure_test_variants),

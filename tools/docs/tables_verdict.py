@@ -29,9 +29,10 @@ def _header(*columns):
     return ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
 
 
-def _by_data_set():
-    """The default fit's rows of results.csv by (strength, noise, alpha, replication)."""
-    return {(r["strength"], r["noise"], r["alpha"], r["replication"]): r for r in rows(RUN, "results.csv")}
+def _by_data_set(run=RUN):
+    """The rows of `run`'s results.csv (the negative binomial's by default) by (strength, noise,
+    alpha, replication)."""
+    return {(r["strength"], r["noise"], r["alpha"], r["replication"]): r for r in rows(run, "results.csv")}
 
 
 def _designs(table):
@@ -67,14 +68,28 @@ def verdict_error_rates():
 
 def verdict_contaminated():
     """The verdict of fits with the contaminated likelihood (docs/evidence/verdict-contaminated,
-    `verdict.py --likelihood contaminated`) beside the default's on the same data sets, releases
-    and seeds: per design, how often each says structure, with its bound, and the mean of Δ/se."""
-    default = _by_data_set()
-    table = rows("verdict-contaminated", "results.csv")
-    lines = _header("design", "α", "data sets", "contaminated (the default): the verdict", "mean Δ/se",
-                    "negative binomial, the same data sets", "mean Δ/se")
+    `verdict.py --likelihood contaminated`) beside the negative binomial's on the same data sets,
+    releases and seeds."""
+    return _verdict_beside("verdict-contaminated", "contaminated (the default's likelihood)", RUN,
+                           "negative binomial")
+
+
+def verdict_move():
+    """The verdict of the default's fits with the Hamiltonian move (docs/evidence/verdict-move,
+    `verdict.py --likelihood contaminated --move`) beside the sweep alone's on the same data sets,
+    releases and seeds."""
+    return _verdict_beside("verdict-move", "the default (with the move)", "verdict-contaminated", "the sweep alone")
+
+
+def _verdict_beside(run, label, other_run, other_label):
+    """The verdict of `run`'s fits beside `other_run`'s on the same data sets: per design, how
+    often each says structure, with its bound, and the mean of Δ/se."""
+    other = _by_data_set(other_run)
+    table = rows(run, "results.csv")
+    lines = _header("design", "α", "data sets", f"{label}: the verdict", "mean Δ/se",
+                    f"{other_label}, the same data sets", "mean Δ/se")
     for strength, noise, alpha, mine in _designs(table):
-        theirs = [default[(strength, noise, alpha, r["replication"])] for r in mine]
+        theirs = [other[(strength, noise, alpha, r["replication"])] for r in mine]
         n, null = len(mine), strength == "null"
         cells = []
         for group in (mine, theirs):
