@@ -29,6 +29,31 @@ pub(crate) fn factor<'a>(result: &'a FitResult, name: &str) -> Option<&'a MeanMa
 /// little from the hotter replicas. That happens when the energies of the replicas differ by far more than
 /// `1/(β_r − β_{r+1})` nats even on a narrowed ladder (docs/modes.md, section 4; at Fig. 4's size
 /// every ladder narrowed as far as its burn-in allowed, docs/calibration.md).
+/// A chain's Hamiltonian move: its adapted step and mean acceptance over the kept sweeps, and a
+/// note where that acceptance is below half the adaptation's target
+/// ([`models::hmc::TARGET_ACCEPTANCE`]): the step was adapted where the chain was during the
+/// burn-in, and a chain that moved on after it proposes too far, so the move seldom moves it
+/// (the draws stay exact).
+fn move_text(t: &ChainTrace) -> String {
+    let Some((step, acceptance)) = t.hamiltonian else {
+        return String::new();
+    };
+    let target = models::hmc::TARGET_ACCEPTANCE;
+    let mut s = format!(
+        "    Hamiltonian move: step {step:.3e}, mean acceptance {acceptance:.2} over the kept sweeps (adapted in \
+         burn-in towards {target:.1})\n"
+    );
+    if acceptance < target / 2.0 {
+        let _ = writeln!(
+            s,
+            "    seldom accepted (below {:.1}): the chain moved on after its step was adapted, so the move does \
+             little for it; a longer --burn-in adapts it where the chain ends",
+            target / 2.0
+        );
+    }
+    s
+}
+
 fn replica_text(t: &ChainTrace) -> String {
     if t.ladder.is_empty() {
         return String::new();
@@ -270,14 +295,7 @@ pub fn summary_text(settings: &FitSettings, data: &FitData, result: &FitResult) 
                     result.weights[c]
                 );
                 s.push_str(&replica_text(t));
-                if let Some((step, acceptance)) = t.hamiltonian {
-                    let _ = writeln!(
-                        s,
-                        "    Hamiltonian move: step {step:.3e}, mean acceptance {acceptance:.2} over the kept sweeps \
-                         (adapted in burn-in towards {:.1})",
-                        models::hmc::TARGET_ACCEPTANCE
-                    );
-                }
+                s.push_str(&move_text(t));
             }
             modes_text(&mut s, result);
         }
@@ -1007,12 +1025,9 @@ mod tests {
         }
     }
 
-    /// The replica line names the rungs that swapped below half the adaptation's lower target,
-    /// and only those (a rate of 0.15, just below the target, is not flagged); a plain chain has
-    /// no line.
-    #[test]
-    fn replica_text_warns_of_rungs_that_rarely_swap() {
-        let trace = |ladder: Vec<f64>, swap_rates: Vec<f64>| ChainTrace {
+    /// A chain's trace with only its replica ladder and its Hamiltonian move set.
+    fn chain_trace(ladder: Vec<f64>, swap_rates: Vec<f64>, hamiltonian: Option<(f64, f64)>) -> ChainTrace {
+        ChainTrace {
             iterations: Vec::new(),
             values: Vec::new(),
             ln_lik: Vec::new(),
@@ -1024,15 +1039,37 @@ mod tests {
             converged: None,
             swap_rates,
             ladder,
-            hamiltonian: None,
+            hamiltonian,
             seconds: 0.0,
-        };
+        }
+    }
+
+    /// The replica line names the rungs that swapped below half the adaptation's lower target,
+    /// and only those (a rate of 0.15, just below the target, is not flagged); a plain chain has
+    /// no line.
+    #[test]
+    fn replica_text_warns_of_rungs_that_rarely_swap() {
+        let trace = |ladder, swap_rates| chain_trace(ladder, swap_rates, None);
         assert!(replica_text(&trace(Vec::new(), Vec::new())).is_empty());
         let fine = replica_text(&trace(vec![1.0, 0.8, 0.6], vec![0.3, 0.15]));
         assert!(fine.contains("ladder β [1.000, 0.800, 0.600]") && !fine.contains("rarely"), "{fine}");
         let stuck = replica_text(&trace(vec![1.0, 0.99990, 0.99969], vec![0.35, 0.01]));
         assert!(stuck.contains("rarely swapped (rate < 0.1) between β 0.99990 and 0.99969:"), "{stuck}");
         assert!(!stuck.contains("1.00000 and"), "{stuck}");
+    }
+
+    /// The move's line gives the step and the acceptance, and says so below half the target
+    /// (0.39 is, 0.41 and the target are not); a chain without the move has no line.
+    #[test]
+    fn move_text_notes_a_move_seldom_accepted() {
+        let trace = |acceptance| chain_trace(Vec::new(), Vec::new(), Some((0.0125, acceptance)));
+        assert!(move_text(&chain_trace(Vec::new(), Vec::new(), None)).is_empty());
+        for fine in [0.8, 0.41] {
+            let text = move_text(&trace(fine));
+            assert!(text.contains("step 1.250e-2, mean acceptance") && !text.contains("seldom"), "{text}");
+        }
+        let low = move_text(&trace(0.39));
+        assert!(low.contains("mean acceptance 0.39") && low.contains("seldom accepted (below 0.4)"), "{low}");
     }
 
     /// The ESS per second of the fit is printed when the fit took time, and never divides by 0.
