@@ -46,7 +46,7 @@ fn move_text(t: &ChainTrace) -> String {
     if acceptance < target / 2.0 {
         let _ = writeln!(
             s,
-            "    seldom accepted (below {:.1}): the chain moved on after its step was adapted, so the move does \
+            "    seldom accepted (below {:.1}): the chain has likely moved on since its step was adapted, so the move does \
              little for it; a longer --burn-in adapts it where the chain ends",
             target / 2.0
         );
