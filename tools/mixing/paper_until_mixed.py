@@ -50,7 +50,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
 from cost import SHAPES  # noqa: E402
 from starts import network as fig4_network  # noqa: E402
-from study import LPPF, appending, seed_of, write_counts  # noqa: E402
+from study import LPPF, SWEEP_ONLY, appending, seed_of, write_counts  # noqa: E402
 
 ALPHA = 0.5
 CAP = 16000
@@ -176,7 +176,7 @@ def lppf_fit(release, out, k, seed, step, network, model_flags, cap=CAP):
             "--method", "private",
             "--seed", seed, "--chains", CHAINS, "--iterations", iterations, "--burn-in", burn_in, "--thin", thin,
             "--private-step", step, "--threads", 2, "--structure-tables", 0, "--quiet", "--force",
-            "--hamiltonian-move", "off", "--output", out, *model_flags]], check=True, capture_output=True)
+            *SWEEP_ONLY, "--output", out, *model_flags]], check=True, capture_output=True)
         seconds = time.perf_counter() - began
         trace = pq.read_table(out / "trace.parquet").to_pydict()
         chain = np.array(trace["chain"])

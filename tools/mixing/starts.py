@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
-from study import LPPF, ROOT, appending  # noqa: E402
+from study import LPPF, ROOT, SWEEP_ONLY, appending  # noqa: E402
 STARTS = ["prior", "cavi"]
 
 
@@ -52,7 +52,7 @@ def fit(counts, start, out):
         LPPF, "fit", "--input", counts, "--model", "block", "--components", 12, "--method", "non-private",
         "--prior", "flat", "--likelihood", "poisson", "--a0", 0.1, "--b0", 0.1, "--chains", 6,
         "--iterations", 5000, "--burn-in", 4000, "--thin", 10, "--seed", 1, "--start", start, "--quiet",
-        "--hamiltonian-move", "off",
+        *SWEEP_ONLY,
         "--force", "--output", out]], check=True, capture_output=True)
     trace = pq.read_table(out / "trace.parquet").to_pandas()
     return trace.groupby("chain")["ln_lik"].mean().to_dict(), time.perf_counter() - began

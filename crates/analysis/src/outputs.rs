@@ -488,8 +488,7 @@ pub fn write_outputs(
         modes: result.assessment.as_ref().map(|a| a.modes.clone()),
         co_clustering_modes: result.co_clustering_modes.clone(),
         replicas: settings.replicas,
-        hamiltonian_move: (settings.model.has_hamiltonian_move() && matches!(settings.algorithm, Algorithm::Gibbs(_)))
-            .then_some(settings.hamiltonian_move),
+        hamiltonian_move: settings.move_applies().then_some(settings.hamiltonian_move),
         hamiltonian_steps: result.traces.iter().filter_map(|t| t.hamiltonian.map(|h| h.0)).collect(),
         hamiltonian_acceptance: result.traces.iter().filter_map(|t| t.hamiltonian.map(|h| h.1)).collect(),
         ladders: result.traces.iter().filter(|t| !t.ladder.is_empty()).map(|t| t.ladder.clone()).collect(),

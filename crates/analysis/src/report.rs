@@ -29,31 +29,6 @@ pub(crate) fn factor<'a>(result: &'a FitResult, name: &str) -> Option<&'a MeanMa
 /// little from the hotter replicas. That happens when the energies of the replicas differ by far more than
 /// `1/(β_r − β_{r+1})` nats even on a narrowed ladder (docs/modes.md, section 4; at Fig. 4's size
 /// every ladder narrowed as far as its burn-in allowed, docs/calibration.md).
-/// A chain's Hamiltonian move: its adapted step and mean acceptance over the kept sweeps, and a
-/// note where that acceptance is below half the adaptation's target
-/// ([`models::hmc::TARGET_ACCEPTANCE`]): the step was adapted where the chain was during the
-/// burn-in, and a chain that moved on after it proposes too far, so the move seldom moves it
-/// (the draws stay exact).
-fn move_text(t: &ChainTrace) -> String {
-    let Some((step, acceptance)) = t.hamiltonian else {
-        return String::new();
-    };
-    let target = models::hmc::TARGET_ACCEPTANCE;
-    let mut s = format!(
-        "    Hamiltonian move: step {step:.3e}, mean acceptance {acceptance:.2} over the kept sweeps (adapted in \
-         burn-in towards {target:.1})\n"
-    );
-    if acceptance < target / 2.0 {
-        let _ = writeln!(
-            s,
-            "    seldom accepted (below {:.1}): the chain has likely moved on since its step was adapted, so the move does \
-             little for it; a longer --burn-in adapts it where the chain ends",
-            target / 2.0
-        );
-    }
-    s
-}
-
 fn replica_text(t: &ChainTrace) -> String {
     if t.ladder.is_empty() {
         return String::new();
@@ -76,6 +51,31 @@ fn replica_text(t: &ChainTrace) -> String {
             "    rarely swapped (rate < {rare_below}) between β {}: the replicas seldom exchange states, so this \
              chain mixes little better than a plain one (docs/modes.md, section 4)",
             rare.join("; ")
+        );
+    }
+    s
+}
+
+/// A chain's Hamiltonian move: its adapted step and mean acceptance over the kept sweeps, and a
+/// note where that acceptance is below half the adaptation's target
+/// ([`models::hmc::TARGET_ACCEPTANCE`]): the step was adapted where the chain was during the
+/// burn-in, and a chain that has moved on since may propose too far, so the move seldom moves
+/// it (the draws stay exact).
+fn move_text(t: &ChainTrace) -> String {
+    let Some((step, acceptance)) = t.hamiltonian else {
+        return String::new();
+    };
+    let target = models::hmc::TARGET_ACCEPTANCE;
+    let mut s = format!(
+        "    Hamiltonian move: step {step:.3e}, mean acceptance {acceptance:.2} over the kept sweeps (adapted in \
+         burn-in towards {target:.1})\n"
+    );
+    if acceptance < target / 2.0 {
+        let _ = writeln!(
+            s,
+            "    seldom accepted (below {:.1}): the chain has likely moved on since its step was adapted, so the move does \
+             little for it; a longer --burn-in adapts it where the chain ends",
+            target / 2.0
         );
     }
     s
@@ -124,11 +124,11 @@ fn prior_counts_hint(settings: &FitSettings, data: &FitData, excess: f64) -> Str
 }
 
 /// What a plain Gibbs fit of the directed block model that has not mixed and ran without the
-/// Hamiltonian move (`--hamiltonian-move off`) is told to try: the move, with which 13 of 72 planted networks' fits mixed against 2 without it
-/// (docs/model-checking.md, "The block model's Hamiltonian move on the planted networks").
+/// Hamiltonian move (`--hamiltonian-move off`) is told to try: the move, with which 13 of 72
+/// planted networks' fits mixed against 2 without it (docs/model-checking.md, "The block
+/// model's Hamiltonian move on the planted networks").
 fn move_hint(settings: &FitSettings) -> &'static str {
-    let plain_gibbs = matches!(settings.algorithm, Algorithm::Gibbs(_)) && settings.replicas == 1;
-    match settings.model.has_hamiltonian_move() && plain_gibbs && !settings.hamiltonian_move {
+    match settings.move_applies() && settings.replicas == 1 && !settings.hamiltonian_move {
         true => {
             "; for a directed network, --hamiltonian-move on (the default) mixes more often (docs/inference.md, \
              'The Hamiltonian move of the block model')"

@@ -36,6 +36,14 @@ pub struct FitSettings {
     pub hamiltonian_move: bool,
 }
 
+impl FitSettings {
+    /// Whether the Hamiltonian move is a setting of this fit at all: the directed block model's
+    /// Gibbs methods (on or off; fit.toml records it for these fits only).
+    pub fn move_applies(&self) -> bool {
+        self.model.has_hamiltonian_move() && matches!(self.algorithm, Algorithm::Gibbs(_))
+    }
+}
+
 /// How a fit's chains are pooled into its posterior means, sds and intervals.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Weighting {
