@@ -346,13 +346,8 @@ fn fit<'py>(
         replicas,
         hamiltonian_move: match hamiltonian_move {
             None => MoveChoice::Auto,
-            Some(MoveArg::Flag(on)) => {
-                if on {
-                    MoveChoice::On
-                } else {
-                    MoveChoice::Off
-                }
-            }
+            Some(MoveArg::Flag(true)) => MoveChoice::On,
+            Some(MoveArg::Flag(false)) => MoveChoice::Off,
             Some(MoveArg::Name(name)) => MoveChoice::from_name(&name).map_err(fit_error)?,
         },
         structure_tables,

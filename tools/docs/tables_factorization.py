@@ -380,15 +380,15 @@ def sbc_fig4_size_default():
 
 
 def sbc_fig4_size_light():
-    """docs/calibration.md: the Fig. 4-size SBC of the default on networks whose release has a mean
-    count of at most 40 a cell: each group's ECDF test (sbc.csv once the run has finished, until
+    """docs/history/calibration-fig4-size.md: the Fig. 4-size SBC of the default's sweep alone on
+    networks whose release has a mean count of at most 40 a cell: each group's ECDF test (sbc.csv once the run has finished, until
     then sbc-stopped.csv over the fits that have), then the fits by the size of their network (the
     splits were chosen after looking at the first 56 fits)."""
     return _light_sbc("calibration-default-fig4-size-light")
 
 
 def sbc_fig4_size_light_hmc():
-    """docs/history/calibration-fig4-size.md: the SBC of the default with the Hamiltonian move on
+    """docs/calibration.md: the SBC of the default with the Hamiltonian move on
     the same networks as `sbc_fig4_size_light`, by the same groups and sizes, then the same fits
     beside those without the move: how often the truth's log-likelihood is above every draw, the
     pooled KL from the true rates lower, and R̂ of the log joint at least 1.7."""
