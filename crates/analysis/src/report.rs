@@ -1025,6 +1025,22 @@ mod tests {
         }
     }
 
+    /// The move is a setting (recorded in fit.toml, hinted at) of the directed block model's Gibbs
+    /// fits only, with replica exchange as well; not of CAVI, the undirected form or the topic
+    /// model.
+    #[test]
+    fn the_move_is_a_setting_of_directed_block_gibbs_fits_only() {
+        let (settings, _, _) = small_block_fit();
+        assert!(settings.move_applies() && FitSettings { replicas: 2, ..settings.clone() }.move_applies());
+        for other in [
+            FitSettings { model: ModelKind::Undirected, ..settings.clone() },
+            FitSettings { model: ModelKind::Topic, ..settings.clone() },
+            FitSettings { algorithm: Algorithm::Cavi(inference::CaviSettings::default()), ..settings.clone() },
+        ] {
+            assert!(!other.move_applies(), "{other:?}");
+        }
+    }
+
     /// A chain's trace with only its replica ladder and its Hamiltonian move set.
     fn chain_trace(ladder: Vec<f64>, swap_rates: Vec<f64>, hamiltonian: Option<(f64, f64)>) -> ChainTrace {
         ChainTrace {

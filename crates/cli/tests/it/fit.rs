@@ -1005,7 +1005,8 @@ fn replica_exchange_reports_its_ladder_and_swap_rates() {
 /// and acceptance (summary.txt prints them), and the rates are the same draws whichever way it was
 /// asked for. `--hamiltonian-move off` records `false` and differs (the same seed); `auto` with
 /// replica exchange runs without it. The topic model refuses `on`
-/// (`refusals_exit_2_and_write_no_fit`) and its fit.toml does not name the move.
+/// (`refusals_exit_2_and_write_no_fit`); which fits record the move at all is
+/// `FitSettings::move_applies` (its test in analysis's report.rs).
 #[test]
 fn the_hamiltonian_move_runs_on_a_block_fit_by_default_and_is_recorded() {
     let dir = scratch("hamiltonian");
