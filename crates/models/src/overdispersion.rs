@@ -47,7 +47,7 @@
 //! divisions per cell.
 
 use crate::chunks::chunk_rows;
-use crate::contamination::{AtShape, MixtureCells};
+use crate::contamination::{AtShape, MixtureCells, SpareRatios};
 use crate::{FactorBlock, GammaPrior, ModelledCells};
 use distributions::{Beta, CellDispersion, Gamma, StreamRng, Streams, ln_gamma};
 use rand::Rng;
@@ -201,6 +201,8 @@ pub(crate) struct Overdispersion {
     energy_terms: f64,
     /// A learned `r` held at this value (the warm-up of a burn-in: `PoissonFactorization::hold_dispersion`).
     held: Option<f64>,
+    /// The contaminated form's cell ratios, kept between updates for their memory.
+    spare: SpareRatios,
 }
 
 impl Overdispersion {
@@ -241,6 +243,7 @@ impl Overdispersion {
             tracks_energy,
             energy_terms,
             held: None,
+            spare: SpareRatios::default(),
         }
     }
 
@@ -389,10 +392,11 @@ impl Overdispersion {
     /// the current `r` give the first point of `r`'s step; those of the `r` kept serve `π` and `z`.
     fn update_contaminated(&mut self, y: &[u32], mean_rates: &[f64], pi: f64, streams: Streams) {
         let cells = MixtureCells::new(y, mean_rates, self.beta, self.cols, self.modelled);
-        let mut ratios = cells.scratch();
+        let mut ratios = cells.reuse(&mut self.spare);
         let here = cells.ln_mixture_at(self.shape, pi, &mut ratios);
+        let mut proposed = None;
         if let (None, Dispersion::Learned(prior)) = (self.held, self.dispersion) {
-            let mut proposed = cells.scratch();
+            let proposed = proposed.insert(cells.reuse(&mut self.spare));
             let target = |r: f64, at: AtShape| {
                 // On u = ln r: the prior Gamma(e, rate f) and the Jacobian r.
                 let (e, f) = (prior.shape(), prior.rate());
@@ -406,13 +410,13 @@ impl Overdispersion {
             for _ in 0..SHAPE_STEPS {
                 let evaluate = |u: f64| {
                     let r = u.exp();
-                    (R_MIN..=R_MAX).contains(&r).then(|| target(r, cells.ln_mixture_at(r, pi, &mut proposed)))
+                    (R_MIN..=R_MAX).contains(&r).then(|| target(r, cells.ln_mixture_at(r, pi, proposed)))
                 };
                 let (next, at_next) = newton_metropolis(u, at_u, evaluate, &mut rng);
                 if next != u {
                     (u, at_u) = (next, at_next);
                     self.shape = proposed.r;
-                    std::mem::swap(&mut ratios, &mut proposed);
+                    std::mem::swap(&mut ratios, proposed);
                 }
             }
         }
@@ -438,6 +442,10 @@ impl Overdispersion {
         let (r, beta) = (self.shape, self.beta);
         let posterior = |n: usize| (r + beta * f64::from(y[n]), r + beta * mean_rates[n]);
         self.draw_contaminated(streams.child(SCALES), |n| (MixtureCells::chance(&ratios, pi, n), posterior(n)));
+        self.spare.keep(ratios);
+        if let Some(proposed) = proposed {
+            self.spare.keep(proposed);
+        }
     }
 
     /// `ln p(δ, z | r, π) + ln p(r)` (`ln p(π) = 0` under `Beta(1, 1)`; the truncated prior's

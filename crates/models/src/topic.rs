@@ -333,7 +333,8 @@ impl PoissonFactorization for TopicModel {
     }
 
     fn gibbs_update(&mut self, y: &[u32], streams: Streams) {
-        self.mean_rates = None;
+        // The kept rates go stale with the factors; their memory is reused below.
+        let spare_rates = self.mean_rates.take();
         let (v, k) = (self.words, self.topics);
         let per_chunk = chunk_rows(self.docs);
         // At a temperature 1/β the allocation weights are μ_nk^β = θ_dk^β φ_kv^β.
@@ -391,7 +392,9 @@ impl PoissonFactorization for TopicModel {
             h.eta.update(a0, &self.phi, k, &mut streams.child(ETA).rng());
         }
         if let Some(mut od) = self.overdispersion.take() {
-            let mut mu = vec![0.0; y.len()];
+            // The last sweep's rates' memory (every entry is written).
+            let mut mu = spare_rates.unwrap_or_default();
+            mu.resize(y.len(), 0.0);
             self.rates_at(1.0, &mut mu);
             od.gibbs_update(y, &mu, streams.child(DISPERSION));
             self.overdispersion = Some(od);
