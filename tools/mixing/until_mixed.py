@@ -3,6 +3,10 @@ model against `lppf fit`'s default (BENCHMARKS.md, "Time to a mixed fit"):
 
     target/study-python/bin/python tools/mixing/until_mixed.py --out docs/evidence/until-mixed
 
+`--shapes` and `--candidates` choose others: e.g. `--shapes "overdispersed network" --candidates
+papers default+move` (the default's sweep with the block model's Hamiltonian move, `lppf fit`'s
+whole default for a directed network; docs/evidence/until-mixed-networks).
+
 Shapes (tools/planted/designs.py and tools/planted/cost.py): the planted 60-actor network and the
 planted 90 x 60 document-term table (Poisson counts), and a 12 x 10 table of rates a_i b_j, each
 drawn once (seed 11). Each replication releases it again at alpha = 0.5 (seeded, NOT private) and
@@ -25,11 +29,14 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
-from cost import CANDIDATES, release as released, shape_counts  # noqa: E402
+from cost import CANDIDATES, SHAPES, release as released, shape_counts  # noqa: E402
 from study import LPPF, SWEEP_ONLY, appending, seed_of  # noqa: E402
 
 CAP = 16000
 FIT_SHAPES = ["sparse network", "dense table", "tiny table"]
+# name -> `lppf fit` flags: cost.py's, and `lppf fit`'s whole default for a directed network
+# (its sweep and the Hamiltonian move after each).
+FITS = {**CANDIDATES, "default+move": ["--hamiltonian-move", "on"]}
 FIT_CANDIDATES = ["papers", "default"]
 
 
@@ -38,23 +45,27 @@ def main():
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--replications", type=int, default=2)
     parser.add_argument("--before", type=Path, help="an earlier lppf binary to time beside, fit by fit")
+    parser.add_argument("--shapes", nargs="+", default=FIT_SHAPES, choices=list(SHAPES))
+    parser.add_argument("--candidates", nargs="+", default=FIT_CANDIDATES, choices=list(FITS))
     args = parser.parse_args()
+    if args.before and "default+move" in args.candidates:
+        parser.error("--before times an earlier binary, which has no Hamiltonian move: leave out default+move")
     args.out.mkdir(parents=True, exist_ok=True)
     fields = ["shape", "replication", "candidate", "run_lengths", "convergence", "wall_seconds", "wall_seconds_before"]
     key = lambda r: (r["shape"], str(r["replication"]), r["candidate"])  # noqa: E731
     with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for shape in FIT_SHAPES:
+        for shape in args.shapes:
             axes, square, components = shape_counts(shape, work)
             for rep in range(args.replications):
                 release = released(work, axes, seed_of("release", shape, rep))
-                for candidate in FIT_CANDIDATES:
+                for candidate in args.candidates:
                     if (shape, str(rep), candidate) in done:
                         continue
                     def timed(binary):
                         out = work / candidate
                         # An earlier binary runs no move by default and has no `off` to name.
-                        flags = [f for f in CANDIDATES[candidate] if binary == LPPF or f not in SWEEP_ONLY]
+                        flags = [f for f in FITS[candidate] if binary == LPPF or f not in SWEEP_ONLY]
                         began = time.perf_counter()
                         subprocess.run([str(a) for a in [
                             binary, "fit", "--input", release, "--model", "block" if square else "topic",

@@ -17,7 +17,10 @@
 /// t(3) proposal (the first version counted).
 /// 2: the cells' likelihoods that PSIS-LOO and stacking read are summed in linear space (the same
 /// draws; LOO and the stacking weights differ in their last digits).
-pub const DRAWS_VERSION: u32 = 2;
+/// 3: the contaminated likelihood's sums over cells (for the steps of `r` and `π`) are taken in
+/// four running sums and blocks of four factors, so they round differently and a seed's draws of
+/// `lppf fit`'s default differ from version 2's after the first update of `r`.
+pub const DRAWS_VERSION: u32 = 3;
 
 /// The first part of every unit identity.
 fn version_part() -> Vec<u8> {
