@@ -14,7 +14,7 @@ import sys
 from docstats import self_check
 from sources import ROOT
 from tables_benchmarks import (default_vs_papers, move_vs_papers, ess_per_second, fit_cost, kernel_compare, large_table, paper_bridge, paper_ess,
-                               paper_until_mixed, until_mixed)
+                               paper_until_mixed, until_mixed, until_mixed_networks)
 from tables_baselines import dp_sep_table, dpvi_adjacent, dpvi_means, dpvi_paired
 from tables_factorization import (coverage_table, fig1_table, fig3_table, fig4_collapsed_table, fig4_table,
                                   fig4_size_cavi_probe, sbc_contaminated_table, sbc_default_table, sbc_fig4_size,
@@ -59,7 +59,8 @@ BLOCKS = [("docs/calibration.md", "sbc-table", sbc_table),
           ("BENCHMARKS.md", "default-vs-papers-ess", default_vs_papers),
           ("BENCHMARKS.md", "move-vs-papers-ess", move_vs_papers),
           ("docs/history/performance.md", "kernel-compare-one-step", lambda: kernel_compare("fits-one-step.csv")),
-          ("BENCHMARKS.md", "until-mixed", until_mixed),
+          ("docs/history/performance.md", "until-mixed", until_mixed),
+          ("BENCHMARKS.md", "until-mixed-networks", until_mixed_networks),
           ("BENCHMARKS.md", "paper-until-mixed", paper_until_mixed),
           ("BENCHMARKS.md", "large-table", large_table),
           ("docs/calibration.md", "coverage-1chain", lambda: coverage_table("calibration")),

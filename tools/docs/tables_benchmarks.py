@@ -214,6 +214,39 @@ def until_mixed():
     return "\n".join(lines)
 
 
+def until_mixed_networks():
+    """Time to a mixed fit on the planted networks, the papers' model against the block model's
+    whole default, its sweep with the Hamiltonian move (docs/evidence/until-mixed-networks/fits.csv,
+    written by `tools/mixing/until_mixed.py --shapes ... --candidates papers default+move`): per
+    shape and model, how many fits mixed within the cap, the sweeps per chain each ran to, and the
+    median wall time of the whole command; under the table, per shape, how many releases mixed by
+    one and not the other."""
+    fits = rows("until-mixed-networks", "fits.csv")
+    names = {"papers": "papers' model (flat, Poisson)", "default+move": "default (hierarchical, contaminated, the move)"}
+    lines = ["| data | model | mixed | sweeps per chain at the last run, each release | median wall time [range] |",
+             "| --- | --- | ---: | --- | ---: |"]
+    notes = []
+    for shape in dict.fromkeys(r["shape"] for r in fits):
+        by = {c: {int(r["replication"]): r for r in fits if r["shape"] == shape and r["candidate"] == c} for c in names}
+        for candidate, label in names.items():
+            mine = [by[candidate][k] for k in sorted(by[candidate])]
+            if not mine:
+                continue
+            mixed = sum(r["convergence"] == "mixed" for r in mine)
+            last = ", ".join(r["run_lengths"].split()[-1] + ("" if r["convergence"] == "mixed" else " (not)")
+                             for r in mine)
+            wall = [float(r["wall_seconds"]) for r in mine]
+            lines.append(f"| {shape} | {label} | {mixed} of {len(mine)} | {last} | "
+                         f"{median(wall):.0f} s [{min(wall):.0f}, {max(wall):.0f}] |")
+        both = sorted(set(by["papers"]) & set(by["default+move"]))
+        def only(a, b):
+            """Releases mixed by `a` and not by `b`."""
+            return sum(by[a][k]["convergence"] == "mixed" and by[b][k]["convergence"] != "mixed" for k in both)
+        notes.append(f"{shape}: of {len(both)} releases, mixed by the default only {only('default+move', 'papers')}, "
+                     f"by the papers' model only {only('papers', 'default+move')}")
+    return "\n".join(lines + ["", "; ".join(notes) + " (`(not)`: not mixed at the cap of 16,000)."])
+
+
 def paper_until_mixed():
     """Time to a converged fit against the paper's code (docs/evidence/paper-until-mixed/fits.csv,
     written by tools/mixing/paper_until_mixed.py): per shape and fitter, the sweeps per chain each

@@ -1,11 +1,12 @@
 """Time to a mixed fit: `lppf fit --until-mixed` on small releases of three shapes, the papers'
-model against `lppf fit`'s default (BENCHMARKS.md, "Time to a mixed fit"):
+model against `lppf fit`'s default (its sweep alone; docs/history/performance.md, "Time to a mixed
+fit, the sweep alone"):
 
     target/study-python/bin/python tools/mixing/until_mixed.py --out docs/evidence/until-mixed
 
 `--shapes` and `--candidates` choose others: e.g. `--shapes "overdispersed network" --candidates
 papers default+move` (the default's sweep with the block model's Hamiltonian move, `lppf fit`'s
-whole default for a directed network; docs/evidence/until-mixed-networks).
+whole default for a directed network; BENCHMARKS.md, "Time to a mixed fit on networks").
 
 Shapes (tools/planted/designs.py and tools/planted/cost.py): the planted 60-actor network and the
 planted 90 x 60 document-term table (Poisson counts), and a 12 x 10 table of rates a_i b_j, each
