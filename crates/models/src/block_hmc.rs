@@ -27,7 +27,7 @@
 
 use crate::PoissonFactorization;
 use crate::block::BlockModel;
-use crate::chunks::{chunk_rows, dot_rows_transposed, transposed};
+use crate::chunks::{chunk_rows, dot_in_lanes, dot_rows_transposed, transposed};
 use crate::error::ModelError;
 use crate::hmc::{Hmc, HmcSettings, LogDensity};
 use distributions::Streams;
@@ -61,7 +61,8 @@ struct Part {
     /// `Σ_j W_ij (ΘΠᵀ)_j` and `Σ_j W_ij θ_j` of the chunk's rows `i`.
     sent: Vec<f64>,
     weighted: Vec<f64>,
-    /// `Σ_i W_ij (ΘΠ)_i` for every `j` (`V × C`), the chunk's rows `i` only.
+    /// `Σ_i W_ij (ΘΠ)_i` for every `j`, transposed (`C × V`: component-major), the chunk's rows
+    /// `i` only.
     received: Vec<f64>,
     finite: bool,
 }
@@ -93,7 +94,7 @@ impl MarginalFactors<'_> {
                 from_j[cc] = (0..c).map(|d| theta_j[d] * pi[d * c + cc]).sum();
             }
         }
-        let to_t = transposed(&to, c);
+        let (to_t, theta_t) = (transposed(&to, c), transposed(&theta, c));
         let per_chunk = chunk_rows(v);
         let parts: Vec<Part> = (0..v.div_ceil(per_chunk))
             .into_par_iter()
@@ -136,16 +137,18 @@ impl MarginalFactors<'_> {
                         }
                     }
                     w_row[i] = 0.0;
+                    // Σ_j W_ij (ΘΠᵀ)_jc and Σ_j W_ij θ_jc: a dot product of the row with a row of
+                    // the transposed factor each (contiguous, summed in lanes).
                     let sent = &mut part.sent[local * c..(local + 1) * c];
                     let weighted = &mut part.weighted[local * c..(local + 1) * c];
-                    for ((&w, to_j), theta_j) in w_row.iter().zip(to.chunks_exact(c)).zip(theta.chunks_exact(c)) {
-                        for ((s, t), (h, th)) in sent.iter_mut().zip(to_j).zip(weighted.iter_mut().zip(theta_j)) {
-                            *s += w * t;
-                            *h += w * th;
-                        }
+                    for (cc, (s, h)) in sent.iter_mut().zip(weighted.iter_mut()).enumerate() {
+                        *s = dot_in_lanes(&w_row, &to_t[cc * v..(cc + 1) * v]);
+                        *h = dot_in_lanes(&w_row, &theta_t[cc * v..(cc + 1) * v]);
                     }
-                    for (&w, received_j) in w_row.iter().zip(part.received.chunks_exact_mut(c)) {
-                        for (r, f) in received_j.iter_mut().zip(from_i) {
+                    // (ΘΠ)_ic W_ij added to each j's received sum, component by component (a
+                    // contiguous row of the transposed sums each).
+                    for (received_c, &f) in part.received.chunks_exact_mut(v).zip(from_i) {
+                        for (r, &w) in received_c.iter_mut().zip(&w_row) {
                             *r += w * f;
                         }
                     }
@@ -156,7 +159,7 @@ impl MarginalFactors<'_> {
             })
             .collect();
         let mut ln = 0.0;
-        let mut received = vec![0.0; v * c];
+        let mut received_t = vec![0.0; v * c];
         let (mut sent, mut weighted) = (Vec::with_capacity(v * c), Vec::with_capacity(v * c));
         for part in &parts {
             if !part.finite {
@@ -165,10 +168,11 @@ impl MarginalFactors<'_> {
             ln += part.ln;
             sent.extend_from_slice(&part.sent);
             weighted.extend_from_slice(&part.weighted);
-            for (r, p) in received.iter_mut().zip(&part.received) {
+            for (r, p) in received_t.iter_mut().zip(&part.received) {
                 *r += p;
             }
         }
+        let received = transposed(&received_t, v);
         let jacobian = if self.without_jacobian { self.shape - 1.0 } else { self.shape };
         let (g_theta, g_pi) = gradient.split_at_mut(v * c);
         for (k, g) in g_theta.iter_mut().enumerate() {

@@ -171,6 +171,24 @@ fn dot_block<const W: usize>(out: &mut [f64], a: &[f64], bt: &[f64], n: usize, s
     out.copy_from_slice(&acc);
 }
 
+/// `Σ_j a_j b_j` over the common length, in four interleaved running sums added pairwise at the
+/// end (`(s₀ + s₁) + (s₂ + s₃)`, then the last `len % 4` products in order), so that each addition
+/// does not wait for the one before and the compiler can pair them. Not bit-identical to the
+/// plain sum.
+pub(crate) fn dot_in_lanes(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut lanes = [0.0f64; 4];
+    for (x, y) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+        for l in 0..4 {
+            lanes[l] += x[l] * y[l];
+        }
+    }
+    let whole = n - n % 4;
+    let tail: f64 = a[whole..].iter().zip(&b[whole..]).map(|(x, y)| x * y).sum();
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail
+}
+
 /// Writes the running sums of `a_k · b_k` into `cumulative`.
 pub(crate) fn cumulative_products(cumulative: &mut [f64], a: &[f64], b: &[f64]) {
     let mut acc = 0.0;
@@ -328,13 +346,27 @@ mod tests {
 #[cfg(test)]
 mod rate_kernel_tests {
     use super::{
-        cumulative_products, cumulative_products_4, cumulative_products_group, dot_rows_transposed, transposed,
+        cumulative_products, cumulative_products_4, cumulative_products_group, dot_in_lanes, dot_rows_transposed,
+        transposed,
     };
     use rand::RngExt;
 
     /// The rates kernel (blocks of sixteen and eight outputs over the transposed factor) gives the
     /// one-at-a-time dot products bit for bit, for row lengths that are and are not multiples of
     /// eight and sixteen; `transposed` puts `b_vk` at `k·n + v`.
+    #[test]
+    fn dot_in_lanes_is_the_dot_product() {
+        for n in [0usize, 1, 3, 4, 5, 8, 117, 1000] {
+            let a: Vec<f64> = (0..n).map(|j| (j as f64 * 0.37).sin() * 1e3).collect();
+            let b: Vec<f64> = (0..n).map(|j| 1.0 / (1.0 + j as f64)).collect();
+            let plain: f64 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            let scale: f64 = a.iter().zip(&b).map(|(x, y)| (x * y).abs()).sum::<f64>().max(1e-300);
+            let got = dot_in_lanes(&a, &b);
+            assert!((got - plain).abs() <= 1e-14 * scale, "n {n}: {got} vs {plain}");
+        }
+        assert_eq!(dot_in_lanes(&[1.0, 2.0, 3.0, 4.0, 5.0], &[1.0, 1.0, 1.0, 1.0, 1.0]), 15.0);
+    }
+
     #[test]
     fn tiled_rates_equal_the_plain_dot_products_bit_for_bit() {
         let mut rng = distributions::Streams::new(3).rng();

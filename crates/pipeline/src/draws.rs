@@ -19,7 +19,8 @@
 /// draws; LOO and the stacking weights differ in their last digits).
 /// 3: the contaminated likelihood's sums over cells (for the steps of `r` and `π`) are taken in
 /// four running sums and blocks of four factors, so they round differently and a seed's draws of
-/// `lppf fit`'s default differ from version 2's after the first update of `r`.
+/// `lppf fit`'s default differ from version 2's after the first update of `r`; the block model's
+/// Hamiltonian move sums its gradient's products in lanes too.
 pub const DRAWS_VERSION: u32 = 3;
 
 /// The first part of every unit identity.
