@@ -52,10 +52,10 @@ pub const CONTAMINATED_SECONDS_PER_CELL: f64 = 3e-7;
 /// of structure on the release").
 pub const STRUCTURE_TEST_SECONDS_PER_CELL: f64 = 4e-7;
 /// Seconds per cell-component per sweep on one core that the block model's Hamiltonian move adds
-/// (`--hamiltonian-move`: 32 leapfrog steps on average, each a gradient of `O(V² C)`): 5.4·10⁻⁸
-/// measured at V = 117, C = 10 (7.4 ms a sweep on top of the default's 2.8 ms; BENCHMARKS.md,
+/// (`--hamiltonian-move`: 32 leapfrog steps on average, each a gradient of `O(V² C)`): 4.1·10⁻⁸
+/// measured at V = 117, C = 10 (5.6 ms a sweep on top of the default's 2.2 ms; BENCHMARKS.md,
 /// "The Hamiltonian move").
-pub const HAMILTONIAN_SECONDS_PER_CELL_COMPONENT: f64 = 5.4e-8;
+pub const HAMILTONIAN_SECONDS_PER_CELL_COMPONENT: f64 = 4.1e-8;
 
 /// Seconds per cell per Gibbs sweep on one core that `likelihood`'s own updates add.
 pub fn likelihood_seconds_per_cell(likelihood: models::Likelihood) -> f64 {
@@ -340,9 +340,9 @@ mod tests {
         let contaminated = models::Likelihood::Contaminated(models::Dispersion::default_learned());
         let contaminated = FitSettings { likelihood: contaminated, ..collapsed };
         assert!(close(seconds(&contaminated), 40_000.0 * (5.0 * 7.6e-9 + 5e-8 + 3e-7)), "{}", seconds(&contaminated));
-        // The Hamiltonian move: 54 ns per cell and component on top.
+        // The Hamiltonian move: 41 ns per cell and component on top.
         let moved = FitSettings { hamiltonian_move: true, ..contaminated };
-        let expected = 40_000.0 * (5.0 * 7.6e-9 + 5e-8 + 3e-7 + 5.0 * 5.4e-8);
+        let expected = 40_000.0 * (5.0 * 7.6e-9 + 5e-8 + 3e-7 + 5.0 * 4.1e-8);
         assert!(close(seconds(&moved), expected), "{}", seconds(&moved));
         // The test of structure: 199 tables × 100 cells × 400 ns, whatever the chains; none at
         // K = 1, which has no test.
