@@ -351,9 +351,8 @@ mod rate_kernel_tests {
     };
     use rand::RngExt;
 
-    /// The rates kernel (blocks of sixteen and eight outputs over the transposed factor) gives the
-    /// one-at-a-time dot products bit for bit, for row lengths that are and are not multiples of
-    /// eight and sixteen; `transposed` puts `b_vk` at `k·n + v`.
+    /// The dot product in lanes equals the plain sum to rounding (`1e-14` of the sum of the
+    /// products' sizes) at lengths below, at and past a multiple of four, and exactly on integers.
     #[test]
     fn dot_in_lanes_is_the_dot_product() {
         for n in [0usize, 1, 3, 4, 5, 8, 117, 1000] {
@@ -367,6 +366,9 @@ mod rate_kernel_tests {
         assert_eq!(dot_in_lanes(&[1.0, 2.0, 3.0, 4.0, 5.0], &[1.0, 1.0, 1.0, 1.0, 1.0]), 15.0);
     }
 
+    /// The rates kernel (blocks of sixteen and eight outputs over the transposed factor) gives the
+    /// one-at-a-time dot products bit for bit, for row lengths that are and are not multiples of
+    /// eight and sixteen; `transposed` puts `b_vk` at `k·n + v`.
     #[test]
     fn tiled_rates_equal_the_plain_dot_products_bit_for_bit() {
         let mut rng = distributions::Streams::new(3).rng();

@@ -284,6 +284,8 @@ impl<'a> MixtureCells<'a> {
 /// they enter the running product, and each adds to its own running sums of the derivatives, so
 /// that the sums are four chains of additions instead of one (each addition waits for the last).
 const LANES: usize = 4;
+// The blocks' products and the lanes' sums below are written out for four.
+const _: () = assert!(LANES == 4);
 
 /// The running sums of a chunk's first and second derivatives, one per lane (a cell's position in
 /// its block of [`LANES`]; the cells after a run's last whole block go to lane 0).
