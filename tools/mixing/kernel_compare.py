@@ -37,7 +37,7 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
 from cost import CANDIDATES, SHAPES, release as released, shape_counts  # noqa: E402
-from study import LPPF, SWEEP_ONLY, appending, seed_of  # noqa: E402
+from study import LPPF, SWEEP_ONLY, WITH_MOVE, appending, seed_of  # noqa: E402
 
 QUANTITIES = ["ln_lik", "total_rate", "structure"]
 TRACED = {"dispersion": "r", "overdispersed_share": "pi"}
@@ -92,7 +92,7 @@ def main():
     arms = {"default": (LPPF, SWEEP_ONLY), "papers": (LPPF, CANDIDATES["papers"])} if args.against_papers else \
         {args.labels[0]: (LPPF, SWEEP_ONLY), args.labels[1]: (args.before, [])}
     if args.move:
-        arms["default+move"] = (LPPF, ["--hamiltonian-move", "on"])
+        arms["default+move"] = (LPPF, WITH_MOVE)
         args.shapes = [s for s in args.shapes if "network" in s]
     with appending(args.out / "fits.csv", fields, key) as (done, write), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

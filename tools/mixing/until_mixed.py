@@ -31,13 +31,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "planted"))
 from cost import CANDIDATES, SHAPES, release as released, shape_counts  # noqa: E402
-from study import LPPF, SWEEP_ONLY, appending, seed_of  # noqa: E402
+from study import LPPF, SWEEP_ONLY, WITH_MOVE, appending, seed_of  # noqa: E402
 
 CAP = 16000
 FIT_SHAPES = ["sparse network", "dense table", "tiny table"]
 # name -> `lppf fit` flags: cost.py's, and `lppf fit`'s whole default for a directed network
 # (its sweep and the Hamiltonian move after each).
-FITS = {**CANDIDATES, "default+move": ["--hamiltonian-move", "on"]}
+FITS = {**CANDIDATES, "default+move": WITH_MOVE}
 FIT_CANDIDATES = ["papers", "default"]
 
 

@@ -41,6 +41,9 @@ LPPF = Path(os.environ.get("LPPF_BIN", ROOT / "target" / "release" / "lppf"))
 # block model's Hamiltonian move by default, and name it so that they still run what they measured
 # (`off` is accepted by every model).
 SWEEP_ONLY = ["--hamiltonian-move", "off"]
+# The sweep and the move after it, asked for by name (what `lppf fit` runs by default on a directed
+# network; an error elsewhere).
+WITH_MOVE = ["--hamiltonian-move", "on"]
 # name -> extra `lppf fit` flags (beside the hierarchical prior with a learned scale, which every
 # candidate but the papers' model keeps from `lppf fit`'s defaults). "contaminated" is the
 # likelihood `lppf fit` runs with no model flags (and "hamiltonian-move" its whole default for a
@@ -58,7 +61,7 @@ CANDIDATES = {
     # The default model with its chains started at the best of 8 CAVI fits (docs/inference.md).
     "cavi-start": ["--likelihood", "contaminated", "--start", "cavi", *SWEEP_ONLY],
     # The default model with the block model's Hamiltonian move after each sweep (networks only).
-    "hamiltonian-move": ["--likelihood", "contaminated", "--hamiltonian-move", "on"],
+    "hamiltonian-move": ["--likelihood", "contaminated", *WITH_MOVE],
 }
 FIELDS = [
     "shape", "noise", "alpha", "replication", "candidate", "ari", "total_covered", "total_error",

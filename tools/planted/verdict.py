@@ -41,7 +41,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).parent))
 import designs  # noqa: E402
-from study import LPPF, SWEEP_ONLY, appending, run, seed_of, write_counts  # noqa: E402
+from study import LPPF, SWEEP_ONLY, WITH_MOVE, appending, run, seed_of, write_counts  # noqa: E402
 
 # The likelihood of the base rows (the default of `lppf fit` when they were made); the oracle is
 # computed on its rows.
@@ -125,7 +125,7 @@ def one(work, strength, noise, alpha, rep, likelihood=NB, move=False):
     run([LPPF, "fit", "--input", release, "--model", "block", "--components", group.max() + 1,
          "--method", "private", "--holdout", HOLDOUT, "--seed", seed_of("verdict-fit", strength, noise, alpha, rep),
          "--quiet", "--force", "--output", out, "--likelihood", likelihood,
-         *(["--hamiltonian-move", "on"] if move else SWEEP_ONLY)])
+         *(WITH_MOVE if move else SWEEP_ONLY)])
     fit = tomllib.loads((out / "fit.toml").read_text())
     # The oracle does not depend on the fit: with another likelihood it is the negative binomial's row's.
     o = ("", float("nan"), float("nan")) if likelihood != NB else oracle(
