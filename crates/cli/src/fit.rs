@@ -134,7 +134,7 @@ pub struct FitArgs {
     /// The directed block model's Gibbs methods: after each sweep, a Hamiltonian move of all
     /// memberships and community rates at once with the allocations integrated out, its step and
     /// mass adapted during the burn-in (docs/inference.md). On heavy networks the sweep alone
-    /// climbs for thousands of sweeps; the move gets there in hundreds. A sweep costs about 3.6
+    /// climbs for thousands of sweeps; the move gets there in hundreds. A sweep costs about 4
     /// times as much. auto (the default): on for the directed block model's Gibbs methods with
     /// plain chains (not with --replicas), off elsewhere. on (also the bare flag): ask for it.
     /// off: the sweep alone.
