@@ -420,7 +420,7 @@ pub fn plan_fit(request: &FitRequest) -> Result<FitPlan, FitError> {
     }
     // `auto`: the move wherever it applies (chosen on the Fig. 4-size SBC and the planted networks:
     // docs/inference.md, "The Hamiltonian move of the block model").
-    let movable = request.model.has_hamiltonian_move() && !request.method.is_cavi();
+    let movable = crate::settings::move_applies_to(request.model, !request.method.is_cavi());
     let hamiltonian_move = match request.hamiltonian_move {
         MoveChoice::Auto => movable && request.replicas == 1,
         MoveChoice::Off => false,

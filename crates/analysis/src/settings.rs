@@ -37,11 +37,17 @@ pub struct FitSettings {
 }
 
 impl FitSettings {
-    /// Whether the Hamiltonian move is a setting of this fit at all: the directed block model's
-    /// Gibbs methods (on or off; fit.toml records it for these fits only).
+    /// Whether the Hamiltonian move is a setting of this fit at all ([`move_applies_to`]; fit.toml
+    /// records it, on or off, for these fits only).
     pub fn move_applies(&self) -> bool {
-        self.model.has_hamiltonian_move() && matches!(self.algorithm, Algorithm::Gibbs(_))
+        move_applies_to(self.model, matches!(self.algorithm, Algorithm::Gibbs(_)))
     }
+}
+
+/// Where the Hamiltonian move can run: the directed block model's Gibbs methods (`gibbs`: the
+/// method is a Gibbs sampler, not CAVI).
+pub(crate) fn move_applies_to(model: ModelKind, gibbs: bool) -> bool {
+    model.has_hamiltonian_move() && gibbs
 }
 
 /// How a fit's chains are pooled into its posterior means, sds and intervals.
