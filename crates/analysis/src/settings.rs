@@ -37,8 +37,8 @@ pub struct FitSettings {
 }
 
 impl FitSettings {
-    /// Whether the Hamiltonian move is a setting of this fit at all ([`move_applies_to`]; fit.toml
-    /// records it, on or off, for these fits only).
+    /// Whether the Hamiltonian move is a setting of this fit at all: the directed block model's
+    /// Gibbs methods (`move_applies_to`; fit.toml records it, on or off, for these fits only).
     pub fn move_applies(&self) -> bool {
         move_applies_to(self.model, matches!(self.algorithm, Algorithm::Gibbs(_)))
     }
